@@ -1,0 +1,97 @@
+"""Summaries cached on disk by content hash, shared by processes, degrading to no cache on failure.
+
+The key covers everything that changes the output: the canonical content, the model, the prompt
+version and text, the shape and the budget. A cache that cannot be opened, read or written (no
+permission, full disk, corrupt database) logs one warning and then behaves as an empty cache: it
+never fails a run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+import diskcache
+
+from ._config import CacheConfig
+from ._shape import JsonValue
+
+logger = logging.getLogger(__name__)
+
+_DISK_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout, ValueError, TypeError)
+
+
+def cache_key(*, content: str, model: str, prompt: str, shape: str, budget_tokens: int) -> str:
+    """Hex SHA-256 of everything a summary depends on; `content` is its canonical JSON text."""
+    digest = hashlib.sha256()
+    for piece in (model, prompt, shape, str(budget_tokens), content):
+        digest.update(piece.encode('utf-8', 'surrogatepass'))
+        digest.update(b'\x00')
+    return digest.hexdigest()
+
+
+@dataclass
+class SummaryCache:
+    """A diskcache `Cache` of `key -> summary JSON`, or nothing when disabled or broken."""
+
+    directory: Path | None
+    size_limit_bytes: int
+    _cache: diskcache.Cache | None = None
+    _broken: bool = False
+
+    @classmethod
+    def from_config(cls, config: CacheConfig) -> SummaryCache:
+        directory = config.resolved_directory() if config.enabled else None
+        return cls(directory=directory, size_limit_bytes=config.size_limit_mb * 1024 * 1024)
+
+    def get(self, key: str) -> JsonValue | None:
+        cache = self._open()
+        if cache is None:
+            return None
+        try:
+            raw = cache.get(key)
+            return None if raw is None else json.loads(raw)
+        except _DISK_ERRORS as exc:
+            self._degrade(exc)
+            return None
+
+    def set(self, key: str, summary: JsonValue) -> None:
+        cache = self._open()
+        if cache is None:
+            return
+        try:
+            cache.set(key, json.dumps(summary, ensure_ascii=False))
+        except _DISK_ERRORS as exc:
+            self._degrade(exc)
+
+    def close(self) -> None:
+        if self._cache is not None:
+            self._cache.close()
+            self._cache = None
+
+    def _open(self) -> diskcache.Cache | None:
+        if self._cache is not None or self._broken or self.directory is None:
+            return self._cache
+        try:
+            # Owner-only: summaries are tool output, which may be private.
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(self.directory, 0o700)
+            self._cache = diskcache.Cache(str(self.directory), size_limit=self.size_limit_bytes)
+        except _DISK_ERRORS as exc:
+            self._degrade(exc)
+        return self._cache
+
+    def _degrade(self, exc: BaseException) -> None:
+        logger.warning('summary cache at %s unusable, running without it: %s', self.directory, exc)
+        self._broken = True
+        if self._cache is not None:
+            try:
+                self._cache.close()
+            except _DISK_ERRORS:
+                pass
+            self._cache = None

@@ -1,0 +1,168 @@
+"""Step 3 of the pipeline: prove an output history is compatible with its input.
+
+(a) each changed content keeps the shape contract, says something, and is smaller than the original
+    and under the threshold;
+(b) nothing else changed: serialized, the output differs from the input only inside the changed
+    content values;
+(c) the output validates with pydantic-ai's own adapter;
+(d) tool-call integrity: problems already in the input are reported, never introduced.
+
+Pairing follows how providers read a history: a return answers the call of the same id in the
+response just before it. Real histories reuse ids across a conversation, leave a last call
+unanswered or hold two responses in a row; one id map for the whole history would misjudge them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    RetryPromptPart,
+    ToolCallPart,
+    ToolReturnPart,
+)
+
+from ._shape import JsonValue, carries_text, shape_mismatch
+from ._tokens import Tokenizer, content_tokens
+
+MESSAGE_ADAPTER: TypeAdapter[ModelMessage] = TypeAdapter(ModelMessage)
+
+PartRef = tuple[int, int]
+"""(message index, part index)."""
+
+
+class CheckFailed(Exception):
+    """A produced history is not compatible with its input (raised in strict mode, or by `check`)."""
+
+
+def summary_problem(
+    original: JsonValue,
+    summary: object,
+    *,
+    original_tokens: int,
+    threshold_tokens: int,
+    tokenizer: Tokenizer,
+) -> str | None:
+    """Check (a) for one content: why `summary` cannot replace `original`, or None."""
+    mismatch = shape_mismatch(original, summary)
+    if mismatch:
+        return f'wrong shape: {mismatch}'
+    if not carries_text(summary):
+        return 'empty summary'
+    tokens = content_tokens(summary, tokenizer)  # type: ignore[arg-type]  # shape-checked above
+    if tokens >= original_tokens:
+        return f'not smaller than the original ({tokens} >= {original_tokens} tokens)'
+    if tokens >= threshold_tokens:
+        return f'not under the threshold ({tokens} >= {threshold_tokens} tokens)'
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityProblem:
+    message_index: int
+    tool_call_id: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f'message {self.message_index}: tool call {self.tool_call_id!r}: {self.problem}'
+
+
+def integrity_problems(messages: Sequence[ModelMessage]) -> list[IntegrityProblem]:
+    """Check (d): every call answered once by the next request, no duplicate ids, no orphan returns."""
+    problems: list[IntegrityProblem] = []
+    for index, message in enumerate(messages):
+        if isinstance(message, ModelResponse):
+            calls = [part.tool_call_id for part in message.parts if isinstance(part, ToolCallPart)]
+            for duplicate in sorted({call for call in calls if calls.count(call) > 1}):
+                problems.append(IntegrityProblem(index, duplicate, 'duplicate call id in one response'))
+            following = messages[index + 1] if index + 1 < len(messages) else None
+            answered = _answered_ids(following) if isinstance(following, ModelRequest) else []
+            for call in dict.fromkeys(calls):
+                if call not in answered:
+                    problems.append(IntegrityProblem(index, call, 'call never answered'))
+        else:
+            previous = messages[index - 1] if index else None
+            calls = (
+                {part.tool_call_id for part in previous.parts if isinstance(part, ToolCallPart)}
+                if isinstance(previous, ModelResponse)
+                else set()
+            )
+            answered = _answered_ids(message)
+            for answer in dict.fromkeys(answered):
+                if answered.count(answer) > 1:
+                    problems.append(IntegrityProblem(index, answer, 'answered more than once'))
+                if answer not in calls:
+                    problems.append(IntegrityProblem(index, answer, 'return without a call in the response before'))
+    return problems
+
+
+def _answered_ids(request: ModelRequest) -> list[str]:
+    return [
+        part.tool_call_id
+        for part in request.parts
+        if isinstance(part, ToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)
+    ]
+
+
+def check_history(
+    before: Sequence[ModelMessage],
+    after: Sequence[ModelMessage],
+    changed: Mapping[PartRef, JsonValue],
+) -> None:
+    """Checks (b), (c) and (d) of `after` against `before`; raises `CheckFailed` with the first difference.
+
+    `changed` maps each replaced part to its original content. Messages that are the very same object
+    in both histories serialize identically, so only messages holding a change are serialized.
+    """
+    if len(before) != len(after):
+        raise CheckFailed(f'{len(after)} messages where the input has {len(before)}')
+    for index, (old, new) in enumerate(zip(before, after)):
+        if old is not new:
+            check_message(old, new, index, {part for message, part in changed if message == index})
+    check_integrity(before, after)
+
+
+def check_integrity(before: Sequence[ModelMessage], after: Sequence[ModelMessage]) -> None:
+    """Check (d): `after` has no tool-call problem that `before` did not have."""
+    introduced = set(integrity_problems(after)) - set(integrity_problems(before))
+    if introduced:
+        raise CheckFailed(f'integrity problem introduced: {min(introduced, key=str)}')
+
+
+def check_message(old: ModelMessage, new: ModelMessage, index: int, changed_parts: set[int]) -> None:
+    """Checks (b) and (c) for one message whose `changed_parts` had their content replaced."""
+    if not changed_parts:
+        raise CheckFailed(f'message {index} changed but holds no summarized content')
+    new_json = MESSAGE_ADAPTER.dump_python(new, mode='json')
+    compare_message_json(MESSAGE_ADAPTER.dump_python(old, mode='json'), new_json, index, changed_parts)
+    try:
+        MESSAGE_ADAPTER.validate_python(new_json)
+    except ValidationError as exc:
+        raise CheckFailed(f'message {index} no longer validates: {exc.errors()[0]["msg"]}') from None
+
+
+def compare_message_json(
+    old: dict[str, object], new: dict[str, object], index: int, changed_parts: set[int]
+) -> None:
+    """Check (b) for one serialized message: equal but for the `content` of `changed_parts`."""
+    if {key: value for key, value in old.items() if key != 'parts'} != {
+        key: value for key, value in new.items() if key != 'parts'
+    }:
+        raise CheckFailed(f'message {index}: fields outside the parts changed')
+    old_parts, new_parts = old.get('parts'), new.get('parts')
+    if not isinstance(old_parts, list) or not isinstance(new_parts, list) or len(old_parts) != len(new_parts):
+        raise CheckFailed(f'message {index}: the parts changed in number')
+    for part_index, (old_part, new_part) in enumerate(zip(old_parts, new_parts)):
+        if part_index not in changed_parts:
+            if old_part != new_part:
+                raise CheckFailed(f'message {index} part {part_index}: changed but was not summarized')
+            continue
+        if not isinstance(old_part, dict) or old_part.get('part_kind') != 'tool-return':
+            raise CheckFailed(f'message {index} part {part_index}: only tool-return content may change')
+        if {k: v for k, v in old_part.items() if k != 'content'} != {k: v for k, v in new_part.items() if k != 'content'}:
+            raise CheckFailed(f'message {index} part {part_index}: a field other than content changed')

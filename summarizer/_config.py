@@ -1,0 +1,168 @@
+"""Configuration: one frozen dataclass whose defaults are the shipped `config.yaml`.
+
+The YAML file is the documentation of every option; the dataclass is its typed mirror. Loading a
+user file starts from the shipped defaults and overrides only the keys the user wrote, so a short
+config file is enough.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal, TypeVar
+
+import yaml
+
+from ._resources import data_path
+
+OutputMode = Literal['tool', 'native', 'prompted']
+_Section = TypeVar('_Section', 'CacheConfig', 'EvalConfig')
+
+
+class ConfigError(ValueError):
+    """A configuration file or option is invalid; the message names the file and the key."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolRule:
+    """Per-tool overrides (`tools:` in config.yaml)."""
+
+    threshold_tokens: int | None = None
+    skip: bool = False
+    prompt: Path | None = None
+    """A template of this tool's own, replacing the shape's template."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CacheConfig:
+    enabled: bool = True
+    directory: Path = Path('~/.cache/tool-return-summarizer')
+    size_limit_mb: int = 1024
+
+    def resolved_directory(self) -> Path:
+        """The cache directory, with `SUMMARIZER_CACHE_DIR` taking precedence and `~` expanded."""
+        return Path(os.environ.get('SUMMARIZER_CACHE_DIR') or self.directory).expanduser()
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvalConfig:
+    retention_floor: float = 0.95
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummarizerConfig:
+    """Every option of the summarizer; see config.yaml for what each one means."""
+
+    model: str = 'extractive'
+    base_url: str | None = None
+    api_key_env: str = 'OPENAI_API_KEY'
+    output_mode: OutputMode = 'tool'
+    threshold_tokens: int = 1000
+    target_ratio: float = 0.2
+    min_summary_tokens: int = 100
+    keep_recent: int = 1
+    prompt_version: str = 'v1'
+    tools: dict[str, ToolRule] = field(default_factory=dict[str, ToolRule])
+    concurrency: int = 8
+    timeout_seconds: float = 60.0
+    max_retries: int = 3
+    retry_initial_seconds: float = 0.5
+    retry_max_seconds: float = 30.0
+    strict: bool = False
+    cache: CacheConfig = field(default_factory=CacheConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def __post_init__(self) -> None:
+        if self.threshold_tokens < 2:
+            raise ConfigError(f'threshold_tokens must be at least 2, got {self.threshold_tokens}')
+        if not 0 < self.target_ratio < 1:
+            raise ConfigError(f'target_ratio must be between 0 and 1, got {self.target_ratio}')
+        if self.keep_recent < 0 or self.concurrency < 1 or self.max_retries < 0:
+            raise ConfigError('keep_recent and max_retries must be >= 0, concurrency >= 1')
+        if self.output_mode not in ('tool', 'native', 'prompted'):
+            raise ConfigError(f'output_mode must be tool, native or prompted, got {self.output_mode!r}')
+
+    @classmethod
+    def load(cls, path: Path | None = None, /, **overrides: object) -> SummarizerConfig:
+        """The shipped defaults, then the file at `path` (if any), then `overrides` (None values ignored)."""
+        config = _from_mapping(_read_yaml(data_path('config.yaml')), base_dir=None)
+        if path is not None:
+            config = _merge(config, _read_yaml(path), base_dir=path.parent, source=str(path))
+        kept = {key: value for key, value in overrides.items() if value is not None}
+        return _merge(config, kept, base_dir=Path.cwd(), source='arguments') if kept else config
+
+    def rule_for(self, tool_name: str) -> ToolRule:
+        return self.tools.get(tool_name, _NO_RULE)
+
+    def threshold_for(self, tool_name: str) -> int:
+        return self.rule_for(tool_name).threshold_tokens or self.threshold_tokens
+
+
+_NO_RULE = ToolRule()
+
+
+def _read_yaml(path: Path) -> dict[str, object]:
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding='utf-8'))
+    except (OSError, yaml.YAMLError) as exc:
+        raise ConfigError(f'{path}: cannot read config: {exc}') from None
+    if loaded is None:
+        return {}
+    if not isinstance(loaded, dict):
+        raise ConfigError(f'{path}: a config file must be a mapping of option names to values')
+    return loaded
+
+
+def _from_mapping(data: dict[str, object], *, base_dir: Path | None) -> SummarizerConfig:
+    return _merge(SummarizerConfig(), data, base_dir=base_dir or Path.cwd(), source='config.yaml')
+
+
+def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path, source: str) -> SummarizerConfig:
+    known = {f.name for f in dataclasses.fields(SummarizerConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
+    changes: dict[str, object] = {}
+    for key, value in data.items():
+        if key == 'tools':
+            changes[key] = _tool_rules(value, base_dir=base_dir, source=source)
+        elif key == 'cache':
+            changes[key] = _sub(CacheConfig, config.cache, value, source=f'{source}: cache')
+        elif key == 'eval':
+            changes[key] = _sub(EvalConfig, config.eval, value, source=f'{source}: eval')
+        else:
+            changes[key] = value
+    try:
+        return dataclasses.replace(config, **changes)
+    except (TypeError, ConfigError) as exc:
+        raise ConfigError(f'{source}: {exc}') from None
+
+
+def _sub(cls: type[_Section], current: _Section, value: object, *, source: str) -> _Section:
+    if not isinstance(value, dict):
+        raise ConfigError(f'{source} must be a mapping')
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(value) - known)
+    if unknown:
+        raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
+    if 'directory' in value:
+        value = {**value, 'directory': Path(str(value['directory']))}
+    return dataclasses.replace(current, **value)
+
+
+def _tool_rules(value: object, *, base_dir: Path, source: str) -> dict[str, ToolRule]:
+    if not isinstance(value, dict):
+        raise ConfigError(f'{source}: tools must be a mapping of tool names to overrides')
+    rules: dict[str, ToolRule] = {}
+    for name, rule in value.items():
+        if not isinstance(rule, dict) or set(rule) - {'threshold_tokens', 'skip', 'prompt'}:
+            raise ConfigError(f'{source}: tools.{name} takes only threshold_tokens, skip and prompt')
+        prompt = rule.get('prompt')
+        rules[str(name)] = ToolRule(
+            threshold_tokens=rule.get('threshold_tokens'),
+            skip=bool(rule.get('skip', False)),
+            prompt=(base_dir / str(prompt)) if prompt else None,
+        )
+    return rules

@@ -1,0 +1,78 @@
+"""Which pydantic-ai `Model` writes summaries: the embedded extractive one, or a real LLM.
+
+The embedded model is a `FunctionModel`, so it goes through exactly the same path as a real LLM: the
+same prompt, the same structured-output request, the same validation, the same post-check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+from pydantic_ai.models import Model, infer_model
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from . import _extractive
+from ._config import SummarizerConfig
+from ._prompts import parse_data_block
+
+EXTRACTIVE = 'extractive'
+SUMMARY_KEY = 'summary'
+"""Structured summaries come wrapped as `{"summary": ...}`: output schemas must be objects."""
+
+
+def resolve_model(config: SummarizerConfig, model: Model | str | None = None) -> Model:
+    """A `Model` for `model` (or `config.model`): `extractive`, a model string, or an OpenAI-compatible URL."""
+    chosen = model if model is not None else config.model
+    if isinstance(chosen, Model):
+        return chosen
+    if chosen == EXTRACTIVE:
+        return extractive_model()
+    if config.base_url:
+        return _openai_compatible(chosen, config)
+    return infer_model(chosen)
+
+
+def model_id(model: Model) -> str:
+    """Stable identity of a model for the cache key: provider system, name and endpoint."""
+    return f'{model.system}:{model.model_name}@{model.base_url or ""}'
+
+
+def extractive_model() -> FunctionModel:
+    return FunctionModel(_extractive_answer, model_name=EXTRACTIVE)
+
+
+def _extractive_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    block = parse_data_block(_last_user_text(messages))
+    if block is None:
+        raise ValueError('the extractive model needs a <tool_content> block in the prompt')
+    summary = _extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+    if info.output_tools:
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {SUMMARY_KEY: summary})])
+    if isinstance(summary, str) and info.allow_text_output and block.shape == 'string':
+        return ModelResponse(parts=[TextPart(summary)])
+    return ModelResponse(parts=[TextPart(json.dumps({SUMMARY_KEY: summary}, ensure_ascii=False))])
+
+
+def _last_user_text(messages: list[ModelMessage]) -> str:
+    for message in reversed(messages):
+        if isinstance(message, ModelRequest):
+            for part in reversed(message.parts):
+                if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                    return part.content
+    return ''
+
+
+def _openai_compatible(name: str, config: SummarizerConfig) -> Model:
+    from openai import AsyncOpenAI
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    client = AsyncOpenAI(
+        base_url=config.base_url,
+        api_key=os.environ.get(config.api_key_env) or 'not-needed',
+        max_retries=0,  # retries are ours (tenacity), with Retry-After and our own bounds
+        timeout=config.timeout_seconds,
+    )
+    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))

@@ -1,0 +1,238 @@
+"""The pipeline: walk -> summarize -> check, on in-memory pydantic-ai histories.
+
+`Compactor.compact()` does one history in one go (the CLI and batch jobs). A `HistorySession` does
+the same incrementally for an agent run, where the history grows by a few messages per request: it
+walks only what is new since its last call, so the steady-state cost per request is proportional
+to what is new, not to the length of the history.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.models import Model
+
+from ._check import CheckFailed, IntegrityProblem, PartRef, check_history, check_message, integrity_problems
+from ._config import SummarizerConfig
+from ._shape import JsonValue
+from ._summarize import Outcome, Summarizer
+from ._tokens import Tokenizer, content_tokens, estimate_tokens
+from ._walk import Candidate, walk
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """A tool return that kept its original content, and why."""
+
+    message_index: int
+    part_index: int
+    tool_name: str
+    tool_call_id: str
+    reason: str
+
+
+@dataclass(kw_only=True)
+class Report:
+    """Counts of one compaction, or of many added together."""
+
+    returns_examined: int = 0
+    oversized: int = 0
+    summarized: int = 0
+    cache_hits: int = 0
+    model_calls: int = 0
+    retries: int = 0
+    failed: int = 0
+    tokens_before: int = 0
+    """Estimated tokens of the oversized contents before..."""
+    tokens_after: int = 0
+    """...and after (failed ones count at their original size)."""
+    summarizer_input_tokens: int = 0
+    summarizer_output_tokens: int = 0
+    failures: list[Failure] = field(default_factory=list[Failure])
+    integrity: list[IntegrityProblem] = field(default_factory=list[IntegrityProblem])
+    """Tool-call problems found in the input (reported, never introduced)."""
+
+    def add(self, other: Report) -> None:
+        for item in dataclasses.fields(self):
+            mine = getattr(self, item.name)
+            if isinstance(mine, list):
+                mine.extend(getattr(other, item.name))
+            else:
+                setattr(self, item.name, mine + getattr(other, item.name))
+
+
+@dataclass(frozen=True)
+class Compaction:
+    messages: list[ModelMessage]
+    report: Report
+    changed: dict[PartRef, JsonValue]
+    """Each summarized part and its new content."""
+
+
+class Compactor:
+    """Compacts pydantic-ai histories: the library's entry point.
+
+    ```python
+    compactor = Compactor(threshold_tokens=800, keep_recent=2)
+    result = await compactor.compact(messages)
+    result.messages, result.report
+    ```
+    """
+
+    def __init__(
+        self,
+        *,
+        config: SummarizerConfig | None = None,
+        model: Model | str | None = None,
+        threshold_tokens: int | None = None,
+        keep_recent: int | None = None,
+        tokenizer: Tokenizer = estimate_tokens,
+        summarizer: Summarizer | None = None,
+    ) -> None:
+        base = config or SummarizerConfig.load()
+        overrides = {'threshold_tokens': threshold_tokens, 'keep_recent': keep_recent}
+        self.config = dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+        self.tokenizer = tokenizer
+        self.summarizer = summarizer or Summarizer.from_config(self.config, model=model, tokenizer=tokenizer)
+
+    async def compact(self, messages: Sequence[ModelMessage]) -> Compaction:
+        """One history in one go: every oversized return outside the `keep_recent` window."""
+        found = walk(messages, config=self.config, tokenizer=self.tokenizer)
+        cutoff = found.returns_seen - self.config.keep_recent
+        due = [candidate for candidate in found.candidates if candidate.ordinal < cutoff]
+        compaction = await self.summarize(messages, due)
+        compaction.report.returns_examined = found.returns_seen
+        compaction.report.integrity = integrity_problems(messages)
+        return compaction
+
+    def session(self) -> HistorySession:
+        """Incremental compaction of one growing history (one agent run)."""
+        return HistorySession(self)
+
+    async def summarize(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> Compaction:
+        """Summarize `due`, check the result, keep the original wherever anything failed."""
+        report = Report(oversized=len(due))
+        outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in due))
+        accepted: dict[PartRef, Outcome] = {}
+        for outcome in outcomes:
+            _count(report, outcome)
+            if outcome.summary is not None:
+                accepted[(outcome.candidate.message_index, outcome.candidate.part_index)] = outcome
+            else:
+                self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
+        output = list(messages)
+        for message_index in sorted({ref[0] for ref in accepted}):
+            refs = {part for message, part in accepted if message == message_index}
+            replaced = _replace_contents(messages[message_index], {p: accepted[(message_index, p)].summary for p in refs})
+            try:
+                check_message(messages[message_index], replaced, message_index, refs)
+            except CheckFailed as exc:
+                for part in refs:
+                    self._fail(report, accepted.pop((message_index, part)).candidate, str(exc), rejected=True)
+                continue
+            output[message_index] = replaced
+        changed = {ref: outcome.summary for ref, outcome in accepted.items()}
+        check_history(messages, output, changed)  # (d); (b) and (c) were checked per message above
+        for outcome in accepted.values():
+            report.summarized += 1
+            report.tokens_after += content_tokens(outcome.summary, self.tokenizer)  # type: ignore[arg-type]
+        report.tokens_before = sum(candidate.tokens for candidate in due)
+        report.tokens_after += sum(
+            candidate.tokens for candidate in due if (candidate.message_index, candidate.part_index) not in accepted
+        )
+        return Compaction(messages=output, report=report, changed=changed)
+
+    def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
+        if rejected and self.config.strict:
+            raise CheckFailed(f'message {candidate.message_index} part {candidate.part_index}: {reason}')
+        report.failed += 1
+        report.failures.append(
+            Failure(
+                message_index=candidate.message_index,
+                part_index=candidate.part_index,
+                tool_name=candidate.tool_name,
+                tool_call_id=candidate.part.tool_call_id,
+                reason=reason,
+            )
+        )
+
+
+def _count(report: Report, outcome: Outcome) -> None:
+    report.cache_hits += outcome.source in ('cache', 'shared')
+    report.model_calls += outcome.attempts
+    report.retries += max(outcome.attempts - 1, 0)
+    report.summarizer_input_tokens += outcome.input_tokens
+    report.summarizer_output_tokens += outcome.output_tokens
+
+
+def _replace_contents(message: ModelMessage, contents: dict[int, JsonValue]) -> ModelMessage:
+    assert isinstance(message, ModelRequest)  # only requests hold tool returns
+    parts = [
+        dataclasses.replace(part, content=contents[index]) if index in contents else part  # type: ignore[call-arg]
+        for index, part in enumerate(message.parts)
+    ]
+    return dataclasses.replace(message, parts=parts)
+
+
+class HistorySession:
+    """Incremental compaction of a history that only grows at its end (an agent run).
+
+    It remembers how far it walked and the last message object it returned. When the next history
+    holds that very object at that position, only the new messages are walked (and the last old
+    one again, since a framework may still append parts to it); otherwise (a new run, an edited
+    history) it starts over, which is correct, only slower.
+    """
+
+    def __init__(self, compactor: Compactor) -> None:
+        self._compactor = compactor
+        self.report = Report()
+        self.messages_walked = 0
+        """Messages walked so far: stays proportional to what is new, request after request."""
+        self._restart()
+
+    def _restart(self) -> None:
+        self._walked = 0
+        self._anchor: ModelMessage | None = None
+        self._returns_before_anchor = 0
+        self._pending: list[Candidate] = []
+
+    async def process(self, messages: list[ModelMessage]) -> list[ModelMessage]:
+        """`messages` with every oversized return outside the `keep_recent` window summarized."""
+        if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
+            self._restart()
+        start = max(self._walked - 1, 0)
+        config = self._compactor.config
+        self._pending = [candidate for candidate in self._pending if candidate.message_index < start]
+        found = walk(
+            messages,
+            config=config,
+            tokenizer=self._compactor.tokenizer,
+            start=start,
+            first_ordinal=self._returns_before_anchor,
+        )
+        self.messages_walked += len(messages) - start
+        returns_seen = self._returns_before_anchor + found.returns_seen
+        self._pending.extend(found.candidates)
+        cutoff = returns_seen - config.keep_recent
+        due = [candidate for candidate in self._pending if candidate.ordinal < cutoff]
+        self._pending = [candidate for candidate in self._pending if candidate.ordinal >= cutoff]
+        report = Report(returns_examined=found.returns_seen)
+        if due:
+            compaction = await self._compactor.summarize(messages, due)
+            report.add(compaction.report)
+            messages = compaction.messages
+        self.report.add(report)
+        self._walked = len(messages)
+        self._anchor = messages[-1] if messages else None
+        self._returns_before_anchor = returns_seen - _returns_in(self._anchor)
+        return messages
+
+
+def _returns_in(message: ModelMessage | None) -> int:
+    if not isinstance(message, ModelRequest):
+        return 0
+    return sum(1 for part in message.parts if isinstance(part, ToolReturnPart))

@@ -1,0 +1,114 @@
+"""Prompt templates (files in prompts/<version>/) and the framing of tool content as data.
+
+The tool content goes into the prompt as JSON inside a `<tool_content>` element whose `<` characters
+are escaped as `\\u003c`. Untrusted text therefore cannot close the element early or open a fake one:
+anything it says stays inside one JSON value that the system prompt tells the model is data.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._config import ConfigError, SummarizerConfig
+from ._resources import data_path
+from ._shape import JsonValue
+
+_DATA_BLOCK = re.compile(
+    r'<tool_content tool="[^"]*" shape="(?P<shape>\w+)" budget_tokens="(?P<budget>\d+)"'
+    r'(?: max_items="(?P<max_items>\d+)")?>\n(?P<json>.*?)\n</tool_content>',
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Prompt:
+    system: str
+    template: str
+    identity: str
+    """Version and hash of both texts: part of the cache key, so editing a template re-summarizes."""
+
+    def render(
+        self,
+        *,
+        tool_name: str,
+        content: JsonValue,
+        shape: str,
+        budget_tokens: int,
+        call_args: str,
+    ) -> str:
+        max_items = len(content) if isinstance(content, list) else None
+        return self.template.format(
+            tool_name=tool_name,
+            budget_tokens=budget_tokens,
+            budget_chars=budget_tokens * 4,
+            item_count=max_items if max_items is not None else '',
+            max_items=max_items if max_items is not None else '',
+            call_args=call_args or '(unknown)',
+            data=data_block(tool_name=tool_name, content=content, shape=shape, budget_tokens=budget_tokens),
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DataBlock:
+    content: JsonValue
+    shape: str
+    budget_tokens: int
+    max_items: int | None
+
+
+def data_block(*, tool_name: str, content: JsonValue, shape: str, budget_tokens: int) -> str:
+    """The content framed as data: escaped JSON inside a `<tool_content>` element."""
+    payload = json.dumps(content, ensure_ascii=False).replace('<', '\\u003c')
+    max_items = f' max_items="{len(content)}"' if isinstance(content, list) else ''
+    name = html.escape(tool_name, quote=True)
+    return (
+        f'<tool_content tool="{name}" shape="{shape}" budget_tokens="{budget_tokens}"{max_items}>\n'
+        f'{payload}\n</tool_content>'
+    )
+
+
+def parse_data_block(prompt: str) -> DataBlock | None:
+    """The data block of a rendered prompt (what the embedded model reads), or None if absent."""
+    match = _DATA_BLOCK.search(prompt)
+    if match is None:
+        return None
+    return DataBlock(
+        content=json.loads(match['json']),
+        shape=match['shape'],
+        budget_tokens=int(match['budget']),
+        max_items=int(match['max_items']) if match['max_items'] else None,
+    )
+
+
+class PromptBook:
+    """Loads each template once; picks the tool's own template or the shape's."""
+
+    def __init__(self, config: SummarizerConfig) -> None:
+        self._config = config
+        self._folder = data_path('prompts') / config.prompt_version
+        if not self._folder.is_dir():
+            raise ConfigError(f'prompt_version {config.prompt_version!r}: no folder {self._folder}')
+        self._system = self._read(self._folder / 'system.md')
+        self._loaded: dict[Path, Prompt] = {}
+
+    def for_tool(self, tool_name: str, shape: str) -> Prompt:
+        path = self._config.rule_for(tool_name).prompt or self._folder / f'{shape}.md'
+        prompt = self._loaded.get(path)
+        if prompt is None:
+            template = self._read(path)
+            digest = hashlib.sha256(f'{self._system}\x00{template}'.encode()).hexdigest()[:16]
+            prompt = Prompt(system=self._system, template=template, identity=f'{self._config.prompt_version}:{digest}')
+            self._loaded[path] = prompt
+        return prompt
+
+    @staticmethod
+    def _read(path: Path) -> str:
+        try:
+            return path.read_text(encoding='utf-8').strip()
+        except OSError as exc:
+            raise ConfigError(f'cannot read prompt template {path}: {exc}') from None

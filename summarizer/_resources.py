@@ -1,0 +1,17 @@
+"""Where the shipped data files (config.yaml, prompts/) live.
+
+In the repository they sit at the top level, beside the package, where people look for them; the
+wheel carries them inside the package as `summarizer/_data/` (see pyproject.toml).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+_PACKAGED = Path(__file__).parent / '_data'
+
+
+def data_path(name: str) -> Path:
+    """Path of a shipped data file or folder: the packaged copy in a wheel, else the repository's."""
+    root = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).parent.parent
+    return root / name

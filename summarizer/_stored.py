@@ -1,0 +1,327 @@
+"""Stored histories as text: parse with value positions, rewrite only summarized values.
+
+A stored history is re-serialized by nobody: pydantic-ai would add fields, drop legacy ones
+(`dynamic_ref`, `vendor_id`, `request_tokens` of the older schema) and change the formatting. The
+file's own text is kept instead, and only the characters of each summarized `content` value are
+replaced, so the output differs from the input exactly there.
+
+Parsing walks the outer structure (the message list, each message, its parts, each part) by hand to
+record where each part's `content` value starts and ends, and hands every value below that to the C
+JSON decoder, so a history of large contents parses at close to `json.loads` speed.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+
+from ._check import CheckFailed, PartRef, check_integrity, compare_message_json
+from ._pipeline import Compactor, Report
+from ._shape import JsonValue, shape_mismatch
+from ._tokens import content_tokens
+
+_WHITESPACE = re.compile(r'[ \t\n\r]*')
+_DECODER = json.JSONDecoder()
+
+
+class HistoryError(ValueError):
+    """A stored history cannot be used: not UTF-8, not JSON, or not a pydantic-ai history."""
+
+    def __init__(self, problem: str, *, message_index: int | None = None) -> None:
+        self.problem = problem
+        self.message_index = message_index
+        super().__init__(problem if message_index is None else f'message {message_index}: {problem}')
+
+
+@dataclass(frozen=True)
+class StoredHistory:
+    """A history's text, its parsed JSON, its validated messages and where each content value sits."""
+
+    text: str
+    data: list[JsonValue]
+    messages: list[ModelMessage]
+    spans: dict[PartRef, tuple[int, int]]
+
+    @classmethod
+    def parse(cls, raw: bytes | str) -> StoredHistory:
+        text = _decode(raw) if isinstance(raw, bytes) else raw
+        data, spans = _scan(text)
+        return cls(text=text, data=data, messages=validate(data), spans=spans)
+
+    def rewrite(self, changed: Mapping[PartRef, JsonValue]) -> str:
+        """The text with each changed part's content value replaced, nothing else touched."""
+        ensure_ascii = self.text.isascii()
+        pieces: list[str] = []
+        position = 0
+        for ref in sorted(changed, key=lambda ref: self.spans[ref][0]):
+            start, end = self.spans[ref]
+            pieces.append(self.text[position:start])
+            pieces.append(json.dumps(changed[ref], ensure_ascii=ensure_ascii, separators=_separators(self.text[start:end])))
+            position = end
+        pieces.append(self.text[position:])
+        return ''.join(pieces)
+
+
+def check_rewrite(before: StoredHistory, after: StoredHistory) -> None:
+    """The post-check between two stored versions of one history; raises `CheckFailed` on the first difference.
+
+    Outside the tool-return content values that differ, the two texts must be identical character
+    for character; the differing values must keep the shape contract; both must validate (parsing
+    did that) and keep tool-call integrity.
+    """
+    if len(before.messages) != len(after.messages):
+        raise CheckFailed(f'{len(after.messages)} messages where the original has {len(before.messages)}')
+    changed: dict[PartRef, JsonValue] = {}
+    for ref, (start, end) in before.spans.items():
+        if ref not in after.spans:
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: missing')
+        after_start, after_end = after.spans[ref]
+        if before.text[start:end] != after.text[after_start:after_end]:
+            changed[ref] = _part_content(after.data, ref)
+    position_before = position_after = 0
+    for ref in sorted(changed, key=lambda ref: before.spans[ref][0]):
+        start, end = before.spans[ref]
+        after_start, after_end = after.spans[ref]
+        if before.text[position_before:start] != after.text[position_after:after_start]:
+            raise CheckFailed(_first_difference(before.text, after.text, position_before, position_after))
+        position_before, position_after = end, after_end
+    if before.text[position_before:] != after.text[position_after:]:
+        raise CheckFailed(_first_difference(before.text, after.text, position_before, position_after))
+    touched = sorted({ref[0] for ref in changed})
+    for index in touched:
+        parts = {part for message, part in changed if message == index}
+        compare_message_json(_message(before.data, index), _message(after.data, index), index, parts)
+    for ref, new in changed.items():
+        old = _part_content(before.data, ref)
+        mismatch = shape_mismatch(old, new)
+        if mismatch:
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: wrong shape: {mismatch}')
+        if content_tokens(new) >= content_tokens(old):
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: the new content is not smaller')
+    check_integrity(before.messages, after.messages)
+
+
+def validate(data: object) -> list[ModelMessage]:
+    """pydantic-ai messages from parsed JSON; a `HistoryError` names the first bad message."""
+    if not isinstance(data, list):
+        raise HistoryError(f'expected a JSON list of messages, found {type(data).__name__}')
+    try:
+        return ModelMessagesTypeAdapter.validate_python(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        location = list(error['loc'])
+        index = location.pop(0) if location and isinstance(location[0], int) else None
+        where = '.'.join(str(piece) for piece in location if not _is_union_tag(piece))
+        raise HistoryError(f'{where + ": " if where else ""}{error["msg"]}', message_index=index) from None
+
+
+def _is_union_tag(piece: object) -> bool:
+    return isinstance(piece, str) and piece in {'request', 'response', 'tool-return', 'user-prompt', 'text'} | {
+        'system-prompt', 'retry-prompt', 'tool-call', 'thinking', 'builtin-tool-call', 'builtin-tool-return', 'file'
+    }
+
+
+def _decode(raw: bytes) -> str:
+    try:
+        return raw.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        raise HistoryError(f'not UTF-8 text (byte {exc.start})') from None
+
+
+def _separators(original: str) -> tuple[str, str]:
+    """Match the file's style inside the value: spaced separators when the original had them."""
+    return (', ', ': ') if ', ' in original or ': ' in original or '\n' in original else (',', ':')
+
+
+def _message(data: list[JsonValue], index: int) -> dict[str, object]:
+    message = data[index]
+    assert isinstance(message, dict)
+    return message
+
+
+def _part_content(data: list[JsonValue], ref: PartRef) -> JsonValue:
+    parts = _message(data, ref[0])['parts']
+    assert isinstance(parts, list) and isinstance(parts[ref[1]], dict)
+    return parts[ref[1]]['content']
+
+
+def _first_difference(before: str, after: str, start_before: int, start_after: int) -> str:
+    offset = 0
+    while (
+        start_before + offset < len(before)
+        and start_after + offset < len(after)
+        and before[start_before + offset] == after[start_after + offset]
+    ):
+        offset += 1
+    position = start_before + offset
+    line = before.count('\n', 0, position) + 1
+    return (
+        f'text differs outside summarized content at line {line}: '
+        f'{before[position : position + 30]!r} became {after[start_after + offset : start_after + offset + 30]!r}'
+    )
+
+
+# -- the scanner -----------------------------------------------------------------------------------
+
+
+class _Scanner:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.position = 0
+        self.message_index: int | None = None
+
+    def fail(self, problem: str) -> HistoryError:
+        line = self.text.count('\n', 0, self.position) + 1
+        column = self.position - (self.text.rfind('\n', 0, self.position) + 1) + 1
+        return HistoryError(f'invalid JSON at line {line} column {column}: {problem}', message_index=self.message_index)
+
+    def skip_whitespace(self) -> None:
+        self.position = _WHITESPACE.match(self.text, self.position).end()  # type: ignore[union-attr]
+
+    def expect(self, char: str) -> None:
+        self.skip_whitespace()
+        if self.text.startswith(char, self.position):
+            self.position += 1
+        else:
+            found = self.text[self.position : self.position + 1] or 'end of input'
+            raise self.fail(f'expected {char!r}, found {found!r}')
+
+    def peek(self) -> str:
+        self.skip_whitespace()
+        return self.text[self.position : self.position + 1]
+
+    def value(self) -> tuple[JsonValue, int, int]:
+        self.skip_whitespace()
+        start = self.position
+        try:
+            value, self.position = _DECODER.raw_decode(self.text, start)
+        except json.JSONDecodeError as exc:
+            self.position = exc.pos
+            raise self.fail(exc.msg) from None
+        except RecursionError:
+            raise self.fail('nested too deeply') from None
+        return value, start, self.position
+
+    def items(self, open_char: str, close_char: str, item: object) -> None:
+        """Calls `item()` for each element of an array or member of an object."""
+        self.expect(open_char)
+        if self.peek() == close_char:
+            self.position += 1
+            return
+        while True:
+            item()  # type: ignore[operator]
+            if self.peek() == ',':
+                self.position += 1
+                continue
+            self.expect(close_char)
+            return
+
+
+def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
+    scanner = _Scanner(text)
+    if text.startswith('\ufeff'):
+        scanner.position = 1
+    if scanner.peek() != '[':
+        if not scanner.peek():
+            raise HistoryError('empty input')
+        value = scanner.value()[0]
+        raise HistoryError(f'expected a JSON list of messages, found {type(value).__name__}')
+    messages: list[JsonValue] = []
+    spans: dict[PartRef, tuple[int, int]] = {}
+
+    def message() -> None:
+        index = len(messages)
+        scanner.message_index = index
+        if scanner.peek() != '{':
+            messages.append(scanner.value()[0])  # not an object: validation names the problem
+            return
+        fields: dict[str, JsonValue] = {}
+
+        def member() -> None:
+            key = _key(scanner)
+            if key == 'parts' and scanner.peek() == '[':
+                fields[key] = _parts(scanner, index, spans)
+            else:
+                fields[key] = scanner.value()[0]
+
+        scanner.items('{', '}', member)
+        messages.append(fields)
+
+    scanner.items('[', ']', message)
+    scanner.message_index = None
+    scanner.skip_whitespace()
+    if scanner.position != len(text):
+        raise scanner.fail('extra data after the message list')
+    return messages, spans
+
+
+def _key(scanner: _Scanner) -> str:
+    if scanner.peek() != '"':
+        raise scanner.fail('expected a property name in double quotes')
+    key = scanner.value()[0]
+    scanner.expect(':')
+    assert isinstance(key, str)
+    return key
+
+
+def _parts(scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]]) -> list[JsonValue]:
+    parts: list[JsonValue] = []
+
+    def part() -> None:
+        if scanner.peek() != '{':
+            parts.append(scanner.value()[0])
+            return
+        fields: dict[str, JsonValue] = {}
+
+        def member() -> None:
+            key = _key(scanner)
+            fields[key], start, end = scanner.value()
+            if key == 'content':
+                spans[(message_index, len(parts))] = (start, end)
+
+        scanner.items('{', '}', member)
+        parts.append(fields)
+
+    scanner.items('[', ']', part)
+    return parts
+
+
+@dataclass(frozen=True)
+class StoredCompaction:
+    """A stored history after compaction: the new text (None when nothing changed) and the counts."""
+
+    text: str | None
+    report: Report
+    tokens_before: int
+    """Estimated tokens of the whole stored text, before and after."""
+    tokens_after: int
+
+
+async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompaction:
+    """Compact one stored history; the rewrite is post-checked against the original text.
+
+    A rewrite that fails the check is dropped (every summary in it counted as failed) unless the
+    compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
+    """
+    before = StoredHistory.parse(raw)
+    compaction = await compactor.compact(before.messages)
+    report = compaction.report
+    tokens_before = compactor.tokenizer(before.text)
+    if not compaction.changed:
+        return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
+    text = before.rewrite(compaction.changed)
+    try:
+        check_rewrite(before, StoredHistory.parse(text))
+    except (CheckFailed, HistoryError) as exc:
+        if compactor.config.strict:
+            raise CheckFailed(f'rewrite failed the post-check: {exc}') from None
+        report.failed += report.summarized
+        report.summarized = 0
+        report.tokens_after = report.tokens_before
+        return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
+    return StoredCompaction(text=text, report=report, tokens_before=tokens_before, tokens_after=compactor.tokenizer(text))

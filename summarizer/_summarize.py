@@ -1,0 +1,290 @@
+"""Step 2 of the pipeline: turn one oversized content into a summary, or say why not.
+
+One model request per content (through pydantic-ai's direct `model_request`, so any `Model` works,
+the embedded one included), asking for structured output whose schema is derived from the content's
+shape. Around it: the disk cache, single-flight for identical contents in flight, a concurrency
+bound, a per-call timeout and tenacity retries on transient errors only. Every failure ends in an
+`Outcome` with `summary=None`: the caller keeps the original.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+import tenacity
+from pydantic_ai.direct import model_request
+from pydantic_ai.exceptions import (
+    ModelAPIError,
+    ModelConnectionError,
+    ModelHTTPError,
+    ModelQuotaExceededError,
+    ModelRateLimitError,
+    ModelRequestTimeout,
+    ModelServerError,
+    ModelUnavailableError,
+)
+from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolCallPart, UserPromptPart
+from pydantic_ai.models import Model, ModelRequestParameters
+from pydantic_ai.output import OutputObjectDefinition
+from pydantic_ai.tools import ToolDefinition
+
+from ._cache import SummaryCache, cache_key
+from ._check import summary_problem
+from ._config import SummarizerConfig
+from ._models import SUMMARY_KEY, model_id, resolve_model
+from ._prompts import PromptBook
+from ._shape import JsonValue, schema_for
+from ._tokens import Tokenizer, estimate_tokens, json_text
+from ._walk import Candidate
+
+logger = logging.getLogger(__name__)
+
+_OUTPUT_TOOL = 'final_summary'
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
+_TRANSIENT_TYPES = (
+    ModelRateLimitError,
+    ModelUnavailableError,
+    ModelServerError,
+    ModelConnectionError,
+    ModelRequestTimeout,
+    TimeoutError,
+    ConnectionError,
+)
+
+
+@dataclass(kw_only=True)
+class Outcome:
+    """What became of one candidate."""
+
+    candidate: Candidate
+    summary: JsonValue | None = None
+    source: Literal['model', 'cache', 'shared', 'none'] = 'none'
+    """`shared`: an identical content already in flight answered it (no call of its own)."""
+    failure: str | None = None
+    rejected: bool = False
+    """The model answered, but the answer failed the checks (strict mode raises on these)."""
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class SummaryFailed(Exception):
+    """The model answered, but not with a usable summary (never retried)."""
+
+
+@dataclass
+class _Flight:
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[JsonValue | None]
+
+
+@dataclass
+class Summarizer:
+    """Summarizes candidates with one model, cache and set of limits; reusable across histories."""
+
+    config: SummarizerConfig
+    model: Model
+    cache: SummaryCache
+    tokenizer: Tokenizer = estimate_tokens
+    _prompts: PromptBook = field(init=False)
+    _model_id: str = field(init=False)
+    _flights: dict[str, _Flight] = field(default_factory=dict[str, _Flight], init=False)
+    _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(default_factory=dict, init=False)
+
+    def __post_init__(self) -> None:
+        self._prompts = PromptBook(self.config)
+        self._model_id = model_id(self.model)
+
+    @classmethod
+    def from_config(
+        cls,
+        config: SummarizerConfig,
+        *,
+        model: Model | str | None = None,
+        tokenizer: Tokenizer = estimate_tokens,
+    ) -> Summarizer:
+        return cls(
+            config=config,
+            model=resolve_model(config, model),
+            cache=SummaryCache.from_config(config.cache),
+            tokenizer=tokenizer,
+        )
+
+    def budget_for(self, candidate: Candidate) -> int:
+        """Tokens a summary may take: a share of the original, at least a floor, under the threshold."""
+        share = math.ceil(candidate.tokens * self.config.target_ratio)
+        return max(1, min(max(share, self.config.min_summary_tokens), candidate.threshold_tokens - 1))
+
+    async def summarize(self, candidate: Candidate) -> Outcome:
+        prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
+        budget = self.budget_for(candidate)
+        key = cache_key(
+            content=json_text(candidate.content),
+            model=self._model_id,
+            prompt=prompt.identity,
+            shape=candidate.shape,
+            budget_tokens=budget,
+        )
+        cached = self.cache.get(key)
+        if cached is not None and self._problem(candidate, cached) is None:
+            return Outcome(candidate=candidate, summary=cached, source='cache')
+
+        loop = asyncio.get_running_loop()
+        flight = self._flights.get(key)
+        if flight is not None and flight.loop is loop:
+            summary = await asyncio.shield(flight.future)
+            if summary is None:
+                return Outcome(candidate=candidate, source='shared', failure='an identical content failed')
+            return Outcome(candidate=candidate, summary=summary, source='shared')
+
+        flight = _Flight(loop, loop.create_future())
+        self._flights[key] = flight
+        outcome = Outcome(candidate=candidate, source='model')
+        try:
+            text = prompt.render(
+                tool_name=candidate.tool_name,
+                content=candidate.content,
+                shape=candidate.shape,
+                budget_tokens=budget,
+                call_args=candidate.call_args,
+            )
+            async with self._limit(loop):
+                summary = await self._call_with_retries(candidate, prompt.system, text, outcome)
+            problem = self._problem(candidate, summary)
+            if problem:
+                raise SummaryFailed(problem)
+            outcome.summary = summary
+            self.cache.set(key, summary)
+        except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
+            outcome.failure = _describe(exc)
+            outcome.rejected = isinstance(exc, SummaryFailed)
+            logger.info('summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure)
+        finally:
+            flight.future.set_result(outcome.summary)
+            del self._flights[key]
+        return outcome
+
+    def _problem(self, candidate: Candidate, summary: JsonValue) -> str | None:
+        return summary_problem(
+            candidate.content,
+            summary,
+            original_tokens=candidate.tokens,
+            threshold_tokens=candidate.threshold_tokens,
+            tokenizer=self.tokenizer,
+        )
+
+    def _limit(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
+        semaphore = self._limits.get(loop)
+        if semaphore is None:
+            self._limits.clear()  # a new loop: the old one's semaphore is of no use any more
+            semaphore = self._limits[loop] = asyncio.Semaphore(self.config.concurrency)
+        return semaphore
+
+    async def _call_with_retries(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
+        retrying = tenacity.AsyncRetrying(
+            stop=tenacity.stop_after_attempt(self.config.max_retries + 1),
+            wait=self._wait,
+            retry=tenacity.retry_if_exception(is_transient),
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
+                outcome.attempts += 1
+                async with asyncio.timeout(self.config.timeout_seconds):
+                    response = await model_request(
+                        self.model,
+                        [ModelRequest(parts=[SystemPromptPart(system), UserPromptPart(prompt)])],
+                        model_request_parameters=self._parameters(candidate),
+                    )
+                outcome.input_tokens += response.usage.input_tokens
+                outcome.output_tokens += response.usage.output_tokens
+                return _read_summary(response, candidate)
+        raise AssertionError('unreachable: tenacity reraises the last error')  # pragma: no cover
+
+    def _wait(self, state: tenacity.RetryCallState) -> float:
+        """Exponential backoff with full jitter, but never sooner than the server's Retry-After."""
+        backoff = tenacity.wait_random_exponential(
+            multiplier=self.config.retry_initial_seconds, max=self.config.retry_max_seconds
+        )(state)
+        error = state.outcome.exception() if state.outcome else None
+        return min(max(backoff, retry_after_seconds(error)), self.config.retry_max_seconds)
+
+    def _parameters(self, candidate: Candidate) -> ModelRequestParameters:
+        if candidate.shape == 'string':
+            return ModelRequestParameters(output_mode='text', allow_text_output=True)
+        schema = {
+            'type': 'object',
+            'properties': {SUMMARY_KEY: schema_for(candidate.content)},
+            'required': [SUMMARY_KEY],
+            'additionalProperties': False,
+        }
+        description = f'The summary of the output of the tool {candidate.tool_name}, same shape as the original.'
+        if self.config.output_mode == 'tool':
+            tool = ToolDefinition(
+                name=_OUTPUT_TOOL, parameters_json_schema=schema, description=description, kind='output'
+            )
+            return ModelRequestParameters(output_mode='tool', output_tools=[tool], allow_text_output=False)
+        output = OutputObjectDefinition(json_schema=schema, name=_OUTPUT_TOOL, description=description)
+        return ModelRequestParameters(output_mode=self.config.output_mode, output_object=output, allow_text_output=True)
+
+
+def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
+    for part in response.parts:
+        if isinstance(part, ToolCallPart) and part.tool_name == _OUTPUT_TOOL:
+            arguments = part.args_as_dict()
+            if SUMMARY_KEY not in arguments:
+                raise SummaryFailed(f'the output tool call has no {SUMMARY_KEY!r} argument')
+            return arguments[SUMMARY_KEY]
+    text = ''.join(part.content for part in response.parts if isinstance(part, TextPart)).strip()
+    if candidate.shape == 'string':
+        return text
+    try:
+        wrapped = json.loads(_strip_fence(text))
+    except json.JSONDecodeError as exc:
+        raise SummaryFailed(f'the answer is not JSON: {exc}') from None
+    if not isinstance(wrapped, dict) or SUMMARY_KEY not in wrapped:
+        raise SummaryFailed(f'the answer is not an object with a {SUMMARY_KEY!r} key')
+    return wrapped[SUMMARY_KEY]
+
+
+def _strip_fence(text: str) -> str:
+    """Models in prompted mode often wrap JSON in a Markdown code fence."""
+    if text.startswith('```'):
+        text = text.split('\n', 1)[1] if '\n' in text else ''
+        text = text.rsplit('```', 1)[0]
+    return text
+
+
+def is_transient(error: BaseException) -> bool:
+    """429, 408, 5xx, timeouts and connection errors are worth retrying; other 4xx are not."""
+    if isinstance(error, ModelQuotaExceededError):
+        return False
+    if isinstance(error, ModelHTTPError):
+        return error.status_code in _TRANSIENT_STATUS or error.status_code >= 500
+    if isinstance(error, _TRANSIENT_TYPES):
+        return True
+    return isinstance(error, ModelAPIError) and type(error) is ModelAPIError  # no status: the transport failed
+
+
+def retry_after_seconds(error: BaseException | None) -> float:
+    """The server's Retry-After (seconds form) on an HTTP error, else 0."""
+    headers = getattr(error, 'headers', None) or {}
+    value = headers.get('retry-after') if isinstance(headers, dict) else None
+    try:
+        return max(float(value), 0.0) if value is not None else 0.0
+    except ValueError:
+        return 0.0
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, SummaryFailed):
+        return str(error)
+    if isinstance(error, TimeoutError):
+        return 'timed out'
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ''
+    return f'{type(error).__name__}: {text}' if text else type(error).__name__

@@ -1,0 +1,159 @@
+"""Step 1 of the pipeline: find the tool returns worth summarizing.
+
+Only the `content` of a `ToolReturnPart` is ever a candidate. Prompts, assistant text, tool-call
+arguments, thinking, retry prompts, provider-native tool returns and any content carrying binary or
+multimodal data are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from pydantic_ai.messages import (
+    BinaryContent,
+    FileUrl,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+    UploadedFile,
+)
+from pydantic_core import to_jsonable_python
+
+from ._config import SummarizerConfig
+from ._shape import JsonValue, shape_name
+from ._tokens import Tokenizer, content_tokens, estimate_tokens
+
+_MULTIMODAL = (BinaryContent, FileUrl, UploadedFile)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """An oversized tool-return content, where it sits, and what the summarizer needs to know of it."""
+
+    message_index: int
+    part_index: int
+    ordinal: int
+    """Position among all tool returns of the history: decides which are `keep_recent`."""
+    part: ToolReturnPart
+    content: JsonValue
+    """The content as JSON data (what is summarized, hashed and checked)."""
+    tokens: int
+    threshold_tokens: int
+    call_args: str
+    """The arguments of the matching call in the response just before, as JSON text ('' if none)."""
+
+    @property
+    def tool_name(self) -> str:
+        return self.part.tool_name
+
+    @property
+    def shape(self) -> str:
+        return shape_name(self.content)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Walk:
+    candidates: list[Candidate]
+    returns_seen: int
+    """Tool returns met in the walked messages, over the threshold or not."""
+
+
+def walk(
+    messages: Sequence[ModelMessage],
+    *,
+    config: SummarizerConfig,
+    tokenizer: Tokenizer,
+    start: int = 0,
+    first_ordinal: int = 0,
+) -> Walk:
+    """Find the oversized tool returns in `messages[start:]`, numbering returns from `first_ordinal`."""
+    candidates: list[Candidate] = []
+    ordinal = first_ordinal
+    for message_index in range(start, len(messages)):
+        message = messages[message_index]
+        if not isinstance(message, ModelRequest):
+            continue
+        for part_index, part in enumerate(message.parts):
+            if not isinstance(part, ToolReturnPart):
+                continue
+            ordinal += 1
+            candidate = _candidate(messages, message_index, part_index, part, ordinal - 1, config, tokenizer)
+            if candidate is not None:
+                candidates.append(candidate)
+    return Walk(candidates=candidates, returns_seen=ordinal - first_ordinal)
+
+
+def _candidate(
+    messages: Sequence[ModelMessage],
+    message_index: int,
+    part_index: int,
+    part: ToolReturnPart,
+    ordinal: int,
+    config: SummarizerConfig,
+    tokenizer: Tokenizer,
+) -> Candidate | None:
+    rule = config.rule_for(part.tool_name)
+    if rule.skip:
+        return None
+    content = as_json(part.content)
+    if content is None or shape_name(content) == 'scalar':
+        return None
+    threshold = config.threshold_for(part.tool_name)
+    if tokenizer is estimate_tokens and isinstance(content, str) and len(content) <= threshold:
+        return None  # a cheap bound: the estimate never counts more than one token a character
+    tokens = content_tokens(content, tokenizer)
+    if tokens <= threshold:
+        return None
+    return Candidate(
+        message_index=message_index,
+        part_index=part_index,
+        ordinal=ordinal,
+        part=part,
+        content=content,
+        tokens=tokens,
+        threshold_tokens=threshold,
+        call_args=_call_args(messages, message_index, part.tool_call_id),
+    )
+
+
+def as_json(content: object) -> JsonValue | None:
+    """The content as JSON data, or None when it holds binary or multimodal data (never summarized)."""
+    if isinstance(content, str):
+        return content
+    if _has_multimodal(content):
+        return None
+    return to_jsonable_python(content, fallback=str)
+
+
+def _has_multimodal(value: object) -> bool:
+    if isinstance(value, _MULTIMODAL):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_multimodal(item) for item in value)
+    if isinstance(value, dict):
+        return any(_has_multimodal(item) for item in value.values())
+    return False
+
+
+def _call_args(messages: Sequence[ModelMessage], message_index: int, tool_call_id: str) -> str:
+    """Arguments of the call this return answers: the call of that id in the response just before."""
+    previous = messages[message_index - 1] if message_index else None
+    if not isinstance(previous, ModelResponse):
+        return ''
+    for part in previous.parts:
+        if isinstance(part, ToolCallPart) and part.tool_call_id == tool_call_id:
+            return part.args if isinstance(part.args, str) else json.dumps(part.args, ensure_ascii=False)
+    return ''
+
+
+def iter_tool_returns(messages: Sequence[ModelMessage]) -> Iterator[tuple[int, int, ToolReturnPart]]:
+    """Every `(message_index, part_index, part)` of a tool return, in history order."""
+    for message_index, message in enumerate(messages):
+        if isinstance(message, ModelRequest):
+            for part_index, part in enumerate(message.parts):
+                if isinstance(part, ToolReturnPart):
+                    yield message_index, part_index, part

@@ -1,0 +1,79 @@
+"""`summarizer compact INPUT`: compact one stored history file."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from .._check import CheckFailed
+from .._pipeline import Compactor
+from .._stored import HistoryError, compact_stored
+from .._write import atomic_write, backup
+from ._common import InputError, add_config_options, load_config, print_failures, read_input, report_table
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        'compact',
+        help='compact one stored history file',
+        description='Summarize the oversized tool returns of one stored history. Only the bytes of '
+        'summarized content values change; the file keeps its schema version and formatting.',
+    )
+    parser.add_argument('input', type=Path, help='a JSON file holding one pydantic-ai history')
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument('-o', '--output', type=Path, help="where to write ('-' for stdout); default INPUT.compacted.json")
+    where.add_argument('--in-place', action='store_true', help='rewrite INPUT atomically')
+    parser.add_argument('--backup', action='store_true', help='with --in-place: keep the original as INPUT.bak')
+    add_config_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    config = load_config(arguments)
+    source: Path = arguments.input
+    raw = read_input(source)
+    to_stdout = arguments.output == Path('-')
+    console = Console(stderr=to_stdout)
+    compactor = Compactor(config=config)
+    try:
+        result = asyncio.run(compact_stored(raw, compactor))
+    except HistoryError as exc:
+        raise InputError(f'{source}: {exc}') from None
+    except CheckFailed as exc:
+        raise InputError(f'{source}: {exc}') from None
+    finally:
+        compactor.summarizer.cache.close()
+    report = result.report
+    target = _target(arguments)
+    data = result.text.encode('utf-8') if result.text is not None else raw
+    if arguments.dry_run:
+        written = 'dry run: nothing written'
+    elif to_stdout:
+        sys.stdout.buffer.write(data)
+        written = 'written to stdout'
+    elif arguments.in_place and result.text is None:
+        written = f'{source} unchanged (nothing to summarize)'
+    else:
+        if arguments.in_place and arguments.backup:
+            backup(source)
+        try:
+            atomic_write(target, data, mode=None if target.exists() else source.stat().st_mode & 0o7777)
+        except OSError as exc:
+            raise InputError(f'{target}: cannot write: {exc.strerror or exc}; nothing was changed') from None
+        written = f'written to {target}'
+    console.print(report_table(f'{source}: {written}', report, tokens_before=result.tokens_before, tokens_after=result.tokens_after))
+    print_failures(console, report, source=str(source))
+    return 1 if report.failed else 0
+
+
+def _target(arguments: argparse.Namespace) -> Path:
+    source: Path = arguments.input
+    if arguments.in_place:
+        return source
+    if arguments.output is not None:
+        return arguments.output
+    return source.with_name(f'{source.stem}.compacted{source.suffix or ".json"}')
