@@ -141,6 +141,8 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
 
 
 def _sub(cls: type[_Section], current: _Section, value: object, *, source: str) -> _Section:
+    if isinstance(value, cls):
+        return value
     if not isinstance(value, dict):
         raise ConfigError(f'{source} must be a mapping')
     known = {f.name for f in dataclasses.fields(cls)}
@@ -157,6 +159,9 @@ def _tool_rules(value: object, *, base_dir: Path, source: str) -> dict[str, Tool
         raise ConfigError(f'{source}: tools must be a mapping of tool names to overrides')
     rules: dict[str, ToolRule] = {}
     for name, rule in value.items():
+        if isinstance(rule, ToolRule):
+            rules[str(name)] = rule
+            continue
         if not isinstance(rule, dict) or set(rule) - {'threshold_tokens', 'skip', 'prompt'}:
             raise ConfigError(f'{source}: tools.{name} takes only threshold_tokens, skip and prompt')
         prompt = rule.get('prompt')

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Protocol
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 from pydantic_ai.models import Model, infer_model
@@ -16,6 +17,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from . import _extractive
 from ._config import SummarizerConfig
 from ._prompts import parse_data_block
+from ._shape import JsonValue
 
 EXTRACTIVE = 'extractive'
 SUMMARY_KEY = 'summary'
@@ -39,18 +41,38 @@ def model_id(model: Model) -> str:
     return f'{model.system}:{model.model_name}@{model.base_url or ""}'
 
 
+class EmbeddedSummarize(Protocol):
+    """An offline summarizing function: `content` in, a summary of about `budget_tokens` out."""
+
+    def __call__(self, content: JsonValue, *, budget_tokens: int, max_items: int | None) -> JsonValue: ...
+
+
 def extractive_model() -> FunctionModel:
-    return FunctionModel(_extractive_answer, model_name=EXTRACTIVE)
+    return embedded_model(EXTRACTIVE, _extractive.summarize)
 
 
-def _extractive_answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-    block = parse_data_block(_last_user_text(messages))
-    if block is None:
-        raise ValueError('the extractive model needs a <tool_content> block in the prompt')
-    summary = _extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+def embedded_model(name: str, summarize: EmbeddedSummarize) -> FunctionModel:
+    """A `FunctionModel` answering each summary request with `summarize`, as a real model would.
+
+    It reads the `<tool_content>` block of the prompt and answers in the requested output mode, so
+    an offline summarizer (the extractive one, the eval's head-truncation baseline) runs through
+    the same prompt, structured output, validation and post-check as an LLM.
+    """
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        block = parse_data_block(_last_user_text(messages))
+        if block is None:
+            raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
+        summary = summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+        return _respond(summary, block.shape, info)
+
+    return FunctionModel(answer, model_name=name)
+
+
+def _respond(summary: JsonValue, shape: str, info: AgentInfo) -> ModelResponse:
     if info.output_tools:
         return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {SUMMARY_KEY: summary})])
-    if isinstance(summary, str) and info.allow_text_output and block.shape == 'string':
+    if isinstance(summary, str) and info.allow_text_output and shape == 'string':
         return ModelResponse(parts=[TextPart(summary)])
     return ModelResponse(parts=[TextPart(json.dumps({SUMMARY_KEY: summary}, ensure_ascii=False))])
 

@@ -109,9 +109,9 @@ class Compactor:
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
-    def session(self) -> HistorySession:
-        """Incremental compaction of one growing history (one agent run)."""
-        return HistorySession(self)
+    def session(self, *, report: Report | None = None) -> HistorySession:
+        """Incremental compaction of one growing history (one agent run), adding its counts to `report`."""
+        return HistorySession(self, report=report if report is not None else Report())
 
     async def summarize(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> Compaction:
         """Summarize `due`, check the result, keep the original wherever anything failed."""
@@ -187,9 +187,9 @@ class HistorySession:
     history) it starts over, which is correct, only slower.
     """
 
-    def __init__(self, compactor: Compactor) -> None:
+    def __init__(self, compactor: Compactor, *, report: Report) -> None:
         self._compactor = compactor
-        self.report = Report()
+        self.report = report
         self.messages_walked = 0
         """Messages walked so far: stays proportional to what is new, request after request."""
         self._restart()

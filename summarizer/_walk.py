@@ -1,14 +1,14 @@
 """Step 1 of the pipeline: find the tool returns worth summarizing.
 
 Only the `content` of a `ToolReturnPart` is ever a candidate. Prompts, assistant text, tool-call
-arguments, thinking, retry prompts, provider-native tool returns and any content carrying binary or
-multimodal data are never touched.
+arguments, thinking, retry prompts (including returns with `outcome='retried'`), provider-native
+tool returns and any content carrying binary or multimodal data are never touched.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pydantic_ai.messages import (
@@ -97,7 +97,7 @@ def _candidate(
     tokenizer: Tokenizer,
 ) -> Candidate | None:
     rule = config.rule_for(part.tool_name)
-    if rule.skip:
+    if rule.skip or part.outcome == 'retried':  # a retried return is a retry prompt, not tool output
         return None
     content = as_json(part.content)
     if content is None or shape_name(content) == 'scalar':
@@ -148,12 +148,3 @@ def _call_args(messages: Sequence[ModelMessage], message_index: int, tool_call_i
         if isinstance(part, ToolCallPart) and part.tool_call_id == tool_call_id:
             return part.args if isinstance(part.args, str) else json.dumps(part.args, ensure_ascii=False)
     return ''
-
-
-def iter_tool_returns(messages: Sequence[ModelMessage]) -> Iterator[tuple[int, int, ToolReturnPart]]:
-    """Every `(message_index, part_index, part)` of a tool return, in history order."""
-    for message_index, message in enumerate(messages):
-        if isinstance(message, ModelRequest):
-            for part_index, part in enumerate(message.parts):
-                if isinstance(part, ToolReturnPart):
-                    yield message_index, part_index, part

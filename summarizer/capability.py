@@ -48,7 +48,7 @@ class SummarizeToolReturns(AbstractCapability[Any]):
 
     compactor: Compactor
     report: Report
-    """Counts for the current run (returns summarized, cache hits, the summarizer's own token usage)."""
+    """Totals over every run of this capability (summarized, cache hits, the summarizer's own usage)."""
 
     def __init__(
         self,
@@ -59,13 +59,15 @@ class SummarizeToolReturns(AbstractCapability[Any]):
         config: SummarizerConfig | None = None,
         tokenizer: Tokenizer = estimate_tokens,
         compactor: Compactor | None = None,
+        report: Report | None = None,
     ) -> None:
         self.compactor = compactor or _compactor(config, model, threshold_tokens, keep_recent, tokenizer)
-        self._session = self.compactor.session()
-        self.report = self._session.report
+        self.report = report if report is not None else Report()
+        self._session = self.compactor.session(report=self.report)
 
     async def for_run(self, ctx: RunContext[Any]) -> SummarizeToolReturns:
-        return SummarizeToolReturns(compactor=self.compactor)
+        """A fresh session per run; the compactor (model, cache, limits) and the totals are shared."""
+        return SummarizeToolReturns(compactor=self.compactor, report=self.report)
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext

@@ -1,0 +1,71 @@
+"""Building blocks for tests: histories and FunctionModel summarizers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from summarizer import Compactor, SummarizerConfig
+from summarizer._prompts import parse_data_block
+
+BIG_TEXT = '\n'.join(f'log line {n}: request id req-{n:05d} from 10.1.{n % 200}.{n % 250} took {n * 7} ms' for n in range(600))
+BIG_LIST = [f'Result {n}: a long search result about topic {n} ' + 'with filler text ' * 40 for n in range(12)]
+BIG_OBJECT = {
+    'repo': 'acme/widgets',
+    'open_issues': 42,
+    'archived': False,
+    'license': None,
+    'issues': [{'number': n, 'title': f'Issue {n} ' + 'details ' * 60, 'closed': n % 2 == 0} for n in range(20)],
+    'nested': {'readme': 'Readme text ' * 300, 'stars': 1234},
+}
+
+
+def history(*contents: object, tool: str = 'search') -> list[ModelMessage]:
+    """system+user prompt, then one call/return round per content, then a final answer."""
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart('You are helpful.'), UserPromptPart('Find things.')])
+    ]
+    for index, content in enumerate(contents):
+        call_id = f'call_{index}'
+        messages.append(ModelResponse(parts=[TextPart('Looking.'), ToolCallPart(tool, {'q': index}, tool_call_id=call_id)]))
+        messages.append(ModelRequest(parts=[ToolReturnPart(tool, content, tool_call_id=call_id, metadata={'n': index})]))
+    messages.append(ModelResponse(parts=[TextPart('Done: req-00007 and 10.1.7.7.')]))
+    return messages
+
+
+Answer = Callable[[object, int], object]
+"""(original content, budget tokens) -> summary."""
+
+
+def summarizer_model(answer: Answer, calls: list[object] | None = None) -> FunctionModel:
+    """A FunctionModel answering each summary request with `answer(content, budget)`."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = messages[-1].parts[-1].content  # type: ignore[union-attr]
+        block = parse_data_block(str(prompt))
+        assert block is not None
+        if calls is not None:
+            calls.append(block.content)
+        summary = answer(block.content, block.budget_tokens)
+        if info.output_tools:
+            return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {'summary': summary})])
+        return ModelResponse(parts=[TextPart(summary if isinstance(summary, str) else json.dumps(summary))])
+
+    return FunctionModel(respond, model_name='test-summarizer')
+
+
+def compactor(model: FunctionModel | str = 'extractive', **overrides: object) -> Compactor:
+    config = SummarizerConfig.load(**{'keep_recent': 0, **overrides})
+    return Compactor(config=config, model=model)

@@ -1,0 +1,102 @@
+"""The summary cache: shared across processes, single-flight in one, never fatal."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic_ai.messages import ToolReturnPart
+
+from helpers import BIG_LIST, BIG_TEXT, compactor, history, summarizer_model
+
+COMPACT_IN_CHILD = """
+import asyncio, json, sys
+sys.path.insert(0, {tests!r})
+from helpers import BIG_TEXT, compactor, history
+result = asyncio.run(compactor().compact(history(BIG_TEXT)))
+print(json.dumps({{'model_calls': result.report.model_calls, 'cache_hits': result.report.cache_hits,
+                  'summary': result.messages[2].parts[0].content}}))
+"""
+
+
+def run_child() -> dict[str, object]:
+    code = COMPACT_IN_CHILD.format(tests=str(Path(__file__).parent))
+    output = subprocess.run([sys.executable, '-c', code], check=True, capture_output=True, text=True).stdout
+    return json.loads(output)
+
+
+def test_cache_hit_across_two_processes() -> None:
+    first, second = run_child(), run_child()
+    assert (first['model_calls'], first['cache_hits']) == (1, 0)
+    assert (second['model_calls'], second['cache_hits']) == (0, 1)
+    assert first['summary'] == second['summary']
+
+
+async def test_concurrent_identical_contents_make_one_model_call() -> None:
+    calls: list[object] = []
+
+    async def answer_slowly(messages, info):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        await asyncio.sleep(0.05)
+        return summarizer_model(lambda content, budget: content[:3]).function(messages, info)  # type: ignore[misc]
+
+    from pydantic_ai.models.function import FunctionModel
+
+    shared = compactor(FunctionModel(answer_slowly))
+    results = await asyncio.gather(*(shared.compact(history(BIG_LIST, BIG_LIST)) for _ in range(5)))
+    assert len(calls) == 1
+    assert sum(result.report.cache_hits for result in results) == 9
+    assert all(result.messages[2].parts[0].content == BIG_LIST[:3] for result in results)
+
+
+async def test_unusable_cache_directory_degrades_to_no_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / 'not-a-directory'
+    blocker.write_text('a file where the cache directory should be')  # fails even for root
+    monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(blocker / 'cache'))
+    with caplog.at_level(logging.WARNING):
+        result = await compactor().compact(history(BIG_TEXT))
+    assert result.report.summarized == 1
+    assert 'running without it' in caplog.text
+
+
+async def test_corrupt_cache_degrades_to_no_cache(isolated_cache: Path, caplog: pytest.LogCaptureFixture) -> None:
+    isolated_cache.mkdir(parents=True)
+    (isolated_cache / 'cache.db').write_bytes(b'this is not a sqlite database' * 100)
+    with caplog.at_level(logging.WARNING):
+        first = await compactor().compact(history(BIG_TEXT))
+        second = await compactor().compact(history(BIG_TEXT))
+    assert first.report.summarized == second.report.summarized == 1
+    assert second.report.cache_hits == 0
+    assert 'running without it' in caplog.text
+
+
+async def test_disabled_cache_calls_the_model_every_time(monkeypatch: pytest.MonkeyPatch, isolated_cache: Path) -> None:
+    from summarizer import CacheConfig, SummarizerConfig
+    from summarizer import Compactor
+
+    config = SummarizerConfig.load(keep_recent=0, cache=CacheConfig(enabled=False))
+    for _ in range(2):
+        result = await Compactor(config=config).compact(history(BIG_TEXT))
+        assert result.report.model_calls == 1
+    assert not isolated_cache.exists()
+
+
+async def test_cache_directory_is_owner_only(isolated_cache: Path) -> None:
+    await compactor().compact(history(BIG_TEXT))
+    assert stat.S_IMODE(isolated_cache.stat().st_mode) == 0o700
+
+
+async def test_identical_summaries_across_requests_keep_the_prefix_stable() -> None:
+    first = await compactor().compact(history(BIG_TEXT))
+    second = await compactor().compact(history(BIG_TEXT))
+    part_a, part_b = first.messages[2].parts[0], second.messages[2].parts[0]
+    assert isinstance(part_a, ToolReturnPart) and isinstance(part_b, ToolReturnPart)
+    assert part_a.content == part_b.content and second.report.cache_hits == 1

@@ -1,0 +1,100 @@
+"""The plugin inside real pydantic-ai Agent runs (FunctionModel as the agent's model)."""
+
+from __future__ import annotations
+
+from pydantic_ai import Agent
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import UsageLimits
+
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, summarizer_model
+from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
+
+TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
+
+
+def make_agent(capabilities: list, seen: list[list[ModelMessage]]) -> Agent:  # type: ignore[type-arg]
+    """An agent that calls each tool in turn (one call per step), then answers."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        step = sum(1 for m in messages if isinstance(m, ModelResponse))
+        names = list(TOOL_OUTPUTS)
+        if step < len(names):
+            return ModelResponse(parts=[ToolCallPart(names[step], {}, tool_call_id=f'id_{names[step]}')])
+        return ModelResponse(parts=[TextPart('all done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=capabilities)
+    for name, output in TOOL_OUTPUTS.items():
+        agent.tool_plain(name=name)(lambda output=output: output)
+    return agent
+
+
+def tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
+    return [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
+
+
+async def test_model_receives_summarized_contents_with_unchanged_ids() -> None:
+    calls: list[object] = []
+    summarize = SummarizeToolReturns(
+        model=summarizer_model(lambda content, budget: content[:2] if isinstance(content, list) else
+                               content[:100] if isinstance(content, str) else {**content, 'issues': [], 'nested': {'readme': 'r', 'stars': 1234}}, calls),
+        threshold_tokens=1000,
+        keep_recent=1,
+    )
+    seen: list[list[ModelMessage]] = []
+    result = await make_agent([summarize], seen).run('inspect everything', usage_limits=UsageLimits(request_limit=4))
+
+    # the last request carries all three returns: the older two summarized, the newest verbatim
+    last = tool_returns(seen[-1])
+    assert [part.tool_call_id for part in last] == ['id_logs', 'id_search', 'id_repo']
+    assert last[0].content == BIG_TEXT[:100] and last[1].content == BIG_LIST[:2]
+    assert last[2].content == BIG_OBJECT
+    # the model saw each return whole while it was the most recent one
+    assert tool_returns(seen[1])[-1].content == BIG_TEXT
+    # summarized once per run, and the rewrite persisted into the run's history
+    assert len(calls) == 2
+    assert [part.content for part in tool_returns(result.all_messages())][:2] == [BIG_TEXT[:100], BIG_LIST[:2]]
+    # summarizer calls did not eat the agent's request limit (4 requests made, limit 4) and are reported apart
+    assert result.usage.requests == 4
+    assert summarize.report.summarized == 2 and summarize.report.model_calls == 2
+    assert summarize.report.summarizer_input_tokens > 0
+
+
+async def test_each_run_gets_its_own_session_and_the_cache_keeps_summaries_stable() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    first_seen: list[list[ModelMessage]] = []
+    second_seen: list[list[ModelMessage]] = []
+    await make_agent([summarize], first_seen).run('inspect everything')
+    await make_agent([summarize], second_seen).run('inspect everything again')
+    assert [p.content for p in tool_returns(first_seen[-1])] == [p.content for p in tool_returns(second_seen[-1])]
+    assert summarize.report.summarized == 6 and summarize.report.model_calls == 3
+    assert summarize.report.cache_hits == 3
+
+
+async def test_steady_state_walks_only_new_messages() -> None:
+    seen: list[list[ModelMessage]] = []
+    result = await make_agent([], seen).run('inspect everything')
+    session = SummarizeToolReturns(model='extractive', keep_recent=0).compactor.session()
+    history = await session.process(list(result.all_messages()))
+    assert session.messages_walked == len(history) and session.report.summarized == 3
+    for step in range(5):
+        history.append(ModelResponse(parts=[TextPart(f'more {step}')]))
+        history = await session.process(history)
+    # each later request re-walks only the previous last message and the new one
+    assert session.messages_walked == len(result.all_messages()) + 5 * 2
+    assert session.report.summarized == 3 and session.report.model_calls == 3
+
+    edited = [history[0], *history[2:]]  # not a continuation: the session starts over, still correct
+    await session.process(edited)
+    assert session.messages_walked == len(result.all_messages()) + 5 * 2 + len(edited)
+
+
+async def test_history_processor_in_process_history() -> None:
+    processor = summarize_tool_returns(model='extractive', keep_recent=0)
+    seen: list[list[ModelMessage]] = []
+    await make_agent([ProcessHistory(processor)], seen).run('inspect everything')
+    final = tool_returns(seen[-1])
+    assert len(final) == 3 and all(part.content != TOOL_OUTPUTS[part.tool_name] for part in final)
+    assert processor.report.summarized == 3 and processor.report.failed == 0

@@ -1,0 +1,115 @@
+"""The `summarizer` command: byte-exact rewrites, the check command, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from summarizer.cli import main
+
+
+def outside_contents(text: str) -> list[str]:
+    """The text with every tool-return content value cut out: what must stay byte-identical."""
+    from summarizer._stored import StoredHistory
+
+    stored = StoredHistory.parse(text)
+    pieces, position = [], 0
+    for start, end in sorted(stored.spans.values()):
+        pieces.append(text[position:start])
+        position = end
+    pieces.append(text[position:])
+    return pieces
+
+
+def test_compact_old_schema_file_is_byte_exact_outside_summaries(old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = old_schema_file.read_text()
+    output = old_schema_file.with_name('out.json')
+    assert main(['compact', str(old_schema_file), '-o', str(output), '--keep-recent', '0']) == 0
+    compacted = output.read_text()
+    assert len(compacted) < len(original) * 0.4
+    assert outside_contents(compacted) == outside_contents(original)
+    for field in ('"dynamic_ref": null', '"vendor_id": "gen-1750961448-uXAbqwVOdf0VWnGjScMT"', '"request_tokens": 3516'):
+        assert field in compacted
+    data = json.loads(compacted)
+    assert isinstance(data[2]['parts'][0]['content'], list) and isinstance(data[2]['parts'][1]['content'], dict)
+    assert data[2]['parts'][2]['content'] == 'tiny'
+    assert 'summarized' in capsys.readouterr().out
+    assert old_schema_file.read_text() == original  # the input is never touched without --in-place
+
+    assert main(['check', str(old_schema_file), str(output)]) == 0
+    assert main(['compact', str(output), '-o', str(output.with_name('again.json')), '--keep-recent', '0']) == 0
+    assert output.with_name('again.json').read_bytes() == output.read_bytes()  # idempotent
+
+
+def test_in_place_with_backup_and_dry_run(old_schema_file: Path) -> None:
+    original = old_schema_file.read_bytes()
+    assert main(['compact', str(old_schema_file), '--in-place', '--dry-run', '--keep-recent', '0']) == 0
+    assert old_schema_file.read_bytes() == original
+    assert main(['compact', str(old_schema_file), '--in-place', '--backup', '--keep-recent', '0']) == 0
+    assert old_schema_file.with_name('history.json.bak').read_bytes() == original
+    assert len(old_schema_file.read_bytes()) < len(original)
+
+
+def test_nothing_to_summarize_leaves_the_file_untouched(old_schema_file: Path) -> None:
+    before = old_schema_file.stat().st_mtime_ns
+    assert main(['compact', str(old_schema_file), '--in-place', '--threshold-tokens', '1000000']) == 0
+    assert old_schema_file.stat().st_mtime_ns == before
+
+
+def test_check_explains_the_first_difference(old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tampered = old_schema_file.with_name('tampered.json')
+    tampered.write_text(old_schema_file.read_text().replace('"model_name": "google/gemini-2.5-pro"', '"model_name": "other"', 1))
+    assert main(['check', str(old_schema_file), str(tampered)]) == 1
+    assert 'text differs outside summarized content at line' in capsys.readouterr().out
+    retyped = old_schema_file.with_name('retyped.json')
+    data = json.loads(old_schema_file.read_text())
+    data[2]['parts'][0]['content'] = 'a string now'
+    retyped.write_text(json.dumps(data, indent=2))
+    assert main(['check', str(old_schema_file), str(retyped)]) == 1
+    assert 'wrong shape' in capsys.readouterr().out
+
+
+BAD_INPUTS = {
+    'not-json.json': (b'{"parts": [', 'invalid JSON at line 1'),
+    'truncated.json': (b'[{"parts": [{"content": "x", "part_kind": "user-prompt"}], "kind": "request"}', 'invalid JSON'),
+    'object.json': (b'{"messages": []}', 'expected a JSON list of messages'),
+    'empty.json': (b'', 'empty input'),
+    'bad-kind.json': (b'[{"parts": [], "kind": "request"}, {"parts": [{"part_kind": "nope"}], "kind": "response"}]', 'message 1'),
+    'missing-field.json': (b'[{"parts": [{"content": "x", "part_kind": "tool-return"}], "kind": "request"}]', 'message 0'),
+    'latin1.json': ('[{"parts": [{"content": "caf\u00e9", "part_kind": "user-prompt"}], "kind": "request"}]'.encode('latin-1'), 'not UTF-8'),
+}
+
+
+@pytest.mark.parametrize('name', sorted(BAD_INPUTS))
+def test_bad_input_gets_one_clear_line_and_exit_2(tmp_path: Path, name: str) -> None:
+    raw, expected = BAD_INPUTS[name]
+    path = tmp_path / name
+    path.write_bytes(raw)
+    result = subprocess.run(
+        [sys.executable, '-m', 'summarizer.cli', 'compact', str(path)], capture_output=True, text=True, env=os.environ
+    )
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and expected in lines[0], result.stderr
+    assert 'Traceback' not in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name != 'cache') == [name]
+
+
+def test_missing_file_and_directory_are_clear_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(['compact', str(tmp_path / 'nope.json')]) == 2
+    assert 'nope.json: cannot read' in capsys.readouterr().err
+    assert main(['compact', str(tmp_path)]) == 2
+    assert 'is a directory' in capsys.readouterr().err
+    assert main(['check', str(tmp_path / 'a.json'), str(tmp_path / 'b.json')]) == 2
+
+
+def test_bad_config_is_a_clear_error(tmp_path: Path, old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / 'config.yaml'
+    config.write_text('threshold_tokens: 500\nthreshhold: 3\n')
+    assert main(['compact', str(old_schema_file), '--config', str(config)]) == 2
+    assert 'unknown option(s): threshhold' in capsys.readouterr().err

@@ -1,0 +1,143 @@
+"""Summarizing each shape with a FunctionModel, and every failure mode keeping the original."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from pydantic_ai.exceptions import ModelHTTPError
+from pydantic_ai.messages import ToolReturnPart
+
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
+from summarizer import CheckFailed
+
+
+def first_return(messages: list) -> ToolReturnPart:  # type: ignore[type-arg]
+    part = messages[2].parts[0]
+    assert isinstance(part, ToolReturnPart)
+    return part
+
+
+def shorten(content: object, budget: int) -> object:
+    if isinstance(content, str):
+        return content[:200]
+    if isinstance(content, list):
+        return [shorten(item, budget) for item in content[:2]]
+    if isinstance(content, dict):
+        return {key: shorten(value, budget) for key, value in content.items()}
+    return content
+
+
+@pytest.mark.parametrize('content', [BIG_TEXT, BIG_LIST, BIG_OBJECT], ids=['str', 'list', 'nested-dict'])
+async def test_each_shape_is_summarized_and_keeps_its_type(content: object) -> None:
+    result = await compactor(summarizer_model(shorten)).compact(history(content))
+    part = first_return(result.messages)
+    assert type(part.content) is type(content)
+    assert part.content == shorten(content, 0)
+    assert part.tool_call_id == 'call_0' and part.metadata == {'n': 0}
+    assert result.report.summarized == 1 and result.report.failed == 0
+
+
+async def test_untouched_parts_are_the_same_objects() -> None:
+    messages = history(BIG_TEXT, 'tiny')
+    result = await compactor(summarizer_model(shorten)).compact(messages)
+    assert [a is b for a, b in zip(messages, result.messages)] == [True, True, False, True, True, True]
+
+
+def failing(error: BaseException):  # type: ignore[no-untyped-def]
+    def answer(content: object, budget: int) -> object:
+        raise error
+
+    return answer
+
+
+async def slow(content: object, budget: int) -> object:  # pragma: no cover - never finishes in time
+    await asyncio.sleep(10)
+    return content
+
+
+@pytest.mark.parametrize(
+    ('content', 'answer', 'reason'),
+    [
+        (BIG_TEXT, failing(RuntimeError('model exploded')), 'model exploded'),
+        (BIG_LIST, lambda content, budget: {'wrong': 'type'}, 'wrong shape'),
+        (BIG_OBJECT, lambda content, budget: {**content, 'repo': 'x', 'open_issues': 41}, 'wrong shape'),
+        (BIG_TEXT, lambda content, budget: content + content, 'not smaller'),
+        (BIG_LIST, lambda content, budget: ['', ' '], 'empty summary'),
+        (BIG_TEXT, lambda content, budget: content[: len(content) // 2], 'not under the threshold'),
+    ],
+    ids=['exception', 'wrong-type', 'changed-number', 'longer', 'empty', 'over-threshold'],
+)
+async def test_failures_keep_the_original(content: object, answer, reason: str) -> None:  # type: ignore[no-untyped-def]
+    messages = history(content)
+    result = await compactor(summarizer_model(answer), max_retries=0).compact(messages)
+    assert first_return(result.messages).content == content
+    assert result.messages[2] is messages[2]
+    assert result.report.failed == 1 and result.report.summarized == 0
+    assert reason in result.report.failures[0].reason
+
+
+async def test_timeout_keeps_the_original() -> None:
+    from pydantic_ai.models.function import FunctionModel
+
+    async def hang(messages, info):  # type: ignore[no-untyped-def]
+        await asyncio.sleep(10)
+
+    result = await compactor(FunctionModel(hang), timeout_seconds=0.05, max_retries=1, retry_initial_seconds=0.01).compact(
+        history(BIG_TEXT)
+    )
+    assert first_return(result.messages).content == BIG_TEXT
+    assert result.report.failures[0].reason == 'timed out'
+    assert result.report.model_calls == 2 and result.report.retries == 1
+
+
+async def test_strict_mode_raises_on_a_bad_summary() -> None:
+    with pytest.raises(CheckFailed, match='wrong shape'):
+        await compactor(summarizer_model(lambda c, b: 42), strict=True).compact(history(BIG_LIST))
+
+
+async def test_transient_errors_are_retried_then_succeed() -> None:
+    attempts: list[object] = []
+
+    def flaky(content: object, budget: int) -> object:
+        if len(attempts) < 3:
+            attempts.append(content)
+            raise ModelHTTPError(status_code=503 if len(attempts) % 2 else 429, model_name='m', body='busy')
+        return shorten(content, budget)
+
+    result = await compactor(summarizer_model(flaky), max_retries=3, retry_initial_seconds=0.001).compact(history(BIG_TEXT))
+    assert result.report.summarized == 1
+    assert result.report.model_calls == 4 and result.report.retries == 3
+
+
+async def test_client_errors_are_not_retried_and_retries_are_bounded() -> None:
+    calls: list[object] = []
+    rejected = summarizer_model(failing(ModelHTTPError(status_code=400, model_name='m', body='bad')), calls)
+    result = await compactor(rejected, max_retries=3).compact(history(BIG_TEXT))
+    assert len(calls) == 1 and result.report.failed == 1
+
+    calls.clear()
+    down = summarizer_model(failing(ModelHTTPError(status_code=500, model_name='m', body='down')), calls)
+    result = await compactor(down, max_retries=2, retry_initial_seconds=0.001).compact(history(BIG_TEXT))
+    assert len(calls) == 3 and result.report.retries == 2 and result.report.failed == 1
+    assert first_return(result.messages).content == BIG_TEXT
+
+
+def test_retry_waits_honour_retry_after() -> None:
+    import tenacity
+
+    from summarizer._summarize import retry_after_seconds
+
+    error = ModelHTTPError(status_code=429, model_name='m', body='slow down')
+    error.headers = {'retry-after': '2'}
+    assert retry_after_seconds(error) == 2.0
+    summarizer = compactor(retry_initial_seconds=0.001, retry_max_seconds=5).summarizer
+    state = tenacity.RetryCallState(retry_object=tenacity.AsyncRetrying(), fn=None, args=(), kwargs={})
+    state.outcome = tenacity.Future(attempt_number=1)
+    state.outcome.set_exception(error)
+    assert 2.0 <= summarizer._wait(state) <= 5.0
+
+
+async def test_summarizer_usage_is_recorded() -> None:
+    result = await compactor(summarizer_model(shorten)).compact(history(BIG_TEXT, BIG_LIST))
+    assert result.report.summarizer_input_tokens > 0 and result.report.summarizer_output_tokens > 0
