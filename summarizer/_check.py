@@ -138,8 +138,11 @@ def check_message(old: ModelMessage, new: ModelMessage, index: int, changed_part
     """Checks (b) and (c) for one message whose `changed_parts` had their content replaced."""
     if not changed_parts:
         raise CheckFailed(f'message {index} changed but holds no summarized content')
-    new_json = MESSAGE_ADAPTER.dump_python(new, mode='json')
-    compare_message_json(MESSAGE_ADAPTER.dump_python(old, mode='json'), new_json, index, changed_parts)
+    try:
+        old_json, new_json = (MESSAGE_ADAPTER.dump_python(message, mode='json') for message in (old, new))
+    except (ValueError, RecursionError) as exc:  # e.g. a sibling part nested too deeply to serialize
+        raise CheckFailed(f'message {index} cannot be serialized: {exc}') from None
+    compare_message_json(old_json, new_json, index, changed_parts)
     try:
         MESSAGE_ADAPTER.validate_python(new_json)
     except ValidationError as exc:

@@ -18,7 +18,7 @@ import yaml
 from ._resources import data_path
 
 OutputMode = Literal['tool', 'native', 'prompted']
-_Section = TypeVar('_Section', 'CacheConfig', 'EvalConfig')
+_Section = TypeVar('_Section', 'CacheConfig', 'EvalConfig', 'BatchConfig')
 
 
 class ConfigError(ValueError):
@@ -47,8 +47,22 @@ class CacheConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class BatchConfig:
+    """`summarizer batch`: which files and tables hold histories, and how much is in flight."""
+
+    include: tuple[str, ...] = ('*.json', '*.jsonl', '*.sqlite', '*.sqlite3', '*.db')
+    exclude: tuple[str, ...] = ()
+    table: str = 'conversations'
+    id_column: str = 'id'
+    messages_column: str = 'messages'
+    langchain_table: str = 'message_store'
+    histories_in_flight: int = 32
+    commit_every: int = 100
+
+
+@dataclass(frozen=True, kw_only=True)
 class EvalConfig:
-    retention_floor: float = 0.95
+    retention_floor: float = 0.70
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -62,6 +76,7 @@ class SummarizerConfig:
     threshold_tokens: int = 1000
     target_ratio: float = 0.2
     min_summary_tokens: int = 100
+    max_content_tokens: int = 1_000_000
     keep_recent: int = 1
     prompt_version: str = 'v1'
     tools: dict[str, ToolRule] = field(default_factory=dict[str, ToolRule])
@@ -73,6 +88,7 @@ class SummarizerConfig:
     strict: bool = False
     cache: CacheConfig = field(default_factory=CacheConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    batch: BatchConfig = field(default_factory=BatchConfig)
 
     def __post_init__(self) -> None:
         if self.threshold_tokens < 2:
@@ -132,6 +148,8 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
             changes[key] = _sub(CacheConfig, config.cache, value, source=f'{source}: cache')
         elif key == 'eval':
             changes[key] = _sub(EvalConfig, config.eval, value, source=f'{source}: eval')
+        elif key == 'batch':
+            changes[key] = _sub(BatchConfig, config.batch, value, source=f'{source}: batch')
         else:
             changes[key] = value
     try:
@@ -149,6 +167,7 @@ def _sub(cls: type[_Section], current: _Section, value: object, *, source: str) 
     unknown = sorted(set(value) - known)
     if unknown:
         raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
+    value = {key: tuple(item) if isinstance(item, list) else item for key, item in value.items()}  # YAML lists
     if 'directory' in value:
         value = {**value, 'directory': Path(str(value['directory']))}
     return dataclasses.replace(current, **value)

@@ -3,7 +3,7 @@
 It never writes a word that is not in the content. Texts are cut into lines and sentences; the first
 and last are kept, then the ones carrying the most facts not yet kept, in their original order.
 Lists lose duplicates, then the items that add the fewest facts; objects keep every key, and their
-values share the budget by size. Whatever facts did not make it are appended, most specific first,
+values share the budget by size. Whatever facts did not make it are appended, most repeated first,
 to the last text of the summary as `Key facts: ...`, since a list of facts is the cheapest carrier
 of what a later turn may quote.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from ._facts import Fact, find_facts
+from ._facts import Fact, facts_by_salience, find_facts
 from ._shape import JsonValue
 from ._tokens import estimate_tokens, json_text
 
@@ -21,13 +21,14 @@ _SENTENCE_END = re.compile(r'(?<=[.!?;])\s+(?=\S)')
 _SPACES = re.compile(r'[ \t]+')
 _MAX_UNIT_CHARS = 320
 _MIN_ITEM_TOKENS = 24
+_MIN_VALUE_TOKENS = 4
 _FACTS_PREFIX = 'Key facts: '
 
 
 def summarize(content: JsonValue, *, budget_tokens: int, max_items: int | None = None) -> JsonValue:
     """A summary of `content` of about `budget_tokens` estimated tokens, keeping its shape."""
-    facts = find_facts(json_text(content) if not isinstance(content, str) else content)
-    for share in (0.7, 0.5, 0.3, 0.15):
+    facts = facts_by_salience(json_text(content))
+    for share in (0.5, 0.35, 0.2, 0.1):  # the rest of the budget carries the facts left out
         summary = _shrink(content, int(budget_tokens * share))
         if isinstance(summary, list) and max_items is not None:
             summary = summary[:max_items]
@@ -128,7 +129,7 @@ def _shrink_list(items: list[JsonValue], budget: int) -> list[JsonValue]:
         if key not in seen:
             seen.add(key)
             unique.append(item)
-    if _tokens(unique) <= budget:
+    if not unique or _tokens(unique) <= budget:
         return unique
     floors = [min(_tokens(item), _floor_tokens(item)) + 1 for item in unique]
     keep = _pick_items(unique, floors, budget)
@@ -180,8 +181,9 @@ def _shrink_object(value: dict[str, JsonValue], budget: int) -> dict[str, JsonVa
     fixed += sum(size for key, size in sizes.items() if key not in flexible)
     spare = max(budget - fixed, 0)
     total = sum(flexible.values()) or 1
+    floor = _MIN_VALUE_TOKENS if _MIN_VALUE_TOKENS * len(flexible) <= spare else 0  # many keys: values may empty
     return {
-        key: _shrink(item, max(spare * flexible[key] // total, 4)) if key in flexible else item
+        key: _shrink(item, max(spare * flexible[key] // total, floor)) if key in flexible else item
         for key, item in value.items()
     }
 
@@ -192,7 +194,7 @@ def _shrink_object(value: dict[str, JsonValue], budget: int) -> dict[str, JsonVa
 def _append_missing_facts(summary: JsonValue, facts: list[Fact], budget: int) -> JsonValue:
     """Append the facts absent from `summary` to its last text, as many as the budget allows."""
     present = json_text(summary)
-    missing = sorted((fact for fact in facts if fact.text not in present), key=lambda fact: fact.rank)
+    missing = [fact for fact in facts if fact.text not in present]
     room = budget - _tokens(summary) - estimate_tokens(_FACTS_PREFIX) - 2
     if not missing or room <= 0:
         return summary
@@ -205,8 +207,7 @@ def _append_missing_facts(summary: JsonValue, facts: list[Fact], budget: int) ->
         room -= cost
     if not kept:
         return summary
-    order = {fact.text: index for index, fact in enumerate(facts)}
-    line = _FACTS_PREFIX + '; '.join(sorted(kept, key=order.__getitem__))
+    line = _FACTS_PREFIX + '; '.join(kept)
     return _append_to_last_text(summary, line)
 
 

@@ -8,6 +8,7 @@ first; a span claimed by an earlier kind is not counted again by a later one.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 _KINDS: tuple[tuple[str, str], ...] = (
@@ -26,7 +27,6 @@ _KINDS: tuple[tuple[str, str], ...] = (
     ('number', r'(?<![\w.])[-+]?\$?\d[\d,]*(?:\.\d+)?%?'),
 )
 _PATTERN = re.compile('|'.join(f'(?P<{kind}>{pattern})' for kind, pattern in _KINDS))
-_RANK = {kind: rank for rank, (kind, _) in enumerate(_KINDS)}
 
 _TRIVIAL_NAMES = frozenset(
     'The A An And Or But If In On At To For Of By With From This That These Those It Its Is Are Was '
@@ -39,22 +39,35 @@ class Fact:
     text: str
     kind: str
 
-    @property
-    def rank(self) -> int:
-        """Lower is more specific: a CVE or hash says more than a plain number."""
-        return _RANK[self.kind]
-
 
 def find_facts(text: str) -> list[Fact]:
     """Distinct facts in `text`, in order of first appearance."""
     seen: dict[str, Fact] = {}
+    for fact in _occurrences(text):
+        seen.setdefault(fact.text, fact)
+    return list(seen.values())
+
+
+def facts_by_salience(text: str) -> list[Fact]:
+    """Distinct facts in `text`, the most often repeated first, ties in order of first appearance.
+
+    What a tool output keeps coming back to (the account, the failing host, the main product) is
+    what a reader most often quotes; a value seen once in a long table rarely is.
+    """
+    counts: dict[str, int] = {}
+    first: dict[str, Fact] = {}
+    for fact in _occurrences(text):
+        counts[fact.text] = counts.get(fact.text, 0) + 1
+        first.setdefault(fact.text, fact)
+    return sorted(first.values(), key=lambda fact: -counts[fact.text])
+
+
+def _occurrences(text: str) -> Iterator[Fact]:
     for match in _PATTERN.finditer(text):
         kind = match.lastgroup or 'number'
         value = match.group().rstrip('.,;:')
-        if _is_noise(value, kind) or value in seen:
-            continue
-        seen[value] = Fact(value, kind)
-    return list(seen.values())
+        if not _is_noise(value, kind):
+            yield Fact(value, kind)
 
 
 def _is_noise(value: str, kind: str) -> bool:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models import Model
 
-from ._check import CheckFailed, IntegrityProblem, PartRef, check_history, check_message, integrity_problems
+from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, check_message, integrity_problems
 from ._config import SummarizerConfig
 from ._shape import JsonValue
 from ._summarize import Outcome, Summarizer
@@ -136,7 +136,7 @@ class Compactor:
                 continue
             output[message_index] = replaced
         changed = {ref: outcome.summary for ref, outcome in accepted.items()}
-        check_history(messages, output, changed)  # (d); (b) and (c) were checked per message above
+        check_integrity(messages, output)  # (d); (b) and (c) were checked per message above
         for outcome in accepted.values():
             report.summarized += 1
             report.tokens_after += content_tokens(outcome.summary, self.tokenizer)  # type: ignore[arg-type]

@@ -95,8 +95,16 @@ class PromptBook:
             raise ConfigError(f'prompt_version {config.prompt_version!r}: no folder {self._folder}')
         self._system = self._read(self._folder / 'system.md')
         self._loaded: dict[Path, Prompt] = {}
+        self._chosen: dict[tuple[str, str], Prompt] = {}
+        """Per (tool, shape): looked up once per summary, where building and hashing a `Path` shows."""
 
     def for_tool(self, tool_name: str, shape: str) -> Prompt:
+        prompt = self._chosen.get((tool_name, shape))
+        if prompt is None:
+            prompt = self._chosen[(tool_name, shape)] = self._load(tool_name, shape)
+        return prompt
+
+    def _load(self, tool_name: str, shape: str) -> Prompt:
         path = self._config.rule_for(tool_name).prompt or self._folder / f'{shape}.md'
         prompt = self._loaded.get(path)
         if prompt is None:

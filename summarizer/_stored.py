@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 
 from ._check import CheckFailed, PartRef, check_integrity, compare_message_json
@@ -27,6 +28,8 @@ from ._tokens import content_tokens
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
 _DECODER = json.JSONDecoder()
+_SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it
+_PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
 
 
 class HistoryError(ValueError):
@@ -117,7 +120,17 @@ def validate(data: object) -> list[ModelMessage]:
         location = list(error['loc'])
         index = location.pop(0) if location and isinstance(location[0], int) else None
         where = '.'.join(str(piece) for piece in location if not _is_union_tag(piece))
-        raise HistoryError(f'{where + ": " if where else ""}{error["msg"]}', message_index=index) from None
+        raise HistoryError(f'{where + ": " if where else ""}{_problem(error, where)}', message_index=index) from None
+
+
+def _problem(error: ErrorDetails, where: str) -> str:
+    """pydantic's message, but in the file's own terms where it speaks of discriminators."""
+    tag = 'part_kind' if where else 'kind'
+    if error['type'] == 'union_tag_invalid':
+        return f'unknown {tag} {error.get("ctx", {}).get("tag")!r}'
+    if error['type'] == 'union_tag_not_found':
+        return f'expected an object with a {tag!r} field'
+    return error['msg']
 
 
 def _is_union_tag(piece: object) -> bool:
@@ -130,7 +143,8 @@ def _decode(raw: bytes) -> str:
     try:
         return raw.decode('utf-8')
     except UnicodeDecodeError as exc:
-        raise HistoryError(f'not UTF-8 text (byte {exc.start})') from None
+        line = raw.count(b'\n', 0, exc.start) + 1
+        raise HistoryError(f'not UTF-8 text at line {line} (byte {exc.start})') from None
 
 
 def _separators(original: str) -> tuple[str, str]:
@@ -181,7 +195,8 @@ class _Scanner:
         return HistoryError(f'invalid JSON at line {line} column {column}: {problem}', message_index=self.message_index)
 
     def skip_whitespace(self) -> None:
-        self.position = _WHITESPACE.match(self.text, self.position).end()  # type: ignore[union-attr]
+        if self.text[self.position : self.position + 1] in _SPACE:  # compact JSON has none: skip the regex
+            self.position = _WHITESPACE.match(self.text, self.position).end()  # type: ignore[union-attr]
 
     def expect(self, char: str) -> None:
         self.skip_whitespace()
@@ -202,9 +217,11 @@ class _Scanner:
             value, self.position = _DECODER.raw_decode(self.text, start)
         except json.JSONDecodeError as exc:
             self.position = exc.pos
-            raise self.fail(exc.msg) from None
+            raise self.fail(exc.msg.removesuffix(' at')) from None
         except RecursionError:
             raise self.fail('nested too deeply') from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise self.fail(str(exc).split(':')[0]) from None
         return value, start, self.position
 
     def items(self, open_char: str, close_char: str, item: object) -> None:
@@ -261,6 +278,10 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
 
 
 def _key(scanner: _Scanner) -> str:
+    plain = _PLAIN_KEY.match(scanner.text, scanner.position)
+    if plain is not None:  # the common case in one regex step; escapes and errors take the long way
+        scanner.position = plain.end()
+        return plain[1]
     if scanner.peek() != '"':
         raise scanner.fail('expected a property name in double quotes')
     key = scanner.value()[0]

@@ -39,7 +39,7 @@ from ._config import SummarizerConfig
 from ._models import SUMMARY_KEY, model_id, resolve_model
 from ._prompts import PromptBook
 from ._shape import JsonValue, schema_for
-from ._tokens import Tokenizer, estimate_tokens, json_text
+from ._tokens import Tokenizer, estimate_tokens
 from ._walk import Candidate
 
 logger = logging.getLogger(__name__)
@@ -121,10 +121,13 @@ class Summarizer:
         return max(1, min(max(share, self.config.min_summary_tokens), candidate.threshold_tokens - 1))
 
     async def summarize(self, candidate: Candidate) -> Outcome:
+        if candidate.tokens > self.config.max_content_tokens:
+            failure = f'{candidate.tokens:,} tokens, over max_content_tokens ({self.config.max_content_tokens:,}): not sent'
+            return Outcome(candidate=candidate, failure=failure)
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         budget = self.budget_for(candidate)
         key = cache_key(
-            content=json_text(candidate.content),
+            content=candidate.text,
             model=self._model_id,
             prompt=prompt.identity,
             shape=candidate.shape,
@@ -163,7 +166,11 @@ class Summarizer:
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
             outcome.failure = _describe(exc)
             outcome.rejected = isinstance(exc, SummaryFailed)
-            logger.info('summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure)
+            # The reason may quote the content (a key, a summary fragment, a provider echoing the
+            # request): only its kind is logged above DEBUG.
+            kind = 'rejected by the checks' if outcome.rejected else type(exc).__name__
+            logger.info('summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, kind)
+            logger.debug('summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure)
         finally:
             flight.future.set_result(outcome.summary)
             del self._flights[key]
@@ -189,7 +196,7 @@ class Summarizer:
         retrying = tenacity.AsyncRetrying(
             stop=tenacity.stop_after_attempt(self.config.max_retries + 1),
             wait=self._wait,
-            retry=tenacity.retry_if_exception(is_transient),
+            retry=tenacity.retry_if_exception(self._retryable),
             reraise=True,
         )
         async for attempt in retrying:
@@ -205,6 +212,14 @@ class Summarizer:
                 outcome.output_tokens += response.usage.output_tokens
                 return _read_summary(response, candidate)
         raise AssertionError('unreachable: tenacity reraises the last error')  # pragma: no cover
+
+    def _retryable(self, error: BaseException) -> bool:
+        """Transient errors, unless the server asks for a longer wait than `retry_max_seconds`.
+
+        Retrying sooner than the server's Retry-After would only be refused again; waiting longer than
+        the configured bound would stall the run. The content keeps its original instead.
+        """
+        return is_transient(error) and retry_after_seconds(error) <= self.config.retry_max_seconds
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
         """Exponential backoff with full jitter, but never sooner than the server's Retry-After."""
@@ -272,13 +287,12 @@ def is_transient(error: BaseException) -> bool:
 
 
 def retry_after_seconds(error: BaseException | None) -> float:
-    """The server's Retry-After (seconds form) on an HTTP error, else 0."""
-    headers = getattr(error, 'headers', None) or {}
-    value = headers.get('retry-after') if isinstance(headers, dict) else None
-    try:
-        return max(float(value), 0.0) if value is not None else 0.0
-    except ValueError:
-        return 0.0
+    """The wait the provider asked for (`retry-after-ms`, or `Retry-After` in seconds or as a date), else 0.
+
+    pydantic-ai parses the headers of an HTTP error into `ModelAPIError.retry_after`.
+    """
+    wait = error.retry_after if isinstance(error, ModelAPIError) else None
+    return wait if wait is not None else 0.0
 
 
 def _describe(error: BaseException) -> str:

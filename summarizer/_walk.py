@@ -24,8 +24,8 @@ from pydantic_ai.messages import (
 from pydantic_core import to_jsonable_python
 
 from ._config import SummarizerConfig
-from ._shape import JsonValue, shape_name
-from ._tokens import Tokenizer, content_tokens, estimate_tokens
+from ._shape import MAX_DEPTH, JsonValue, nested_deeper_than, shape_name
+from ._tokens import Tokenizer, estimate_tokens, json_text
 
 _MULTIMODAL = (BinaryContent, FileUrl, UploadedFile)
 
@@ -41,6 +41,8 @@ class Candidate:
     part: ToolReturnPart
     content: JsonValue
     """The content as JSON data (what is summarized, hashed and checked)."""
+    text: str
+    """Its compact JSON text (`json_text`): measured here, hashed for the cache without serializing again."""
     tokens: int
     threshold_tokens: int
     call_args: str
@@ -99,13 +101,16 @@ def _candidate(
     rule = config.rule_for(part.tool_name)
     if rule.skip or part.outcome == 'retried':  # a retried return is a retry prompt, not tool output
         return None
+    if nested_deeper_than(part.content, MAX_DEPTH):
+        return None
     content = as_json(part.content)
     if content is None or shape_name(content) == 'scalar':
         return None
     threshold = config.threshold_for(part.tool_name)
     if tokenizer is estimate_tokens and isinstance(content, str) and len(content) <= threshold:
         return None  # a cheap bound: the estimate never counts more than one token a character
-    tokens = content_tokens(content, tokenizer)
+    text = json_text(content)
+    tokens = tokenizer(text)
     if tokens <= threshold:
         return None
     return Candidate(
@@ -114,6 +119,7 @@ def _candidate(
         ordinal=ordinal,
         part=part,
         content=content,
+        text=text,
         tokens=tokens,
         threshold_tokens=threshold,
         call_args=_call_args(messages, message_index, part.tool_call_id),
@@ -129,13 +135,38 @@ def as_json(content: object) -> JsonValue | None:
     return to_jsonable_python(content, fallback=str)
 
 
+class _Multimodal(Exception):
+    pass
+
+
+def _reject_multimodal(value: object) -> None:
+    if isinstance(value, _MULTIMODAL):
+        raise _Multimodal
+    return None  # as in the Python walk, other objects are not looked into
+
+
 def _has_multimodal(value: object) -> bool:
+    """Whether lists, tuples and dicts in `value` hold binary or multimodal data.
+
+    The C JSON encoder walks the containers (calling the hook only for other objects) about ten times
+    faster than Python recursion; keys it cannot encode or circular data take the Python walk.
+    """
+    try:
+        json.dumps(value, default=_reject_multimodal)
+    except _Multimodal:
+        return True
+    except (TypeError, ValueError):
+        return _walk_multimodal(value)
+    return False
+
+
+def _walk_multimodal(value: object) -> bool:
     if isinstance(value, _MULTIMODAL):
         return True
     if isinstance(value, (list, tuple)):
-        return any(_has_multimodal(item) for item in value)
+        return any(_walk_multimodal(item) for item in value)
     if isinstance(value, dict):
-        return any(_has_multimodal(item) for item in value.values())
+        return any(_walk_multimodal(item) for item in value.values())
     return False
 
 

@@ -128,8 +128,7 @@ def test_retry_waits_honour_retry_after() -> None:
 
     from summarizer._summarize import retry_after_seconds
 
-    error = ModelHTTPError(status_code=429, model_name='m', body='slow down')
-    error.headers = {'retry-after': '2'}
+    error = ModelHTTPError(status_code=429, model_name='m', body='slow down', headers={'Retry-After': '2'})
     assert retry_after_seconds(error) == 2.0
     summarizer = compactor(retry_initial_seconds=0.001, retry_max_seconds=5).summarizer
     state = tenacity.RetryCallState(retry_object=tenacity.AsyncRetrying(), fn=None, args=(), kwargs={})

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from .._config import ConfigError
-from . import check, compact
+from . import batch, check, compact, eval
 from ._common import InputError
 
-SUBCOMMANDS = (compact, check)
+SUBCOMMANDS = (compact, check, eval, batch)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

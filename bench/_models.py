@@ -1,0 +1,72 @@
+"""Summarizer models for the benchmarks: instant, or with a fixed latency, and timing themselves.
+
+Both answer through the same prompt, structured output and checks as any model (they are built on
+`summarizer._models.embedded_model`), but with the smallest summary the shape contract allows, so
+what is timed is our machinery and not the extractive summarizer. Their functions are `async`:
+a plain `def` would make `FunctionModel` hop to a worker thread for every call, which a real
+(network) model does not cost either.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.usage import RequestUsage
+
+from summarizer._models import embedded_model
+from summarizer._shape import JsonValue
+
+
+def minimal_summary(content: JsonValue, *, budget_tokens: int = 0, max_items: int | None = None) -> JsonValue:
+    """The smallest summary that keeps `content`'s shape: one short string where the content had text."""
+    if isinstance(content, str):
+        return 'Summary: records listed, nothing failed.'
+    if isinstance(content, list):
+        for item in content:
+            if isinstance(item, (str, list, dict)):
+                return [minimal_summary(item)]
+        return content[:1]
+    if isinstance(content, dict):
+        return {key: minimal_summary(value) if isinstance(value, (str, list, dict)) else value for key, value in content.items()}
+    return content
+
+
+class TimedModel:
+    """A summarizer `FunctionModel` answering `minimal_summary` after `latency` seconds (0: at once).
+
+    `calls` counts the requests it answered and `busy_ns` the time spent inside its function, so the
+    caller can subtract "the model's own time" from a measurement.
+    """
+
+    def __init__(self, *, latency: float = 0.0, name: str = 'instant') -> None:
+        self.latency = latency
+        self.calls = 0
+        self.busy_ns = 0
+        self._answer = embedded_model(name, minimal_summary).function
+        self.model = FunctionModel(self._timed, model_name=name)
+
+    async def _timed(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        started = time.perf_counter_ns()
+        if self.latency:
+            await asyncio.sleep(self.latency)
+        assert self._answer is not None
+        response = self._answer(messages, info)
+        self.calls += 1
+        self.busy_ns += time.perf_counter_ns() - started
+        return response  # type: ignore[return-value]  # the embedded model's function is synchronous
+
+
+def instant_text_model(text: str = 'Summary: the output listed records and values; nothing failed.') -> FunctionModel:
+    """For harness `Summarize` (which wants text): answers at once with `text` and explicit usage.
+
+    Without explicit usage `FunctionModel` estimates it by tokenizing the whole prompt (~0.5 ms for a
+    20 KB prompt), which no real model costs on the caller's side.
+    """
+
+    async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[TextPart(text)], usage=RequestUsage(input_tokens=1, output_tokens=1))
+
+    return FunctionModel(answer, model_name='instant-text')

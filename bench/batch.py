@@ -1,0 +1,93 @@
+"""Benchmark 2: `summarizer batch` throughput on a generated corpus, beside a raw JSON round trip.
+
+The corpus is written once as JSONL and as SQLite (the same histories) and kept between runs, since
+generating it takes longer than compacting it. Each measurement runs in a child process
+(`_batch_child`) with its own empty cache, so peak RSS and timings do not leak between them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ._report import Section, Target
+from .workload import write_corpus
+
+NOTHING_TO_SUMMARIZE = str(10**9)
+EMBEDDED = '1000'
+
+
+@dataclass(frozen=True)
+class Corpus:
+    jsonl: Path
+    sqlite: Path
+    histories: int
+    messages: int
+
+    @property
+    def megabytes(self) -> float:
+        return self.jsonl.stat().st_size / 1e6
+
+
+def corpus(directory: Path, *, histories: int, messages: int, tool_returns: int) -> Corpus:
+    """The corpus under `directory`, generated unless an earlier run left it there."""
+    folder = directory / f'corpus-{histories}x{messages}m{tool_returns}r'
+    jsonl, sqlite = folder / 'corpus.jsonl', folder / 'corpus.sqlite'
+    if not (jsonl.is_file() and sqlite.is_file()):
+        write_corpus(histories, folder, messages=messages, tool_returns=tool_returns)
+    return Corpus(jsonl=jsonl, sqlite=sqlite, histories=histories, messages=messages)
+
+
+def run_child(mode: str, path: Path, threshold: str = EMBEDDED) -> dict[str, float]:
+    """Seconds and peak RSS of one measurement in a fresh process with a fresh cache."""
+    with tempfile.TemporaryDirectory(prefix='bench-batch-') as scratch:
+        environment = {**os.environ, 'SUMMARIZER_CACHE_DIR': str(Path(scratch) / 'cache')}
+        command = [sys.executable, '-m', 'bench._batch_child', mode, str(path), str(Path(scratch) / 'out'), threshold]
+        done = subprocess.run(command, capture_output=True, text=True, env=environment, cwd=Path(__file__).parent.parent)
+        if done.returncode:
+            raise RuntimeError(f'{" ".join(command)} failed: {done.stderr.strip()[-800:]}')
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def batch_section(data: Corpus) -> Section:
+    megabytes = data.megabytes
+    section = Section(
+        title=f'2. Batch throughput ({data.histories:,} histories of {data.messages} messages, {megabytes:,.0f} MB)',
+        columns=['case', 'format', 'seconds', 'MB/s', 'histories/s', '× raw JSON', 'peak RSS MB'],
+    )
+    ratios: dict[str, float] = {}
+    for fmt, path in (('JSONL', data.jsonl), ('SQLite', data.sqlite)):
+        raw = run_child(f'raw-{fmt.lower()}', path)
+        cases = (
+            ('raw json.loads + json.dumps', raw),
+            ('batch, nothing to summarize', run_child('batch', path, NOTHING_TO_SUMMARIZE)),
+            ('batch, embedded model', run_child('batch', path, EMBEDDED)),
+        )
+        for label, measured in cases:
+            seconds = measured['seconds']
+            ratio = raw['seconds'] / seconds
+            ratios[f'{label} {fmt}'] = ratio
+            section.rows.append({
+                'case': label,
+                'format': fmt,
+                'seconds': seconds,
+                'MB/s': megabytes / seconds,
+                'histories/s': data.histories / seconds,
+                '× raw JSON': ratio,
+                'peak RSS MB': measured['peak_rss_mb'],
+            })
+    for fmt in ('JSONL', 'SQLite'):
+        section.targets.append(
+            Target(f'batch with nothing to summarize ({fmt}), × raw JSON throughput',
+                   ratios[f'batch, nothing to summarize {fmt}'], 0.5, 'at least')
+        )
+    section.notes.append(
+        'Each case in a process of its own with an empty cache; timed after imports. "× raw JSON" is throughput '
+        'relative to json.loads + json.dumps of the same histories, written out the same way.'
+    )
+    return section

@@ -1,0 +1,180 @@
+"""LangChain's `SQLChatMessageHistory` rows: one message per row, a session is a history.
+
+Each row holds `json.dumps(message_to_dict(message))`, i.e. `{"type": "tool", "data": {"content": ...,
+"tool_call_id": ..., ...}}`. A session is turned into the pydantic-ai messages the pipeline knows
+(AI tool calls as a `ModelResponse`, consecutive tool rows as one `ModelRequest` of returns), so the
+same walk, `keep_recent` window, summarizer, cache and checks apply. The summaries are then spliced
+into each row's own text at the span of `data.content`: every other byte of the row is kept, and
+each rewritten row is checked against its original before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+
+from .._check import CheckFailed, PartRef
+from .._pipeline import Compactor, Report
+from .._shape import JsonValue, shape_mismatch
+from .._stored import HistoryError, _key, _Scanner, _separators
+from .._tokens import content_tokens
+
+
+@dataclass(frozen=True)
+class Row:
+    """One parsed row: its text, its fields, and where the `data.content` value sits in the text."""
+
+    text: str
+    kind: str
+    data: dict[str, JsonValue]
+    content_span: tuple[int, int] | None
+
+    @classmethod
+    def parse(cls, text: str) -> Row:
+        scanner = _Scanner(text)
+        fields: dict[str, JsonValue] = {}
+        data: dict[str, JsonValue] = {}
+        span: list[tuple[int, int]] = []
+
+        def data_member() -> None:
+            key = _key(scanner)
+            data[key], start, end = scanner.value()
+            if key == 'content':
+                span.append((start, end))
+
+        def member() -> None:
+            key = _key(scanner)
+            if key == 'data' and scanner.peek() == '{':
+                scanner.items('{', '}', data_member)
+                fields[key] = data
+            else:
+                fields[key] = scanner.value()[0]
+
+        if scanner.peek() != '{':
+            raise HistoryError('expected a LangChain message object {"type": ..., "data": {...}}')
+        scanner.items('{', '}', member)
+        scanner.skip_whitespace()
+        if scanner.position != len(text):
+            raise scanner.fail('extra data after the message')
+        kind = fields.get('type')
+        if not isinstance(kind, str) or fields.get('data') is not data:
+            raise HistoryError('not a LangChain message: expected {"type": ..., "data": {...}}')
+        if kind == 'tool' and not isinstance(data.get('tool_call_id'), str):
+            raise HistoryError('a tool message without a tool_call_id')
+        return cls(text=text, kind=kind, data=data, content_span=span[-1] if span else None)
+
+    def with_content(self, content: JsonValue) -> str:
+        """The row's text with only the `data.content` value replaced, in the row's own JSON style."""
+        assert self.content_span is not None
+        start, end = self.content_span
+        value = json.dumps(content, ensure_ascii=self.text.isascii(), separators=_separators(self.text[start:end]))
+        return self.text[:start] + value + self.text[end:]
+
+
+@dataclass(frozen=True)
+class SessionCompaction:
+    new_rows: dict[int, str]
+    """Row position in the session -> the new text of that row (only rows that changed)."""
+    report: Report
+    tokens_before: int
+    tokens_after: int
+
+
+def session_messages(rows: Sequence[Row]) -> tuple[list[ModelMessage], dict[PartRef, int]]:
+    """The session as pydantic-ai messages, and which row each tool return came from.
+
+    Only what the walk needs is carried over: tool calls (for the call arguments in the prompt) and
+    tool returns. Other rows (human, system, AI text) end a run of tool rows.
+    """
+    messages: list[ModelMessage] = []
+    origin: dict[PartRef, int] = {}
+    returns: list[ToolReturnPart] | None = None
+    for position, row in enumerate(rows):
+        if row.kind != 'tool':
+            returns = None
+            if row.kind == 'ai':
+                messages.append(ModelResponse(parts=list(_calls(row.data))))
+            continue
+        if returns is None:
+            returns = []
+            messages.append(ModelRequest(parts=returns))  # filled below
+        origin[(len(messages) - 1, len(returns))] = position
+        name = row.data.get('name')
+        returns.append(
+            ToolReturnPart(
+                tool_name=name if isinstance(name, str) and name else 'tool',
+                content=_summarizable(row.data.get('content')),
+                tool_call_id=str(row.data['tool_call_id']),
+            )
+        )
+    return messages, origin
+
+
+def _calls(data: dict[str, JsonValue]) -> list[ToolCallPart]:
+    calls = data.get('tool_calls')
+    if not isinstance(calls, list):
+        return []
+    return [
+        ToolCallPart(tool_name=call['name'], args=call.get('args'), tool_call_id=call['id'])  # type: ignore[arg-type]
+        for call in calls
+        if isinstance(call, dict) and isinstance(call.get('name'), str) and isinstance(call.get('id'), str)
+    ]
+
+
+def _summarizable(content: JsonValue) -> JsonValue:
+    """Content blocks other than text (images, files) are never summarized: they become `None` here."""
+    if isinstance(content, list) and any(isinstance(block, dict) and block.get('type') != 'text' for block in content):
+        return None
+    return content
+
+
+async def compact_session(texts: Sequence[str], compactor: Compactor) -> SessionCompaction:
+    """Compact one session; `HistoryError` (naming the bad row's position as message index) on bad input."""
+    rows: list[Row] = []
+    for position, text in enumerate(texts):
+        try:
+            rows.append(Row.parse(text))
+        except HistoryError as exc:
+            raise HistoryError(exc.problem, message_index=position) from None
+    messages, origin = session_messages(rows)
+    compaction = await compactor.compact(messages)
+    report = compaction.report
+    tokens_before = sum(compactor.tokenizer(text) for text in texts)
+    new_rows: dict[int, str] = {}
+    for ref, summary in compaction.changed.items():
+        position = origin[ref]
+        text = rows[position].with_content(summary)
+        try:
+            check_row(rows[position], Row.parse(text))
+        except (CheckFailed, HistoryError) as exc:
+            if compactor.config.strict:
+                raise CheckFailed(f'row {position}: rewrite failed the post-check: {exc}') from None
+            report.summarized -= 1
+            report.failed += 1
+            old = rows[position].data['content']
+            report.tokens_after += content_tokens(old, compactor.tokenizer) - content_tokens(summary, compactor.tokenizer)
+            continue
+        new_rows[position] = text
+    tokens_after = tokens_before + sum(
+        compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_rows.items()
+    )
+    return SessionCompaction(new_rows=new_rows, report=report, tokens_before=tokens_before, tokens_after=tokens_after)
+
+
+def check_row(before: Row, after: Row) -> None:
+    """The post-check of one rewritten row: identical outside `data.content`, which keeps its shape and shrinks."""
+    if before.content_span is None or after.content_span is None:
+        raise CheckFailed('the content value is missing')
+    start, end = before.content_span
+    after_start, after_end = after.content_span
+    if before.text[:start] != after.text[:after_start] or before.text[end:] != after.text[after_end:]:
+        raise CheckFailed('the row changed outside its content value')
+    old, new = before.data['content'], after.data['content']
+    mismatch = shape_mismatch(old, new)
+    if mismatch:
+        raise CheckFailed(f'wrong shape: {mismatch}')
+    if content_tokens(new) >= content_tokens(old):
+        raise CheckFailed('the new content is not smaller')

@@ -1,0 +1,193 @@
+"""`summarizer batch PATH...`: compact many stored histories (files, folders, JSONL, SQLite) in one run."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+from .._config import SummarizerConfig
+from .._pipeline import Report
+from .._write import atomic_write
+from ..batch import Journal, SourceError, SourceReport, Target, Tick, discover, resumed, run_batch, shard
+from ._common import InputError, add_config_options, load_config, report_table
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        'batch',
+        help='compact many stored histories: files, folders, JSONL, SQLite, LangChain message stores',
+        description='Compact every history under PATH... (see docs/batch.md). Each history is written '
+        'atomically and only when something changed; an interrupted run can be resumed.',
+    )
+    parser.add_argument('paths', type=Path, nargs='+', metavar='PATH', help='a file, folder or SQLite database')
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument('--out', type=Path, metavar='DIR', help="write results under DIR, mirroring the inputs' layout")
+    where.add_argument('--in-place', action='store_true', help='rewrite the inputs themselves (atomically)')
+    parser.add_argument('--backup', action='store_true', help='with --in-place: keep each changed input as NAME.bak')
+    parser.add_argument('--jobs', type=int, default=1, metavar='N', help='worker processes (sources are dealt to them)')
+    parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
+    parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
+    parser.add_argument('--journal', type=Path, metavar='FILE', help='journal of finished sources (default: in the cache)')
+    parser.add_argument('--shard', metavar='K/N', help='only the K-th of N shares of the sources (1-based)')
+    parser.add_argument('--include', action='append', metavar='GLOB', help='folder files to take (repeatable)')
+    parser.add_argument('--exclude', action='append', metavar='GLOB', help='folder files to leave out (repeatable)')
+    parser.add_argument('--table', help='SQLite table of histories (default: conversations)')
+    parser.add_argument('--id-column', help='its primary key column (default: id)')
+    parser.add_argument('--messages-column', help='its history column (default: messages)')
+    parser.add_argument('--langchain-table', help="LangChain's message table (default: message_store)")
+    add_config_options(parser)
+    parser.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    if not (arguments.out or arguments.in_place or arguments.dry_run):
+        raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
+    if arguments.jobs < 1:
+        raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
+    config = _batch_config(load_config(arguments), arguments)
+    target = Target(out=arguments.out, backup=arguments.backup, dry_run=arguments.dry_run, reuse_output=arguments.resume)
+    try:
+        sources = discover(arguments.paths, config=config.batch, out=arguments.out)
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    if arguments.shard:
+        index, count = _shard(arguments.shard)
+        sources = shard(sources, index, count)
+    journal = Journal(arguments.journal or _default_journal(config, arguments))
+    finished = journal.start(resume=arguments.resume)
+    earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
+    todo = [source for source in sources if source.key not in earlier]
+    for source in sources:
+        if source.key in earlier:
+            journal.record(source, earlier[source.key])  # the new journal stays complete
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    size = sum(source.path.stat().st_size for source in todo)
+    with _Progress(console, total=size) as progress:
+        reports = run_batch(todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick)
+    seconds = time.perf_counter() - started
+    all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
+    _summary(console, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
+    if arguments.report:
+        _write_report(arguments.report, all_reports, seconds=seconds, size=size)
+    return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _batch_config(config: SummarizerConfig, arguments: argparse.Namespace) -> SummarizerConfig:
+    overrides = {
+        'include': tuple(arguments.include) if arguments.include else None,
+        'exclude': tuple(arguments.exclude) if arguments.exclude else None,
+        'table': arguments.table,
+        'id_column': arguments.id_column,
+        'messages_column': arguments.messages_column,
+        'langchain_table': arguments.langchain_table,
+    }
+    batch = dataclasses.replace(config.batch, **{key: value for key, value in overrides.items() if value is not None})
+    return dataclasses.replace(config, batch=batch)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        index, count = (int(piece) for piece in text.split('/'))
+    except ValueError:
+        raise InputError(f'--shard takes K/N, e.g. 2/4, got {text!r}') from None
+    if not 1 <= index <= count:
+        raise InputError(f'--shard {text}: K must be between 1 and N')
+    return index, count
+
+
+def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) -> Path:
+    """One journal per job: the same inputs, destination and shard resume the same journal."""
+    job = json.dumps(
+        [sorted(str(path.resolve()) for path in arguments.paths), str(arguments.out and arguments.out.resolve()), arguments.shard]
+    )
+    name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
+    return config.cache.resolved_directory() / 'batch-journals' / f'{name}.jsonl'
+
+
+class _Progress:
+    """A rich progress bar on a terminal; one plain line per finished source otherwise."""
+
+    def __init__(self, console: Console, *, total: int) -> None:
+        self.console = console
+        self.histories = self.summarized = self.saved = 0
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        if console.is_terminal:
+            self._bar = Progress(
+                TextColumn('[bold]batch'),
+                BarColumn(),
+                TextColumn('{task.fields[stats]}'),
+                TimeElapsedColumn(),
+                TextColumn('ETA'),
+                TimeRemainingColumn(),
+                console=console,
+            )
+            self._task = self._bar.add_task('batch', total=total or None, stats='')
+
+    def __enter__(self) -> _Progress:
+        if self._bar is not None:
+            self._bar.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+    def tick(self, tick: Tick) -> None:
+        if tick.finished is None:
+            self.histories += 1
+            self.summarized += tick.summarized
+            self.saved += tick.tokens_saved
+        if self._bar is not None and self._task is not None:
+            stats = f'{self.histories:,} histories, {self.summarized:,} returns summarized, {self.saved:,} tokens saved'
+            self._bar.update(self._task, advance=tick.characters, stats=stats)
+        elif tick.finished is not None:
+            report = tick.finished
+            self.console.print(
+                f'{report.source}: {report.histories} histories, {report.changed} changed, {report.failed} failed, '
+                f'{report.counts.summarized} returns summarized, {report.tokens_before - report.tokens_after:,} tokens saved',
+                highlight=False,
+                soft_wrap=True,
+            )
+
+
+def _summary(console: Console, reports: list[SourceReport], *, seconds: float, size: int, dry_run: bool) -> None:
+    total = Report()
+    for report in reports:
+        total.add(report.counts)
+    histories = sum(report.histories for report in reports)
+    title = f'batch: {len(reports)} sources' + (' (dry run: nothing written)' if dry_run else '')
+    table = report_table(
+        title,
+        total,
+        tokens_before=sum(report.tokens_before for report in reports),
+        tokens_after=sum(report.tokens_after for report in reports),
+    )
+    table.add_row('histories', f'{histories:,} seen, {sum(r.changed for r in reports):,} changed, '
+                  f'{sum(r.failed for r in reports):,} failed')
+    table.add_row('resumed sources', str(sum(report.resumed for report in reports)))
+    table.add_row('throughput', f'{size / 1e6 / max(seconds, 1e-9):.1f} MB/s, {histories / max(seconds, 1e-9):.1f} histories/s')
+    console.print(table)
+    for report in reports:
+        for problem in report.problems:
+            console.print(f'[yellow]{problem.kind} failed[/] {problem.describe()}', highlight=False)
+
+
+def _write_report(path: Path, reports: list[SourceReport], *, seconds: float, size: int) -> None:
+    document = {
+        'seconds': round(seconds, 3),
+        'input_bytes': size,
+        'sources': [report.as_json() for report in reports],
+    }
+    try:
+        atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
+    except OSError as exc:
+        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None

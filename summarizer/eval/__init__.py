@@ -1,0 +1,34 @@
+"""Offline eval of summarizer models: compression, fact retention, structure and cost, with a baseline.
+
+`summarizer eval` (see docs/eval.md) runs every model through the real pipeline over stored
+histories, scores the outputs (`_metrics`), compares them with the head-truncation baseline
+(`_baseline`), writes the report (`_report`) and gates CI; `_golden` keeps the embedded model's
+outputs as regression fixtures.
+"""
+
+from ._baseline import HEAD, head, head_model
+from ._golden import expected_path, golden_compactor, golden_output, update_golden
+from ._metrics import Tally, mentions, referred_facts
+from ._report import default_folder, markdown, write_report
+from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
+
+__all__ = [
+    'HEAD',
+    'EvalHistory',
+    'EvalRun',
+    'ModelScore',
+    'Tally',
+    'default_folder',
+    'eval_models',
+    'expected_path',
+    'golden_compactor',
+    'golden_output',
+    'head',
+    'head_model',
+    'markdown',
+    'mentions',
+    'referred_facts',
+    'run_eval',
+    'update_golden',
+    'write_report',
+]

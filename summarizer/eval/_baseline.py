@@ -1,0 +1,67 @@
+"""The head-truncation baseline: what a summary is worth against simply keeping the beginning.
+
+Every model in an eval is compared with this obvious, free alternative at the same size budget. It
+is an embedded `FunctionModel` like the extractive one, so it runs through the same prompt,
+structured output and post-check: its figures differ from a model's only by what it keeps.
+
+The head of a content is the beginning of its text, read depth-first: a string's first characters;
+a list's first items (strings cut); an object with every key (it must keep them all), its values cut
+in order. The character allowance is the largest whose result fits the token budget.
+"""
+
+from __future__ import annotations
+
+from pydantic_ai.models.function import FunctionModel
+
+from .._models import embedded_model
+from .._shape import JsonValue
+from .._tokens import estimate_tokens, json_text
+
+HEAD = 'head'
+
+
+def head_model() -> FunctionModel:
+    return embedded_model(HEAD, head)
+
+
+def head(content: JsonValue, *, budget_tokens: int, max_items: int | None = None) -> JsonValue:
+    """The head of `content` that fits `budget_tokens` estimated tokens (at least one character of text)."""
+    low, high = 1, max(min(_text_chars(content), budget_tokens * 4), 1)
+    while low < high:  # the largest allowance that fits; the result grows with the allowance
+        middle = (low + high + 1) // 2
+        if estimate_tokens(json_text(_cut(content, middle)[0])) <= budget_tokens:
+            low = middle
+        else:
+            high = middle - 1
+    summary = _cut(content, low)[0]
+    return summary[:max_items] if isinstance(summary, list) and max_items is not None else summary
+
+
+def _cut(value: JsonValue, allowance: int) -> tuple[JsonValue, int]:
+    """`value` with at most `allowance` characters of string text, depth-first; and what is left of it."""
+    if isinstance(value, str):
+        return value[:allowance], max(allowance - len(value), 0)
+    if isinstance(value, list):
+        items: list[JsonValue] = []
+        for item in value:
+            if items and allowance <= 0:
+                break
+            cut, allowance = _cut(item, allowance)
+            items.append(cut)
+        return items, allowance
+    if isinstance(value, dict):
+        kept: dict[str, JsonValue] = {}
+        for key, item in value.items():
+            kept[key], allowance = _cut(item, allowance)
+        return kept, allowance
+    return value, allowance
+
+
+def _text_chars(value: JsonValue) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, list):
+        return sum(_text_chars(item) for item in value)
+    if isinstance(value, dict):
+        return sum(_text_chars(item) for item in value.values())
+    return 0

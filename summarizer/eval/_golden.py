@@ -1,0 +1,52 @@
+"""Golden regression: the embedded model's exact output for every golden history, kept in the repo.
+
+The extractive model is deterministic, so its compacted output of a history (with the shipped
+defaults and `keep_recent=0`, no cache) is a fixed text. `golden/expected/<name>.json` holds it byte
+for byte; a test recomputes it, and any change to the summarizer, the prompts or the rewrite that
+alters an output fails until `summarizer eval --update-golden` records the new outputs on purpose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from .._config import CacheConfig, SummarizerConfig
+from .._models import EXTRACTIVE
+from .._pipeline import Compactor
+from .._stored import compact_stored
+from .._write import atomic_write
+
+EXPECTED_FOLDER = 'expected'
+
+
+def golden_compactor() -> Compactor:
+    """The extractive model with the shipped defaults, `keep_recent=0` and no cache."""
+    config = dataclasses.replace(SummarizerConfig.load(), keep_recent=0, cache=CacheConfig(enabled=False))
+    return Compactor(config=config, model=EXTRACTIVE)
+
+
+def expected_path(history: Path) -> Path:
+    """`golden/histories/x.json` -> `golden/expected/x.json`."""
+    return history.parent.parent / EXPECTED_FOLDER / history.name
+
+
+async def golden_output(text: str, compactor: Compactor) -> str:
+    """The compacted file text (the input itself when nothing is summarized)."""
+    result = await compact_stored(text, compactor)
+    return result.text if result.text is not None else text
+
+
+async def update_golden(histories: dict[Path, str]) -> list[Path]:
+    """Write the expected output of each history (path -> text); returns the files that changed."""
+    compactor = golden_compactor()
+    changed: list[Path] = []
+    for path, text in histories.items():
+        target = expected_path(path)
+        data = (await golden_output(text, compactor)).encode('utf-8')
+        if target.is_file() and target.read_bytes() == data:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(target, data, mode=0o644)
+        changed.append(target)
+    return changed

@@ -1,0 +1,221 @@
+"""The eval's outputs: a Markdown summary a user reads in a minute, a JSON file with every figure,
+and a PNG plot of compression against retention (one point per model and tool).
+
+Report files hold facts quoted from tool output, which may be private: they are written owner-only.
+The plot needs matplotlib (the `eval` extra); without it the other two files are still written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime
+from pathlib import Path
+
+from .._write import atomic_write
+from ._metrics import Tally
+from ._run import EvalRun, ModelScore
+
+SUMMARY_FILE = 'summary.md'
+DATA_FILE = 'results.json'
+PLOT_FILE = 'compression-retention.png'
+_FILE_MODE = 0o600
+
+
+def write_report(run: EvalRun, folder: Path, *, started: datetime, sources: list[str]) -> list[Path]:
+    """Write the report files into `folder` (created owner-only); returns the files written."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    written = [
+        _write(folder / SUMMARY_FILE, markdown(run, started=started, sources=sources)),
+        _write(folder / DATA_FILE, json.dumps(as_data(run, started=started, sources=sources), indent=2) + '\n'),
+    ]
+    plot = plot_png(run)
+    if plot is not None:
+        target = folder / PLOT_FILE
+        atomic_write(target, plot, mode=_FILE_MODE)
+        written.append(target)
+    return written
+
+
+def _write(path: Path, text: str) -> Path:
+    atomic_write(path, text.encode('utf-8'), mode=_FILE_MODE)
+    return path
+
+
+# -- Markdown --------------------------------------------------------------------------------------
+
+
+def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
+    config = run.config
+    lines = [
+        f'# Summarizer eval, {started:%Y-%m-%d %H:%M}',
+        '',
+        f'{len(run.histories)} histories from {", ".join(sources)}; threshold {config.threshold_tokens} tokens, '
+        f'target ratio {config.target_ratio}, keep_recent 0 (every oversized tool return is summarized), '
+        f'retention floor {config.eval.retention_floor:.0%}. Tokens are estimates. '
+        f'The `head` baseline keeps the beginning of each return at the same budget.',
+        '',
+        '| model | returns | tool-return tokens | compression | retention (kept/referred) | structure '
+        '| calls (cached) | summarizer tokens in/out | cost | wall time |',
+        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ]
+    for model in run.models:
+        overall, report = model.overall, model.report
+        lines.append(
+            f'| {_label(model)} | {overall.returns} | {_tokens(overall)} | {_share(overall.compression)} '
+            f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) '
+            f'| {_share(overall.structure_pass_rate)} | {report.model_calls} ({report.cache_hits}) '
+            f'| {_thousands(report.summarizer_input_tokens)} / {_thousands(report.summarizer_output_tokens)} '
+            f'| {_cost(model.price_usd)} | {model.seconds:.1f} s |'
+        )
+    lines += ['', 'Whole histories: ' + '; '.join(_history_line(model) for model in run.models) + '.', '']
+    lines += ['## Per tool', '', '| tool | model | returns | tokens | compression | retention | structure |']
+    lines.append('|---|---|--:|--:|--:|--:|--:|')
+    tools = sorted({tool for model in run.models for tool in model.per_tool})
+    for tool in tools:
+        for model in run.models:
+            tally = model.per_tool.get(tool)
+            if tally is not None:
+                lines.append(f'| {tool} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
+                             f'| {_share(tally.retention)} | {_share(tally.structure_pass_rate)} |')
+    problems = run.gate_problems()
+    lines += ['', '## Gate', '']
+    lines += [f'- FAIL: {problem}' for problem in problems] or ['PASS: every summary passed the post-check and '
+                                                                   'retention is at or above the floor.']
+    return '\n'.join(lines) + '\n'
+
+
+def _label(model: ModelScore) -> str:
+    return f'{model.name} (baseline)' if model.baseline else model.name
+
+
+def _share(value: float | None) -> str:
+    return '-' if value is None else f'{value:.1%}'
+
+
+def _tokens(tally: Tally) -> str:
+    return f'{tally.tokens_before:,} → {tally.tokens_after:,}'
+
+
+def _thousands(count: int) -> str:
+    return f'{count / 1000:.1f}k' if count >= 1000 else str(count)
+
+
+def _cost(price: float | None) -> str:
+    if price is None:
+        return 'unknown'
+    return '$0' if price == 0 else f'${price:.4f}'
+
+
+def _history_line(model: ModelScore) -> str:
+    before, after = model.history_tokens
+    cut = f' (-{1 - after / before:.0%})' if before else ''
+    return f'{model.name} {before:,} → {after:,} tokens{cut}'
+
+
+# -- JSON ------------------------------------------------------------------------------------------
+
+
+def as_data(run: EvalRun, *, started: datetime, sources: list[str]) -> dict[str, object]:
+    config = run.config
+    return {
+        'started': started.isoformat(),
+        'sources': sources,
+        'histories': run.histories,
+        'config': {
+            'threshold_tokens': config.threshold_tokens,
+            'target_ratio': config.target_ratio,
+            'min_summary_tokens': config.min_summary_tokens,
+            'keep_recent': config.keep_recent,
+            'prompt_version': config.prompt_version,
+            'output_mode': config.output_mode,
+            'retention_floor': config.eval.retention_floor,
+        },
+        'models': [_model_data(model) for model in run.models],
+        'gate': {'passed': not run.gate_problems(), 'problems': run.gate_problems()},
+    }
+
+
+def _model_data(model: ModelScore) -> dict[str, object]:
+    report = model.report
+    before, after = model.history_tokens
+    return {
+        'name': model.name,
+        'baseline': model.baseline,
+        'overall': model.overall.as_dict(),
+        'history_tokens_before': before,
+        'history_tokens_after': after,
+        'cost': {
+            'model_calls': report.model_calls,
+            'retries': report.retries,
+            'cache_hits': report.cache_hits,
+            'summarizer_input_tokens': report.summarizer_input_tokens,
+            'summarizer_output_tokens': report.summarizer_output_tokens,
+            'price_usd': model.price_usd,
+            'wall_seconds': round(model.seconds, 3),
+        },
+        'per_tool': {tool: tally.as_dict() for tool, tally in model.per_tool.items()},
+        'histories': [
+            {
+                'name': history.name,
+                'tokens_before': history.tokens_before,
+                'tokens_after': history.tokens_after,
+                'tally': history.tally.as_dict(),
+                'failures': history.failures,
+                'returns': [
+                    {
+                        'tool_name': score.tool_name,
+                        'tool_call_id': score.tool_call_id,
+                        'message_index': score.message_index,
+                        **score.tally.as_dict(),
+                        'lost_facts': score.lost,
+                    }
+                    for score in history.returns
+                ],
+            }
+            for history in model.histories
+        ],
+    }
+
+
+# -- the plot --------------------------------------------------------------------------------------
+
+
+def plot_png(run: EvalRun) -> bytes | None:
+    """Compression (x) against retention (y), one point per model and tool; None without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as pyplot
+    except ImportError:
+        return None
+    from io import BytesIO
+
+    figure, axes = pyplot.subplots(figsize=(8, 6), dpi=110)
+    for model in run.models:
+        points = [(tool, t.compression, t.retention) for tool, t in model.per_tool.items()]
+        points = [(tool, x, y) for tool, x, y in points if x is not None and y is not None]
+        if not points:
+            continue
+        marker = 'x' if model.baseline else 'o'
+        axes.scatter([100 * x for _, x, _ in points], [100 * y for _, _, y in points], label=_label(model), marker=marker)
+        for tool, x, y in points:
+            axes.annotate(tool, (100 * x, 100 * y), fontsize=7, xytext=(3, 3), textcoords='offset points')
+    floor = 100 * run.config.eval.retention_floor
+    axes.axhline(floor, linestyle='--', linewidth=0.8, color='grey', label=f'retention floor {floor:.0f}%')
+    axes.set_xlabel('compression of oversized tool returns (%)')
+    axes.set_ylabel('retention of facts referred to later (%)')
+    axes.set_title('Compression against fact retention, per model and tool')
+    axes.set_ylim(-2, 102)
+    axes.grid(alpha=0.3)
+    axes.legend(loc='lower left', fontsize=8)
+    buffer = BytesIO()
+    figure.savefig(buffer, format='png', bbox_inches='tight', metadata={'Software': None})
+    pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def default_folder(started: datetime) -> Path:
+    """`./reports/eval-<timestamp>`."""
+    return Path(os.curdir) / 'reports' / f'eval-{started:%Y%m%d-%H%M%S}'

@@ -1,0 +1,219 @@
+"""Run every compared model over the eval histories through the real pipeline, and score the outputs.
+
+Each model compacts each stored history with `compact_stored`, so the byte-level post-check runs
+exactly as in production, with `keep_recent=0`: every oversized return is summarized, since the
+eval scores the summarizer, not the window. The cache lives in a directory fresh for each run, so
+the figures (calls, tokens, time) are not artifacts of an earlier run, unless the user's config
+names a cache of its own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from genai_prices import Usage, calc_price
+from pydantic_ai.models import Model
+from pydantic_ai.models.function import FunctionModel
+
+from .._cache import SummaryCache
+from .._config import SummarizerConfig
+from .._models import resolve_model
+from .._pipeline import Compactor, Report
+from .._shape import JsonValue
+from .._stored import StoredCompaction, StoredHistory, compact_stored
+from .._summarize import Summarizer
+from .._tokens import content_tokens
+from .._walk import walk
+from ._baseline import HEAD, head_model
+from ._metrics import ReturnScore, Tally, later_texts, score_return
+
+
+@dataclass(frozen=True)
+class EvalHistory:
+    name: str
+    path: Path
+    stored: StoredHistory
+
+
+@dataclass(kw_only=True)
+class HistoryScore:
+    name: str
+    returns: list[ReturnScore]
+    tokens_before: int
+    """Estimated tokens of the whole stored history, before and after."""
+    tokens_after: int
+    failures: list[str] = field(default_factory=list[str])
+
+    @property
+    def tally(self) -> Tally:
+        return _sum(score.tally for score in self.returns)
+
+
+@dataclass(kw_only=True)
+class ModelScore:
+    name: str
+    histories: list[HistoryScore]
+    report: Report
+    seconds: float
+    price_usd: float | None
+    """None when genai-prices does not know the model; 0 for the embedded ones."""
+
+    @property
+    def baseline(self) -> bool:
+        return self.name == HEAD
+
+    @property
+    def overall(self) -> Tally:
+        return _sum(history.tally for history in self.histories)
+
+    @property
+    def per_tool(self) -> dict[str, Tally]:
+        tools: dict[str, Tally] = {}
+        for history in self.histories:
+            for score in history.returns:
+                tools.setdefault(score.tool_name, Tally()).add(score.tally)
+        return dict(sorted(tools.items()))
+
+    @property
+    def history_tokens(self) -> tuple[int, int]:
+        return sum(h.tokens_before for h in self.histories), sum(h.tokens_after for h in self.histories)
+
+
+@dataclass(kw_only=True)
+class EvalRun:
+    config: SummarizerConfig
+    """The config every model ran with (`keep_recent` 0)."""
+    models: list[ModelScore]
+    histories: list[str]
+
+    def gate_problems(self) -> list[str]:
+        """Why CI should fail: a model (not the baseline) lost a summary to a check, or too many facts."""
+        problems: list[str] = []
+        floor = self.config.eval.retention_floor
+        for model in self.models:
+            if model.baseline:
+                continue
+            overall = model.overall
+            rate = overall.structure_pass_rate
+            if rate is not None and rate < 1:
+                problems.append(
+                    f'{model.name}: structure pass rate {rate:.1%} is below 100% '
+                    f'({overall.returns - overall.summarized} of {overall.returns} returns kept their original)'
+                )
+            if overall.retention is not None and overall.retention < floor:
+                problems.append(f'{model.name}: fact retention {overall.retention:.1%} is below the floor {floor:.1%}')
+        return problems
+
+
+def eval_models(names: Sequence[str], config: SummarizerConfig) -> dict[str, Model]:
+    """The models to compare by name: the ones asked for (default: the config's), then the baseline.
+
+    Resolved before anything runs, so a model that cannot be used (unknown provider, no API key)
+    stops the eval at once; pydantic-ai raises `UserError` for it.
+    """
+    chosen = list(dict.fromkeys(names or [config.model]))
+    if HEAD not in chosen:
+        chosen.append(HEAD)
+    return {name: head_model() if name == HEAD else resolve_model(config, name) for name in chosen}
+
+
+async def run_eval(
+    histories: Sequence[EvalHistory], *, models: dict[str, Model], config: SummarizerConfig, cache: SummaryCache
+) -> EvalRun:
+    """Every model over every history, one model after the other (so wall times do not mix)."""
+    config = dataclasses.replace(config, keep_recent=0)
+    scores = [await _score_model(name, model, histories, config=config, cache=cache) for name, model in models.items()]
+    return EvalRun(config=config, models=scores, histories=[history.name for history in histories])
+
+
+async def _score_model(
+    name: str, model: Model, histories: Sequence[EvalHistory], *, config: SummarizerConfig, cache: SummaryCache
+) -> ModelScore:
+    compactor = Compactor(config=config, summarizer=Summarizer(config=config, model=model, cache=cache))
+    start = time.perf_counter()
+    results = await asyncio.gather(*(compact_stored(history.stored.text, compactor) for history in histories))
+    seconds = time.perf_counter() - start
+    report = Report()
+    for result in results:
+        report.add(result.report)
+    return ModelScore(
+        name=name,
+        histories=[_score_history(history, result, compactor) for history, result in zip(histories, results)],
+        report=report,
+        seconds=seconds,
+        price_usd=_price(model, report, config),
+    )
+
+
+def _score_history(history: EvalHistory, result: StoredCompaction, compactor: Compactor) -> HistoryScore:
+    before = history.stored
+    after = StoredHistory.parse(result.text) if result.text is not None else before
+    failed = {(failure.message_index, failure.part_index) for failure in result.report.failures}
+    later = later_texts(before.messages)
+    returns: list[ReturnScore] = []
+    for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
+        ref = (candidate.message_index, candidate.part_index)
+        summarized = result.text is not None and ref not in failed
+        summary = _content(after, ref) if summarized else candidate.content
+        tally, lost = score_return(
+            original=candidate.content,
+            summary=summary,
+            later_text=later[candidate.message_index],
+            tokens_before=candidate.tokens,
+            tokens_after=content_tokens(summary, compactor.tokenizer) if summarized else candidate.tokens,
+            summarized=summarized,
+        )
+        returns.append(
+            ReturnScore(
+                tool_name=candidate.tool_name,
+                tool_call_id=candidate.part.tool_call_id,
+                message_index=candidate.message_index,
+                tally=tally,
+                lost=lost,
+            )
+        )
+    failures = [f'message {f.message_index} part {f.part_index} ({f.tool_name}): {f.reason}' for f in result.report.failures]
+    if result.text is None and result.report.failed and not failures:
+        failures.append('the rewrite failed the post-check: every summary of this history was dropped')
+    return HistoryScore(
+        name=history.name,
+        returns=returns,
+        tokens_before=result.tokens_before,
+        tokens_after=result.tokens_after,
+        failures=failures,
+    )
+
+
+def _content(stored: StoredHistory, ref: tuple[int, int]) -> JsonValue:
+    message = stored.data[ref[0]]
+    assert isinstance(message, dict) and isinstance(message['parts'], list)
+    part = message['parts'][ref[1]]
+    assert isinstance(part, dict)
+    return part['content']
+
+
+def _price(model: Model, report: Report, config: SummarizerConfig) -> float | None:
+    """USD for the summarizer's tokens, from genai-prices' bundled data; 0 for the embedded models."""
+    if isinstance(model, FunctionModel):
+        return 0.0
+    usage = Usage(input_tokens=report.summarizer_input_tokens, output_tokens=report.summarizer_output_tokens)
+    try:
+        if config.base_url:
+            price = calc_price(usage, model.model_name, provider_api_url=config.base_url)
+        else:
+            price = calc_price(usage, model.model_name, provider_id=model.system)
+    except LookupError:
+        return None
+    return float(price.total_price)
+
+
+def _sum(tallies: Iterable[Tally]) -> Tally:
+    total = Tally()
+    for tally in tallies:
+        total.add(tally)
+    return total

@@ -1,0 +1,100 @@
+"""`summarizer batch` killed with SIGKILL mid-run leaves every input valid; a rerun makes no repeated model call."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import diskcache
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+from fake_openai import fake_openai
+from helpers import BIG_TEXT, history
+from summarizer._stored import StoredHistory, check_rewrite
+from test_batch import make_conversations, read_report, rows
+
+FILES = ROWS = 12
+ANSWERED_BEFORE_KILL = 16
+
+
+def assert_old_or_new(original: bytes | str, current: bytes | str) -> bool:
+    """Whether `current` is a valid compaction of `original` (True) or the original itself (False)."""
+    if current == original:
+        return False
+    check_rewrite(StoredHistory.parse(original), StoredHistory.parse(current))
+    return True
+
+
+def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_path: Path, isolated_cache: Path) -> None:
+    originals = {
+        f'h{index:02d}.json': ModelMessagesTypeAdapter.dump_json(history(f'file {index}\n{BIG_TEXT}'))
+        for index in range(FILES)
+    }
+    database = {
+        f'r{index:02d}': ModelMessagesTypeAdapter.dump_json(history(f'row {index}\n{BIG_TEXT}')) for index in range(ROWS)
+    }
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    for name, data in originals.items():
+        (inputs / name).write_bytes(data)
+    make_conversations(inputs / 'store.db', database)
+    with fake_openai() as server:
+        config = tmp_path / 'config.yaml'
+        config.write_text(
+            f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nconcurrency: 4\nkeep_recent: 0\n'
+            'batch:\n  histories_in_flight: 8\n  commit_every: 1000\n'
+        )
+        command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(inputs), '--in-place', '--config', str(config)]
+        server.limit = ANSWERED_BEFORE_KILL
+        first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 60
+            while not _cached(isolated_cache) >= ANSWERED_BEFORE_KILL or not _rewritten(inputs, originals):
+                assert first.poll() is None and time.monotonic() < deadline, 'the batch never reached the kill point'
+                time.sleep(0.02)
+        finally:
+            os.kill(first.pid, signal.SIGKILL)
+            first.wait()
+
+        rewritten = {name for name, data in originals.items() if assert_old_or_new(data, (inputs / name).read_bytes())}
+        assert rewritten  # the kill came after some histories were written ...
+        assert rows(inputs / 'store.db', 'PRAGMA integrity_check') == [('ok',)]
+        for key, text in rows(inputs / 'store.db', 'SELECT id, messages FROM conversations'):
+            assert_old_or_new(database[str(key)].decode(), str(text))
+        answered_before = list(server.answered)
+        assert len(answered_before) == ANSWERED_BEFORE_KILL  # ... and before the rest was answered
+
+        server.open_gate()
+        report = tmp_path / 'report.json'
+        rerun = subprocess.run([*command, '--resume', '--report', str(report)], capture_output=True, text=True)
+        assert rerun.returncode == 0, rerun.stderr
+
+    answered_after = server.answered[len(answered_before) :]
+    assert not set(answered_after) & set(answered_before)
+    assert len(set(server.answered)) == len(server.answered) == FILES + ROWS
+    sources = read_report(report)
+    assert sum(int(source['model_calls']) for source in sources.values() if not source['resumed']) == len(answered_after)
+    assert {name for name, source in sources.items() if source['resumed']} >= rewritten
+    for name, data in originals.items():
+        assert assert_old_or_new(data, (inputs / name).read_bytes())
+    for key, text in rows(inputs / 'store.db', 'SELECT id, messages FROM conversations'):
+        assert assert_old_or_new(database[str(key)].decode(), str(text))
+
+
+def _cached(directory: Path) -> int:
+    if not directory.exists():
+        return 0
+    try:
+        with diskcache.Cache(str(directory)) as cache:
+            return len(cache)
+    except sqlite3.OperationalError:  # the cache is being created by the batch right now
+        return 0
+
+
+def _rewritten(inputs: Path, originals: dict[str, bytes]) -> bool:
+    return any((inputs / name).read_bytes() != data for name, data in originals.items())

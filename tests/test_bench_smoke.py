@@ -1,0 +1,68 @@
+"""Every benchmark of `python -m bench` runs at tiny sizes, so the suite notices when one rots.
+
+No timing is asserted (CI machines are noisy); what is asserted is what the benchmarks count: the
+steady state walks only what is new, dedup calls the model once per unique content, the batch
+child reports its figures. The harness rows need pydantic-ai-harness (`.[bench]`) and are left out
+without it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.append(str(ROOT))  # bench/ is a folder of the repository, not part of the package
+
+from bench import _batch_child  # noqa: E402
+from bench.batch import corpus, run_child  # noqa: E402
+from bench.calls import concurrency_section, dedup_section  # noqa: E402
+from bench.growth import growth_section  # noqa: E402
+from bench.overhead import harness_installed, overhead_section  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / 'cache'))
+
+
+def _targets(section: object) -> dict[str, float]:
+    return {target.name: target.value for target in section.targets}  # type: ignore[attr-defined]
+
+
+def test_overhead_states() -> None:
+    section = overhead_section(messages=24, tool_returns=6, repeat=2, steps=2)
+    cases = {(row['case'], row['state']) for row in section.rows}
+    assert ('ours', 'b: steady') in cases and ('ours (cold disk cache)', 'c: first pass') in cases
+    assert _targets(section)['(b) messages walked per request (2 new + the last old one)'] == 3
+    first_pass = next(row for row in section.rows if row['case'] == 'ours (cache off)')
+    assert first_pass['summarized'] == 4  # six returns, one tiny, one kept as recent
+    harness_rows = {row['case']: row for row in section.rows if str(row['case']).startswith('harness')}
+    assert bool(harness_rows) == harness_installed()
+    if harness_rows:  # ToolOutputLimits+Summarize reduced returns with its nested summarizer agent
+        assert harness_rows['harness ToolOutputLimits+Summarize']['summarized'] > 0
+
+
+def test_dedup_calls_the_model_once_per_unique_content() -> None:
+    section = dedup_section(unique=3, copies=2, histories=2)
+    assert _targets(section)['model calls over all histories, = unique contents'] == 3
+
+
+def test_concurrency_answers_every_return() -> None:
+    section = concurrency_section(ks=(3,), concurrency=2, latency=0.001)
+    assert section.rows[0]['model calls'] == 3
+
+
+def test_growth_walks_only_what_is_new() -> None:
+    section = growth_section(sizes=(12, 24), steps=2)
+    assert [row['walked/req'] for row in section.rows] == [3, 3]
+
+
+def test_batch_measurements(tmp_path: Path) -> None:
+    data = corpus(tmp_path, histories=2, messages=12, tool_returns=3)
+    assert run_child('raw-jsonl', data.jsonl)['histories'] == 2  # one real child process: peak RSS and all
+    for mode, path in (('raw-sqlite', data.sqlite), ('batch', data.jsonl)):
+        _batch_child.main([mode, str(path), str(tmp_path / mode), '1000'])
+    assert (tmp_path / 'batch').iterdir(), 'summarizer batch wrote nothing'
