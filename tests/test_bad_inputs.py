@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -78,11 +79,18 @@ def test_the_corpus_is_complete_and_every_file_has_an_expectation() -> None:
     assert len(names) >= 30
 
 
-def assert_rejected(path: Path, expected: str, capsys: pytest.CaptureFixture[str], *, command: str = 'compact') -> None:
+def assert_rejected(
+    path: Path,
+    expected: str,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    command: str = 'compact',
+    extra: tuple[str, ...] | list[str] = (),
+) -> None:
     """Exit 2, one line naming the file and the place, nothing new beside the input."""
     folder = path.parent
     before = sorted(item.name for item in folder.iterdir())
-    code = main([command, str(path)])
+    code = main([command, str(path), *extra])
     captured = capsys.readouterr()
     assert code == 2
     lines = captured.err.strip().splitlines()
@@ -184,3 +192,36 @@ def test_missing_file_directory_and_unreadable_file(tmp_path: Path, capsys: pyte
     locked.chmod(0)
     assert_rejected(locked, 'cannot read: Permission denied', capsys)
 
+
+
+def sqlite_store(path: Path) -> Path:
+    """A SQLite database of one history in the batch command's default table."""
+    with sqlite3.connect(path) as connection:
+        connection.execute('CREATE TABLE conversations (id INTEGER PRIMARY KEY, messages TEXT)')
+        history = (CORPUS / 'integrity-return-without-call.json').read_text()
+        connection.execute('INSERT INTO conversations (messages) VALUES (?)', (history,))
+    connection.close()
+    return path
+
+
+def test_a_locked_sqlite_database_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    database = sqlite_store(tmp_path / 'store.sqlite')
+    before = database.read_bytes()
+    holder = sqlite3.connect(database, isolation_level=None)
+    holder.execute('BEGIN EXCLUSIVE')  # another program is writing
+    try:
+        assert_rejected(database, 'not a usable SQLite database: database is locked', capsys, command='batch', extra=['--in-place'])
+    finally:
+        holder.execute('ROLLBACK')
+        holder.close()
+    assert database.read_bytes() == before
+
+
+def test_a_read_only_sqlite_database_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    if os.geteuid() == 0:
+        pytest.skip('root writes read-only files: the case cannot be set up')
+    database = sqlite_store(tmp_path / 'store.sqlite')
+    before = database.read_bytes()
+    database.chmod(0o444)
+    assert_rejected(database, 'not a usable SQLite database', capsys, command='batch', extra=['--in-place'])
+    assert database.read_bytes() == before

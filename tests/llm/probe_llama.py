@@ -23,6 +23,7 @@ from typing import Any
 
 from openai import AsyncOpenAI
 from pydantic_ai import Agent, NativeOutput, PromptedOutput, StructuredDict, ToolOutput
+from pydantic_ai.exceptions import AgentRunError
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.profiles import merge_profile
 from pydantic_ai.profiles.openai import OpenAIModelProfile
@@ -30,7 +31,7 @@ from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings, ToolOrOutput
 
 sys.path.insert(0, str(Path(__file__).parent))
-import conftest  # noqa: E402  (the fixture module doubles as the server launcher)
+import conftest  # the fixture module doubles as the server launcher
 
 LIST_SCHEMA: dict[str, Any] = {
     'type': 'object',
@@ -61,8 +62,15 @@ OBJECT_SCHEMA: dict[str, Any] = {
 TOOL_RETURN = json.dumps(
     {
         'service': 'billing-api',
-        'checks': [{'region': r, 'status': s, 'latency_ms': ms} for r, s, ms in
-                   [('eu-west', 'ok', 41), ('us-east', 'down', 0), ('ap-south', 'ok', 230), ('us-west', 'ok', 77)]],
+        'checks': [
+            {'region': r, 'status': s, 'latency_ms': ms}
+            for r, s, ms in [
+                ('eu-west', 'ok', 41),
+                ('us-east', 'down', 0),
+                ('ap-south', 'ok', 230),
+                ('us-west', 'ok', 77),
+            ]
+        ],
         'incident': 'us-east load balancer lost its target group at 03:12 UTC',
     }
 )
@@ -82,8 +90,11 @@ def matches(schema: dict[str, Any], value: Any) -> bool:
             return False
         return all(matches(props[k], v) for k, v in value.items() if k in props)
     if t == 'array':
-        return (isinstance(value, list) and len(value) <= schema.get('maxItems', len(value))
-                and all(matches(schema['items'], v) for v in value))
+        return (
+            isinstance(value, list)
+            and len(value) <= schema.get('maxItems', len(value))
+            and all(matches(schema['items'], v) for v in value)
+        )
     if t == 'string':
         return isinstance(value, str) and value in schema.get('enum', [value])
     if t == 'integer':
@@ -110,8 +121,11 @@ VARIANTS: dict[str, Variant] = {
     'tool': (lambda s: ToolOutput(StructuredDict(s)), lambda s: ModelSettings(), False),
     # ToolOrOutput([]) resolves to ("required", {output tools}); with exactly one output tool the OpenAI
     # model then sends tool_choice={"type":"function","function":{"name":"final_result"}}: constrained.
-    'tool+forced': (lambda s: ToolOutput(StructuredDict(s)),
-                    lambda s: ModelSettings(tool_choice=ToolOrOutput(function_tools=[])), True),
+    'tool+forced': (
+        lambda s: ToolOutput(StructuredDict(s)),
+        lambda s: ModelSettings(tool_choice=ToolOrOutput(function_tools=[])),
+        True,
+    ),
     # Schema in the prompt, no response_format (the profile has no json_object support): unconstrained.
     'prompted': (lambda s: PromptedOutput(StructuredDict(s)), lambda s: ModelSettings(), False),
     'prompted+json_object_schema': (lambda s: PromptedOutput(StructuredDict(s)), llama_response_format, True),
@@ -139,12 +153,21 @@ async def run_variant(model: OpenAIChatModel, name: str, schema: dict[str, Any])
     start = time.perf_counter()
     try:
         result = await agent.run(f'Summarize this tool return:\n\n{TOOL_RETURN}', model_settings=settings)
-    except Exception as exc:  # the failing variants are part of the finding
-        return {'variant': name, 'ok': False, 'seconds': round(time.perf_counter() - start, 1),
-                'error': f'{type(exc).__name__}: {str(exc)[:160]}'}
+    except AgentRunError as exc:  # the failing variants are part of the finding (HTTP 500, no tool call)
+        return {
+            'variant': name,
+            'ok': False,
+            'seconds': round(time.perf_counter() - start, 1),
+            'error': f'{type(exc).__name__}: {str(exc)[:160]}',
+        }
     usage = result.usage
-    return {'variant': name, 'ok': matches(schema, result.output), 'seconds': round(time.perf_counter() - start, 1),
-            'tokens': f'{usage.input_tokens}+{usage.output_tokens}', 'output': result.output}
+    return {
+        'variant': name,
+        'ok': matches(schema, result.output),
+        'seconds': round(time.perf_counter() - start, 1),
+        'tokens': f'{usage.input_tokens}+{usage.output_tokens}',
+        'output': result.output,
+    }
 
 
 async def probe(base_url: str, variants: list[str]) -> bool:
