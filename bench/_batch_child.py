@@ -69,8 +69,19 @@ def main(argv: list[str]) -> None:
     else:
         histories = batch(corpus, out, argv[3])
     seconds = time.perf_counter() - started
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
-    print(json.dumps({'seconds': seconds, 'histories': histories, 'peak_rss_mb': peak_kb / 1024}))
+    print(json.dumps({'seconds': seconds, 'histories': histories, 'peak_rss_mb': peak_rss_kb() / 1024}))
+
+
+def peak_rss_kb() -> int:
+    """This process's peak RSS. Linux keeps `ru_maxrss` across fork and exec (it would report the parent's
+    peak when that was higher); `VmHWM` starts afresh with the new program."""
+    try:
+        for line in Path('/proc/self/status').read_text().splitlines():
+            if line.startswith('VmHWM:'):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux, bytes on macOS
 
 
 if __name__ == '__main__':
