@@ -33,11 +33,6 @@ Cases
       builds a new nested ``Agent(model, name='tool_output_limits', ...)`` per summarized return and runs
       it; with ``instant_model()`` the model answers at once, so only the harness and pydantic-ai
       machinery is timed.
-    * ``replay_overhead``: the whole conversation is replayed through a real ``Agent(FunctionModel)``
-      whose model returns the recorded responses in order and whose tools return the recorded
-      contents (looked up by ``tool_call_id``), once with no capability and once with the capability;
-      the difference divided by the number of model requests is the overhead per request, hooks of any
-      kind included. This works for every case (a), (b), (c) and our plugin alike.
 
 How the direct-hook contexts are built (``build_contexts``)
 -------------------------------------------------------------
@@ -85,16 +80,14 @@ from pydantic_ai.messages import (
     ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
-    SystemPromptPart,
     TextPart,
     ToolCallPart,
     ToolReturnPart,
-    UserPromptPart,
 )
 from pydantic_ai.models import ModelRequestContext, ModelRequestParameters
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.settings import ModelSettings
-from pydantic_ai.tools import RunContext, Tool, ToolDefinition
+from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_ai.usage import RequestUsage, RunUsage, UsageLimits
 
 try:  # private, but it is exactly what the graph hands before_model_request hooks
@@ -112,8 +105,6 @@ __all__ = [
     'build_contexts',
     'hook_overhead',
     'tool_hook_overhead',
-    'replay_overhead',
-    'compare',
 ]
 
 _ANY_ARGS_SCHEMA: dict[str, Any] = {'type': 'object', 'additionalProperties': True}
@@ -478,157 +469,3 @@ def tool_hook_overhead(
 # --------------------------------------------------------------------------------------------------
 # (3) replay through a real Agent(FunctionModel), with and without the capability
 # --------------------------------------------------------------------------------------------------
-
-
-def _turns(history: Sequence[ModelMessage]) -> tuple[str | None, list[tuple[str, list[ModelResponse]]]]:
-    """(system prompt, [(user prompt, [responses of that run])...]) of a recorded conversation."""
-    system: str | None = None
-    turns: list[tuple[str, list[ModelResponse]]] = []
-    for m in history:
-        if isinstance(m, ModelRequest):
-            for p in m.parts:
-                if isinstance(p, SystemPromptPart):
-                    system = p.content
-                elif isinstance(p, UserPromptPart):
-                    turns.append((p.content if isinstance(p.content, str) else str(p.content), []))
-        elif turns:
-            turns[-1][1].append(m)
-    # a run ends on a text-only response; drop a trailing turn the recording never answered
-    return system, [(u, rs) for u, rs in turns if rs]
-
-
-def _replay_agent(history: Sequence[ModelMessage], cap: AbstractCapability[Any] | None):
-    system, turns = _turns(history)
-    contents = {r.tool_call_id: r.content for _, r in _tool_pairs(history)}
-    script: list[ModelResponse] = []
-
-    def model_fn(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        src = script.pop(0)
-        return ModelResponse(parts=copy.deepcopy(src.parts), usage=src.usage, model_name=src.model_name)
-
-    async def tool_fn(ctx: RunContext[Any], **kwargs: Any) -> Any:
-        return contents[ctx.tool_call_id]  # type: ignore[index]
-
-    names = sorted({c.tool_name for c, _ in _tool_pairs(history)})
-    tools = [Tool.from_schema(tool_fn, name=n, description=f'{n} tool', json_schema=_ANY_ARGS_SCHEMA, takes_ctx=True)
-             for n in names]
-    agent = Agent(FunctionModel(model_fn, model_name='replay'), system_prompt=system or (),
-                  tools=tools, capabilities=[cap] if cap is not None else [])
-    n_requests = sum(len(rs) for _, rs in turns)
-
-    async def replay(_: Any = None) -> list[ModelMessage]:
-        script[:] = [r for _, rs in turns for r in rs]
-        msgs: list[ModelMessage] = []
-        for prompt, _rs in turns:
-            result = await agent.run(prompt, message_history=msgs, usage_limits=UsageLimits(request_limit=None))
-            msgs = result.all_messages()
-        assert not script, f'{len(script)} scripted responses left over'
-        return msgs
-
-    return replay, n_requests
-
-
-def replay_overhead(
-    cap: AbstractCapability[Any],
-    history: Sequence[ModelMessage],
-    *,
-    repeat: int = 5,
-    number: int = 1,
-) -> dict[str, Any]:
-    """Replay `history` through `Agent(FunctionModel)` with and without `cap`; overhead per model request.
-
-    Baseline and capability runs alternate within each repeat (less drift); both medians are reported.
-    Note the per-request hooks here see a history that grows from 1 to len(history) messages, so this is
-    the average over a conversation, not the cost at its end. It is a *net* number: pydantic-ai's own
-    per-request work scans the whole history (several ms per request on these histories, mostly
-    `ToolReturnPart` content inspection), so a capability that shrinks the history also makes the rest
-    of the run cheaper and can come out negative. Whole-run timings of ~1 s vary by 5-15% on a 2-core
-    machine: trust differences of a few hundred µs per request only with many repeats.
-    """
-    base, n_requests = _replay_agent(history, None)
-    with_cap, _ = _replay_agent(history, cap)
-
-    async def run_all() -> tuple[list[float], list[float], list[ModelMessage]]:
-        await base(); last = await with_cap()  # warm-up
-        b: list[float] = []
-        c: list[float] = []
-        for _ in range(repeat):
-            gc.collect()
-            for fn, acc in ((base, b), (with_cap, c)):
-                t0 = time.perf_counter_ns()
-                for _ in range(number):
-                    msgs = await fn()
-                acc.append((time.perf_counter_ns() - t0) / number)
-                if fn is with_cap:
-                    last = msgs
-        return b, c, last
-
-    b, c, last = asyncio.run(run_all())
-    mb, mc = statistics.median(b), statistics.median(c)
-    return dict(
-        case=type(cap).__name__,
-        us_per_request=(mc - mb) / 1000 / n_requests,
-        us_per_request_from_min=(min(c) - min(b)) / 1000 / n_requests,
-        baseline_ms_per_run=mb / 1e6,
-        with_cap_ms_per_run=mc / 1e6,
-        model_requests=n_requests,
-        final_history_json_bytes=len(ModelMessagesTypeAdapter.dump_json(last)),
-    )
-
-
-# --------------------------------------------------------------------------------------------------
-# all cases side by side
-# --------------------------------------------------------------------------------------------------
-
-
-def compare(
-    history: Sequence[ModelMessage],
-    *,
-    extra: dict[str, Callable[[], AbstractCapability[Any]]] | None = None,
-    repeat: int = 7,
-    number: int = 10,
-    replay: bool = False,
-) -> list[dict[str, Any]]:
-    """Run (a) floor, (b) ClearToolResults, (c) ToolOutputLimits+Summarize and `extra` (e.g. our plugin).
-
-    Each factory is called afresh per measurement so no state leaks between measurements.
-    """
-    factories: dict[str, Callable[[], AbstractCapability[Any]]] = {
-        'floor(ProcessHistory identity)': floor_capability,
-        'harness ClearToolResults': clear_tool_results,
-        'harness ToolOutputLimits+Summarize': tool_output_limits,
-        **(extra or {}),
-    }
-    rows = []
-    for label, make in factories.items():
-        row: dict[str, Any] = {'label': label}
-        row['fresh'] = hook_overhead(make(), history, mode='fresh', repeat=repeat, number=number)
-        row['steady'] = hook_overhead(make(), history, mode='steady', repeat=repeat, number=number)
-        row['tool_hook'] = tool_hook_overhead(make(), history, repeat=max(3, repeat // 2))
-        if replay:
-            row['replay'] = replay_overhead(make(), history, repeat=max(3, repeat // 2))
-        rows.append(row)
-    return rows
-
-
-def _print_rows(rows: list[dict[str, Any]]) -> None:
-    for row in rows:
-        f, s, t = row['fresh'], row['steady'], row['tool_hook']
-        line = (f"{row['label']:36s} before_model_request: fresh {f['us_per_request']:9.1f} µs/req "
-                f"({f['us_per_message']:6.2f} µs/msg), steady {s['us_per_request']:8.1f} µs/req | "
-                f"after_tool_execute: {t['us_per_tool_return']:7.1f} µs/return, "
-                f"amortized {t['us_per_request_amortized']:7.1f} µs/req")
-        if 'replay' in row:
-            line += f" | replay: {row['replay']['us_per_request']:8.1f} µs/req net"
-        print(line)
-
-
-if __name__ == '__main__':  # python bench/_harness.py [--replay]
-    import sys
-
-    sys.path.insert(0, str(__import__('pathlib').Path(__file__).parent))
-    from workload import history_stats, make_history
-
-    hist = make_history(messages=200, tool_returns=50)
-    print(history_stats(hist))
-    _print_rows(compare(hist, replay='--replay' in sys.argv))
