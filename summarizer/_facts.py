@@ -3,11 +3,15 @@
 One definition serves both the embedded summarizer (which tries to keep every fact) and the eval
 (which scores how many facts that later turns refer to survive). Kinds are listed most specific
 first; a span claimed by an earlier kind is not counted again by a later one.
+
+A capitalized single word that the same text also writes in lowercase in its prose (`Most`,
+`Address`, `Plan`) is an ordinary word at the start of a sentence, not a name, and no fact.
 """
 
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -34,18 +38,71 @@ _TRIVIAL_NAMES = frozenset(
 )
 
 
+_PROSE_WORD = re.compile(r'(?<![\w./@:-])[^\W\d_]+(?![\w/@-]|[.:]\w)')
+"""A word standing in prose: not part of a URL, domain, path, address or dotted identifier."""
+_ALPHANUMERIC = frozenset(string.ascii_letters + string.digits)
+_PLAIN_NUMBER = re.compile(r'[-+]?\$?\d[\d,]*(?:\.\d+)?%?')
+
+
 @dataclass(frozen=True, slots=True)
 class Fact:
     text: str
     kind: str
 
 
-def find_facts(text: str) -> list[Fact]:
-    """Distinct facts in `text`, in order of first appearance."""
+def find_facts(text: str, *, common_words: frozenset[str] | None = None) -> list[Fact]:
+    """Distinct facts in `text`, in order of first appearance.
+
+    `common_words` are the lowercase words of the whole content `text` is part of (default: of
+    `text` itself); a capitalized single word among them is not a name.
+    """
     seen: dict[str, Fact] = {}
     for fact in _occurrences(text):
         seen.setdefault(fact.text, fact)
+    if any(_is_word(fact) for fact in seen.values()):
+        common = lowercase_words(text) if common_words is None else common_words
+        return [fact for fact in seen.values() if not (_is_word(fact) and fact.text.lower() in common)]
     return list(seen.values())
+
+
+def lowercase_words(text: str) -> frozenset[str]:
+    """The words `text` writes in lowercase in prose: what a capitalized word is checked against."""
+    return frozenset(word for word in _PROSE_WORD.findall(text) if word.islower())
+
+
+def _is_word(fact: Fact) -> bool:
+    """A single capitalized word (`Most`, `Kapeka`), not a compound name (`GreyEnergy`, `Fancy Bear`)."""
+    return fact.kind == 'name' and fact.text[1:].islower() and fact.text[1:].isalpha()
+
+
+def mentions(text: str, fact: str) -> bool:
+    """Whether `text` holds `fact` whole: `42` is not mentioned by `1425`, `10` not by `10.1.7.7` or `1,10`.
+
+    Only a plain number can go on past a separator (`1,10` is one number); an id or a date next to a
+    comma and a digit is a CSV cell (`SO-2025-08-11873,2025-08-29` holds both).
+    """
+    numeric = _PLAIN_NUMBER.fullmatch(fact) is not None
+    start = text.find(fact)
+    while start >= 0:
+        end = start + len(fact)
+        before, after = text[max(start - 2, 0) : start], text[end : end + 2]
+        if not (
+            _continues(before[-1:])
+            or _continues(after[:1])
+            or (numeric and (_continues_number(before[::-1]) or _continues_number(after)))
+        ):
+            return True
+        start = text.find(fact, start + 1)
+    return False
+
+
+def _continues(char: str) -> bool:
+    return char in _ALPHANUMERIC if char else False
+
+
+def _continues_number(pair: str) -> bool:
+    """A separator then a digit (read away from the fact): `10` inside `10.1` or `1,10`."""
+    return len(pair) == 2 and pair[0] in '.,' and pair[1].isdigit()
 
 
 def facts_by_salience(text: str) -> list[Fact]:

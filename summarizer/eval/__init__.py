@@ -8,7 +8,8 @@ outputs as regression fixtures.
 
 from ._baseline import HEAD, head, head_model
 from ._golden import expected_path, golden_compactor, golden_output, update_golden
-from ._metrics import Tally, mentions, referred_facts
+from .._facts import mentions
+from ._metrics import Tally, referred_facts
 from ._report import default_folder, markdown, write_report
 from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
 

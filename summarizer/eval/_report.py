@@ -182,7 +182,12 @@ def _model_data(model: ModelScore) -> dict[str, object]:
 
 
 def plot_png(run: EvalRun) -> bytes | None:
-    """Compression (x) against retention (y), one point per model and tool; None without matplotlib."""
+    """Compression (x) against retention (y), one point per model and tool; None without matplotlib.
+
+    Many tools land on the same spot (80% compression, 100% retention), so the points carry numbers,
+    not names: tools at one spot share one label (`3,7,12`), and a key beside the plot names each
+    number with every model's retention. Each model's overall figure is a large marker.
+    """
     try:
         import matplotlib
 
@@ -192,28 +197,61 @@ def plot_png(run: EvalRun) -> bytes | None:
         return None
     from io import BytesIO
 
-    figure, axes = pyplot.subplots(figsize=(8, 6), dpi=110)
-    for model in run.models:
-        points = [(tool, t.compression, t.retention) for tool, t in model.per_tool.items()]
-        points = [(tool, x, y) for tool, x, y in points if x is not None and y is not None]
-        if not points:
-            continue
-        marker = 'x' if model.baseline else 'o'
-        axes.scatter([100 * x for _, x, _ in points], [100 * y for _, _, y in points], label=_label(model), marker=marker)
-        for tool, x, y in points:
-            axes.annotate(tool, (100 * x, 100 * y), fontsize=7, xytext=(3, 3), textcoords='offset points')
+    tools = sorted({tool for model in run.models for tool in model.per_tool})
+    numbers = {tool: index for index, tool in enumerate(tools, start=1)}
+    figure, (axes, key) = pyplot.subplots(
+        1, 2, figsize=(12, 6.5), dpi=110, gridspec_kw={'width_ratios': [3, 1.4]}
+    )
+    colors = pyplot.rcParams['axes.prop_cycle'].by_key()['color']
+    for position, model in enumerate(run.models):
+        color, marker = colors[position % len(colors)], 'x' if model.baseline else 'o'
+        spots: dict[tuple[float, float], list[int]] = {}
+        for tool, tally in model.per_tool.items():
+            if tally.compression is not None and tally.retention is not None:
+                spot = (round(100 * tally.compression, 1), round(100 * tally.retention, 1))
+                spots.setdefault(spot, []).append(numbers[tool])
+        if spots:
+            axes.scatter([x for x, _ in spots], [y for _, y in spots], color=color, marker=marker, s=28, label=_label(model))
+        for (x, y), members in spots.items():
+            axes.annotate(_numbers_label(members), (x, y), fontsize=7, color=color,
+                          xytext=(4, 3 - 10 * position), textcoords='offset points')  # fmt: skip
+        overall = model.overall
+        if overall.compression is not None and overall.retention is not None:
+            axes.scatter([100 * overall.compression], [100 * overall.retention], color=color, marker='*', s=260,
+                         edgecolors='black', linewidths=0.6, zorder=3, label=f'{model.name}: overall')  # fmt: skip
     floor = 100 * run.config.eval.retention_floor
     axes.axhline(floor, linestyle='--', linewidth=0.8, color='grey', label=f'retention floor {floor:.0f}%')
     axes.set_xlabel('compression of oversized tool returns (%)')
     axes.set_ylabel('retention of facts referred to later (%)')
-    axes.set_title('Compression against fact retention, per model and tool')
-    axes.set_ylim(-2, 102)
+    axes.set_title('Compression against fact retention (numbers: tools, see key)')
+    axes.set_ylim(-4, 104)
     axes.grid(alpha=0.3)
-    axes.legend(loc='lower left', fontsize=8)
+    axes.legend(loc='upper center', bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8)  # below: it hides no point
+    key.axis('off')
+    key.set_title('tool: retention per model', fontsize=9)
+    names = ' / '.join(model.name for model in run.models)
+    lines = [f'{numbers[tool]:>2} {_short(tool)}  {_retentions(run, tool)}' for tool in tools]
+    key.text(0, 1, f'   ({names})\n' + '\n'.join(lines), va='top', ha='left', family='monospace',
+             fontsize=min(8.0, 440 / max(len(lines), 1)), transform=key.transAxes)  # fmt: skip
     buffer = BytesIO()
     figure.savefig(buffer, format='png', bbox_inches='tight', metadata={'Software': None})
     pyplot.close(figure)
     return buffer.getvalue()
+
+
+def _numbers_label(members: list[int]) -> str:
+    """`1,4,9`; a long run of tools at one spot is cut to its first few, with a count."""
+    shown = ','.join(map(str, sorted(members)[:6]))
+    return shown if len(members) <= 6 else f'{shown} +{len(members) - 6}'
+
+
+def _short(tool: str) -> str:
+    return tool if len(tool) <= 22 else tool[:21] + '…'
+
+
+def _retentions(run: EvalRun, tool: str) -> str:
+    tallies = [model.per_tool.get(tool) for model in run.models]
+    return ' / '.join('-' if tally is None or tally.retention is None else f'{tally.retention:.0%}' for tally in tallies)
 
 
 def default_folder(started: datetime) -> Path:

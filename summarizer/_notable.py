@@ -1,0 +1,113 @@
+"""What stands out in tabular data: the extremes of a numeric column and the rare values of a categorical one.
+
+A summary that cannot see the conversation still knows what readers of a table ask about: the
+largest order, the cheapest offer, the peak of a series, the one request answered 429 among
+thousands answered 200. Those rows are worth keeping even when their facts look like any other
+row's. This module finds them in two forms of table: the lines of a text (CSV, logs, command
+output) and the values a JSON content repeats under the same path (records, series, columns).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+
+_NUMBER = re.compile(r'[-+]?\$?\d[\d,]*(?:\.\d+)?%?')
+_ASSIGNMENT = re.compile(r'^[A-Za-z_]\w*[=:]')
+_MIN_ROWS = 20
+"""Fewer rows than this are not a table worth analysing: a reader takes them in at a glance."""
+_PRESENT = 0.8
+"""A column counts when at least this share of the rows has it."""
+_MAX_RARE_ROWS = 8
+"""Rows flagged for rare values, at most: past that, rare is no longer rare."""
+_SHARED_EXTREME = 2
+"""An extreme held by more rows than this (a count of 0 on many rows) stands out in none of them."""
+_CSV_SAMPLE = 50
+_COLUMNS_FROM_START = 16
+_COLUMNS_FROM_END = 4
+"""Columns read from the end too: where a ragged field (a user agent, a message) shifts the last ones."""
+
+
+def parse_number(text: str) -> float | None:
+    """The value of a cell that is a number (`1,234.5`, `$12`, `45%`, `rt=0.52`), else None."""
+    if not any(char.isdigit() for char in text[-12:]):
+        return None
+    text = _ASSIGNMENT.sub('', text.strip().strip('"\'[](),;'))
+    if not text or not _NUMBER.fullmatch(text):
+        return None
+    try:
+        return float(text.strip('$%').replace(',', ''))
+    except ValueError:
+        return None
+
+
+def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
+    """Row index -> how much it stands out, for rows of cells (columns read from the start and the end).
+
+    A numeric column flags its largest and smallest value; a categorical column with few distinct
+    values flags the rows holding a value seen once or twice, the rarer the more. Rows are taken
+    as they come: a header or a ragged line only weakens its column's evidence.
+    """
+    if len(rows) < _MIN_ROWS:
+        return {}
+    scores: dict[int, float] = defaultdict(float)
+    width = max(len(row) for row in rows)
+    columns = [_column(rows, index) for index in range(min(width, _COLUMNS_FROM_START))]
+    columns += [_column(rows, -index) for index in range(1, min(width, _COLUMNS_FROM_END) + 1)]
+    rare: dict[int, float] = defaultdict(float)
+    for column in columns:
+        if len(column) < _PRESENT * len(rows):
+            continue
+        for row, score in column_extremes(column).items():
+            scores[row] += score
+        for row, score in rare_values(column).items():
+            rare[row] += score
+    for row in sorted(rare, key=lambda row: -rare[row])[:_MAX_RARE_ROWS]:
+        scores[row] += rare[row]
+    return dict(scores)
+
+
+def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:
+    """The rows holding the largest and the smallest value, when (nearly) every cell is a number."""
+    sample = cells[:_CSV_SAMPLE]
+    if sum(parse_number(cell) is not None for _, cell in sample) < _PRESENT * len(sample):
+        return {}  # most columns are not numeric: tell from a sample before parsing them whole
+    numbers = [(value, row) for row, cell in cells if (value := parse_number(cell)) is not None]
+    if len(numbers) < _PRESENT * len(cells) or len(numbers) < 3:
+        return {}
+    low, high = min(numbers), max(numbers, key=lambda pair: (pair[0], -pair[1]))
+    if low[0] == high[0]:
+        return {}
+    values = Counter(value for value, _ in numbers)  # an extreme many rows share singles none out
+    return {row: 1.0 for value, row in (high, low) if values[value] <= _SHARED_EXTREME}
+
+
+def rare_values(cells: Sequence[tuple[int, Hashable]]) -> dict[int, float]:
+    """The rows whose value is rare in a column of few distinct values (a status, a method, a currency)."""
+    counts = Counter(value for _, value in cells)
+    if len(cells) < _MIN_ROWS or len(counts) < 2 or len(counts) > max(4, len(cells) // 40):
+        return {}
+    ceiling = max(1, len(cells) // 400)
+    return {
+        row: min(math.log2(len(cells) / counts[value]) / 8, 1.0)
+        for row, value in cells
+        if counts[value] <= ceiling
+    }
+
+
+def _column(rows: Sequence[Sequence[str]], index: int) -> list[tuple[int, str]]:
+    size = index + 1 if index >= 0 else -index
+    return [(row_index, row[index]) for row_index, row in enumerate(rows) if len(row) >= size]
+
+
+def split_rows(lines: Sequence[str]) -> list[list[str]]:
+    """Lines as rows of cells: CSV when the lines agree on a comma count, else whitespace-separated."""
+    sample = lines[:_CSV_SAMPLE]
+    commas = Counter(line.count(',') for line in sample)
+    count, agreeing = commas.most_common(1)[0] if commas else (0, 0)
+    if count >= 2 and agreeing >= _PRESENT * len(sample):
+        return [next(csv.reader([line]), []) for line in lines]  # line by line: rows stay aligned with lines
+    return [line.split() for line in lines]
