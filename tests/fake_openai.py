@@ -2,13 +2,15 @@
 
 Tests use it where they need to see every model call from outside the process under test (a
 subprocess that gets killed): it records the content of each request it answered, and can be gated
-to answer only `limit` requests, holding the rest until `open_gate()`.
+to answer only `limit` requests, holding the rest until `open_gate()`, and slowed by `delay` seconds
+per answer (so that a kill can land between requests).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,6 +25,9 @@ class FakeOpenAI(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(('127.0.0.1', 0), _Handler)
         self.answered: list[str] = []
+        self.summaries: dict[str, str] = {}
+        """Content -> the summary text answered for it."""
+        self.delay = 0.0
         self.limit: int | None = None
         self.generation = 0
         self.lock = threading.Lock()
@@ -31,6 +36,9 @@ class FakeOpenAI(ThreadingHTTPServer):
     @property
     def base_url(self) -> str:
         return f'http://127.0.0.1:{self.server_address[1]}/v1'
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Quiet: a client killed mid-request (the point of these tests) breaks the pipe of its answer."""
 
     def open_gate(self) -> None:
         """Answer everything from now on; requests held so far get a 503 (their client is gone)."""
@@ -60,6 +68,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             server.answered.append(block.content)
         summary = _extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+        server.summaries[block.content] = summary
+        time.sleep(server.delay)
         self._send(
             200,
             {

@@ -8,7 +8,8 @@ takes the finished ones back in the same order:
 - a JSONL file is streamed into a temporary file beside the target, renamed over it at the end (so a
   kill leaves the old file whole), and dropped when no line changed;
 - a database is read in pages by key (no statement stays open while writing) and updated inside
-  transactions, each history's rows in one transaction, committed every `commit_every` histories.
+  transactions, each history's rows in one transaction, committed every `commit_every` histories
+  (in place with a backup: all in one transaction, so the backup is always of the original).
 
 With `--out DIR` everything is written under DIR in the inputs' layout (a database is first copied
 with SQLite's backup API, then updated in the copy); with `--in-place` the inputs themselves.
@@ -333,7 +334,9 @@ class SqliteSource(Source):
                 [(text, unit.keys[position]) for position, text in done.rows.items()],
             )
         self._pending += 1
-        if self._pending >= self.commit_every:
+        # With a backup, all updates are one transaction: a killed run leaves the original, not a part-compacted
+        # database that the rerun would back up over it.
+        if self._pending >= self.commit_every and not self._backed_up:
             self._commit()
 
     def _commit(self) -> None:
@@ -379,6 +382,7 @@ def copy_database(source: Path, target: Path) -> None:
     try:
         with contextlib.closing(sqlite3.connect(source.resolve().as_uri() + '?mode=ro', uri=True)) as reader:
             with contextlib.closing(sqlite3.connect(temporary)) as writer:
+                writer.execute('PRAGMA journal_mode = OFF')  # a kill must leave no `-journal` of a throwaway file
                 reader.backup(writer)
         os.replace(temporary, target)
     except BaseException:
@@ -445,6 +449,7 @@ def classify(file: Path, *, relative: Path, config: BatchConfig) -> Source:
 
 def _tables(file: Path, config: BatchConfig) -> Tables:
     try:
+        recover(file)
         with contextlib.closing(sqlite3.connect(file.resolve().as_uri() + '?mode=ro', uri=True)) as connection:
             columns = {
                 table: {row[1] for row in connection.execute(f'PRAGMA table_info({_name(table)})')}
@@ -461,6 +466,19 @@ def _tables(file: Path, config: BatchConfig) -> Tables:
             f'nor {config.langchain_table}(id, session_id, message)'
         )
     return Tables(histories=histories if has_histories else None, langchain=config.langchain_table if has_langchain else None)
+
+
+def recover(file: Path) -> None:
+    """Roll back the transaction a killed writer left in a hot journal (`NAME-journal`), as SQLite does.
+
+    SQLite rolls it back on the next read by a connection that may write; a read-only connection
+    (discovery, the copy for `--out`, a dry run) cannot, and refuses the whole database instead
+    ("attempt to write a readonly database"). The rollback restores the last committed state; a
+    journal of a writer still at work is not hot, and this read just waits for or skips its lock.
+    """
+    if file.with_name(file.name + '-journal').exists():
+        with contextlib.closing(sqlite3.connect(file.resolve().as_uri(), uri=True)) as connection:
+            connection.execute('PRAGMA schema_version').fetchone()
 
 
 def shard(sources: list[Source], index: int, count: int) -> list[Source]:
