@@ -11,13 +11,15 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Literal, TypeVar, get_args
 
 import yaml
 
 from ._resources import data_path
 
 OutputMode = Literal['tool', 'native', 'prompted']
+Server = Literal['openai', 'vllm', 'ollama', 'llama.cpp', 'llama-cpp-python']
+"""Which kind of OpenAI-compatible server answers at `base_url` (see `_servers`)."""
 _Section = TypeVar('_Section', 'CacheConfig', 'EvalConfig', 'BatchConfig')
 
 
@@ -62,7 +64,7 @@ class BatchConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class EvalConfig:
-    retention_floor: float = 0.70
+    retention_floor: float = 0.82
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -72,6 +74,7 @@ class SummarizerConfig:
     model: str = 'extractive'
     base_url: str | None = None
     api_key_env: str = 'OPENAI_API_KEY'
+    server: Server = 'openai'
     output_mode: OutputMode = 'tool'
     threshold_tokens: int = 1000
     target_ratio: float = 0.2
@@ -97,6 +100,8 @@ class SummarizerConfig:
             raise ConfigError(f'target_ratio must be between 0 and 1, got {self.target_ratio}')
         if self.keep_recent < 0 or self.concurrency < 1 or self.max_retries < 0:
             raise ConfigError('keep_recent and max_retries must be >= 0, concurrency >= 1')
+        if self.server not in get_args(Server):
+            raise ConfigError(f'server must be one of {", ".join(get_args(Server))}, got {self.server!r}')
         if self.output_mode not in ('tool', 'native', 'prompted'):
             raise ConfigError(f'output_mode must be tool, native or prompted, got {self.output_mode!r}')
 

@@ -7,7 +7,6 @@ same prompt, the same structured-output request, the same validation, the same p
 from __future__ import annotations
 
 import json
-import os
 from typing import Protocol
 
 from pydantic_ai.messages import (
@@ -114,14 +113,13 @@ def _last_user_text(messages: list[ModelMessage]) -> str:
 
 
 def _openai_compatible(name: str, config: SummarizerConfig) -> Model:
-    from openai import AsyncOpenAI
-    from pydantic_ai.models.openai import OpenAIChatModel
-    from pydantic_ai.providers.openai import OpenAIProvider
+    from ._servers import openai_compatible_model  # imports openai: only when a server is configured
 
-    client = AsyncOpenAI(
+    assert config.base_url is not None
+    return openai_compatible_model(
+        name,
         base_url=config.base_url,
-        api_key=os.environ.get(config.api_key_env) or 'not-needed',
-        max_retries=0,  # retries are ours (tenacity), with Retry-After and our own bounds
-        timeout=config.timeout_seconds,
+        server=config.server,
+        api_key_env=config.api_key_env,
+        timeout_seconds=config.timeout_seconds,
     )
-    return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
