@@ -45,6 +45,8 @@ class TimedModel:
         self.latency = latency
         self.calls = 0
         self.busy_ns = 0
+        self.request_ns = 0
+        """Time inside pydantic-ai's request path around the function, when `overhead.timing_model_requests` adds it."""
         self._answer = embedded_model(name, minimal_summary).function
         self.model = FunctionModel(self._timed, model_name=name)
 

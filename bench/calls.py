@@ -13,33 +13,17 @@ import dataclasses
 import math
 import time
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
-
 from summarizer._pipeline import Compactor, Report
 
 from ._models import TimedModel
 from ._report import Section, Target
 from .overhead import summarizer_config
+from .workload import fan_out
 
 
 def _text(index: int, size: int = 6000) -> str:
     line = f'record {index}: status ok, value {index * 7}, owner team-{index % 13}\n'
     return (line * (size // len(line) + 1))[:size]
-
-
-def fan_out(contents: list[str]) -> list[ModelMessage]:
-    """One response calling a tool per content, one request returning them all, then a final answer."""
-    calls = [ToolCallPart(tool_name='read_file', args={'n': index}, tool_call_id=f'c{index}') for index in range(len(contents))]
-    returns = [
-        ToolReturnPart(tool_name='read_file', content=content, tool_call_id=call.tool_call_id)
-        for call, content in zip(calls, contents)
-    ]
-    return [
-        ModelRequest(parts=[UserPromptPart('read them all')]),
-        ModelResponse(parts=calls),
-        ModelRequest(parts=returns),
-        ModelResponse(parts=[TextPart('done')]),
-    ]
 
 
 def _compactor(model: TimedModel, *, concurrency: int, cache: bool) -> Compactor:

@@ -18,13 +18,14 @@ request: its per-request hook is the base no-op, and its first pass is timed per
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import gc
 import importlib.util
 import itertools
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,14 +34,17 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
+from summarizer import _summarize
 from summarizer._config import SummarizerConfig
 from summarizer._pipeline import Compactor
+from summarizer._shape import shape_name
+from summarizer._tokens import content_tokens
 from summarizer.capability import SummarizeToolReturns
 
 from . import _harness
 from ._models import TimedModel, instant_text_model
 from ._report import Cell, Section, Target
-from .workload import make_history, pending_request
+from .workload import fan_out, make_history, pending_request
 
 Capability = AbstractCapability[Any]
 CapabilityFactory = Callable[[RunContext[Any]], Awaitable[Capability]]
@@ -106,11 +110,41 @@ class FirstPass:
     us_per_request: float
     summarized: int
     model_us: float
-    """Time spent inside the summarizer model, per request."""
+    """Time spent inside the summarizer model's function, per request."""
+    model_request_us: float
+    """Time spent inside pydantic-ai's `direct.model_request` (its request machinery and the model), per request."""
 
     @property
     def us_beyond_model_per_return(self) -> float:
         return (self.us_per_request - self.model_us) / max(self.summarized, 1)
+
+    @property
+    def us_beyond_model_request_per_return(self) -> float:
+        return (self.us_per_request - self.model_request_us) / max(self.summarized, 1)
+
+
+@contextlib.contextmanager
+def timing_model_requests(model: TimedModel) -> Iterator[None]:
+    """Adds the time of every `direct.model_request` our summarizer makes to `model.request_ns`.
+
+    The split between our machinery and pydantic-ai's request machinery (model preparation, request
+    parameters and JSON-schema transformation, `FunctionModel`'s response handling), which any
+    summarizer going through a pydantic-ai `Model` pays.
+    """
+    original = _summarize.model_request
+
+    async def timed(*args: Any, **kwargs: Any) -> ModelResponse:
+        started = time.perf_counter_ns()
+        try:
+            return await original(*args, **kwargs)
+        finally:
+            model.request_ns += time.perf_counter_ns() - started
+
+    _summarize.model_request = timed  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        _summarize.model_request = original
 
 
 async def first_request(make: CapabilityFactory, contexts: Contexts, *, repeat: int) -> float:
@@ -165,17 +199,53 @@ async def our_first_pass(contexts: Contexts, *, repeat: int, cache: bool = True)
     its lookups and writes are part of the cost. The cache is opened before the clock starts.
     """
     config = summarizer_config(cache=cache)
-    samples: list[tuple[int, int, int]] = []
+    samples: list[tuple[int, int, int, int]] = []
     for attempt in range(repeat):
         model = TimedModel(name=f'instant-{time.time_ns()}-{attempt}')
         compactor = Compactor(config=config, model=model.model)
         compactor.summarizer.cache.get('0' * 64)  # opens the disk cache outside the timed region
         cap = await SummarizeToolReturns(compactor=compactor).for_run(contexts.ctx)
         contexts.ctx.messages[:] = contexts.messages
-        elapsed = await timed_hook(cap, contexts)
-        samples.append((elapsed, model.busy_ns, cap.report.summarized))
-    elapsed, busy, summarized = sorted(samples)[len(samples) // 2]
-    return FirstPass(us_per_request=elapsed / 1000, summarized=summarized, model_us=busy / 1000)
+        with timing_model_requests(model):
+            elapsed = await timed_hook(cap, contexts)
+        samples.append((elapsed, model.busy_ns, model.request_ns, cap.report.summarized))
+    return _median(samples)
+
+
+def _median(samples: list[tuple[int, int, int, int]]) -> FirstPass:
+    """The median sample of (elapsed, model, model request ns, summarized)."""
+    elapsed, busy, requests, summarized = sorted(samples)[len(samples) // 2]
+    return FirstPass(
+        us_per_request=elapsed / 1000, summarized=summarized, model_us=busy / 1000, model_request_us=requests / 1000
+    )
+
+
+def oversized_by_shape(history: list[ModelMessage]) -> dict[str, list[object]]:
+    """The history's tool-return contents over the threshold, by shape (string, list, object)."""
+    shapes: dict[str, list[object]] = {}
+    for message in history:
+        for part in message.parts if isinstance(message, ModelRequest) else ():
+            content = part.content if isinstance(part, ToolReturnPart) else None
+            if content is not None and content_tokens(content) > THRESHOLD_TOKENS:
+                shapes.setdefault(shape_name(content), []).append(content)
+    return shapes
+
+
+async def shape_first_pass(contents: list[object], *, repeat: int) -> FirstPass:
+    """Our session's first pass over one request returning `contents` (none kept as recent, cache off)."""
+    config = dataclasses.replace(summarizer_config(cache=False), keep_recent=0)
+    history = fan_out(contents)
+    samples: list[tuple[int, int, int, int]] = []
+    for attempt in range(repeat):
+        model = TimedModel(name=f'instant-{time.time_ns()}-{attempt}')
+        session = Compactor(config=config, model=model.model).session()
+        gc.collect()
+        with timing_model_requests(model):
+            started = time.perf_counter_ns()
+            await session.process(list(history))
+            elapsed = time.perf_counter_ns() - started
+        samples.append((elapsed, model.busy_ns, model.request_ns, session.report.summarized))
+    return _median(samples)
 
 
 def _ours(*, threshold_tokens: int = THRESHOLD_TOKENS) -> CapabilityFactory:
@@ -200,8 +270,10 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
     contexts = Contexts(history)
     n = len(history)
     section = Section(
-        title=f'1. Overhead per model request ({n} messages, {tool_returns} tool returns of 2-20 KB)',
-        columns=['case', 'state', 'µs/request', 'µs/message', '× floor', 'summarized', 'µs/return beyond model'],
+        title=f'1. Overhead per model request ({messages} messages + the request about to be sent, '
+        f'{tool_returns} tool returns of 2-20 KB)',
+        columns=['case', 'state', 'µs/request', 'µs/message', '× floor', 'summarized', 'µs/return beyond model',
+                 'µs/return beyond model request'],
     )
     floor = _stateless(_harness.floor_capability)
     cases: list[tuple[str, str, CapabilityFactory]] = [
@@ -231,8 +303,21 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
     floor_first = asyncio.run(first_request(floor, contexts, repeat=repeat))
     for label, result in (('ours (cold disk cache)', first), ('ours (cache off)', uncached)):
         row = _row(label, _STATES['c'], result.us_per_request, n, floor_first)
-        row.update({'summarized': result.summarized, 'µs/return beyond model': result.us_beyond_model_per_return})
+        row.update({
+            'summarized': result.summarized,
+            'µs/return beyond model': result.us_beyond_model_per_return,
+            'µs/return beyond model request': result.us_beyond_model_request_per_return,
+        })
         section.rows.append(row)
+    for shape, contents in oversized_by_shape(history).items():
+        result = asyncio.run(shape_first_pass(contents, repeat=max(3, repeat // 3)))
+        section.rows.append({
+            'case': f'ours (cache off), {shape}s only',
+            'state': 'c: one request of such returns',
+            'summarized': result.summarized,
+            'µs/return beyond model': result.us_beyond_model_per_return,
+            'µs/return beyond model request': result.us_beyond_model_request_per_return,
+        })
     if harness_installed():
         section.rows.append(_row('harness ClearToolResults', _STATES['c'], asyncio.run(
             first_request(_stateless(_harness.clear_tool_results), contexts, repeat=repeat)), n, floor_first))
@@ -252,6 +337,13 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
         Target('(b) messages walked per request (2 new + the last old one)', walked, 3, 'at most'),
         Target('(c) µs per summarized return beyond the model', first.us_beyond_model_per_return, 100, 'at most'),
     ]
+    returns = max(first.summarized, 1)
+    section.notes.append(
+        f'(c) split per summarized return, cold disk cache: {first.us_per_request / returns:,.0f} µs in all = '
+        f'{first.model_us / returns:,.0f} in the model function + '
+        f'{(first.model_request_us - first.model_us) / returns:,.0f} in pydantic-ai\'s request machinery '
+        f'(direct.model_request) + {first.us_beyond_model_request_per_return:,.0f} ours.'
+    )
     section.notes.append(
         'a: nothing over the threshold, first request of a run; b: each request adds one agent step to an '
         'already compacted history; c: every oversized return new, instant summarizer, its own time subtracted. '

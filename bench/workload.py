@@ -21,6 +21,7 @@ return in six is tiny (< 200 bytes), as real agents also get "ok"/status-style r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import sqlite3
@@ -45,14 +46,10 @@ __all__ = [
     'TOOL_NAMES',
     'make_history',
     'make_corpus',
+    'fan_out',
     'pending_request',
-    'history_stats',
     'dump_json',
-    'write_jsonl',
-    'write_sqlite',
     'write_corpus',
-    'read_jsonl',
-    'read_sqlite',
 ]
 
 _EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
@@ -317,6 +314,21 @@ def make_history(
     return history
 
 
+def fan_out(contents: list[object]) -> list[ModelMessage]:
+    """One response calling a tool per content, one request returning them all, then a final answer."""
+    calls = [ToolCallPart(tool_name='read_file', args={'n': index}, tool_call_id=f'c{index}') for index in range(len(contents))]
+    returns = [
+        ToolReturnPart(tool_name='read_file', content=content, tool_call_id=call.tool_call_id)
+        for call, content in zip(calls, contents)
+    ]
+    return [
+        ModelRequest(parts=[UserPromptPart('read them all')]),
+        ModelResponse(parts=calls),
+        ModelRequest(parts=returns),
+        ModelResponse(parts=[TextPart('done')]),
+    ]
+
+
 def make_corpus(
     n_histories: int,
     *,
@@ -349,17 +361,6 @@ def pending_request(history: list[ModelMessage]) -> tuple[list[ModelMessage], Mo
     )
 
 
-def history_stats(history: list[ModelMessage]) -> dict[str, int]:
-    """Counts and JSON size of a history (size as `ModelMessagesTypeAdapter.dump_json` writes it)."""
-    returns = [p for m in history if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
-    return {
-        'messages': len(history),
-        'requests': sum(isinstance(m, ModelRequest) for m in history),
-        'tool_returns': len(returns),
-        'json_bytes': len(dump_json(history)),
-    }
-
-
 # --------------------------------------------------------------------------------------------------
 # corpus files
 # --------------------------------------------------------------------------------------------------
@@ -368,40 +369,6 @@ def history_stats(history: list[ModelMessage]) -> dict[str, int]:
 def dump_json(history: list[ModelMessage]) -> bytes:
     """The history as JSON, exactly as pydantic-ai stores it."""
     return ModelMessagesTypeAdapter.dump_json(history)
-
-
-def write_jsonl(histories: Iterator[list[ModelMessage]] | list[list[ModelMessage]], path: str | Path) -> int:
-    """One history per line (a JSON array of messages). Returns the number written."""
-    n = 0
-    with open(path, 'wb') as f:
-        for h in histories:
-            f.write(dump_json(h))
-            f.write(b'\n')
-            n += 1
-    return n
-
-
-def write_sqlite(
-    histories: Iterator[list[ModelMessage]] | list[list[ModelMessage]],
-    path: str | Path,
-    *,
-    id_prefix: str = 'conv',
-) -> int:
-    """Write `conversations(id TEXT PRIMARY KEY, messages TEXT)`; ids are `{id_prefix}-{k:06d}`."""
-    con = sqlite3.connect(str(path))
-    try:
-        con.execute('CREATE TABLE IF NOT EXISTS conversations (id TEXT PRIMARY KEY, messages TEXT)')
-        n = 0
-        with con:
-            for h in histories:
-                con.execute(
-                    'INSERT OR REPLACE INTO conversations (id, messages) VALUES (?, ?)',
-                    (f'{id_prefix}-{n:06d}', dump_json(h).decode('utf-8')),
-                )
-                n += 1
-        return n
-    finally:
-        con.close()
 
 
 def write_corpus(
@@ -417,23 +384,13 @@ def write_corpus(
     jsonl, db = out / f'{name}.jsonl', out / f'{name}.sqlite'
     if db.exists():
         db.unlink()
-    histories = list(make_corpus(n_histories, **history_kwargs))  # type: ignore[arg-type]
-    write_jsonl(histories, jsonl)
-    write_sqlite(histories, db)
+    histories = make_corpus(n_histories, **history_kwargs)  # type: ignore[arg-type]
+    with open(jsonl, 'wb') as lines, contextlib.closing(sqlite3.connect(db)) as rows:
+        rows.execute('CREATE TABLE conversations (id TEXT PRIMARY KEY, messages TEXT)')
+        with rows:
+            for n, history in enumerate(histories):  # one at a time: a corpus of GBs never sits in memory
+                text = dump_json(history)
+                lines.write(text + b'\n')
+                row = (f'conv-{n:06d}', text.decode('utf-8'))
+                rows.execute('INSERT INTO conversations (id, messages) VALUES (?, ?)', row)
     return jsonl, db
-
-
-def read_jsonl(path: str | Path) -> Iterator[list[ModelMessage]]:
-    with open(path, 'rb') as f:
-        for line in f:
-            if line.strip():
-                yield ModelMessagesTypeAdapter.validate_json(line)
-
-
-def read_sqlite(path: str | Path) -> Iterator[tuple[str, list[ModelMessage]]]:
-    con = sqlite3.connect(str(path))
-    try:
-        for cid, messages in con.execute('SELECT id, messages FROM conversations ORDER BY id'):
-            yield cid, ModelMessagesTypeAdapter.validate_json(messages)
-    finally:
-        con.close()

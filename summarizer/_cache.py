@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import diskcache
@@ -43,6 +43,8 @@ class SummaryCache:
     size_limit_bytes: int
     _cache: diskcache.Cache | None = None
     _broken: bool = False
+    _staged: dict[str, str] = field(default_factory=dict[str, str])
+    """key -> summary JSON, written by the next `flush`."""
 
     @classmethod
     def from_config(cls, config: CacheConfig) -> SummaryCache:
@@ -50,6 +52,9 @@ class SummaryCache:
         return cls(directory=directory, size_limit_bytes=config.size_limit_mb * 1024 * 1024)
 
     def get(self, key: str) -> JsonValue | None:
+        staged = self._staged.get(key)
+        if staged is not None:
+            return json.loads(staged)
         cache = self._open()
         if cache is None:
             return None
@@ -60,16 +65,32 @@ class SummaryCache:
             self._degrade(exc)
             return None
 
-    def set(self, key: str, summary: JsonValue) -> None:
+    def stage(self, key: str, summary: JsonValue) -> None:
+        """Keep a summary for the next `flush`; `get` in this process sees it at once.
+
+        One SQLite transaction per summary costs more than a short summary's whole pipeline, so the
+        compactor stages its summaries and flushes them in one transaction before it returns.
+        """
+        if self.directory is not None and not self._broken:
+            self._staged[key] = json.dumps(summary, ensure_ascii=False)
+
+    def flush(self) -> None:
+        """Write every staged summary in one transaction (visible to other processes from then on)."""
+        if not self._staged:
+            return
+        staged, self._staged = self._staged, {}
         cache = self._open()
         if cache is None:
             return
         try:
-            cache.set(key, json.dumps(summary, ensure_ascii=False))
+            with cache.transact():
+                for key, raw in staged.items():
+                    cache.set(key, raw)
         except _DISK_ERRORS as exc:
             self._degrade(exc)
 
     def close(self) -> None:
+        self.flush()
         if self._cache is not None:
             self._cache.close()
             self._cache = None

@@ -116,7 +116,10 @@ class Compactor:
     async def summarize(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> Compaction:
         """Summarize `due`, check the result, keep the original wherever anything failed."""
         report = Report(oversized=len(due))
-        outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in due))
+        try:
+            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in due))
+        finally:
+            self.summarizer.cache.flush()  # every summary made here is in the disk cache once this returns
         accepted: dict[PartRef, Outcome] = {}
         for outcome in outcomes:
             _count(report, outcome)

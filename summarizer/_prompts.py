@@ -17,6 +17,7 @@ from pathlib import Path
 from ._config import ConfigError, SummarizerConfig
 from ._resources import data_path
 from ._shape import JsonValue
+from ._tokens import json_text
 
 _DATA_BLOCK = re.compile(
     r'<tool_content tool="[^"]*" shape="(?P<shape>\w+)" budget_tokens="(?P<budget>\d+)"'
@@ -40,7 +41,9 @@ class Prompt:
         shape: str,
         budget_tokens: int,
         call_args: str,
+        content_text: str | None = None,
     ) -> str:
+        """`content_text`: the content's `json_text`, when already at hand (the walk measured it)."""
         max_items = len(content) if isinstance(content, list) else None
         return self.template.format(
             tool_name=tool_name,
@@ -49,7 +52,9 @@ class Prompt:
             item_count=max_items if max_items is not None else '',
             max_items=max_items if max_items is not None else '',
             call_args=call_args or '(unknown)',
-            data=data_block(tool_name=tool_name, content=content, shape=shape, budget_tokens=budget_tokens),
+            data=data_block(
+                tool_name=tool_name, content=content, shape=shape, budget_tokens=budget_tokens, content_text=content_text
+            ),
         )
 
 
@@ -61,9 +66,18 @@ class DataBlock:
     max_items: int | None
 
 
-def data_block(*, tool_name: str, content: JsonValue, shape: str, budget_tokens: int) -> str:
-    """The content framed as data: escaped JSON inside a `<tool_content>` element."""
-    payload = json.dumps(content, ensure_ascii=False).replace('<', '\\u003c')
+def data_block(
+    *, tool_name: str, content: JsonValue, shape: str, budget_tokens: int, content_text: str | None = None
+) -> str:
+    """The content framed as data: escaped compact JSON inside a `<tool_content>` element.
+
+    Compact, as the walk measured it: a list or object is then serialized once per summary, not twice.
+    """
+    if isinstance(content, str):
+        payload = json.dumps(content, ensure_ascii=False)
+    else:
+        payload = content_text if content_text is not None else json_text(content)
+    payload = payload.replace('<', '\\u003c')
     max_items = f' max_items="{len(content)}"' if isinstance(content, list) else ''
     name = html.escape(tool_name, quote=True)
     return (

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT))  # bench/ is a folder of the repository, not part of the package
 
 from bench import _batch_child  # noqa: E402
-from bench.batch import corpus, run_child  # noqa: E402
+from bench.batch import corpus, head, run_child  # noqa: E402
 from bench.calls import concurrency_section, dedup_section  # noqa: E402
 from bench.growth import growth_section  # noqa: E402
 from bench.overhead import harness_installed, overhead_section  # noqa: E402
@@ -57,12 +57,17 @@ def test_concurrency_answers_every_return() -> None:
 
 def test_growth_walks_only_what_is_new() -> None:
     section = growth_section(sizes=(12, 24), steps=2)
-    assert [row['walked/req'] for row in section.rows] == [3, 3]
+    sizes = [row for row in section.rows if isinstance(row['messages'], int)]
+    assert [(row['messages'], row['walked/req']) for row in sizes] == [(12, 3), (24, 3)]
+    assert section.rows[-1]['messages'] == '24 ÷ 12'  # the per-message ratio, largest to smallest
 
 
 def test_batch_measurements(tmp_path: Path) -> None:
     data = corpus(tmp_path, histories=2, messages=12, tool_returns=3)
     assert run_child('raw-jsonl', data.jsonl)['histories'] == 2  # one real child process: peak RSS and all
+    first = head(data, 1)
+    assert first.jsonl.read_bytes() == data.jsonl.read_bytes().splitlines(keepends=True)[0]
+    assert _batch_child.raw_sqlite(first.sqlite, tmp_path) == 1
     for mode, path in (('raw-sqlite', data.sqlite), ('batch', data.jsonl)):
         _batch_child.main([mode, str(path), str(tmp_path / mode), '1000'])
     assert (tmp_path / 'batch').iterdir(), 'summarizer batch wrote nothing'

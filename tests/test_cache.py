@@ -10,10 +10,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import diskcache
 import pytest
 from pydantic_ai.messages import ToolReturnPart
 
 from helpers import BIG_LIST, BIG_TEXT, compactor, history, summarizer_model
+from summarizer._cache import SummaryCache
 
 COMPACT_IN_CHILD = """
 import asyncio, json, sys
@@ -100,3 +102,34 @@ async def test_identical_summaries_across_requests_keep_the_prefix_stable() -> N
     part_a, part_b = first.messages[2].parts[0], second.messages[2].parts[0]
     assert isinstance(part_a, ToolReturnPart) and isinstance(part_b, ToolReturnPart)
     assert part_a.content == part_b.content and second.report.cache_hits == 1
+
+
+async def test_summaries_are_in_the_disk_cache_once_compact_returns(isolated_cache: Path) -> None:
+    """Staged during the compaction (one transaction for all), visible to every process once it returns."""
+    result = await compactor().compact(history(BIG_TEXT, BIG_LIST))
+    assert result.report.summarized == 2
+    other = SummaryCache(directory=isolated_cache, size_limit_bytes=1 << 20)
+    try:
+        assert sorted(map(json.dumps, result.changed.values())) == sorted(
+            json.dumps(other.get(key)) for key in _keys(isolated_cache)
+        )
+    finally:
+        other.close()
+
+
+def test_a_staged_summary_is_read_before_it_is_written(isolated_cache: Path) -> None:
+    writer = SummaryCache(directory=isolated_cache, size_limit_bytes=1 << 20)
+    reader = SummaryCache(directory=isolated_cache, size_limit_bytes=1 << 20)
+    try:
+        writer.stage('key', ['a summary'])
+        assert writer.get('key') == ['a summary'] and reader.get('key') is None
+        writer.flush()
+        assert reader.get('key') == ['a summary']
+    finally:
+        writer.close()
+        reader.close()
+
+
+def _keys(directory: Path) -> list[str]:
+    with diskcache.Cache(str(directory)) as cache:
+        return [str(key) for key in cache]

@@ -30,7 +30,9 @@ from .._check import CheckFailed
 from .._config import SummarizerConfig
 from .._pipeline import Compactor, Report
 from .._stored import HistoryError, compact_stored
+from .._write import remove_temporaries
 from ._langchain import compact_session
+from ._screen import screen
 from ._sources import Done, SessionUnit, Source, Target, Unit, Where, unit_size
 
 
@@ -207,6 +209,11 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
                 tokens_before=session.tokens_before,
                 tokens_after=session.tokens_after,
             )
+        screened = screen(unit.raw, config=compactor.config, tokenizer=compactor.tokenizer)
+        if screened is not None:  # nothing to summarize: proven without validating every message
+            tokens = compactor.tokenizer(screened.text)
+            report = Report(returns_examined=screened.returns)
+            return Done(unit=unit, report=report, tokens_before=tokens, tokens_after=tokens)
         stored = await compact_stored(unit.raw, compactor)
     except HistoryError as exc:
         if isinstance(unit, SessionUnit) and exc.message_index is not None:
@@ -310,6 +317,8 @@ def run_batch(
     on_tick: OnTick,
 ) -> list[SourceReport]:
     """Run in this process, or deal the sources to `jobs` worker processes; reports in source order."""
+    if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
+        remove_temporaries([source.output(target) for source in sources])
     shards = [sources[index::jobs] for index in range(min(jobs, len(sources)))]
     if len(shards) <= 1:
         return _run_shard(sources, config, target, journal, on_tick)

@@ -1,0 +1,88 @@
+"""A batch's fast path: prove a stored history has nothing to summarize without validating it in full.
+
+Most histories of a large store have no tool return over the threshold, and for them the full path
+(the position-recording scan, pydantic-ai's validation of every message, the walk) costs several
+times a plain `json.loads` + `json.dumps` of the same bytes, to end up writing nothing. The screen
+parses the text with `json.loads`, checks its structure (a list of messages of known `kind`, each
+with a list of parts of known `part_kind`) and bounds the token estimate of every tool-return
+content; when every bound is under the lowest threshold, nothing can be summarized and the history
+is passed through as it is. Anything it cannot prove (another tokenizer, text that is not UTF-8 or
+not JSON, an unexpected structure, a legacy `retry-prompt` part, a content that may be over) takes
+the full path, which names the problem of bad input exactly.
+
+The trade-off: a history that passes the screen is not validated field by field (a malformed
+timestamp in a history with nothing to summarize is not reported by `batch`; nothing is written
+for it either). `summarizer compact` and `summarizer check` always validate in full.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from dataclasses import dataclass
+
+import pydantic
+from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
+
+from .._config import SummarizerConfig
+from .._tokens import Tokenizer, estimate_tokens
+from .._walk import plain_text
+
+
+@dataclass(frozen=True)
+class Screened:
+    """A history proven to have nothing to summarize."""
+
+    text: str
+    returns: int
+    """Its tool returns (what the full path reports as examined)."""
+
+
+def _part_kinds(union: object) -> frozenset[str]:
+    """The `part_kind` values of a pydantic-ai part union (its tagged members' defaults)."""
+    members = [typing.get_args(member) for member in typing.get_args(typing.get_args(union)[0])]
+    tagged = [cls for cls, *metadata in members if any(isinstance(meta, pydantic.Tag) for meta in metadata)]
+    return frozenset(cls.__dataclass_fields__['part_kind'].default for cls in tagged)
+
+
+_PART_KINDS = {'request': _part_kinds(ModelRequestPart), 'response': _part_kinds(ModelResponsePart)}
+
+
+def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) -> Screened | None:
+    """`Screened` when no tool-return content of `raw` can be over a threshold, else None (take the full path)."""
+    if tokenizer is not estimate_tokens:
+        return None  # the bounds below hold for the estimate only
+    try:
+        text = raw.decode('utf-8') if isinstance(raw, bytes) else raw
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return None
+    if not isinstance(data, list):
+        return None
+    lowest = min([config.threshold_tokens, *map(config.threshold_for, config.tools)])
+    returns = 0
+    for message in data:
+        parts = message.get('parts') if isinstance(message, dict) else None
+        known = _PART_KINDS.get(message.get('kind')) if isinstance(parts, list) else None  # type: ignore[union-attr]
+        if known is None:
+            return None
+        for part in parts:  # type: ignore[union-attr]
+            kind = part.get('part_kind') if isinstance(part, dict) else None
+            if kind not in known or kind == 'retry-prompt':  # a legacy retry prompt may load as a tool return
+                return None
+            if kind == 'tool-return':  # a request's part: no response part has that kind
+                returns += 1
+                if _upper_bound(part.get('content')) > lowest:
+                    return None
+    return Screened(text=text, returns=returns)
+
+
+def _upper_bound(content: object) -> int:
+    """At least the token estimate of the content's JSON text as the walk measures it.
+
+    `json.loads` yields JSON types only, so `plain_text` is exactly that text (None for NaN or
+    infinity, which pydantic spells differently: no bound then)."""
+    if isinstance(content, str):
+        return estimate_tokens(content)
+    text = plain_text(content)
+    return estimate_tokens(text) if text is not None else 1 << 62

@@ -1,0 +1,52 @@
+"""The walk's one-pass measure of plain JSON contents gives what the careful path gives."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+import pytest
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_core import to_jsonable_python
+
+from summarizer._config import SummarizerConfig
+from summarizer._tokens import estimate_tokens, json_text
+from summarizer._walk import walk
+
+
+class Level(enum.IntEnum):
+    HIGH = 3
+
+
+ROW = {'id': 'ord_00001', 'total': 12.5, 'ok': True, 'note': None, 'level': Level.HIGH}
+CONTENTS = {
+    'records': [dict(ROW, id=f'ord_{n:05d}') for n in range(40)],
+    'tuples': tuple((n, f'item {n}') for n in range(120)),
+    'int keys': {n: f'value {n}' for n in range(150)},
+    'colliding keys': {**{n: 'x' * 20 for n in range(60)}, **{str(n): 'y' * 20 for n in range(60)}},
+    'nan': [float('nan')] + [f'item {n}' for n in range(200)],
+    'unicode': [f'Zürich → 東京 {n}' for n in range(150)],
+}
+
+
+def history(content: object) -> list[ModelMessage]:
+    return [
+        ModelResponse(parts=[ToolCallPart('query', {}, tool_call_id='c1')]),
+        ModelRequest(parts=[ToolReturnPart('query', content, tool_call_id='c1')]),
+    ]
+
+
+@pytest.mark.parametrize('name', list(CONTENTS))
+def test_candidates_as_the_careful_path_measures_them(name: str) -> None:
+    content = CONTENTS[name]
+    careful = json_text(to_jsonable_python(content, fallback=str))
+    tokens = estimate_tokens(careful)
+    for threshold in (tokens - 1, tokens, tokens + 1):  # just over, at, just under the threshold
+        config = dataclasses.replace(SummarizerConfig.load(), threshold_tokens=threshold)
+        found = walk(history(content), config=config, tokenizer=estimate_tokens).candidates
+        if tokens > threshold:
+            [candidate] = found
+            assert (candidate.text, candidate.tokens) == (careful, tokens)
+            assert candidate.content == to_jsonable_python(content, fallback=str)
+        else:
+            assert found == []
