@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import diskcache
+import pytest
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from fake_openai import FakeOpenAI, fake_openai
@@ -420,3 +421,49 @@ def test_a_rerun_of_a_killed_in_place_backup_run_keeps_the_original_database_as_
     assert rows(saved, 'SELECT id, messages FROM conversations ORDER BY id') == expected
     for key, text in rows(database, 'SELECT id, messages FROM conversations'):
         check_rewrite(StoredHistory.parse(originals[str(key)]), StoredHistory.parse(str(text)))
+
+
+def children(pid: int) -> set[int]:
+    """Live child processes of `pid` (Linux /proc)."""
+    found: set[int] = set()
+    for task in Path(f'/proc/{pid}/task').iterdir():
+        found.update(int(child) for child in (task / 'children').read_text().split())
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != 'Z'  # a zombie has ended; only its exit status waits for a reaper
+
+
+@pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc and relies on PR_SET_PDEATHSIG')
+def test_workers_stop_when_the_batch_process_alone_is_killed(tmp_path: Path) -> None:
+    """`--jobs 2` workers must not summarize on for a batch that is gone (and bill model calls for it)."""
+    for index in range(6):
+        (tmp_path / f'h{index}.json').write_bytes(ModelMessagesTypeAdapter.dump_json(history(f'{index}\n{TEXT}')))
+    with fake_openai() as server:
+        server.delay = 0.5  # the workers are mid-way through their share when the parent dies
+        command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(tmp_path), '--in-place', '--jobs', '2']
+        command += ['--config', str(config(tmp_path / 'config.yaml', server, cache=False))]
+        with running(command, dict(os.environ)) as (process, _):
+            deadline = time.monotonic() + 60
+            while not server.answered:
+                assert process.poll() is None and time.monotonic() < deadline, 'the batch never asked the model'
+                time.sleep(0.01)
+            workers = children(process.pid)
+            assert len(workers) >= 2
+            process.kill()  # the parent alone, not its process group
+            process.wait()
+            deadline = time.monotonic() + 10
+            while any(alive(worker) for worker in workers) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            survivors = [worker for worker in workers if alive(worker)]
+            for worker in survivors:
+                os.kill(worker, signal.SIGKILL)
+        assert not survivors, f'workers {survivors} outlived the batch'
+        answered = len(server.answered)
+        time.sleep(1)
+        assert len(server.answered) <= answered + 2  # at most the requests already in flight get answered

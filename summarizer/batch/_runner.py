@@ -14,12 +14,16 @@ done; a source is journaled only after its last byte is written.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
 import dataclasses
 import json
 import multiprocessing
 import os
 import queue
+import signal
 import sqlite3
+import sys
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -324,7 +328,9 @@ def run_batch(
         return _run_shard(sources, config, target, journal, on_tick)
     context = multiprocessing.get_context('spawn')  # no fork of a process with threads and open files
     ticks: multiprocessing.Queue[Tick] = context.Queue()
-    with ProcessPoolExecutor(max_workers=len(shards), mp_context=context, initializer=_start_worker, initargs=(ticks,)) as pool:
+    with ProcessPoolExecutor(
+        max_workers=len(shards), mp_context=context, initializer=_start_worker, initargs=(ticks, os.getpid())
+    ) as pool:
         futures = [pool.submit(_worker, shard, config, target, journal) for shard in shards]
         while not all(future.done() for future in futures) or not ticks.empty():
             try:
@@ -340,9 +346,20 @@ _ticks: multiprocessing.Queue[Tick] | None = None
 """A worker process's way to report progress to the parent."""
 
 
-def _start_worker(ticks: multiprocessing.Queue[Tick]) -> None:
+def _start_worker(ticks: multiprocessing.Queue[Tick], parent: int) -> None:
     global _ticks
     _ticks = ticks
+    _die_with(parent)
+
+
+def _die_with(parent: int) -> None:
+    """End this worker when the batch that started it dies (SIGKILL, OOM killer) instead of summarizing
+    on alone: its work is the dead batch's, which a rerun redoes from the journal and the cache."""
+    if sys.platform.startswith('linux'):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    if os.getppid() != parent:  # it died before the line above took effect
+        os._exit(1)
 
 
 def _worker(sources: list[Source], config: SummarizerConfig, target: Target, journal: Journal | None) -> list[SourceReport]:
