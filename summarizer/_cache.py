@@ -83,9 +83,20 @@ class SummaryCache:
         if cache is None:
             return
         try:
-            with cache.transact():
-                for key, raw in staged.items():
-                    cache.set(key, raw)
+            # diskcache culls after every `set` (three more queries each: expired keys, volume, size);
+            # once for the whole flush keeps the same bound on the cache's size for about a third less
+            # per summary. `update=False`: this process only; the setting stored in the cache stays.
+            # Summaries never expire, so only the size can call for culling.
+            cull_limit = cache.cull_limit
+            cache.reset('cull_limit', 0, update=False)
+            try:
+                with cache.transact():
+                    for key, raw in staged.items():
+                        cache.set(key, raw)
+            finally:
+                cache.reset('cull_limit', cull_limit, update=False)
+            if cache.volume() > cache.size_limit:
+                cache.cull()
         except _DISK_ERRORS as exc:
             self._degrade(exc)
 

@@ -139,7 +139,8 @@ class Compactor:
                 continue
             output[message_index] = replaced
         changed = {ref: outcome.summary for ref, outcome in accepted.items()}
-        check_integrity(messages, output)  # (d); (b) and (c) were checked per message above
+        # (d), around the replaced messages only; (b) and (c) were checked per message above
+        check_integrity(messages, output, changed={ref[0] for ref in accepted})
         for outcome in accepted.values():
             report.summarized += 1
             report.tokens_after += content_tokens(outcome.summary, self.tokenizer)  # type: ignore[arg-type]

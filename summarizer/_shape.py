@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from itertools import compress, repeat
-from typing import TypeAlias
+from typing import TypeAlias, cast
 
 JsonValue: TypeAlias = 'str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]'
 JsonSchema: TypeAlias = dict[str, object]
@@ -29,58 +29,118 @@ def shape_name(value: JsonValue) -> str:
     return 'scalar'
 
 
+MAX_DEPTH = 200
+"""Contents nested deeper are never summarized: pydantic cannot serialize much deeper (about 255
+levels), and the recursive shape functions here would approach Python's recursion limit."""
+
+
 def schema_for(value: JsonValue) -> JsonSchema:
     """A JSON schema every conforming summary of `value` satisfies.
 
     Scalars are typed, not pinned with `const`: a list of 5,000 records would otherwise yield a schema
     as large as the content. Their exact values are left to the prompt and the post-check.
     """
-    if isinstance(value, str):
-        return {'type': 'string'}
-    if isinstance(value, bool):
-        return {'type': 'boolean'}
-    if isinstance(value, int):
-        return {'type': 'integer'}
-    if isinstance(value, float):
-        return {'type': 'number'}
-    if value is None:
-        return {'type': 'null'}
-    if isinstance(value, list):
-        # One schema per distinct item structure, in order of first appearance. Items are grouped by
-        # a hashable structure key rather than by their serialized schemas: a list of thousands of
-        # records then costs one cheap pass, not a schema and a `json.dumps` per record.
-        first_of_kind: dict[_Structure, JsonValue] = {}
-        for item in value:
-            first_of_kind.setdefault(_structure(item), item)
-        items = [schema_for(item) for item in first_of_kind.values()]
-        array: JsonSchema = {'type': 'array', 'maxItems': len(value)}
+    return schema_of(structure_of(value))
+
+
+Structure: TypeAlias = 'str | tuple[object, ...]'
+"""What `schema_for` makes of a value, as a hashable key: equal structures, equal schemas.
+
+A scalar's type name; `('array', length, item structures)`, the distinct structures of the items in
+order of first appearance; or `('object', ((key, structure), ...))`.
+"""
+
+
+def schema_of(structure: Structure) -> JsonSchema:
+    """The schema of the values of `structure`.
+
+    Built from the structure, not the value: a list holds one entry per distinct item structure, so a
+    list of thousands of records costs one schema per kind of record, not one per record. The dicts
+    are new on every call (pydantic-ai's schema transformers may edit them in place).
+    """
+    if isinstance(structure, str):
+        return {'type': structure}
+    if structure[0] == 'array':
+        _, length, kinds = structure
+        array: JsonSchema = {'type': 'array', 'maxItems': length}
+        items = [schema_of(kind) for kind in cast('tuple[Structure, ...]', kinds)]
         if items:
             array['items'] = items[0] if len(items) == 1 else {'anyOf': items}
         return array
+    fields = cast('tuple[tuple[str, Structure], ...]', structure[1])
     return {
         'type': 'object',
-        'properties': {key: schema_for(item) for key, item in value.items()},
-        'required': list(value),
+        'properties': {key: schema_of(kind) for key, kind in fields},
+        'required': [key for key, _ in fields],
         'additionalProperties': False,
     }
 
 
-_Structure: TypeAlias = 'str | tuple[object, ...]'
-"""What `schema_for` makes of a value, as a hashable key: equal keys, equal schemas."""
-
-
-def _structure(value: JsonValue) -> _Structure:
+def structure_of(value: JsonValue) -> Structure:
+    """The structure of any JSON data (subclasses of its types included)."""
     scalar = _SCALAR_TYPES.get(type(value))
     if scalar is not None:
         return scalar
     if isinstance(value, list):
-        return ('array', len(value), tuple(dict.fromkeys(map(_structure, value))))
+        return ('array', len(value), tuple(dict.fromkeys(map(structure_of, value))))
     if isinstance(value, dict):
-        return ('object', tuple(zip(value, map(_structure, value.values()))))
-    return schema_for(value)['type']  # type: ignore[return-value]  # a subclass of a scalar type
+        return ('object', tuple(zip(value, map(structure_of, value.values()))))
+    return next(name for kind, name in _SCALAR_TYPES.items() if isinstance(value, kind))  # a subclass of a scalar type
 
 
 _SCALAR_TYPES: dict[type, str] = {str: 'string', bool: 'boolean', int: 'integer', float: 'number', type(None): 'null'}
+"""In `isinstance` order for subclasses: `bool` before `int`."""
+
+
+def plain_structure(value: object, *, max_depth: int = MAX_DEPTH) -> Structure | None:
+    """The structure of `value` if it is made of the exact JSON types only (dicts with `str` keys, lists,
+    `str`, `int`, `float`, `bool`, None) and nests at most `max_depth` levels; None otherwise.
+
+    Such a value is already its own JSON data (`to_jsonable_python` would return an equal copy) and
+    passes the depth guard: the walk proves both, and gets the structure the output schema is built
+    from, in one pass over the value instead of four (depth guard, copy, comparison, schema). The
+    depth is read from the structure, which is small (one entry per distinct item structure of a
+    list); a value nested too deeply for the recursion gives None, and the caller's careful path
+    (the iterative `nested_deeper_than`) decides.
+    """
+    try:
+        structure = _plain_structure(value)
+        return structure if _depth(structure) <= max_depth else None
+    except (_NotPlain, RecursionError):
+        return None
+
+
+class _NotPlain(Exception):
+    pass
+
+
+def _plain_structure(value: object) -> Structure:
+    """`structure_of`, for the exact types only (raises `_NotPlain` on anything else)."""
+    kind = type(value)
+    scalar = _SCALAR_TYPES.get(kind)
+    if scalar is not None:
+        return scalar
+    if kind is dict:
+        mapping = cast('dict[object, object]', value)
+        for key in mapping:
+            if type(key) is not str:
+                raise _NotPlain  # JSON would turn it into a string
+        return ('object', tuple(zip(mapping, map(_plain_structure, mapping.values()))))
+    if kind is list:
+        items = cast('list[object]', value)
+        return ('array', len(items), tuple(dict.fromkeys(map(_plain_structure, items))))
+    raise _NotPlain
+
+
+def _depth(structure: Structure) -> int:
+    """How many levels of lists and objects the values of `structure` nest."""
+    if isinstance(structure, str):
+        return 0
+    if structure[0] == 'array':
+        kinds = cast('tuple[Structure, ...]', structure[2])
+    else:
+        kinds = tuple(kind for _, kind in cast('tuple[tuple[str, Structure], ...]', structure[1]))
+    return 1 + max(map(_depth, kinds), default=0)
 
 
 def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str | None:
@@ -135,11 +195,6 @@ def carries_text(value: object) -> bool:
 
 def _kind(value: object) -> str:
     return {str: 'a string', list: 'a list', dict: 'an object', bool: 'a boolean'}.get(type(value), type(value).__name__)
-
-
-MAX_DEPTH = 200
-"""Contents nested deeper are never summarized: pydantic cannot serialize much deeper (about 255
-levels), and the recursive shape functions here would approach Python's recursion limit."""
 
 
 def nested_deeper_than(value: object, limit: int) -> bool:

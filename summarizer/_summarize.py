@@ -39,7 +39,7 @@ from ._check import summary_problem
 from ._config import SummarizerConfig
 from ._models import SUMMARY_KEY, model_id, resolve_model
 from ._prompts import PromptBook
-from ._shape import JsonValue, schema_for
+from ._shape import JsonValue, schema_of, structure_of
 from ._tokens import Tokenizer, estimate_tokens
 from ._walk import Candidate
 
@@ -259,7 +259,8 @@ class Summarizer:
             return ModelRequestParameters(output_mode='text', allow_text_output=True)
         schema = {
             'type': 'object',
-            'properties': {SUMMARY_KEY: schema_for(candidate.content)},
+            # the walk's structure when it made one (plain JSON contents): no second pass over the content
+            'properties': {SUMMARY_KEY: schema_of(candidate.structure or structure_of(candidate.content))},
             'required': [SUMMARY_KEY],
             'additionalProperties': False,
         }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from pydantic_ai.messages import (
     BinaryContent,
@@ -24,7 +25,7 @@ from pydantic_ai.messages import (
 from pydantic_core import to_jsonable_python
 
 from ._config import SummarizerConfig
-from ._shape import MAX_DEPTH, JsonValue, nested_deeper_than, shape_name
+from ._shape import MAX_DEPTH, JsonValue, Structure, nested_deeper_than, plain_structure, shape_name
 from ._tokens import Tokenizer, estimate_tokens, json_text
 
 _MULTIMODAL = (BinaryContent, FileUrl, UploadedFile)
@@ -40,13 +41,16 @@ class Candidate:
     """Position among all tool returns of the history: decides which are `keep_recent`."""
     part: ToolReturnPart
     content: JsonValue
-    """The content as JSON data (what is summarized, hashed and checked)."""
+    """The content as JSON data (what is summarized, hashed and checked); the part's own object when it
+    already is JSON data (never modified)."""
     text: str
     """Its compact JSON text (`json_text`): measured here, hashed for the cache without serializing again."""
     tokens: int
     threshold_tokens: int
     call_args: str
     """The arguments of the matching call in the response just before, as JSON text ('' if none)."""
+    structure: Structure | None = None
+    """The content's structure when the walk computed it (`plain_structure`), for the output schema."""
 
     @property
     def tool_name(self) -> str:
@@ -102,18 +106,16 @@ def _candidate(
     if rule.skip or part.outcome == 'retried':  # a retried return is a retry prompt, not tool output
         return None
     threshold = config.threshold_for(part.tool_name)
-    plain = plain_text(part.content) if tokenizer is estimate_tokens else None
-    if plain is not None and estimate_tokens(plain) <= threshold:
+    plain = plain_text(part.content)
+    if plain is not None and tokenizer is estimate_tokens and estimate_tokens(plain) <= threshold:
         return None  # an upper bound of the estimate of the content's JSON text (see `plain_text`)
-    few_brackets = plain is not None and plain.count('[') + plain.count('{') <= MAX_DEPTH  # cannot nest deeper
-    if not few_brackets and nested_deeper_than(part.content, MAX_DEPTH):
+    data = _json_data(part.content, plain)
+    if data is None or shape_name(data.content) == 'scalar':
         return None
-    content = as_json(part.content, plain=plain is not None)
-    if content is None or shape_name(content) == 'scalar':
-        return None
+    content, structure = data.content, data.structure
     if tokenizer is estimate_tokens and isinstance(content, str) and len(content) <= threshold:
         return None  # a cheap bound: the estimate never counts more than one token a character
-    text = plain if plain is not None and content == part.content else json_text(content)
+    text = data.text if data.text is not None else json_text(content)
     tokens = tokenizer(text)
     if tokens <= threshold:
         return None
@@ -127,7 +129,39 @@ def _candidate(
         tokens=tokens,
         threshold_tokens=threshold,
         call_args=_call_args(messages, message_index, part.tool_call_id),
+        structure=structure,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _JsonData:
+    content: JsonValue
+    text: str | None
+    """Its `json_text` when already made."""
+    structure: Structure | None
+    """Its structure (`_shape.Structure`) when already computed."""
+
+
+def _json_data(content: object, plain: str | None) -> _JsonData | None:
+    """A tool-return content as JSON data, or None when it is never summarized (nested beyond
+    `MAX_DEPTH`, or holding binary or multimodal data).
+
+    Most contents are made of the exact JSON types (what a pydantic-ai history validated from JSON
+    holds): `plain_structure` proves it, and the depth bound, in one pass, and the content is then
+    used as it is, with `plain` as its text. Anything else takes the careful path: depth guard,
+    multimodal check, `to_jsonable_python`.
+    """
+    if plain is not None:  # finite numbers, no circular data: what `plain_structure` does not check
+        structure = plain_structure(content)
+        if structure is not None:
+            return _JsonData(content=cast(JsonValue, content), text=plain, structure=structure)
+    few_brackets = plain is not None and plain.count('[') + plain.count('{') <= MAX_DEPTH  # cannot nest deeper
+    if not few_brackets and nested_deeper_than(content, MAX_DEPTH):
+        return None
+    data = as_json(content, plain=plain is not None)
+    if data is None:
+        return None
+    return _JsonData(content=data, text=plain if plain is not None and data == content else None, structure=None)
 
 
 def as_json(content: object, *, plain: bool = False) -> JsonValue | None:

@@ -130,6 +130,21 @@ def test_a_staged_summary_is_read_before_it_is_written(isolated_cache: Path) -> 
         reader.close()
 
 
+def test_a_flush_keeps_the_cache_under_its_size_limit(isolated_cache: Path) -> None:
+    """Culled once per flush (not after every write), to the same bound; the stored cull setting stays."""
+    cache = SummaryCache(directory=isolated_cache, size_limit_bytes=200_000)
+    try:
+        for flush in range(20):
+            for index in range(50):
+                cache.stage(f'{flush}-{index}', 'x' * 2000)
+            cache.flush()
+        assert cache.get('19-49') == 'x' * 2000 and cache.get('0-0') is None
+    finally:
+        cache.close()
+    with diskcache.Cache(str(isolated_cache)) as raw:
+        assert raw.volume() <= 200_000 and raw.cull_limit == 10
+
+
 def _keys(directory: Path) -> list[str]:
     with diskcache.Cache(str(directory)) as cache:
         return [str(key) for key in cache]

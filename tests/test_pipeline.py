@@ -19,7 +19,7 @@ from pydantic_ai.messages import (
 
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 from summarizer import CheckFailed, SummarizerConfig, ToolRule
-from summarizer._check import check_history, integrity_problems
+from summarizer._check import check_history, check_integrity, integrity_problems
 from summarizer._tokens import content_tokens
 
 
@@ -106,6 +106,17 @@ def test_post_check_catches_changes_outside_contents() -> None:
     after[1] = dataclasses.replace(before[1], parts=[TextPart('edited')])
     with pytest.raises(CheckFailed, match='message 1'):
         check_history(before, after, {(2, 0): BIG_TEXT})
+
+
+def test_integrity_around_the_changed_messages_sees_problems_at_their_neighbours() -> None:
+    """Only the changed message and the two next to it are compared, which is where a change shows."""
+    before = history(BIG_TEXT)
+    part = before[2].parts[0]
+    assert isinstance(part, ToolReturnPart)
+    after = list(before)
+    after[2] = dataclasses.replace(before[2], parts=[dataclasses.replace(part, tool_call_id='other')])
+    with pytest.raises(CheckFailed, match="message 1: tool call 'call_0': call never answered"):
+        check_integrity(before, after, changed={2})
 
 
 async def test_embedded_model_keeps_facts_and_compresses() -> None:

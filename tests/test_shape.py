@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer._shape import carries_text, schema_for, shape_mismatch
+from summarizer._shape import MAX_DEPTH, carries_text, nested_deeper_than, plain_structure, schema_for, shape_mismatch
 
 ORIGINAL = {
     'query': 'apt28',
@@ -64,3 +64,28 @@ def test_emptiness() -> None:
     assert not carries_text('  ')
     assert not carries_text(['', {'a': ' '}])
     assert carries_text({'a': '', 'n': 0})
+
+
+class Name(str):
+    pass
+
+
+@pytest.mark.parametrize(
+    'value', [{1: 'a'}, [(1, 2)], {'a': {None: 1}}, [Name('a')], {Name('a'): 1}, [b'bytes'], [{'a': object()}]]
+)
+def test_plain_structure_is_only_for_the_exact_json_types(value: object) -> None:
+    assert plain_structure(value) is None
+
+
+def nested(levels: int) -> object:
+    """`levels` containers, lists and objects in turn, around a string."""
+    value: object = 'leaf'
+    for level in range(levels):
+        value = [value] if level % 2 else {'key': value}
+    return value
+
+
+@pytest.mark.parametrize('levels', [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 5000])
+def test_plain_structure_applies_the_depth_guard(levels: int) -> None:
+    value = nested(levels)
+    assert (plain_structure(value) is None) == nested_deeper_than(value, MAX_DEPTH)

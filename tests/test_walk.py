@@ -10,6 +10,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_core import to_jsonable_python
 
 from summarizer._config import SummarizerConfig
+from summarizer._shape import schema_for, schema_of, structure_of
 from summarizer._tokens import estimate_tokens, json_text
 from summarizer._walk import walk
 
@@ -21,6 +22,7 @@ class Level(enum.IntEnum):
 ROW = {'id': 'ord_00001', 'total': 12.5, 'ok': True, 'note': None, 'level': Level.HIGH}
 CONTENTS = {
     'records': [dict(ROW, id=f'ord_{n:05d}') for n in range(40)],
+    'plain records': [dict(ROW, id=f'ord_{n:05d}', level=3, tags=['a'] * (n % 3)) for n in range(40)],
     'tuples': tuple((n, f'item {n}') for n in range(120)),
     'int keys': {n: f'value {n}' for n in range(150)},
     'colliding keys': {**{n: 'x' * 20 for n in range(60)}, **{str(n): 'y' * 20 for n in range(60)}},
@@ -50,3 +52,17 @@ def test_candidates_as_the_careful_path_measures_them(name: str) -> None:
             assert candidate.content == to_jsonable_python(content, fallback=str)
         else:
             assert found == []
+
+
+@pytest.mark.parametrize('name', sorted(CONTENTS))
+def test_the_walks_structure_gives_the_careful_paths_schema(name: str) -> None:
+    """Plain contents are used as they are, their structure taken from the walk's one pass."""
+    content = CONTENTS[name]
+    config = dataclasses.replace(SummarizerConfig.load(), threshold_tokens=10)
+    [candidate] = walk(history(content), config=config, tokenizer=estimate_tokens).candidates
+    careful = to_jsonable_python(content, fallback=str)
+    assert schema_of(candidate.structure or structure_of(candidate.content)) == schema_for(careful)
+    if name in ('plain records', 'unicode'):
+        assert candidate.content is content and candidate.structure is not None
+    else:
+        assert candidate.structure is None
