@@ -26,10 +26,17 @@ logger = logging.getLogger(__name__)
 _DISK_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout, ValueError, TypeError)
 
 
-def cache_key(*, content: str, model: str, prompt: str, shape: str, budget_tokens: int) -> str:
-    """Hex SHA-256 of everything a summary depends on; `content` is its canonical JSON text."""
+def cache_key(
+    *, content: str, model: str, prompt: str, shape: str, budget_tokens: int, quoted: tuple[str, ...] = ()
+) -> str:
+    """Hex SHA-256 of everything a summary depends on; `content` is its canonical JSON text.
+
+    `quoted`, the facts later turns quote (kept verbatim), is part of it: the same content quoted
+    differently in two conversations gets two summaries, the same content quoted alike (or not at
+    all) shares one.
+    """
     digest = hashlib.sha256()
-    for piece in (model, prompt, shape, str(budget_tokens), content):
+    for piece in (model, prompt, shape, str(budget_tokens), '\x1f'.join(quoted), content):
         digest.update(piece.encode('utf-8', 'surrogatepass'))
         digest.update(b'\x00')
     return digest.hexdigest()

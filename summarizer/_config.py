@@ -64,7 +64,8 @@ class BatchConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class EvalConfig:
-    retention_floor: float = 0.82
+    retention_floor: float = 0.95
+    blind_retention_floor: float = 0.82
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +82,8 @@ class SummarizerConfig:
     min_summary_tokens: int = 100
     max_content_tokens: int = 1_000_000
     keep_recent: int = 1
-    prompt_version: str = 'v1'
+    keep_quoted_facts: bool = True
+    prompt_version: str = 'v2'
     tools: dict[str, ToolRule] = field(default_factory=dict[str, ToolRule])
     concurrency: int = 8
     timeout_seconds: float = 60.0

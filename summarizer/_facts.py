@@ -50,17 +50,19 @@ class Fact:
     kind: str
 
 
-def find_facts(text: str, *, common_words: frozenset[str] | None = None) -> list[Fact]:
+def find_facts(text: str, *, common_words: frozenset[str] | None = None, words_from: str | None = None) -> list[Fact]:
     """Distinct facts in `text`, in order of first appearance.
 
-    `common_words` are the lowercase words of the whole content `text` is part of (default: of
-    `text` itself); a capitalized single word among them is not a name.
+    `common_words` are the lowercase words of the whole content `text` is part of; a capitalized
+    single word among them is not a name. Without them they are read from `words_from` (the whole
+    content, when `text` is some of its lines), only if a capitalized word asks for them; by default
+    from `text` itself.
     """
     seen: dict[str, Fact] = {}
     for fact in _occurrences(text):
         seen.setdefault(fact.text, fact)
     if any(_is_word(fact) for fact in seen.values()):
-        common = lowercase_words(text) if common_words is None else common_words
+        common = lowercase_words(words_from or text) if common_words is None else common_words
         return [fact for fact in seen.values() if not (_is_word(fact) and fact.text.lower() in common)]
     return list(seen.values())
 

@@ -18,6 +18,7 @@ from pydantic_ai.models import Model
 
 from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, check_message, integrity_problems
 from ._config import SummarizerConfig
+from ._quoted import LaterTurns
 from ._shape import JsonValue
 from ._summarize import Outcome, Summarizer
 from ._tokens import Tokenizer, content_tokens, estimate_tokens
@@ -116,6 +117,8 @@ class Compactor:
     async def summarize(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> Compaction:
         """Summarize `due`, check the result, keep the original wherever anything failed."""
         report = Report(oversized=len(due))
+        if due and self.config.keep_quoted_facts:
+            due = _with_quoted_facts(messages, due)
         try:
             outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in due))
         finally:
@@ -163,6 +166,20 @@ class Compactor:
                 reason=reason,
             )
         )
+
+
+def _with_quoted_facts(messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> list[Candidate]:
+    """`due`, each with the facts the turns after it quote: read from the oldest due return on."""
+    later = LaterTurns(messages, start=min(candidate.message_index for candidate in due) + 1)
+    return [
+        dataclasses.replace(
+            candidate,
+            quoted=later.quoted_facts(
+                candidate.content, message_index=candidate.message_index, content_text=candidate.text
+            ),
+        )
+        for candidate in due
+    ]
 
 
 def _count(report: Report, outcome: Outcome) -> None:

@@ -21,7 +21,8 @@ from ._tokens import json_text
 
 _DATA_BLOCK = re.compile(
     r'<tool_content tool="[^"]*" shape="(?P<shape>\w+)" budget_tokens="(?P<budget>\d+)"'
-    r'(?: max_items="(?P<max_items>\d+)")?>\n(?P<json>.*?)\n</tool_content>',
+    r'(?: max_items="(?P<max_items>\d+)")?>\n(?P<json>.*?)\n</tool_content>'
+    r'(?:\n<quoted_facts>\n(?P<quoted>.*?)\n</quoted_facts>)?',
     re.DOTALL,
 )
 
@@ -42,8 +43,10 @@ class Prompt:
         budget_tokens: int,
         call_args: str,
         content_text: str | None = None,
+        quoted: tuple[str, ...] = (),
     ) -> str:
-        """`content_text`: the content's `json_text`, when already at hand (the walk measured it)."""
+        """`content_text`: the content's `json_text`, when already at hand (the walk measured it);
+        `quoted`: the facts later turns quote, which the summary must keep."""
         max_items = len(content) if isinstance(content, list) else None
         return self.template.format(
             tool_name=tool_name,
@@ -53,7 +56,12 @@ class Prompt:
             max_items=max_items if max_items is not None else '',
             call_args=call_args or '(unknown)',
             data=data_block(
-                tool_name=tool_name, content=content, shape=shape, budget_tokens=budget_tokens, content_text=content_text
+                tool_name=tool_name,
+                content=content,
+                shape=shape,
+                budget_tokens=budget_tokens,
+                content_text=content_text,
+                quoted=quoted,
             ),
         )
 
@@ -64,14 +72,23 @@ class DataBlock:
     shape: str
     budget_tokens: int
     max_items: int | None
+    quoted: tuple[str, ...]
 
 
 def data_block(
-    *, tool_name: str, content: JsonValue, shape: str, budget_tokens: int, content_text: str | None = None
+    *,
+    tool_name: str,
+    content: JsonValue,
+    shape: str,
+    budget_tokens: int,
+    content_text: str | None = None,
+    quoted: tuple[str, ...] = (),
 ) -> str:
     """The content framed as data: escaped compact JSON inside a `<tool_content>` element.
 
     Compact, as the walk measured it: a list or object is then serialized once per summary, not twice.
+    The facts later turns quote follow in a `<quoted_facts>` element, a JSON list escaped the same way
+    (they are pieces of the content, so just as untrusted).
     """
     if isinstance(content, str):
         payload = json.dumps(content, ensure_ascii=False)
@@ -80,10 +97,14 @@ def data_block(
     payload = payload.replace('<', '\\u003c')
     max_items = f' max_items="{len(content)}"' if isinstance(content, list) else ''
     name = html.escape(tool_name, quote=True)
-    return (
+    block = (
         f'<tool_content tool="{name}" shape="{shape}" budget_tokens="{budget_tokens}"{max_items}>\n'
         f'{payload}\n</tool_content>'
     )
+    if not quoted:
+        return block
+    facts = json.dumps(list(quoted), ensure_ascii=False).replace('<', '\\u003c')
+    return f'{block}\n<quoted_facts>\n{facts}\n</quoted_facts>'
 
 
 def parse_data_block(prompt: str) -> DataBlock | None:
@@ -96,6 +117,7 @@ def parse_data_block(prompt: str) -> DataBlock | None:
         shape=match['shape'],
         budget_tokens=int(match['budget']),
         max_items=int(match['max_items']) if match['max_items'] else None,
+        quoted=tuple(json.loads(match['quoted'])) if match['quoted'] else (),
     )
 
 

@@ -138,6 +138,7 @@ class Summarizer:
             prompt=prompt.identity,
             shape=candidate.shape,
             budget_tokens=budget,
+            quoted=candidate.quoted,
         )
         cached = self.cache.get(key)
         if cached is not None and self._problem(candidate, cached) is None:
@@ -162,6 +163,7 @@ class Summarizer:
                 budget_tokens=budget,
                 call_args=candidate.call_args,
                 content_text=candidate.text,
+                quoted=candidate.quoted,
             )
             async with self._limit(loop):
                 summary = await self._call_with_retries(candidate, prompt.system, text, outcome)

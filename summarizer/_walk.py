@@ -51,6 +51,9 @@ class Candidate:
     """The arguments of the matching call in the response just before, as JSON text ('' if none)."""
     structure: Structure | None = None
     """The content's structure when the walk computed it (`plain_structure`), for the output schema."""
+    quoted: tuple[str, ...] = ()
+    """Its facts that later turns of the history quote (`_quoted`): the summary must keep them verbatim.
+    Set by the compactor, which sees the later turns; the walk does not look at them."""
 
     @property
     def tool_name(self) -> str:
@@ -106,9 +109,9 @@ def _candidate(
     if rule.skip or part.outcome == 'retried':  # a retried return is a retry prompt, not tool output
         return None
     threshold = config.threshold_for(part.tool_name)
-    plain = plain_text(part.content)
+    plain = plain_json_text(part.content)
     if plain is not None and tokenizer is estimate_tokens and estimate_tokens(plain) <= threshold:
-        return None  # an upper bound of the estimate of the content's JSON text (see `plain_text`)
+        return None  # an upper bound of the estimate of the content's JSON text (see `plain_json_text`)
     data = _json_data(part.content, plain)
     if data is None or shape_name(data.content) == 'scalar':
         return None
@@ -167,7 +170,7 @@ def _json_data(content: object, plain: str | None) -> _JsonData | None:
 def as_json(content: object, *, plain: bool = False) -> JsonValue | None:
     """The content as JSON data, or None when it holds binary or multimodal data (never summarized).
 
-    `plain`: `plain_text` already proved it holds nothing but JSON types (so nothing multimodal).
+    `plain`: `plain_json_text` already proved it holds nothing but JSON types (so nothing multimodal).
     """
     if isinstance(content, str):
         return content
@@ -184,7 +187,7 @@ def _not_plain(value: object) -> None:
     raise _NotPlain
 
 
-def plain_text(content: object) -> str | None:
+def plain_json_text(content: object) -> str | None:
     """The compact JSON text of a content made of JSON types only (dicts, lists, tuples, strings,
     finite numbers, booleans, None), in one pass of the C encoder; None for anything else.
 

@@ -7,6 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -18,13 +19,13 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT
 from summarizer import Report, SummarizerConfig
+from summarizer._quoted import LaterTurns
 from summarizer._shape import shape_mismatch
 from summarizer._tokens import content_tokens
 from summarizer.cli import main
 from summarizer.eval import EvalRun, ModelScore, head, mentions, referred_facts
-from summarizer.eval._metrics import ReturnScore, Tally, later_texts
+from summarizer.eval._metrics import ReturnScore, Tally
 from summarizer.eval._run import HistoryScore
 
 LAST_LINE = 'log line 599: request id req-00599'
@@ -56,8 +57,8 @@ def test_only_facts_quoted_later_are_referred_to() -> None:
     content = 'Host 185.220.101.47 ran build 7f3a9c2e on 2025-03-14 for Acme Corp.'
     assert referred_facts(content, 'We blocked 185.220.101.47; build 7f3a9c2e failed.') == ['185.220.101.47', '7f3a9c2e']
     messages = _history(content, before='Check 2025-03-14 please.', after='Acme Corp is affected.')
-    later = later_texts(messages)
-    assert referred_facts(content, later[2]) == ['Acme Corp']  # the prompt before the return does not count
+    later = LaterTurns(messages)
+    assert referred_facts(content, later.text_after(2)) == ['Acme Corp']  # the prompt before the return does not count
 
 
 def _history(content: object, *, before: str = 'Look into it.', after: str) -> list[ModelMessage]:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
-
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT
+
 from summarizer._extractive import summarize
 from summarizer._facts import mentions
+from summarizer._quoted import plain_text
 from summarizer._shape import JsonValue, shape_mismatch
 from summarizer._tokens import content_tokens
-from summarizer.eval._metrics import plain_text
 
 FACTS_PREFIX = 'Key facts: '
 

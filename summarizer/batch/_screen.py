@@ -26,7 +26,7 @@ from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
 
 from .._config import SummarizerConfig
 from .._tokens import Tokenizer, estimate_tokens
-from .._walk import plain_text
+from .._walk import plain_json_text
 
 
 @dataclass(frozen=True)
@@ -80,9 +80,9 @@ def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) 
 def _upper_bound(content: object) -> int:
     """At least the token estimate of the content's JSON text as the walk measures it.
 
-    `json.loads` yields JSON types only, so `plain_text` is exactly that text (None for NaN or
+    `json.loads` yields JSON types only, so `plain_json_text` is exactly that text (None for NaN or
     infinity, which pydantic spells differently: no bound then)."""
     if isinstance(content, str):
         return estimate_tokens(content)
-    text = plain_text(content)
+    text = plain_json_text(content)
     return estimate_tokens(text) if text is not None else 1 << 62

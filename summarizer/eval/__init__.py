@@ -9,7 +9,8 @@ outputs as regression fixtures.
 from ._baseline import HEAD, head, head_model
 from ._golden import expected_path, golden_compactor, golden_output, update_golden
 from .._facts import mentions
-from ._metrics import Tally, referred_facts
+from .._quoted import referred_facts
+from ._metrics import Tally
 from ._report import default_folder, markdown, write_report
 from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
 

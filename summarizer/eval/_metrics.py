@@ -14,18 +14,11 @@ a quote in it.
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
-
-from .._facts import find_facts, mentions
+from .._facts import mentions
+from .._quoted import plain_text, referred_facts
 from .._shape import JsonValue
-
-_SHORT_INTEGER = re.compile(r'\d{1,2}')
-_WORD_BEFORE = re.compile(r'\w+[^\w\n]{0,3}$')
-_WORD_AFTER = re.compile(r'[^\w\n]{0,3}\w+')
 
 
 @dataclass(kw_only=True)
@@ -86,7 +79,7 @@ def score_return(
     summarized: bool,
 ) -> tuple[Tally, list[str]]:
     """The tally of one return, and the referred-to facts its summary lost."""
-    referred = referred_facts(original, later_text)
+    referred = referred_facts(plain_text(original), later_text)
     present = plain_text(summary)
     lost = [fact for fact in referred if not mentions(present, fact)]
     tally = Tally(
@@ -98,80 +91,3 @@ def score_return(
         facts_kept=len(referred) - len(lost),
     )
     return tally, lost
-
-
-def referred_facts(content: JsonValue, later_text: str) -> list[str]:
-    """The facts of `content` that `later_text` quotes.
-
-    A one- or two-digit integer alone is no evidence: a long output holds most of them, so a later
-    `30` or `58` matches by chance. It counts only together with a word next to it as the content
-    has it (`47 organizations`, `Plan: 14`, `java:88`), and that phrase is what must survive.
-    """
-    text = plain_text(content)
-    referred: list[str] = []
-    for fact in find_facts(text):
-        if _SHORT_INTEGER.fullmatch(fact.text):
-            referred.extend(phrase for phrase in _number_phrases(text, fact.text) if mentions(later_text, phrase))
-        elif mentions(later_text, fact.text):
-            referred.append(fact.text)
-    return list(dict.fromkeys(referred))
-
-
-def _number_phrases(text: str, number: str) -> list[str]:
-    """`number` with the word before or after it, at each of its whole occurrences in `text`."""
-    phrases: list[str] = []
-    for match in re.finditer(rf'(?<![\w.,-]){number}(?![\w-]|[.,]\d)', text):
-        before = _WORD_BEFORE.search(text, max(match.start() - 64, 0), match.start())
-        after = _WORD_AFTER.match(text, match.end())
-        if before:
-            phrases.append(text[before.start() : match.end()])
-        if after:
-            phrases.append(text[match.start() : after.end()])
-    return list(dict.fromkeys(phrases))
-
-
-def plain_text(value: JsonValue) -> str:
-    """The text a reader sees in a JSON value: its strings, keys and scalars, one per line."""
-    return '\n'.join(_pieces(value))
-
-
-def _pieces(value: JsonValue) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
-        for item in value:
-            yield from _pieces(item)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _pieces(item)
-    elif value is not None and not isinstance(value, bool):
-        yield str(value)
-
-
-def later_texts(messages: Sequence[ModelMessage]) -> list[str]:
-    """For each message index, the text of every turn after it that can refer back to a tool return."""
-    own = ['\n'.join(_turn_texts(message)) for message in messages]
-    suffixes = [''] * len(messages)
-    following = ''
-    for index in range(len(messages) - 1, -1, -1):
-        suffixes[index] = following
-        following = f'{own[index]}\n{following}' if own[index] else following
-    return suffixes
-
-
-def _turn_texts(message: ModelMessage) -> Iterator[str]:
-    """Assistant text and tool-call arguments of a response; user prompts of a request."""
-    if isinstance(message, ModelResponse):
-        for part in message.parts:
-            if isinstance(part, TextPart):
-                yield part.content
-            elif isinstance(part, ToolCallPart):
-                yield part.args if isinstance(part.args, str) else plain_text(part.args or {})  # type: ignore[arg-type]
-    elif isinstance(message, ModelRequest):
-        for part in message.parts:
-            if isinstance(part, UserPromptPart):
-                if isinstance(part.content, str):
-                    yield part.content
-                else:
-                    yield from (item for item in part.content if isinstance(item, str))

@@ -24,13 +24,14 @@ from .._cache import SummaryCache
 from .._config import SummarizerConfig
 from .._models import resolve_model
 from .._pipeline import Compactor, Report
+from .._quoted import LaterTurns
 from .._shape import JsonValue
 from .._stored import StoredCompaction, StoredHistory, compact_stored
 from .._summarize import Summarizer
 from .._tokens import content_tokens
 from .._walk import walk
 from ._baseline import HEAD, head_model
-from ._metrics import ReturnScore, Tally, later_texts, score_return
+from ._metrics import ReturnScore, Tally, score_return
 
 
 @dataclass(frozen=True)
@@ -154,7 +155,7 @@ def _score_history(history: EvalHistory, result: StoredCompaction, compactor: Co
     before = history.stored
     after = StoredHistory.parse(result.text) if result.text is not None else before
     failed = {(failure.message_index, failure.part_index) for failure in result.report.failures}
-    later = later_texts(before.messages)
+    later = LaterTurns(before.messages)
     returns: list[ReturnScore] = []
     for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
         ref = (candidate.message_index, candidate.part_index)
@@ -163,7 +164,7 @@ def _score_history(history: EvalHistory, result: StoredCompaction, compactor: Co
         tally, lost = score_return(
             original=candidate.content,
             summary=summary,
-            later_text=later[candidate.message_index],
+            later_text=later.text_after(candidate.message_index),
             tokens_before=candidate.tokens,
             tokens_after=content_tokens(summary, compactor.tokenizer) if summarized else candidate.tokens,
             summarized=summarized,
