@@ -2,7 +2,8 @@
 
 A summary keeps the content's JSON type: a string stays a string; a list stays a list with no more
 items, each kept item matching an original item in order; an object keeps exactly its keys in their
-order, with values shortened recursively; numbers, booleans and nulls keep their values.
+order, with values shortened recursively; numbers, booleans and nulls keep their values (a NaN of
+an in-memory content stays a NaN).
 
 The same shape drives the JSON schema asked of the model, so the model can hardly get the type wrong,
 and the post-check, which enforces it anyway.
@@ -11,6 +12,7 @@ and the post-check, which enforces it anyway.
 from __future__ import annotations
 
 import json
+import math
 from itertools import compress, repeat
 from typing import TypeAlias, cast
 
@@ -150,7 +152,7 @@ def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str
     if isinstance(original, bool) or original is None:
         return None if summary is original else f'{path}: expected {json.dumps(original)}, got {_brief(summary)}'
     if isinstance(original, (int, float)):
-        if isinstance(summary, (int, float)) and not isinstance(summary, bool) and summary == original:
+        if isinstance(summary, (int, float)) and not isinstance(summary, bool) and _same_number(original, summary):
             return None
         return f'{path}: expected the number {original}, got {_brief(summary)}'
     if isinstance(original, list):
@@ -168,6 +170,17 @@ def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str
         if reason:
             return reason
     return None
+
+
+def _same_number(original: float, summary: float) -> bool:
+    """`==`, but a NaN (of an in-memory content: JSON has none) is the same number as a NaN.
+
+    NaN is unequal to itself, so `==` alone refused every summary of a content holding one. It must
+    stay a NaN: any other value, null included (pydantic dumps NaN as null), is a change.
+    """
+    if summary == original:
+        return True
+    return isinstance(original, float) and isinstance(summary, float) and math.isnan(original) and math.isnan(summary)
 
 
 def _match_in_order(original: list[JsonValue], summary: list[object], path: str) -> str | None:
