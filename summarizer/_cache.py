@@ -42,6 +42,32 @@ def cache_key(
     return digest.hexdigest()
 
 
+_DATABASE = 'cache.db'
+"""diskcache's SQLite file in the cache directory; SQLite adds `-wal` and `-shm` (WAL mode) beside it."""
+
+_NO_VALUE_FILES = 1 << 62
+"""`disk_min_file_size`: diskcache writes a value of 32 KiB or more to a file of its own, created with
+the umask's permissions (0644 under the usual 022); no summary is that large, so all stay in the
+database."""
+
+
+def _owner_only_database(directory: Path) -> None:
+    """Create the database 0600 if it is missing, close up one an earlier version left open.
+
+    SQLite would create it with the umask's permissions; it creates `-wal`, `-shm` and `-journal` with
+    those of the database, so they follow (files left by an older run are closed up here too).
+    """
+    os.close(os.open(directory / _DATABASE, os.O_CREAT | os.O_WRONLY, 0o600))
+    for suffix in ('', '-wal', '-shm', '-journal'):
+        path = directory / (_DATABASE + suffix)
+        try:
+            mode = path.stat().st_mode
+        except FileNotFoundError:
+            continue
+        if mode & 0o077:
+            os.chmod(path, 0o600)
+
+
 @dataclass
 class SummaryCache:
     """A diskcache `Cache` of `key -> summary JSON`, or nothing when disabled or broken."""
@@ -120,7 +146,10 @@ class SummaryCache:
             # Owner-only: summaries are tool output, which may be private.
             self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(self.directory, 0o700)
-            self._cache = diskcache.Cache(str(self.directory), size_limit=self.size_limit_bytes)
+            _owner_only_database(self.directory)
+            self._cache = diskcache.Cache(
+                str(self.directory), size_limit=self.size_limit_bytes, disk_min_file_size=_NO_VALUE_FILES
+            )
         except _DISK_ERRORS as exc:
             self._degrade(exc)
         return self._cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from helpers import BIG_TEXT, compactor, history
 from summarizer import SummarizerConfig
+from summarizer._cache import SummaryCache
 from summarizer._check import check_history
 from summarizer._prompts import PromptBook, parse_data_block
 from summarizer._shape import JsonValue, shape_name
@@ -142,3 +144,45 @@ def test_the_cache_directory_is_owner_only(tmp_path: Path, isolated_cache: Path)
     assert main(['compact', str(source)]) == 0
     assert stat.S_IMODE(isolated_cache.stat().st_mode) == 0o700
     assert any(isolated_cache.iterdir())  # the summaries are in there, behind the owner-only folder
+
+
+def modes_under(folder: Path) -> dict[str, int]:
+    """Every path under `folder` (itself as '.'), relative, with its permission bits."""
+    found = {'.': stat.S_IMODE(folder.lstat().st_mode)}
+    for path in folder.rglob('*'):
+        found[str(path.relative_to(folder))] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+def assert_owner_only(folder: Path) -> None:
+    modes = modes_under(folder)
+    open_ = {name: oct(mode) for name, mode in modes.items() if mode != (0o700 if (folder / name).is_dir() else 0o600)}
+    assert not open_, f'not owner-only: {open_}'
+
+
+async def test_every_cache_file_is_owner_only_under_a_permissive_umask(isolated_cache: Path) -> None:
+    """The database and SQLite's -wal and -shm beside it are 0600, whatever the umask; a value as
+    large as diskcache would put in a file of its own stays in the database; files an older run left
+    open are closed up when the cache is next opened."""
+    previous = os.umask(0o022)
+    try:
+        summarizing = compactor()
+        result = await summarizing.compact(history(BIG_TEXT, BIG_TEXT + ' again'))
+        assert result.report.summarized == 2
+        large = SummaryCache(isolated_cache, size_limit_bytes=1 << 30)
+        large.stage('a-large-summary', 'x' * 100_000)  # past diskcache's 32 KiB file threshold
+        large.flush()
+        assert large.get('a-large-summary') == 'x' * 100_000
+        assert {'cache.db', 'cache.db-wal', 'cache.db-shm'} <= set(modes_under(isolated_cache))  # open: WAL in use
+        assert_owner_only(isolated_cache)
+        large.close()
+        summarizing.summarizer.cache.close()
+
+        for path in isolated_cache.iterdir():  # as an earlier version left them
+            path.chmod(0o644)
+        again = SummaryCache(isolated_cache, size_limit_bytes=1 << 30)
+        assert again.get('a-large-summary') == 'x' * 100_000
+        assert_owner_only(isolated_cache)
+        again.close()
+    finally:
+        os.umask(previous)
