@@ -20,8 +20,13 @@ from summarizer._models import embedded_model
 from summarizer._shape import JsonValue
 
 
-def minimal_summary(content: JsonValue, *, budget_tokens: int = 0, max_items: int | None = None) -> JsonValue:
-    """The smallest summary that keeps `content`'s shape: one short string where the content had text."""
+def minimal_summary(
+    content: JsonValue, *, budget_tokens: int = 0, max_items: int | None = None, quoted: tuple[str, ...] = ()
+) -> JsonValue:
+    """The smallest summary that keeps `content`'s shape: one short string where the content had text.
+
+    It ignores `budget_tokens`, `max_items` and `quoted` (the facts to keep): only the pipeline is timed.
+    """
     if isinstance(content, str):
         return 'Summary: records listed, nothing failed.'
     if isinstance(content, list):

@@ -53,7 +53,9 @@ def model_id(model: Model) -> str:
 class EmbeddedSummarize(Protocol):
     """An offline summarizing function: `content` in, a summary of about `budget_tokens` out."""
 
-    def __call__(self, content: JsonValue, *, budget_tokens: int, max_items: int | None) -> JsonValue: ...
+    def __call__(
+        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue: ...
 
 
 def extractive_model() -> FunctionModel:
@@ -72,7 +74,9 @@ def embedded_model(name: str, summarize: EmbeddedSummarize) -> FunctionModel:
         block = parse_data_block(_last_user_text(messages))
         if block is None:
             raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
-        summary = summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+        summary = summarize(
+            block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+        )
         response = _respond(summary, block.shape, info)
         # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
         # whole prompt with a regex, which costs more than many a summary.

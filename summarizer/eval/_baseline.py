@@ -24,8 +24,14 @@ def head_model() -> FunctionModel:
     return embedded_model(HEAD, head)
 
 
-def head(content: JsonValue, *, budget_tokens: int, max_items: int | None = None) -> JsonValue:
-    """The head of `content` that fits `budget_tokens` estimated tokens (at least one character of text)."""
+def head(
+    content: JsonValue, *, budget_tokens: int, max_items: int | None = None, quoted: tuple[str, ...] = ()
+) -> JsonValue:
+    """The head of `content` that fits `budget_tokens` estimated tokens (at least one character of text).
+
+    `quoted` is ignored: truncation is the alternative that knows nothing of the conversation.
+    """
+    del quoted
     low, high = 1, max(min(_text_chars(content), budget_tokens * 4), 1)
     while low < high:  # the largest allowance that fits; the result grows with the allowance
         middle = (low + high + 1) // 2
