@@ -12,6 +12,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
+from .._config import SummarizerConfig
 from .._write import atomic_write
 from ._metrics import Tally
 from ._run import EvalRun, ModelScore
@@ -52,18 +53,20 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         '',
         f'{len(run.histories)} histories from {", ".join(sources)}; threshold {config.threshold_tokens} tokens, '
         f'target ratio {config.target_ratio}, keep_recent 0 (every oversized tool return is summarized), '
-        f'retention floor {config.eval.retention_floor:.0%}. Tokens are estimates. '
-        f'The `head` baseline keeps the beginning of each return at the same budget.',
+        f'{_floors(config)}. Tokens are estimates. '
+        f'The `head` baseline keeps the beginning of each return at the same budget. '
+        f'*Blind*: the same model not told which facts later turns quote (`keep_quoted_facts` off), '
+        f'as for a return summarized before anything quotes it.',
         '',
-        '| model | returns | tool-return tokens | compression | retention (kept/referred) | structure '
-        '| calls (cached) | summarizer tokens in/out | cost | wall time |',
-        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '| model | returns | tool-return tokens | compression | retention (kept/referred) | blind retention '
+        '| structure | calls (cached) | summarizer tokens in/out | cost | wall time |',
+        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ]
     for model in run.models:
         overall, report = model.overall, model.report
         lines.append(
             f'| {_label(model)} | {overall.returns} | {_tokens(overall)} | {_share(overall.compression)} '
-            f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) '
+            f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) | {_blind(model)} '
             f'| {_share(overall.structure_pass_rate)} | {report.model_calls} ({report.cache_hits}) '
             f'| {_thousands(report.summarizer_input_tokens)} / {_thousands(report.summarizer_output_tokens)} '
             f'| {_cost(model.price_usd)} | {model.seconds:.1f} s |'
@@ -81,8 +84,21 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
     problems = run.gate_problems()
     lines += ['', '## Gate', '']
     lines += [f'- FAIL: {problem}' for problem in problems] or ['PASS: every summary passed the post-check and '
-                                                                   'retention is at or above the floor.']
+                                                                   'retention is at or above the floors.']
     return '\n'.join(lines) + '\n'
+
+
+def _floors(config: SummarizerConfig) -> str:
+    floors = config.eval
+    if not config.keep_quoted_facts:
+        return f'keep_quoted_facts off, retention floor {floors.blind_retention_floor:.0%}'
+    return f'retention floor {floors.retention_floor:.0%}, blind {floors.blind_retention_floor:.0%}'
+
+
+def _blind(model: ModelScore) -> str:
+    if model.blind is None:
+        return 'same' if model.baseline else '-'
+    return f'{_share(model.blind.retention)} ({model.blind.facts_kept}/{model.blind.facts_referred})'
 
 
 def _label(model: ModelScore) -> str:
@@ -129,7 +145,9 @@ def as_data(run: EvalRun, *, started: datetime, sources: list[str]) -> dict[str,
             'keep_recent': config.keep_recent,
             'prompt_version': config.prompt_version,
             'output_mode': config.output_mode,
+            'keep_quoted_facts': config.keep_quoted_facts,
             'retention_floor': config.eval.retention_floor,
+            'blind_retention_floor': config.eval.blind_retention_floor,
         },
         'models': [_model_data(model) for model in run.models],
         'gate': {'passed': not run.gate_problems(), 'problems': run.gate_problems()},
@@ -143,6 +161,7 @@ def _model_data(model: ModelScore) -> dict[str, object]:
         'name': model.name,
         'baseline': model.baseline,
         'overall': model.overall.as_dict(),
+        'blind': model.blind.as_dict() if model.blind is not None else None,
         'history_tokens_before': before,
         'history_tokens_after': after,
         'cost': {
@@ -219,7 +238,7 @@ def plot_png(run: EvalRun) -> bytes | None:
         if overall.compression is not None and overall.retention is not None:
             axes.scatter([100 * overall.compression], [100 * overall.retention], color=color, marker='*', s=260,
                          edgecolors='black', linewidths=0.6, zorder=3, label=f'{model.name}: overall')  # fmt: skip
-    floor = 100 * run.config.eval.retention_floor
+    floor = 100 * run.retention_floor
     axes.axhline(floor, linestyle='--', linewidth=0.8, color='grey', label=f'retention floor {floor:.0f}%')
     axes.set_xlabel('compression of oversized tool returns (%)')
     axes.set_ylabel('retention of facts referred to later (%)')

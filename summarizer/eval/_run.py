@@ -2,7 +2,13 @@
 
 Each model compacts each stored history with `compact_stored`, so the byte-level post-check runs
 exactly as in production, with `keep_recent=0`: every oversized return is summarized, since the
-eval scores the summarizer, not the window. The cache lives in a directory fresh for each run, so
+eval scores the summarizer, not the window.
+
+Retention is scored on the facts later turns quote, and with `keep_quoted_facts` on the pipeline
+hands exactly those facts to the summarizer (`_quoted`). So each model also runs *blind*, with
+`keep_quoted_facts` off: its retention there is what the summarizer keeps on its own, the figure
+for a return summarized before the conversation quotes it (an agent run's early turns), and the one
+a score that the pipeline's help inflates cannot hide. The cache lives in a directory fresh for each run, so
 the figures (calls, tokens, time) are not artifacts of an earlier run, unless the user's config
 names a cache of its own.
 """
@@ -63,6 +69,8 @@ class ModelScore:
     seconds: float
     price_usd: float | None
     """None when genai-prices does not know the model; 0 for the embedded ones."""
+    blind: Tally | None = None
+    """The same model with `keep_quoted_facts` off (see the module's docstring); None if it was off anyway."""
 
     @property
     def baseline(self) -> bool:
@@ -92,10 +100,16 @@ class EvalRun:
     models: list[ModelScore]
     histories: list[str]
 
+    @property
+    def retention_floor(self) -> float:
+        """The floor for each model's retention: the blind one when the run did not pass quoted facts."""
+        floors = self.config.eval
+        return floors.retention_floor if self.config.keep_quoted_facts else floors.blind_retention_floor
+
     def gate_problems(self) -> list[str]:
         """Why CI should fail: a model (not the baseline) lost a summary to a check, or too many facts."""
         problems: list[str] = []
-        floor = self.config.eval.retention_floor
+        floors, floor = self.config.eval, self.retention_floor
         for model in self.models:
             if model.baseline:
                 continue
@@ -108,6 +122,11 @@ class EvalRun:
                 )
             if overall.retention is not None and overall.retention < floor:
                 problems.append(f'{model.name}: fact retention {overall.retention:.1%} is below the floor {floor:.1%}')
+            blind = model.blind.retention if model.blind is not None else None
+            if blind is not None and blind < floors.blind_retention_floor:
+                problems.append(
+                    f'{model.name}: blind fact retention {blind:.1%} is below the floor {floors.blind_retention_floor:.1%}'
+                )
         return problems
 
 
@@ -129,6 +148,12 @@ async def run_eval(
     """Every model over every history, one model after the other (so wall times do not mix)."""
     config = dataclasses.replace(config, keep_recent=0)
     scores = [await _score_model(name, model, histories, config=config, cache=cache) for name, model in models.items()]
+    if config.keep_quoted_facts:
+        blind_config = dataclasses.replace(config, keep_quoted_facts=False)
+        for score, model in zip(scores, models.values()):
+            if not score.baseline:  # truncation ignores the quoted facts: its figures are blind already
+                blind = await _score_model(score.name, model, histories, config=blind_config, cache=cache)
+                score.blind = blind.overall
     return EvalRun(config=config, models=scores, histories=[history.name for history in histories])
 
 
