@@ -365,21 +365,33 @@ def read_only_store(sandbox: Sandbox) -> Path:
     return database
 
 
-def test_a_read_only_sqlite_database_is_refused_and_left_as_it_was(sandbox: Sandbox) -> None:
-    """What holds today: the write fails, the source is reported failed (exit 1), the database and its
-    folder are as they were, no traceback."""
-    database = read_only_store(sandbox)
-    result = unprivileged_run(sandbox, database, 'batch', str(database), '--in-place')
-    assert result.returncode == 1, result.stderr
-    assert f'source failed {database}: OperationalError: attempt to write a readonly database' in result.stderr
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason='a read-only database is found out only when its first compacted history is written (exit 1, '
-    'after the summaries are made), not at discovery as bad input; the fix belongs to summarizer/batch',
-)
 def test_a_read_only_sqlite_database_is_one_clear_line(sandbox: Sandbox) -> None:
     database = read_only_store(sandbox)
     result = unprivileged_run(sandbox, database, 'batch', str(database), '--in-place')
-    assert_one_clear_line(result, database, 'not a usable SQLite database')
+    assert_one_clear_line(result, database, 'read-only, cannot be compacted in place')
+
+
+def test_a_read_only_file_or_folder_is_refused_before_any_summary(sandbox: Sandbox) -> None:
+    inputs = sandbox.folder('in')
+    history = sandbox.own(inputs / 'history.json')
+    history.write_bytes((CORPUS / 'integrity-return-without-call.json').read_bytes())
+    history.chmod(0o444)
+    result = unprivileged_run(sandbox, history, 'batch', str(inputs), '--in-place')
+    assert_one_clear_line(result, history, 'read-only, cannot be compacted in place')
+    history.chmod(0o644)
+    inputs.chmod(0o555)  # the file may be written, but not replaced atomically
+    try:
+        result = unprivileged_run(sandbox, history, 'batch', str(history), '--in-place')
+    finally:
+        inputs.chmod(0o755)
+    assert_one_clear_line(result, history, 'its folder is read-only, cannot be compacted in place')
+
+
+def test_a_read_only_database_can_still_be_compacted_elsewhere(sandbox: Sandbox) -> None:
+    """Read-only is bad input only where the run would write: `--out` and `--dry-run` just read it."""
+    database = read_only_store(sandbox)
+    out = sandbox.folder('out')
+    for extra in (['--dry-run'], ['--out', str(out)]):
+        result = unprivileged_run(sandbox, database, 'batch', str(database), *extra)
+        assert result.returncode == 0, result.stderr
+    assert sorted(path.name for path in out.iterdir()) == ['store.sqlite']

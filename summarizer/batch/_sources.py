@@ -22,6 +22,7 @@ import fnmatch
 import os
 import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -391,13 +392,19 @@ def copy_database(source: Path, target: Path) -> None:
     fsync_directory(target.parent)
     with contextlib.suppress(OSError):
         shutil.copystat(source, target)
+        target.chmod(stat.S_IMODE(target.stat().st_mode) | stat.S_IWUSR)  # the copy is ours to write, read-only source or not
 
 
 # -- discovery ---------------------------------------------------------------------------------------
 
 
-def discover(paths: list[Path], *, config: BatchConfig, out: Path | None) -> list[Source]:
-    """Every source under `paths`, checked before any work: a `SourceError` names the first bad one."""
+def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_place: bool = False) -> list[Source]:
+    """Every source under `paths`, checked before any work: a `SourceError` names the first bad one.
+
+    `in_place`: the run rewrites the sources where they are, so each must be writable, and so must
+    its folder (the atomic replace of a file, SQLite's journal). A read-only one is bad input, found
+    here rather than after its summaries are made.
+    """
     sources: list[Source] = []
     outputs: dict[Path, Path] = {}
     skip = out.resolve() if out is not None else None
@@ -414,12 +421,21 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None) -> lis
             found = [(path, Path(path.name))]
         for file, relative in found:
             source = classify(file, relative=relative, config=config)
+            if in_place:
+                _check_writable(file)
             if out is not None:
                 if relative in outputs:
                     raise SourceError(f'{file} and {outputs[relative]} would both be written to {out / relative}')
                 outputs[relative] = file
             sources.append(source)
     return sources
+
+
+def _check_writable(file: Path) -> None:
+    if not os.access(file, os.W_OK):
+        raise SourceError(f'{file}: read-only, cannot be compacted in place')
+    if not os.access(file.parent, os.W_OK | os.X_OK):
+        raise SourceError(f'{file}: its folder is read-only, cannot be compacted in place')
 
 
 def _wanted(relative: Path, config: BatchConfig) -> bool:

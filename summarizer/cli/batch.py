@@ -54,7 +54,8 @@ def run(arguments: argparse.Namespace) -> int:
     config = _batch_config(load_config(arguments), arguments)
     target = Target(out=arguments.out, backup=arguments.backup, dry_run=arguments.dry_run, reuse_output=arguments.resume)
     try:
-        sources = discover(arguments.paths, config=config.batch, out=arguments.out)
+        in_place = arguments.out is None and not arguments.dry_run
+        sources = discover(arguments.paths, config=config.batch, out=arguments.out, in_place=in_place)
     except SourceError as exc:
         raise InputError(str(exc)) from None
     if arguments.shard:
