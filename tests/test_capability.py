@@ -9,6 +9,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, summarizer_model
+from summarizer import SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
@@ -98,3 +99,37 @@ async def test_history_processor_in_process_history() -> None:
     final = tool_returns(seen[-1])
     assert len(final) == 3 and all(part.content != TOOL_OUTPUTS[part.tool_name] for part in final)
     assert processor.report.summarized == 3 and processor.report.failed == 0
+
+
+async def test_in_an_agent_run_a_fact_the_model_quoted_survives_the_summary() -> None:
+    """The model quotes a log line in its next step; when the log leaves the recent window and is
+    summarized, that line's facts stay (the same run blind, with keep_quoted_facts off, drops them)."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(1 for m in messages if isinstance(m, ModelResponse))
+        if step == 0:
+            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id='id_logs')])
+        if step == 1:
+            quote = TextPart('The slow one is req-00317 from 10.1.117.67; searching for it.')
+            return ModelResponse(parts=[quote, ToolCallPart('search', {'q': 'req-00317'}, tool_call_id='id_search')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    async def last_log_seen(keep_quoted_facts: bool) -> str:
+        seen: list[list[ModelMessage]] = []
+
+        def recording(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            seen.append(list(messages))
+            return respond(messages, info)
+
+        config = SummarizerConfig.load(keep_recent=1, keep_quoted_facts=keep_quoted_facts)
+        agent = Agent(FunctionModel(recording), capabilities=[SummarizeToolReturns(config=config)])
+        for name in ('logs', 'search'):
+            agent.tool_plain(name=name)(lambda name=name: TOOL_OUTPUTS[name])
+        await agent.run('find the slow request')
+        content = tool_returns(seen[-1])[0].content
+        assert isinstance(content, str) and len(content) < len(BIG_TEXT)  # summarized by the last request
+        return content
+
+    assert 'req-00317' not in await last_log_seen(keep_quoted_facts=False)
+    kept = await last_log_seen(keep_quoted_facts=True)
+    assert 'req-00317' in kept and '10.1.117.67' in kept
