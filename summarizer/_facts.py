@@ -32,7 +32,7 @@ _KINDS: tuple[tuple[str, str], ...] = (
 )
 _PATTERN = re.compile('|'.join(f'(?P<{kind}>{pattern})' for kind, pattern in _KINDS))
 
-_TRIVIAL_NAMES = frozenset(
+TRIVIAL_NAMES = frozenset(
     'The A An And Or But If In On At To For Of By With From This That These Those It Its Is Are Was '
     'Were Be Not No Yes All Any Some Each Error Warning Info Debug Note True False None Null'.split()
 )
@@ -131,7 +131,7 @@ def _occurrences(text: str) -> Iterator[Fact]:
 
 def _is_noise(value: str, kind: str) -> bool:
     if kind == 'name':
-        return value in _TRIVIAL_NAMES or len(value) < 3
+        return value in TRIVIAL_NAMES or len(value) < 3
     if kind == 'number':
         return len(value.strip('-+$%')) < 2
     return len(value) < 3

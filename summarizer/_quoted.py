@@ -12,42 +12,62 @@ call, a later user prompt -- holds it whole (`referred_facts`). That is also the
 of the facts a summary is scored on, so the pipeline and the metric cannot drift apart.
 
 `find_facts` reads about a microsecond per character, so scanning every content whole would add
-tens of milliseconds to a large return. `LaterTurns` only scans the lines that can hold a quoted
+tens of milliseconds to a large return. `LaterTurns` only scans the pieces that can hold a quoted
 fact, and the result is the same. Every fact has an *anchor*: an ASCII letter-and-digit run that
-holds a digit or a capital, or touches one of `.:/@-` inside the fact (a domain, path, URL, e-mail
-address, UUID or IPv6 address). A fact quoted later therefore shares a whole anchor with the later
-text. Only the lines holding one of those anchors are scanned, plus every line with non-ASCII text,
-whose facts may have no ASCII run at all. `tests/test_quoted.py` checks that the two ways agree.
+holds a digit or a capital, or is joined to another run by `.:/@-` inside the fact (a domain,
+path, URL, e-mail address, UUID or IPv6 address; a word before a full stop is no anchor). A fact quoted later therefore shares a whole anchor with the later
+text: the anchors of the content that later turns also hold are found with one pass over the
+content's runs and set lookups. Around each of their occurrences, only the *segment* between two
+safe cuts is scanned, plus every segment with non-ASCII text, whose facts may have no ASCII run at
+all. A safe cut is a run of whitespace no fact can span: facts hold no whitespace except a name's
+single space before a capital, a date's before its time, and a short number's gap to its word
+(`47 organizations`, `SECONDS = 37`), so a run is safe unless a capital follows it or a digit
+follows or precedes it across at most two more characters that are not letters or digits. Patterns see a segment's ends as they see whitespace,
+so each segment yields the facts it yields inside the whole text. `tests/test_quoted.py` checks
+that the two ways agree.
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterator, Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._facts import find_facts, mentions
+from ._facts import TRIVIAL_NAMES, find_facts, lowercase_words, mentions
 from ._shape import JsonValue
 
 _RUN = re.compile(r'[A-Za-z0-9]+')
+_SAFE_CUT = re.compile(r'(?<![\d\s])(?<!\d[^\w\n])(?<!\d[^\w\n]{2})\s++(?![^\w\n]{0,2}\d)(?![A-Z])')
+"""A whitespace run no fact or short-number phrase spans (see the module's docstring); possessive, so
+a run is judged whole, never by a shorter part of it."""
+_REACH = 160
+_NON_ASCII = re.compile(r'[^\x00-\x7f]+')
 _CONNECTORS = frozenset('.:/@-')
+_DIGITS_BEFORE_LETTERS = re.compile(r'(?<![A-Za-z0-9])[0-9]+(?=[A-Za-z])')
+"""A number may end inside a run (`$120` of `$120host`, `#12` of `#12ab`): its digits anchor it too."""
+_NAME_TOKEN = re.compile(r"[\w'&-]+")
+"""What a name's part is made of (`_facts`): the token a capitalized word is written in."""
+_JOINED = re.compile(r'[A-Za-z0-9]+(?:[.:/@-]+[A-Za-z0-9]+)+')
+"""Runs joined by `.:/@-` into one token (`example.org`, `/usr/lib`): each run of it is an anchor."""
 _SHORT_INTEGER = re.compile(r'\d{1,2}')
-_WORD_BEFORE = re.compile(r'\w+[^\w\n]{0,3}$')
+_WORD_BEFORE = re.compile(r'\w+[^\w\n]{0,3}\Z')  # \Z: $ would match before a final line break
 _WORD_AFTER = re.compile(r'[^\w\n]{0,3}\w+')
 
 
-def referred_facts(text: str, later_text: str, *, words_from: str | None = None) -> list[str]:
+def referred_facts(
+    text: str, later_text: str, *, words_from: str | None = None, common_words: frozenset[str] | None = None
+) -> list[str]:
     """The facts of `text` (a content's `plain_text`) that `later_text` quotes, in order of appearance.
 
     A one- or two-digit integer alone is no evidence: a long output holds most of them, so a later
     `30` or `58` matches by chance. It counts only together with a word next to it as the content
     has it (`47 organizations`, `Plan: 14`, `java:88`), and that phrase is what must survive.
-    `words_from`: the whole content, when `text` is only some of its lines (see `find_facts`).
+    `words_from`: the whole content, when `text` is only some of its lines, or `common_words`, its
+    lowercase words, when already at hand (see `find_facts`).
     """
     referred: list[str] = []
-    for fact in find_facts(text, words_from=words_from):
+    for fact in find_facts(text, words_from=words_from, common_words=common_words):
         if _SHORT_INTEGER.fullmatch(fact.text):
             referred.extend(phrase for phrase in _number_phrases(text, fact.text) if mentions(later_text, phrase))
         elif mentions(later_text, fact.text):
@@ -125,14 +145,13 @@ class LaterTurns:
             self._offsets.append(position)
             position += len(text) + 1
         self._text = '\n'.join(texts)
-        last: dict[str, int] = {}
+        self._last: dict[str, int] = {}
+        """Each anchor of the later turns, and the last message holding it."""
         for number, text in enumerate(texts, start=start):
             for anchor in _anchors(text):
-                last[anchor] = number
-        by_last = sorted(last.items(), key=lambda pair: -pair[1])
-        self._anchors = [anchor for anchor, _ in by_last]
-        self._minus_last = [-number for _, number in by_last]
-        """Ascending, for `bisect`: the anchors seen after message i are a prefix of `_anchors`."""
+                self._last[anchor] = number
+        self._bound = _bound_words(self._text)
+        """Capitalized words the later turns write as part of something longer (see `_bound_words`)."""
 
     def text_after(self, message_index: int) -> str:
         """The turn text of every message after `message_index`."""
@@ -144,49 +163,123 @@ class LaterTurns:
         later = self.text_after(message_index)
         if not later.strip():
             return ()
-        anchors = self._anchors[: bisect.bisect_left(self._minus_last, -message_index)]
-        hits = [anchor for anchor in anchors if anchor in content_text]  # escapes never split an ASCII run
-        if not hits and content_text.isascii():
-            return ()
         text = plain_text(content)
-        lines = _lines_holding(text, hits)
-        if not lines:
+        last = self._last
+        runs = {*_RUN.findall(text), *_DIGITS_BEFORE_LETTERS.findall(text)}
+        hits = [run for run in runs if last.get(run, -1) > message_index]
+        common: frozenset[str] | None = None
+        if any(_is_capitalized(run) and run not in self._bound for run in hits):
+            # a capitalized word the later turns only write alone is a fact of the content only as a
+            # name of its own, and not one when trivial or also written in lowercase (`find_facts`)
+            common = lowercase_words(text)
+            hits = [run for run in hits if not (_is_capitalized(run) and run not in self._bound and (run in TRIVIAL_NAMES or run.lower() in common))]
+        if not hits and text.isascii():
             return ()
-        return tuple(referred_facts(lines, later, words_from=text))
+        segments = _segments_holding(text, sorted(hits))
+        if not segments:
+            return ()
+        return tuple(referred_facts(segments, later, words_from=text, common_words=common))
 
 
 def _anchors(text: str) -> set[str]:
     """The runs of `text` that can anchor a fact (see the module's docstring)."""
-    anchors: set[str] = set()
-    for match in _RUN.finditer(text):
-        run = match.group()
-        start, end = match.span()
-        if not (run.isalpha() and run.islower()) or text[start - 1 : start] in _CONNECTORS or text[end : end + 1] in _CONNECTORS:
-            anchors.add(run)
+    anchors = {run for run in _RUN.findall(text) if not (run.isalpha() and run.islower())}
+    for joined in _JOINED.findall(text):
+        anchors.update(_RUN.findall(joined))
     return anchors
 
 
-def _lines_holding(text: str, hits: list[str]) -> str:
-    """The lines of `text` holding one of `hits` as a whole run, and every line with non-ASCII text, in order."""
-    starts: set[int] = set()
+def _bound_words(text: str) -> set[str]:
+    """The capitalized words of `text` that may be part of a longer fact there.
+
+    That is, written inside a longer name-like token (`Allocation's`, `_Config`), next to another
+    capitalized token across one space or dot (`Fancy Bear`, `Acme.Widget`), or joined to another
+    run by `.:/@-` (`Example.com`). Every other occurrence is the word alone.
+    """
+    bound: set[str] = set()
+    tokens = list(_NAME_TOKEN.finditer(text))
+    for index, token in enumerate(tokens):
+        word = token.group()
+        if not _is_capitalized(word):
+            bound.update(run for run in _RUN.findall(word) if _is_capitalized(run))
+            continue
+        start, end = token.span()
+        before = tokens[index - 1] if index else None
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        if (before is not None and before.end() == start - 1 and text[start - 1] in ' .' and before.group()[0].isupper()) or (
+            after is not None and after.start() == end + 1 and text[end] in ' .' and after.group()[0].isupper()
+        ):
+            bound.add(word)
+    for joined in _JOINED.findall(text):
+        bound.update(_RUN.findall(joined))
+    return bound
+
+
+def _is_capitalized(run: str) -> bool:
+    """`Allocation`, not `API`, `iPhone` or `McDonald`."""
+    return len(run) > 1 and 'A' <= run[0] <= 'Z' and run[1:].isalpha() and run[1:].islower() and run.isascii()
+
+
+def _segments_holding(text: str, hits: list[str]) -> str:
+    """The segments of `text` holding one of `hits` as a whole run, and every one with non-ASCII text.
+
+    In order of position, one per line (a segment is a stretch between two safe cuts or line breaks,
+    see the module's docstring). Only occurrences that can be part of a fact count: a lowercase
+    word (an anchor only where joined, `server` of `src/server.py`) next to one of `.:/@-`, and a
+    single digit (a fact alone never, `3.5%` or `x_1` in part) next to a mark other than a space.
+    """
+    found: list[tuple[int, int]] = []
     for hit in hits:
+        joined_only = hit.isalpha() and hit.islower()
+        digit = len(hit) == 1 and hit.isdigit()
         position = text.find(hit)
         while position >= 0:
             end = position + len(hit)
-            if not (_is_run_char(text[position - 1 : position]) or _is_run_char(text[end : end + 1])):
-                starts.add(text.rfind('\n', 0, position) + 1)
+            before, after = text[position - 1 : position], text[end : end + 1]
+            ends = not _is_run_char(after) or (hit.isdigit() and not after.isdigit())  # `$120` of `$120host`
+            if not _is_run_char(before) and ends:
+                if joined_only:
+                    if before in _CONNECTORS or after in _CONNECTORS:
+                        found.append((position, end))
+                elif not digit or _is_mark(before) or _is_mark(after):
+                    found.append((position, end))
             position = text.find(hit, end)
     if not text.isascii():
-        position = 0
-        for line in text.split('\n'):
-            if not line.isascii():
-                starts.add(position)
-            position += len(line) + 1
-    lines: list[str] = []
-    for start in sorted(starts):
-        end = text.find('\n', start)
-        lines.append(text[start:] if end < 0 else text[start:end])
-    return '\n'.join(lines)
+        found.extend(run.span() for run in _NON_ASCII.finditer(text))
+    merged: list[list[int]] = []
+    for start, end in sorted(found):
+        if merged and end <= merged[-1][1]:
+            continue  # inside a segment already: its facts are in it (no fact crosses a segment's end)
+        first, stop = _segment(text, start, end)
+        if merged and first <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], stop)
+        else:
+            merged.append([first, stop])
+    return '\n'.join(text[first:stop] for first, stop in merged)
+
+
+def _is_mark(char: str) -> bool:
+    return bool(char) and not char.isspace() and not char.isalnum()
+
+
+def _segment(text: str, start: int, end: int) -> tuple[int, int]:
+    """The segment around `text[start:end]`: from the last safe cut before it to the first after it.
+
+    Looked for within `_REACH` characters; failing that, the line break there (no fact spans one).
+    """
+    line_start = text.rfind('\n', 0, start) + 1
+    line_end = text.find('\n', end)
+    line_end = len(text) if line_end < 0 else line_end
+    first = line_start
+    for cut in _SAFE_CUT.finditer(text, max(line_start, start - _REACH), min(start + 3, len(text))):
+        if cut.end() <= start:  # the lookahead of a cut reads up to three characters past it
+            first = cut.end()
+    reach = min(line_end, end + _REACH)
+    view = min(reach + 3, len(text))  # the cut's lookahead reads up to three characters past it
+    after = _SAFE_CUT.search(text, end, view)
+    if after is not None and after.start() < reach and (after.end() < view or view == len(text)):
+        return first, after.start()
+    return first, line_end
 
 
 def _is_run_char(char: str) -> bool:

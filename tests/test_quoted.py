@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import random
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,9 @@ def _history(content: JsonValue, *, after: str, args: dict[str, str] | None = No
         ('Files\nstored in /日本/東京 today\nnothing else', 'Open /日本/東京 please.', ['/日本/東京']),
         # a short number only with its word, a capitalized sentence start is no name
         ('Most hosts: 47 organizations hit.\nmost were patched.', 'So 47 organizations, Most of them.', ['47 organizations']),
+        # a short number's gap to its word may hold punctuation between spaces: no cut inside it
+        ('limits: 47 = host, 12 ms', 'the 47 = host value', ['47 = host']),
+        ('Seen (37) retries of ids', 'only 37) retries here', ['37) retries']),
         # nothing quoted: nothing to keep
         ('Host 185.220.101.47 on 2025-03-14.', 'Thanks, all clear.', []),
     ],
@@ -147,3 +151,34 @@ def test_a_model_is_told_the_quoted_facts_as_data() -> None:
 def test_the_same_content_quoted_differently_is_summarized_apart() -> None:
     key = functools.partial(cache_key, content='"text"', model='m', prompt='p', shape='string', budget_tokens=100)
     assert key() == key(quoted=()) != key(quoted=('req-00317',)) != key(quoted=('req-00318',))
+
+
+_TOKENS = (
+    'the', 'most', 'Most', 'host', 'error', 'Fancy', 'Bear', 'Cobalt Strike', 'APT28', 'v2.4.1', '47', '7', '2024',
+    '2025-03-14', '2025-03-14 10:22:01', '10.1.7.7', '185.220.101.47', 'https://a.example.com/x?q=1',
+    'example.org', '/srv/app/main.py', 'ops@example.com', 'CVE-2024-3094', '7f3a9c2e', 'req-00317', '#4121',
+    '1,500', '3.5%', '$120', 'MAX_RETRIES', '=', ':', ',', '.', '(', ')', '-', '"', '東京', 'Zürich', 'ms',
+    # capitalized words the content also writes in lowercase: facts only inside something longer
+    'bear', 'fancy', 'example', "Bear's", '_Most', 'Most.Example', 'Example.com', 'Fancy', 'Bear', 'Example',
+    # numbers that end inside a run
+    '$120host', '#12ab', '3.5x',
+    # non-ASCII marks and spaces next to numbers
+    '€75', '¥3', '—', '\u00a0',
+)
+_GAPS = (' ', ' ', ' ', '  ', '\t', '\n', ', ', ': ', ' = ', '. ', '', '\u00a0', ' \u3000')
+
+
+@pytest.mark.parametrize('seed', range(200))
+def test_the_fast_path_agrees_with_the_definition_on_random_text(seed: int) -> None:
+    """Tokens that make facts span spaces (names, dates with times, short numbers and their words)
+    glued by every kind of gap: the segments cut only where the definition's facts do not reach."""
+    rng = random.Random(seed)
+    for _ in range(10):
+        words = [rng.choice(_TOKENS) + rng.choice(_GAPS) for _ in range(rng.randint(20, 120))]
+        content = ''.join(words)
+        first = rng.randrange(len(words) - 3)
+        quoted = ''.join(words[first : first + rng.randint(1, 3)]) + ' '.join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+        messages = _history(content, after=f'So: {quoted} and more.')
+        later = LaterTurns(messages)
+        expected = referred_facts(plain_text(content), later.text_after(2))
+        assert list(later.quoted_facts(content, message_index=2, content_text=json_text(content))) == expected, (content, quoted)
