@@ -29,8 +29,9 @@ that the two ways agree.
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
@@ -56,7 +57,12 @@ _WORD_AFTER = re.compile(r'[^\w\n]{0,3}\w+')
 
 
 def referred_facts(
-    text: str, later_text: str, *, words_from: str | None = None, common_words: frozenset[str] | None = None
+    text: str,
+    later_text: str,
+    *,
+    words_from: str | None = None,
+    common_words: frozenset[str] | None = None,
+    holds: Callable[[str], bool] | None = None,
 ) -> list[str]:
     """The facts of `text` (a content's `plain_text`) that `later_text` quotes, in order of appearance.
 
@@ -64,13 +70,15 @@ def referred_facts(
     `30` or `58` matches by chance. It counts only together with a word next to it as the content
     has it (`47 organizations`, `Plan: 14`, `java:88`), and that phrase is what must survive.
     `words_from`: the whole content, when `text` is only some of its lines, or `common_words`, its
-    lowercase words, when already at hand (see `find_facts`).
+    lowercase words, when already at hand (see `find_facts`). `holds`: whether `later_text` holds a
+    fact whole, when there is a faster way to tell than `mentions` (`LaterTurns.holds`).
     """
+    quotes = holds if holds is not None else (lambda fact: mentions(later_text, fact))
     referred: list[str] = []
     for fact in find_facts(text, words_from=words_from, common_words=common_words):
         if _SHORT_INTEGER.fullmatch(fact.text):
-            referred.extend(phrase for phrase in _number_phrases(text, fact.text) if mentions(later_text, phrase))
-        elif mentions(later_text, fact.text):
+            referred.extend(phrase for phrase in _number_phrases(text, fact.text) if quotes(phrase))
+        elif quotes(fact.text):
             referred.append(fact.text)
     return list(dict.fromkeys(referred))
 
@@ -147,9 +155,12 @@ class LaterTurns:
         self._text = '\n'.join(texts)
         self._last: dict[str, int] = {}
         """Each anchor of the later turns, and the last message holding it."""
-        for number, text in enumerate(texts, start=start):
-            for anchor in _anchors(text):
+        self._where: dict[str, list[int]] = {}
+        """Where each anchor occurs in `_text`, ascending."""
+        for number, (text, offset) in enumerate(zip(texts, self._offsets), start=start):
+            for anchor, at in _anchors(text):
                 self._last[anchor] = number
+                self._where.setdefault(anchor, []).append(offset + at)
         self._bound = _bound_words(self._text)
         """Capitalized words the later turns write as part of something longer (see `_bound_words`)."""
 
@@ -178,15 +189,47 @@ class LaterTurns:
         segments = _segments_holding(text, sorted(hits))
         if not segments:
             return ()
-        return tuple(referred_facts(segments, later, words_from=text, common_words=common))
+        return tuple(
+            referred_facts(
+                segments,
+                later,
+                words_from=text,
+                common_words=common,
+                holds=lambda fact: self._holds(fact, message_index=message_index),
+            )
+        )
+
+    def _holds(self, fact: str, *, message_index: int) -> bool:
+        """`mentions(self.text_after(message_index), fact)`, without searching the whole text.
+
+        A fact held whole holds its anchors (see the module's docstring) as indexed runs: only where
+        its rarest one occurs can the fact be.
+        """
+        first = message_index + 1 - self._start
+        if first >= len(self._offsets):
+            return False
+        offset = self._offsets[max(first, 0)]
+        anchors = [(run.group(), run.start()) for run in _RUN.finditer(fact) if not (run.group().isalpha() and run.group().islower())]
+        anchors += [(run.group(), joined.start() + run.start()) for joined in _JOINED.finditer(fact) for run in _RUN.finditer(joined.group())]
+        if not anchors or not fact.isascii():
+            return mentions(self._text[offset:], fact)
+        run, at = min(anchors, key=lambda anchor: len(self._where.get(anchor[0], ())))
+        positions = self._where.get(run, [])
+        text = self._text
+        for position in positions[bisect.bisect_left(positions, offset + at) :]:
+            start = position - at
+            if text.startswith(fact, start) and mentions(text[max(start - 2, offset) : start + len(fact) + 2], fact):
+                return True
+        return False
 
 
-def _anchors(text: str) -> set[str]:
-    """The runs of `text` that can anchor a fact (see the module's docstring)."""
-    anchors = {run for run in _RUN.findall(text) if not (run.isalpha() and run.islower())}
-    for joined in _JOINED.findall(text):
-        anchors.update(_RUN.findall(joined))
-    return anchors
+def _anchors(text: str) -> list[tuple[str, int]]:
+    """The runs of `text` that can anchor a fact (see the module's docstring), and where, in order."""
+    anchors = {run.start(): run.group() for run in _RUN.finditer(text) if not (run.group().isalpha() and run.group().islower())}
+    for joined in _JOINED.finditer(text):
+        for run in _RUN.finditer(joined.group()):
+            anchors[joined.start() + run.start()] = run.group()
+    return [(anchors[at], at) for at in sorted(anchors)]
 
 
 def _bound_words(text: str) -> set[str]:
