@@ -73,13 +73,19 @@ def step_messages(step: int) -> list[ModelMessage]:
     return [ModelResponse(parts=[call]), ModelRequest(parts=[tool_return])]
 
 
-def summarizer_config(*, threshold_tokens: int = THRESHOLD_TOKENS, cache: bool = True) -> SummarizerConfig:
-    """The shipped config at the benchmark's threshold; the cache directory comes from SUMMARIZER_CACHE_DIR."""
+def summarizer_config(
+    *, threshold_tokens: int = THRESHOLD_TOKENS, cache: bool = True, quoted_facts: bool = True
+) -> SummarizerConfig:
+    """The shipped config at the benchmark's threshold; the cache directory comes from SUMMARIZER_CACHE_DIR.
+
+    `quoted_facts`: the shipped default (on), or off, to show what finding them costs.
+    """
     base = SummarizerConfig.load()
     return dataclasses.replace(
         base,
         threshold_tokens=threshold_tokens,
         keep_recent=KEEP_RECENT,
+        keep_quoted_facts=quoted_facts,
         cache=dataclasses.replace(base.cache, enabled=cache),
     )
 
@@ -192,13 +198,13 @@ def _messages_walked(cap: Capability) -> int:
     return 0
 
 
-async def our_first_pass(contexts: Contexts, *, repeat: int, cache: bool = True) -> FirstPass:
+async def our_first_pass(contexts: Contexts, *, repeat: int, cache: bool = True, quoted_facts: bool = True) -> FirstPass:
     """Our plugin's first request over the pristine history with an instant model; the model's time is reported apart.
 
     Each repeat gets a model of its own name, so the cache (when on) is cold, as in a new conversation:
     its lookups and writes are part of the cost. The cache is opened before the clock starts.
     """
-    config = summarizer_config(cache=cache)
+    config = summarizer_config(cache=cache, quoted_facts=quoted_facts)
     samples: list[tuple[int, int, int, int]] = []
     for attempt in range(repeat):
         model = TimedModel(name=f'instant-{time.time_ns()}-{attempt}')
@@ -300,8 +306,10 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
         section.rows.append(_row(label, _STATES[state], us, n, floor_us[state]))
     first = asyncio.run(our_first_pass(contexts, repeat=max(3, repeat // 3)))
     uncached = asyncio.run(our_first_pass(contexts, repeat=max(3, repeat // 3), cache=False))
+    unquoted = asyncio.run(our_first_pass(contexts, repeat=max(3, repeat // 3), quoted_facts=False))
     floor_first = asyncio.run(first_request(floor, contexts, repeat=repeat))
-    for label, result in (('ours (cold disk cache)', first), ('ours (cache off)', uncached)):
+    passes = (('ours (cold disk cache)', first), ('ours (cache off)', uncached), ('ours, keep_quoted_facts off', unquoted))
+    for label, result in passes:
         row = _row(label, _STATES['c'], result.us_per_request, n, floor_first)
         row.update({
             'summarized': result.summarized,

@@ -37,8 +37,9 @@ def test_overhead_states() -> None:
     cases = {(row['case'], row['state']) for row in section.rows}
     assert ('ours', 'b: steady') in cases and ('ours (cold disk cache)', 'c: first pass') in cases
     assert _targets(section)['(b) messages walked per request (2 new + the last old one)'] == 3
-    first_pass = next(row for row in section.rows if row['case'] == 'ours (cache off)')
-    assert first_pass['summarized'] == 4  # six returns, one tiny, one kept as recent
+    for case in ('ours (cache off)', 'ours, keep_quoted_facts off'):
+        first_pass = next(row for row in section.rows if row['case'] == case)
+        assert first_pass['summarized'] == 4  # six returns, one tiny, one kept as recent
     harness_rows = {row['case']: row for row in section.rows if str(row['case']).startswith('harness')}
     assert bool(harness_rows) == harness_installed()
     if harness_rows:  # ToolOutputLimits+Summarize reduced returns with its nested summarizer agent
