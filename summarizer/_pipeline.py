@@ -174,9 +174,7 @@ def _with_quoted_facts(messages: Sequence[ModelMessage], due: Sequence[Candidate
     return [
         dataclasses.replace(
             candidate,
-            quoted=later.quoted_facts(
-                candidate.content, message_index=candidate.message_index, content_text=candidate.text
-            ),
+            quoted=later.quoted_facts(candidate.content, message_index=candidate.message_index),
         )
         for candidate in due
     ]

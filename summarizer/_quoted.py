@@ -169,8 +169,8 @@ class LaterTurns:
         first = max(message_index + 1 - self._start, 0)
         return self._text[self._offsets[first] :] if first < len(self._offsets) else ''
 
-    def quoted_facts(self, content: JsonValue, *, message_index: int, content_text: str) -> tuple[str, ...]:
-        """The facts of `content` (at `message_index`) that a later turn quotes; `content_text` is its JSON text."""
+    def quoted_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
+        """The facts of `content` (at `message_index`) that a later turn quotes."""
         later = self.text_after(message_index)
         if not later.strip():
             return ()

@@ -27,7 +27,7 @@ from summarizer._prompts import parse_data_block
 from summarizer._quoted import LaterTurns, plain_text, referred_facts
 from summarizer._shape import JsonValue
 from summarizer._stored import StoredHistory
-from summarizer._tokens import content_tokens, estimate_tokens, json_text
+from summarizer._tokens import content_tokens, estimate_tokens
 
 GOLDEN = sorted((Path(__file__).resolve().parent.parent / 'golden' / 'histories').glob('*.json'))
 
@@ -50,7 +50,7 @@ def test_the_fast_path_agrees_with_the_definition_on_every_golden_return(history
     assert returns
     for index, content in returns:
         expected = referred_facts(plain_text(content), later.text_after(index))
-        found = later.quoted_facts(content, message_index=index, content_text=json_text(content))
+        found = later.quoted_facts(content, message_index=index)
         assert list(found) == expected, f'message {index}'
 
 
@@ -83,7 +83,7 @@ def _history(content: JsonValue, *, after: str, args: dict[str, str] | None = No
 def test_quoted_facts_of_small_histories(content: str, after: str, quoted: list[str]) -> None:
     messages = _history(content, after=after)
     later = LaterTurns(messages)
-    assert list(later.quoted_facts(content, message_index=2, content_text=json_text(content))) == quoted
+    assert list(later.quoted_facts(content, message_index=2)) == quoted
     assert referred_facts(plain_text(content), later.text_after(2)) == quoted
 
 
@@ -92,7 +92,7 @@ def test_tool_call_arguments_quote_too_and_a_late_start_sees_the_same() -> None:
     messages = _history(content, after='Reading the second.', args={'url': 'https://b.example.com/y2'})  # type: ignore[arg-type]
     for start in (0, 3):  # an agent run builds it from the oldest due return on; the answer is the same
         later = LaterTurns(messages, start=start)
-        assert later.quoted_facts(content, message_index=2, content_text=json_text(content)) == ('https://b.example.com/y2',)  # type: ignore[arg-type]
+        assert later.quoted_facts(content, message_index=2) == ('https://b.example.com/y2',)  # type: ignore[arg-type]
 
 
 def test_nothing_after_the_return_quotes_nothing() -> None:
@@ -100,7 +100,7 @@ def test_nothing_after_the_return_quotes_nothing() -> None:
     messages = _history(content, after='')[:3]
     later = LaterTurns(messages)
     assert later.text_after(2) == ''
-    assert later.quoted_facts(content, message_index=2, content_text=content) == ()
+    assert later.quoted_facts(content, message_index=2) == ()
 
 
 # -- the pipeline keeps them ---------------------------------------------------------------------
@@ -181,4 +181,4 @@ def test_the_fast_path_agrees_with_the_definition_on_random_text(seed: int) -> N
         messages = _history(content, after=f'So: {quoted} and more.')
         later = LaterTurns(messages)
         expected = referred_facts(plain_text(content), later.text_after(2))
-        assert list(later.quoted_facts(content, message_index=2, content_text=json_text(content))) == expected, (content, quoted)
+        assert list(later.quoted_facts(content, message_index=2)) == expected, (content, quoted)
