@@ -32,6 +32,7 @@ from typing import TypeAlias
 
 from ._facts import find_facts, lowercase_words, mentions
 from ._notable import column_extremes, notable_rows, split_rows
+from ._quoted import plain_text
 from ._shape import JsonValue
 from ._tokens import estimate_tokens, json_text
 
@@ -176,7 +177,7 @@ class _Tree:
     """The content as choices (units, items) with costs and facts, and the greedy that makes them."""
 
     def __init__(self, content: JsonValue, *, quoted: tuple[str, ...] = ()) -> None:
-        self._common = lowercase_words('\n'.join(_plain_pieces(content)))
+        self._common = lowercase_words(plain_text(content))
         self._kinds: dict[str, str] = {}
         self._found: dict[str, tuple[str, ...]] = {}
         self._counts: Counter[str] = Counter()
@@ -436,7 +437,7 @@ class _Tree:
 
     def pick_key_facts(self, budget: int) -> None:
         """The facts no chosen unit carries, most specific and most repeated first, while they fit."""
-        present = '\n'.join(_plain_pieces(self.render()))
+        present = plain_text(self.render())
         room = budget - _tokens(self.render()) - _cost(_FACTS_PREFIX) - 1
         ranked = sorted(self._kinds, key=lambda fact: -self._weights[fact])
         for fact in ranked:
@@ -494,16 +495,6 @@ def _render(node: _Node) -> JsonValue:
     if isinstance(node, _Object):
         return {key: _render(child) for key, child in node.members.items()}
     return node
-
-
-def _plain_pieces(value: JsonValue) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list):
-        return [piece for item in value for piece in _plain_pieces(item)]
-    if isinstance(value, dict):
-        return [piece for key, item in value.items() for piece in (key, *_plain_pieces(item))]
-    return [] if value is None or isinstance(value, bool) else [str(value)]
 
 
 def _append_to_last_text(value: JsonValue, line: str) -> JsonValue:
