@@ -21,16 +21,25 @@ HERE = Path(__file__).resolve().parent
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='python -m bench', description=__doc__)
     parser.add_argument('--quick', action='store_true', help='small sizes (about a minute), for a first look')
-    parser.add_argument('--only', type=int, action='append', choices=range(1, 6), metavar='N', help='run benchmark N (repeatable)')
+    parser.add_argument(
+        '--only', type=int, action='append', choices=range(1, 6), metavar='N', help='run benchmark N (repeatable)'
+    )
     parser.add_argument('--json', type=Path, default=HERE / 'results.json', help='where to write the results')
-    parser.add_argument('--corpus-dir', type=Path, default=Path(tempfile.gettempdir()) / 'tool-return-summarizer-bench',
-                        help='where the generated corpus is kept between runs')
+    parser.add_argument(
+        '--corpus-dir',
+        type=Path,
+        default=Path(tempfile.gettempdir()) / 'tool-return-summarizer-bench',
+        help='where the generated corpus is kept between runs',
+    )
     arguments = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix='bench-cache-') as cache:
         os.environ['SUMMARIZER_CACHE_DIR'] = cache
         settings: dict[str, Cell] = {'quick': arguments.quick}
-        sections = [run() for number, run in _benchmarks(arguments.quick, arguments.corpus_dir, settings)
-                    if not arguments.only or number in arguments.only]
+        sections = [
+            run()
+            for number, run in _benchmarks(arguments.quick, arguments.corpus_dir, settings)
+            if not arguments.only or number in arguments.only
+        ]
     print_sections(sections)
     write_json(sections, arguments.json, settings=settings)
     print(f'results written to {arguments.json}')
@@ -71,7 +80,13 @@ def _benchmarks(quick: bool, corpus_dir: Path, settings: dict[str, Cell]) -> lis
 
         return growth_section(sizes=growth_sizes)
 
-    return [(1, _timed(overhead)), (2, _timed(batch)), (3, _timed(concurrency)), (4, _timed(dedup)), (5, _timed(growth))]
+    return [
+        (1, _timed(overhead)),
+        (2, _timed(batch)),
+        (3, _timed(concurrency)),
+        (4, _timed(dedup)),
+        (5, _timed(growth)),
+    ]
 
 
 def _timed(run: Callable[[], Section]) -> Callable[[], Section]:

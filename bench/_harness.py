@@ -97,14 +97,14 @@ except ImportError:  # pragma: no cover - older/newer pydantic-ai
 
 __all__ = [
     'Timing',
-    'measure',
-    'instant_model',
-    'floor_capability',
-    'clear_tool_results',
-    'tool_output_limits',
     'build_contexts',
+    'clear_tool_results',
+    'floor_capability',
     'hook_overhead',
+    'instant_model',
+    'measure',
     'tool_hook_overhead',
+    'tool_output_limits',
 ]
 
 _ANY_ARGS_SCHEMA: dict[str, Any] = {'type': 'object', 'additionalProperties': True}
@@ -129,8 +129,9 @@ class Timing:
         return self.median_ns / 1000
 
 
-async def _ameasure(fn: Callable[[Any], Awaitable[Any]], setup: Callable[[], Any] | None,
-                    repeat: int, number: int, warmup: int) -> list[float]:
+async def _ameasure(
+    fn: Callable[[Any], Awaitable[Any]], setup: Callable[[], Any] | None, repeat: int, number: int, warmup: int
+) -> list[float]:
     for _ in range(warmup):
         await fn(setup() if setup else None)
     out: list[float] = []
@@ -165,8 +166,14 @@ def measure(
     return Timing(statistics.median(runs), min(runs), runs, number)
 
 
-async def ameasure(fn: Callable[[Any], Awaitable[Any]], *, repeat: int = 7, number: int = 10,
-                   setup: Callable[[], Any] | None = None, warmup: int = 1) -> Timing:
+async def ameasure(
+    fn: Callable[[Any], Awaitable[Any]],
+    *,
+    repeat: int = 7,
+    number: int = 10,
+    setup: Callable[[], Any] | None = None,
+    warmup: int = 1,
+) -> Timing:
     """`measure` for an async `fn`, from inside a running event loop."""
     runs = await _ameasure(fn, setup, repeat, number, warmup)
     return Timing(statistics.median(runs), min(runs), runs, number)
@@ -201,12 +208,15 @@ def floor_capability(*, sync: bool = False) -> AbstractCapability[Any]:
     # which resolves the first parameter's annotation with `get_type_hints`; under this module's
     # `from __future__ import annotations` that means compiling/evaluating strings each call (~30-50 µs).
     if sync:
+
         def identity_sync(messages):  # type: ignore[no-untyped-def]
             return messages
+
         return ProcessHistory(identity_sync)
 
     async def identity(messages):  # type: ignore[no-untyped-def]
         return messages
+
     return ProcessHistory(identity)
 
 
@@ -217,8 +227,9 @@ def clear_tool_results(*, max_tokens: int = 8_000, keep_pairs: int = 1, **kwargs
     return ClearToolResults(max_tokens=max_tokens, keep_pairs=keep_pairs, **kwargs)
 
 
-def tool_output_limits(*, over: int = 1_000, over_tokens: bool = True, model: Any = None,
-                       **kwargs: Any) -> AbstractCapability[Any]:
+def tool_output_limits(
+    *, over: int = 1_000, over_tokens: bool = True, model: Any = None, **kwargs: Any
+) -> AbstractCapability[Any]:
     """(c) harness `ToolOutputLimits(bands=[Band(over, Summarize(model=instant_model()))])`.
 
     Defaults mirror our config: summarize returns over 1000 estimated tokens (harness estimate: chars/4).
@@ -246,7 +257,9 @@ class _Capture(AbstractCapability[Any]):
     ctx: RunContext[Any] | None = None
     request_context: ModelRequestContext | None = None
 
-    async def before_model_request(self, ctx: RunContext[Any], request_context: ModelRequestContext) -> ModelRequestContext:
+    async def before_model_request(
+        self, ctx: RunContext[Any], request_context: ModelRequestContext
+    ) -> ModelRequestContext:
         self.ctx, self.request_context = ctx, request_context
         raise _Captured  # stop the run: we only want the contexts
 
@@ -402,10 +415,20 @@ def hook_overhead(
 
 
 def _tool_pairs(messages: Sequence[ModelMessage]) -> list[tuple[ToolCallPart, ToolReturnPart]]:
-    calls = {p.tool_call_id: p for m in messages if isinstance(m, ModelResponse)
-             for p in m.parts if isinstance(p, ToolCallPart)}
-    return [(calls[p.tool_call_id], p) for m in messages if isinstance(m, ModelRequest)
-            for p in m.parts if isinstance(p, ToolReturnPart) and p.tool_call_id in calls]
+    calls = {
+        p.tool_call_id: p
+        for m in messages
+        if isinstance(m, ModelResponse)
+        for p in m.parts
+        if isinstance(p, ToolCallPart)
+    }
+    return [
+        (calls[p.tool_call_id], p)
+        for m in messages
+        if isinstance(m, ModelRequest)
+        for p in m.parts
+        if isinstance(p, ToolReturnPart) and p.tool_call_id in calls
+    ]
 
 
 def tool_hook_overhead(
@@ -431,12 +454,19 @@ def tool_hook_overhead(
     messages = _split(history, None)
     pairs = _tool_pairs(messages)
     ctx, _ = build_contexts(messages, via_agent=via_agent)
-    tool_defs = {name: ToolDefinition(name=name, parameters_json_schema=_ANY_ARGS_SCHEMA)
-                 for name in {c.tool_name for c, _ in pairs}}
+    tool_defs = {
+        name: ToolDefinition(name=name, parameters_json_schema=_ANY_ARGS_SCHEMA)
+        for name in {c.tool_name for c, _ in pairs}
+    }
     ctx = replace(ctx, usage_limits=usage_limits)
     per_call = [
-        (replace(ctx, tool_name=c.tool_name, tool_call_id=c.tool_call_id, retry=0), c,
-         tool_defs[c.tool_name], c.args_as_dict(), r.content)
+        (
+            replace(ctx, tool_name=c.tool_name, tool_call_id=c.tool_call_id, retry=0),
+            c,
+            tool_defs[c.tool_name],
+            c.args_as_dict(),
+            r.content,
+        )
         for c, r in pairs
     ]
     reduced = [0]

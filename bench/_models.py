@@ -35,7 +35,10 @@ def minimal_summary(
                 return [minimal_summary(item)]
         return content[:1]
     if isinstance(content, dict):
-        return {key: minimal_summary(value) if isinstance(value, (str, list, dict)) else value for key, value in content.items()}
+        return {
+            key: minimal_summary(value) if isinstance(value, (str, list, dict)) else value
+            for key, value in content.items()
+        }
     return content
 
 

@@ -72,7 +72,9 @@ def run_child(mode: str, path: Path, threshold: str = EMBEDDED) -> dict[str, flo
     with tempfile.TemporaryDirectory(prefix='bench-batch-') as scratch:
         environment = {**os.environ, 'SUMMARIZER_CACHE_DIR': str(Path(scratch) / 'cache')}
         command = [sys.executable, '-m', 'bench._batch_child', mode, str(path), str(Path(scratch) / 'out'), threshold]
-        done = subprocess.run(command, capture_output=True, text=True, env=environment, cwd=Path(__file__).parent.parent)
+        done = subprocess.run(
+            command, capture_output=True, text=True, env=environment, cwd=Path(__file__).parent.parent
+        )
         if done.returncode:
             raise RuntimeError(f'{" ".join(command)} failed: {done.stderr.strip()[-800:]}')
         return json.loads(done.stdout.strip().splitlines()[-1])
@@ -102,20 +104,26 @@ def batch_section(data: Corpus, *, summarized: Corpus) -> Section:
             raw.setdefault(corpus_, seconds)
             ratio = raw[corpus_] / seconds
             ratios[f'{label} {fmt}'] = ratio
-            section.rows.append({
-                'case': label,
-                'format': fmt,
-                'histories': corpus_.histories,
-                'seconds': seconds,
-                'MB/s': corpus_.megabytes / seconds,
-                'histories/s': corpus_.histories / seconds,
-                '× raw JSON': ratio,
-                'peak RSS MB': measured['peak_rss_mb'],
-            })
+            section.rows.append(
+                {
+                    'case': label,
+                    'format': fmt,
+                    'histories': corpus_.histories,
+                    'seconds': seconds,
+                    'MB/s': corpus_.megabytes / seconds,
+                    'histories/s': corpus_.histories / seconds,
+                    '× raw JSON': ratio,
+                    'peak RSS MB': measured['peak_rss_mb'],
+                }
+            )
     for fmt in ('JSONL', 'SQLite'):
         section.targets.append(
-            Target(f'batch with nothing to summarize ({fmt}), × raw JSON throughput',
-                   ratios[f'batch, nothing to summarize {fmt}'], 0.5, 'at least')
+            Target(
+                f'batch with nothing to summarize ({fmt}), × raw JSON throughput',
+                ratios[f'batch, nothing to summarize {fmt}'],
+                0.5,
+                'at least',
+            )
         )
     section.notes.append(
         'Each case in a process of its own with an empty cache; timed after imports. "× raw JSON" is throughput '

@@ -47,13 +47,15 @@ def concurrency_section(*, ks: tuple[int, ...] = (8, 32, 100), concurrency: int 
         assert result.report.summarized == k, result.report
         ideal = latency * math.ceil(k / concurrency)
         worst = min(worst, ideal / wall)
-        section.rows.append({
-            'oversized returns': k,
-            'ideal ms': ideal * 1000,
-            'wall ms': wall * 1000,
-            'efficiency': ideal / wall,
-            'model calls': model.calls,
-        })
+        section.rows.append(
+            {
+                'oversized returns': k,
+                'ideal ms': ideal * 1000,
+                'wall ms': wall * 1000,
+                'efficiency': ideal / wall,
+                'model calls': model.calls,
+            }
+        )
     section.targets.append(Target('concurrency efficiency (worst k)', worst, 0.8, 'at least'))
     section.notes.append('ideal = latency × ceil(k / concurrency); wall includes walking, prompts and checks.')
     return section
@@ -72,19 +74,23 @@ def dedup_section(*, unique: int = 10, copies: int = 5, histories: int = 4) -> S
         report = asyncio.run(compactor.compact(fan_out(contents))).report
         totals.add(report)
         label = 'one history, in flight together' if round_ == 0 else f'history {round_ + 1}, same contents'
-        section.rows.append({
-            'case': label,
-            'oversized returns': report.oversized,
+        section.rows.append(
+            {
+                'case': label,
+                'oversized returns': report.oversized,
+                'unique contents': unique,
+                'model calls': report.model_calls,
+                'cache hits / shared': report.cache_hits,
+            }
+        )
+    section.rows.append(
+        {
+            'case': 'all histories',
+            'oversized returns': totals.oversized,
             'unique contents': unique,
-            'model calls': report.model_calls,
-            'cache hits / shared': report.cache_hits,
-        })
-    section.rows.append({
-        'case': 'all histories',
-        'oversized returns': totals.oversized,
-        'unique contents': unique,
-        'model calls': model.calls,
-        'cache hits / shared': totals.cache_hits,
-    })
+            'model calls': model.calls,
+            'cache hits / shared': totals.cache_hits,
+        }
+    )
     section.targets.append(Target('model calls over all histories, = unique contents', model.calls, unique, 'equal to'))
     return section

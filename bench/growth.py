@@ -32,8 +32,16 @@ def growth_section(*, sizes: tuple[int, ...] = (50, 200, 1000, 5000), steps: int
     """Each size is a history of that many messages (one return in four) plus the request about to be sent."""
     section = Section(
         title='5. Growth with the history',
-        columns=['messages', 'floor b µs/req', 'ours b µs/req', 'walked/req', 'ours c µs/msg',
-                 'ours c µs/return beyond model', 'batch ms', 'batch µs/msg'],
+        columns=[
+            'messages',
+            'floor b µs/req',
+            'ours b µs/req',
+            'walked/req',
+            'ours c µs/msg',
+            'ours c µs/return beyond model',
+            'batch ms',
+            'batch µs/msg',
+        ],
     )
     first_per_message: list[float] = []
     batch_per_message: list[float] = []
@@ -43,7 +51,9 @@ def growth_section(*, sizes: tuple[int, ...] = (50, 200, 1000, 5000), steps: int
         history = pristine_history(messages=size, tool_returns=size // 4)
         contexts = Contexts(history)
         repeat = 3 if size <= 1000 else 1
-        floor_us, _ = asyncio.run(steady_requests(_stateless(_harness.floor_capability), contexts, steps=steps, repeat=repeat))
+        floor_us, _ = asyncio.run(
+            steady_requests(_stateless(_harness.floor_capability), contexts, steps=steps, repeat=repeat)
+        )
         ours_us, walked = asyncio.run(steady_requests(_ours(), contexts, steps=steps, repeat=repeat))
         first = asyncio.run(our_first_pass(contexts, repeat=repeat, cache=False))
         batch = batch_seconds(size, size // 4)
@@ -51,25 +61,29 @@ def growth_section(*, sizes: tuple[int, ...] = (50, 200, 1000, 5000), steps: int
         batch_per_message.append(batch * 1e6 / size)
         floors.append(floor_us)
         steady.append(ours_us)
-        section.rows.append({
-            'messages': size,
-            'floor b µs/req': floor_us,
-            'ours b µs/req': ours_us,
-            'walked/req': walked,
-            'ours c µs/msg': first_per_message[-1],
-            'ours c µs/return beyond model': first.us_beyond_model_per_return,
-            'batch ms': batch * 1000,
-            'batch µs/msg': batch_per_message[-1],
-        })
+        section.rows.append(
+            {
+                'messages': size,
+                'floor b µs/req': floor_us,
+                'ours b µs/req': ours_us,
+                'walked/req': walked,
+                'ours c µs/msg': first_per_message[-1],
+                'ours c µs/return beyond model': first.us_beyond_model_per_return,
+                'batch ms': batch * 1000,
+                'batch µs/msg': batch_per_message[-1],
+            }
+        )
     largest, smallest = sizes[-1], sizes[0]
     ratio = f'{largest:,} ÷ {smallest:,}'
-    section.rows.append({
-        'messages': ratio,
-        'floor b µs/req': floors[-1] / floors[0],
-        'ours b µs/req': steady[-1] / steady[0],
-        'ours c µs/msg': first_per_message[-1] / first_per_message[0],
-        'batch µs/msg': batch_per_message[-1] / batch_per_message[0],
-    })
+    section.rows.append(
+        {
+            'messages': ratio,
+            'floor b µs/req': floors[-1] / floors[0],
+            'ours b µs/req': steady[-1] / steady[0],
+            'ours c µs/msg': first_per_message[-1] / first_per_message[0],
+            'batch µs/msg': batch_per_message[-1] / batch_per_message[0],
+        }
+    )
     section.targets += [
         # pydantic-ai's own per-request work (copying the message list) grows with the history, so
         # the floor grows too: what must stay flat is our share of it, and the messages walked.

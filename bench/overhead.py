@@ -164,7 +164,9 @@ async def first_request(make: CapabilityFactory, contexts: Contexts, *, repeat: 
     return statistics.median(times) / 1000
 
 
-async def steady_requests(make: CapabilityFactory, contexts: Contexts, *, steps: int, repeat: int) -> tuple[float, float]:
+async def steady_requests(
+    make: CapabilityFactory, contexts: Contexts, *, steps: int, repeat: int
+) -> tuple[float, float]:
     """(median µs per request, messages walked per request) once the history has been compacted.
 
     Each repeat starts a run over `messages` and makes two untimed requests (the first compacts the
@@ -198,7 +200,9 @@ def _messages_walked(cap: Capability) -> int:
     return 0
 
 
-async def our_first_pass(contexts: Contexts, *, repeat: int, cache: bool = True, quoted_facts: bool = True) -> FirstPass:
+async def our_first_pass(
+    contexts: Contexts, *, repeat: int, cache: bool = True, quoted_facts: bool = True
+) -> FirstPass:
     """Our plugin's first request over the pristine history with an instant model; the model's time is reported apart.
 
     Each repeat gets a model of its own name, so the cache (when on) is cold, as in a new conversation:
@@ -278,8 +282,16 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
     section = Section(
         title=f'1. Overhead per model request ({messages} messages + the request about to be sent, '
         f'{tool_returns} tool returns of 2-20 KB)',
-        columns=['case', 'state', 'µs/request', 'µs/message', '× floor', 'summarized', 'µs/return beyond model',
-                 'µs/return beyond model request'],
+        columns=[
+            'case',
+            'state',
+            'µs/request',
+            'µs/message',
+            '× floor',
+            'summarized',
+            'µs/return beyond model',
+            'µs/return beyond model request',
+        ],
     )
     floor = _stateless(_harness.floor_capability)
     cases: list[tuple[str, str, CapabilityFactory]] = [
@@ -292,7 +304,11 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
         cases += [
             ('harness ClearToolResults', 'a', _stateless(lambda: _harness.clear_tool_results(max_tokens=_NEVER))),
             ('harness ClearToolResults', 'b', _stateless(_harness.clear_tool_results)),
-            ('harness ToolOutputLimits', 'b', _stateless(lambda: _harness.tool_output_limits(model=instant_text_model()))),
+            (
+                'harness ToolOutputLimits',
+                'b',
+                _stateless(lambda: _harness.tool_output_limits(model=instant_text_model())),
+            ),
         ]
     floor_us: dict[str, float] = {}
     walked = 0.0
@@ -308,37 +324,54 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
     uncached = asyncio.run(our_first_pass(contexts, repeat=max(3, repeat // 3), cache=False))
     unquoted = asyncio.run(our_first_pass(contexts, repeat=max(3, repeat // 3), quoted_facts=False))
     floor_first = asyncio.run(first_request(floor, contexts, repeat=repeat))
-    passes = (('ours (cold disk cache)', first), ('ours (cache off)', uncached), ('ours, keep_quoted_facts off', unquoted))
+    passes = (
+        ('ours (cold disk cache)', first),
+        ('ours (cache off)', uncached),
+        ('ours, keep_quoted_facts off', unquoted),
+    )
     for label, result in passes:
         row = _row(label, _STATES['c'], result.us_per_request, n, floor_first)
-        row.update({
-            'summarized': result.summarized,
-            'µs/return beyond model': result.us_beyond_model_per_return,
-            'µs/return beyond model request': result.us_beyond_model_request_per_return,
-        })
+        row.update(
+            {
+                'summarized': result.summarized,
+                'µs/return beyond model': result.us_beyond_model_per_return,
+                'µs/return beyond model request': result.us_beyond_model_request_per_return,
+            }
+        )
         section.rows.append(row)
     for shape, contents in oversized_by_shape(history).items():
         result = asyncio.run(shape_first_pass(contents, repeat=max(3, repeat // 3)))
-        section.rows.append({
-            'case': f'ours (cache off), {shape}s only',
-            'state': 'c: one request of such returns',
-            'summarized': result.summarized,
-            'µs/return beyond model': result.us_beyond_model_per_return,
-            'µs/return beyond model request': result.us_beyond_model_request_per_return,
-        })
+        section.rows.append(
+            {
+                'case': f'ours (cache off), {shape}s only',
+                'state': 'c: one request of such returns',
+                'summarized': result.summarized,
+                'µs/return beyond model': result.us_beyond_model_per_return,
+                'µs/return beyond model request': result.us_beyond_model_request_per_return,
+            }
+        )
     if harness_installed():
-        section.rows.append(_row('harness ClearToolResults', _STATES['c'], asyncio.run(
-            first_request(_stateless(_harness.clear_tool_results), contexts, repeat=repeat)), n, floor_first))
+        section.rows.append(
+            _row(
+                'harness ClearToolResults',
+                _STATES['c'],
+                asyncio.run(first_request(_stateless(_harness.clear_tool_results), contexts, repeat=repeat)),
+                n,
+                floor_first,
+            )
+        )
         produced = _harness.tool_hook_overhead(
             _harness.tool_output_limits(model=instant_text_model()), history, repeat=max(3, repeat // 5)
         )
-        section.rows.append({
-            'case': 'harness ToolOutputLimits+Summarize',
-            'state': 'c: after_tool_execute, every return',
-            'µs/request': produced['us_per_request_amortized'],
-            'summarized': produced['reduced'],
-            'µs/return beyond model': produced['us_per_history'] / max(produced['reduced'], 1),
-        })
+        section.rows.append(
+            {
+                'case': 'harness ToolOutputLimits+Summarize',
+                'state': 'c: after_tool_execute, every return',
+                'µs/request': produced['us_per_request_amortized'],
+                'summarized': produced['reduced'],
+                'µs/return beyond model': produced['us_per_history'] / max(produced['reduced'], 1),
+            }
+        )
     steady = next(row for row in section.rows if row['case'] == 'ours' and row['state'] == _STATES['b'])
     section.targets += [
         Target('(b) steady state, × floor', _float(steady['× floor']), 4, 'at most'),
@@ -349,7 +382,7 @@ def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int
     section.notes.append(
         f'(c) split per summarized return, cold disk cache: {first.us_per_request / returns:,.0f} µs in all = '
         f'{first.model_us / returns:,.0f} in the model function + '
-        f'{(first.model_request_us - first.model_us) / returns:,.0f} in pydantic-ai\'s request machinery '
+        f"{(first.model_request_us - first.model_us) / returns:,.0f} in pydantic-ai's request machinery "
         f'(direct.model_request) + {first.us_beyond_model_request_per_return:,.0f} ours.'
     )
     section.notes.append(

@@ -26,7 +26,7 @@ import json
 import random
 import sqlite3
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from pydantic_ai.messages import (
@@ -44,15 +44,15 @@ from pydantic_ai.usage import RequestUsage
 
 __all__ = [
     'TOOL_NAMES',
-    'make_history',
-    'make_corpus',
-    'fan_out',
-    'pending_request',
     'dump_json',
+    'fan_out',
+    'make_corpus',
+    'make_history',
+    'pending_request',
     'write_corpus',
 ]
 
-_EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=timezone.utc)
+_EPOCH = datetime(2025, 1, 1, 12, 0, 0, tzinfo=UTC)
 _MODEL_NAME = 'gpt-4.1-mini'
 _SYSTEM_PROMPT = (
     'You are a careful software engineering assistant. Use the tools to inspect the repository, '
@@ -61,18 +61,114 @@ _SYSTEM_PROMPT = (
 TOOL_NAMES = ('read_file', 'search_docs', 'run_shell', 'query_db', 'http_get', 'list_dir')
 _TINY_EVERY = 6  # every 6th tool return (per history) is tiny
 
-_WORDS = (
-    'the a of to and in is for on with as by this that from at be are was it or an not which '
-    'request response tool agent model history message token summary cache value error retry '
-    'timeout config server client database query index table column row schema migration user '
-    'session handler function method class module package import export build deploy test '
-    'latency throughput memory allocation buffer stream parse serialize validate transform '
-    'kubernetes container image volume network service ingress pod replica node cluster region '
-    'invoice order customer payment refund shipment warehouse product price discount currency'
-).split()
+_WORDS = [
+    'the',
+    'a',
+    'of',
+    'to',
+    'and',
+    'in',
+    'is',
+    'for',
+    'on',
+    'with',
+    'as',
+    'by',
+    'this',
+    'that',
+    'from',
+    'at',
+    'be',
+    'are',
+    'was',
+    'it',
+    'or',
+    'an',
+    'not',
+    'which',
+    'request',
+    'response',
+    'tool',
+    'agent',
+    'model',
+    'history',
+    'message',
+    'token',
+    'summary',
+    'cache',
+    'value',
+    'error',
+    'retry',
+    'timeout',
+    'config',
+    'server',
+    'client',
+    'database',
+    'query',
+    'index',
+    'table',
+    'column',
+    'row',
+    'schema',
+    'migration',
+    'user',
+    'session',
+    'handler',
+    'function',
+    'method',
+    'class',
+    'module',
+    'package',
+    'import',
+    'export',
+    'build',
+    'deploy',
+    'test',
+    'latency',
+    'throughput',
+    'memory',
+    'allocation',
+    'buffer',
+    'stream',
+    'parse',
+    'serialize',
+    'validate',
+    'transform',
+    'kubernetes',
+    'container',
+    'image',
+    'volume',
+    'network',
+    'service',
+    'ingress',
+    'pod',
+    'replica',
+    'node',
+    'cluster',
+    'region',
+    'invoice',
+    'order',
+    'customer',
+    'payment',
+    'refund',
+    'shipment',
+    'warehouse',
+    'product',
+    'price',
+    'discount',
+    'currency',
+]
 _LOG_LEVELS = ('DEBUG', 'INFO', 'INFO', 'INFO', 'WARNING', 'ERROR')
-_PATHS = ('src/app/server.py', 'src/app/models.py', 'src/app/db/session.py', 'lib/util/retry.ts',
-          'docs/guide/index.md', 'tests/test_api.py', 'config/settings.yaml', 'README.md')
+_PATHS = (
+    'src/app/server.py',
+    'src/app/models.py',
+    'src/app/db/session.py',
+    'lib/util/retry.ts',
+    'docs/guide/index.md',
+    'tests/test_api.py',
+    'config/settings.yaml',
+    'README.md',
+)
 _STATUSES = ('open', 'closed', 'pending', 'shipped', 'refunded', 'failed')
 
 
@@ -93,13 +189,15 @@ def _text_line(rng: random.Random, i: int, flavour: int) -> str:
     if flavour == 1:  # source code
         indent = '    ' * rng.randint(0, 3)
         name = f'{rng.choice(_WORDS)}_{rng.choice(_WORDS)}'
-        return rng.choice((
-            f'{indent}def {name}(self, {rng.choice(_WORDS)}: int = {rng.randint(0, 99)}) -> str:',
-            f'{indent}{name} = await self.{rng.choice(_WORDS)}({rng.randint(0, 999)})',
-            f'{indent}# {_sentence(rng, 3, 9)}',
-            f'{indent}if {name} is None:',
-            f'{indent}return {{"{rng.choice(_WORDS)}": {rng.random():.4f}}}',
-        ))
+        return rng.choice(
+            (
+                f'{indent}def {name}(self, {rng.choice(_WORDS)}: int = {rng.randint(0, 99)}) -> str:',
+                f'{indent}{name} = await self.{rng.choice(_WORDS)}({rng.randint(0, 999)})',
+                f'{indent}# {_sentence(rng, 3, 9)}',
+                f'{indent}if {name} is None:',
+                f'{indent}return {{"{rng.choice(_WORDS)}": {rng.random():.4f}}}',
+            )
+        )
     return _sentence(rng)  # prose / documentation
 
 
@@ -135,13 +233,16 @@ def _make_list(rng: random.Random, size: int) -> list[str]:
 def _make_record(rng: random.Random, i: int) -> dict[str, object]:
     return {
         'id': f'ord_{i:05d}',
-        'customer': {'name': f'{rng.choice(_WORDS).title()} {rng.choice(_WORDS).title()}',
-                     'vip': rng.random() < 0.2},
+        'customer': {'name': f'{rng.choice(_WORDS).title()} {rng.choice(_WORDS).title()}', 'vip': rng.random() < 0.2},
         'status': rng.choice(_STATUSES),
         'total': round(rng.uniform(1, 5000), 2),
         'items': [
-            {'sku': f'SKU-{rng.randint(1000, 9999)}', 'qty': rng.randint(1, 9),
-             'price': round(rng.uniform(0.5, 500), 2), 'backordered': rng.random() < 0.1}
+            {
+                'sku': f'SKU-{rng.randint(1000, 9999)}',
+                'qty': rng.randint(1, 9),
+                'price': round(rng.uniform(0.5, 500), 2),
+                'backordered': rng.random() < 0.1,
+            }
             for _ in range(rng.randint(1, 4))
         ],
         'note': _sentence(rng, 3, 10) if rng.random() < 0.5 else None,
@@ -200,11 +301,15 @@ def _args_for(rng: random.Random, tool: str) -> dict[str, object]:
     if tool == 'run_shell':
         return {'command': f'grep -rn {rng.choice(_WORDS)} src/ | head -{rng.randint(50, 500)}', 'timeout': 30}
     if tool == 'query_db':
-        return {'sql': f'SELECT * FROM orders WHERE status = {rng.choice(_STATUSES)!r}',
-                'params': {'limit': 500, 'include_items': True}}
+        return {
+            'sql': f'SELECT * FROM orders WHERE status = {rng.choice(_STATUSES)!r}',
+            'params': {'limit': 500, 'include_items': True},
+        }
     if tool == 'http_get':
-        return {'url': f'https://api.example.com/v1/{rng.choice(_WORDS)}?page={rng.randint(1, 9)}',
-                'headers': {'accept': 'application/json'}}
+        return {
+            'url': f'https://api.example.com/v1/{rng.choice(_WORDS)}?page={rng.randint(1, 9)}',
+            'headers': {'accept': 'application/json'},
+        }
     return {'path': rng.choice(('src', 'src/app', 'docs', 'tests')), 'recursive': rng.random() < 0.5}
 
 
@@ -278,9 +383,14 @@ def make_history(
                 for call in pending_calls:
                     content = _content(rng, return_index, min_kb, max_kb)
                     return_index += 1
-                    parts.append(ToolReturnPart(
-                        tool_name=call.tool_name, content=content, tool_call_id=call.tool_call_id, timestamp=clock,
-                    ))
+                    parts.append(
+                        ToolReturnPart(
+                            tool_name=call.tool_name,
+                            content=content,
+                            tool_call_id=call.tool_call_id,
+                            timestamp=clock,
+                        )
+                    )
                 pending_calls = []
             else:
                 parts = [UserPromptPart(content=_sentence(rng, 5, 25), timestamp=clock)]
@@ -299,24 +409,30 @@ def make_history(
             out_chars = _text_size(rparts)
             usage = (
                 RequestUsage(input_tokens=chars_so_far // 4 + 150, output_tokens=max(1, out_chars // 4))
-                if with_usage else RequestUsage()
+                if with_usage
+                else RequestUsage()
             )
             chars_so_far += out_chars
-            history.append(ModelResponse(
-                parts=rparts,  # type: ignore[arg-type]
-                usage=usage,
-                model_name=_MODEL_NAME,
-                timestamp=clock,
-                provider_name='openai',
-                finish_reason='tool_call' if n_calls else 'stop',
-            ))
+            history.append(
+                ModelResponse(
+                    parts=rparts,  # type: ignore[arg-type]
+                    usage=usage,
+                    model_name=_MODEL_NAME,
+                    timestamp=clock,
+                    provider_name='openai',
+                    finish_reason='tool_call' if n_calls else 'stop',
+                )
+            )
     assert return_index == tool_returns, (return_index, tool_returns)
     return history
 
 
 def fan_out(contents: list[object]) -> list[ModelMessage]:
     """One response calling a tool per content, one request returning them all, then a final answer."""
-    calls = [ToolCallPart(tool_name='read_file', args={'n': index}, tool_call_id=f'c{index}') for index in range(len(contents))]
+    calls = [
+        ToolCallPart(tool_name='read_file', args={'n': index}, tool_call_id=f'c{index}')
+        for index in range(len(contents))
+    ]
     returns = [
         ToolReturnPart(tool_name='read_file', content=content, tool_call_id=call.tool_call_id)
         for call, content in zip(calls, contents)
@@ -340,9 +456,7 @@ def make_corpus(
 ) -> Iterator[list[ModelMessage]]:
     """Yield `n_histories` histories; history `k` uses seed `seed + k` (so each one is reproducible alone)."""
     for k in range(n_histories):
-        yield make_history(
-            messages=messages, tool_returns=tool_returns, min_kb=min_kb, max_kb=max_kb, seed=seed + k
-        )
+        yield make_history(messages=messages, tool_returns=tool_returns, min_kb=min_kb, max_kb=max_kb, seed=seed + k)
 
 
 def pending_request(history: list[ModelMessage]) -> tuple[list[ModelMessage], ModelRequest]:

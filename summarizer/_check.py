@@ -189,9 +189,11 @@ def _only_contents_replaced(old: ModelMessage, new: ModelMessage, changed_parts:
         if part_index not in changed_parts:
             if old_part is not new_part:
                 return False
-        elif not isinstance(old_part, ToolReturnPart) or type(new_part) is not type(old_part):
-            return False
-        elif not _same_fields(old_part, new_part, but='content'):
+        elif (
+            not isinstance(old_part, ToolReturnPart)
+            or type(new_part) is not type(old_part)
+            or not _same_fields(old_part, new_part, but='content')
+        ):
             return False
     return True
 
@@ -220,9 +222,7 @@ def _check_part(part: ModelRequestPart, index: int, part_index: int) -> None:
         raise CheckFailed(f'message {index} part {part_index} no longer validates: {exc.errors()[0]["msg"]}') from None
 
 
-def compare_message_json(
-    old: dict[str, object], new: dict[str, object], index: int, changed_parts: set[int]
-) -> None:
+def compare_message_json(old: dict[str, object], new: dict[str, object], index: int, changed_parts: set[int]) -> None:
     """Check (b) for one serialized message: equal but for the `content` of `changed_parts`."""
     if {key: value for key, value in old.items() if key != 'parts'} != {
         key: value for key, value in new.items() if key != 'parts'
@@ -238,5 +238,7 @@ def compare_message_json(
             continue
         if not isinstance(old_part, dict) or old_part.get('part_kind') != 'tool-return':
             raise CheckFailed(f'message {index} part {part_index}: only tool-return content may change')
-        if {k: v for k, v in old_part.items() if k != 'content'} != {k: v for k, v in new_part.items() if k != 'content'}:
+        if {k: v for k, v in old_part.items() if k != 'content'} != {
+            k: v for k, v in new_part.items() if k != 'content'
+        }:
             raise CheckFailed(f'message {index} part {part_index}: a field other than content changed')

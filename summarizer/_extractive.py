@@ -346,7 +346,12 @@ class _Tree:
         if isinstance(node, (_Text, _List)):
             return set()
         values = node if isinstance(node, list) else [node]
-        return {fact for value in values if value is not None and not isinstance(value, bool) for fact in self._facts(str(value), count=False)}
+        return {
+            fact
+            for value in values
+            if value is not None and not isinstance(value, bool)
+            for fact in self._facts(str(value), count=False)
+        }
 
     # -- choosing
 

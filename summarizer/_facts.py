@@ -33,8 +33,51 @@ _KINDS: tuple[tuple[str, str], ...] = (
 _PATTERN = re.compile('|'.join(f'(?P<{kind}>{pattern})' for kind, pattern in _KINDS))
 
 TRIVIAL_NAMES = frozenset(
-    'The A An And Or But If In On At To For Of By With From This That These Those It Its Is Are Was '
-    'Were Be Not No Yes All Any Some Each Error Warning Info Debug Note True False None Null'.split()
+    [
+        'The',
+        'A',
+        'An',
+        'And',
+        'Or',
+        'But',
+        'If',
+        'In',
+        'On',
+        'At',
+        'To',
+        'For',
+        'Of',
+        'By',
+        'With',
+        'From',
+        'This',
+        'That',
+        'These',
+        'Those',
+        'It',
+        'Its',
+        'Is',
+        'Are',
+        'Was',
+        'Were',
+        'Be',
+        'Not',
+        'No',
+        'Yes',
+        'All',
+        'Any',
+        'Some',
+        'Each',
+        'Error',
+        'Warning',
+        'Info',
+        'Debug',
+        'Note',
+        'True',
+        'False',
+        'None',
+        'Null',
+    ]
 )
 
 

@@ -92,9 +92,7 @@ def rare_values(cells: Sequence[tuple[int, Hashable]]) -> dict[int, float]:
         return {}
     ceiling = max(1, len(cells) // 400)
     return {
-        row: min(math.log2(len(cells) / counts[value]) / 8, 1.0)
-        for row, value in cells
-        if counts[value] <= ceiling
+        row: min(math.log2(len(cells) / counts[value]) / 8, 1.0) for row, value in cells if counts[value] <= ceiling
     }
 
 

@@ -133,7 +133,9 @@ class Compactor:
         output = list(messages)
         for message_index in sorted({ref[0] for ref in accepted}):
             refs = {part for message, part in accepted if message == message_index}
-            replaced = _replace_contents(messages[message_index], {p: accepted[(message_index, p)].summary for p in refs})
+            replaced = _replace_contents(
+                messages[message_index], {p: accepted[(message_index, p)].summary for p in refs}
+            )
             try:
                 check_message(messages[message_index], replaced, message_index, refs)
             except CheckFailed as exc:

@@ -46,7 +46,8 @@ class Prompt:
         quoted: tuple[str, ...] = (),
     ) -> str:
         """`content_text`: the content's `json_text`, when already at hand (the walk measured it);
-        `quoted`: the facts later turns quote, which the summary must keep."""
+        `quoted`: the facts later turns quote, which the summary must keep.
+        """
         max_items = len(content) if isinstance(content, list) else None
         return self.template.format(
             tool_name=tool_name,

@@ -183,7 +183,13 @@ class LaterTurns:
             # a capitalized word the later turns only write alone is a fact of the content only as a
             # name of its own, and not one when trivial or also written in lowercase (`find_facts`)
             common = lowercase_words(text)
-            hits = [run for run in hits if not (_is_capitalized(run) and run not in self._bound and (run in TRIVIAL_NAMES or run.lower() in common))]
+            hits = [
+                run
+                for run in hits
+                if not (
+                    _is_capitalized(run) and run not in self._bound and (run in TRIVIAL_NAMES or run.lower() in common)
+                )
+            ]
         if not hits and text.isascii():
             return ()
         segments = _segments_holding(text, sorted(hits))
@@ -209,8 +215,16 @@ class LaterTurns:
         if first >= len(self._offsets):
             return False
         offset = self._offsets[max(first, 0)]
-        anchors = [(run.group(), run.start()) for run in _RUN.finditer(fact) if not (run.group().isalpha() and run.group().islower())]
-        anchors += [(run.group(), joined.start() + run.start()) for joined in _JOINED.finditer(fact) for run in _RUN.finditer(joined.group())]
+        anchors = [
+            (run.group(), run.start())
+            for run in _RUN.finditer(fact)
+            if not (run.group().isalpha() and run.group().islower())
+        ]
+        anchors += [
+            (run.group(), joined.start() + run.start())
+            for joined in _JOINED.finditer(fact)
+            for run in _RUN.finditer(joined.group())
+        ]
         if not anchors or not fact.isascii():
             return mentions(self._text[offset:], fact)
         run, at = min(anchors, key=lambda anchor: len(self._where.get(anchor[0], ())))
@@ -225,7 +239,9 @@ class LaterTurns:
 
 def _anchors(text: str) -> list[tuple[str, int]]:
     """The runs of `text` that can anchor a fact (see the module's docstring), and where, in order."""
-    anchors = {run.start(): run.group() for run in _RUN.finditer(text) if not (run.group().isalpha() and run.group().islower())}
+    anchors = {
+        run.start(): run.group() for run in _RUN.finditer(text) if not (run.group().isalpha() and run.group().islower())
+    }
     for joined in _JOINED.finditer(text):
         for run in _RUN.finditer(joined.group()):
             anchors[joined.start() + run.start()] = run.group()
@@ -249,9 +265,9 @@ def _bound_words(text: str) -> set[str]:
         start, end = token.span()
         before = tokens[index - 1] if index else None
         after = tokens[index + 1] if index + 1 < len(tokens) else None
-        if (before is not None and before.end() == start - 1 and text[start - 1] in ' .' and before.group()[0].isupper()) or (
-            after is not None and after.start() == end + 1 and text[end] in ' .' and after.group()[0].isupper()
-        ):
+        if (
+            before is not None and before.end() == start - 1 and text[start - 1] in ' .' and before.group()[0].isupper()
+        ) or (after is not None and after.start() == end + 1 and text[end] in ' .' and after.group()[0].isupper()):
             bound.add(word)
     for joined in _JOINED.findall(text):
         bound.update(_RUN.findall(joined))

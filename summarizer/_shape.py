@@ -207,7 +207,9 @@ def carries_text(value: object) -> bool:
 
 
 def _kind(value: object) -> str:
-    return {str: 'a string', list: 'a list', dict: 'an object', bool: 'a boolean'}.get(type(value), type(value).__name__)
+    return {str: 'a string', list: 'a list', dict: 'an object', bool: 'a boolean'}.get(
+        type(value), type(value).__name__
+    )
 
 
 def nested_deeper_than(value: object, limit: int) -> bool:

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+from pydantic_core import ErrorDetails
 
 from ._check import CheckFailed, PartRef, check_integrity, compare_message_json
 from ._pipeline import Compactor, Report
@@ -64,7 +64,9 @@ class StoredHistory:
         for ref in sorted(changed, key=lambda ref: self.spans[ref][0]):
             start, end = self.spans[ref]
             pieces.append(self.text[position:start])
-            pieces.append(json.dumps(changed[ref], ensure_ascii=ensure_ascii, separators=_separators(self.text[start:end])))
+            pieces.append(
+                json.dumps(changed[ref], ensure_ascii=ensure_ascii, separators=_separators(self.text[start:end]))
+            )
             position = end
         pieces.append(self.text[position:])
         return ''.join(pieces)
@@ -124,7 +126,7 @@ def validate(data: object) -> list[ModelMessage]:
 
 
 def _problem(error: ErrorDetails, where: str) -> str:
-    """pydantic's message, but in the file's own terms where it speaks of discriminators."""
+    """Pydantic's message, but in the file's own terms where it speaks of discriminators."""
     tag = 'part_kind' if where else 'kind'
     if error['type'] == 'union_tag_invalid':
         return f'unknown {tag} {error.get("ctx", {}).get("tag")!r}'
@@ -135,7 +137,13 @@ def _problem(error: ErrorDetails, where: str) -> str:
 
 def _is_union_tag(piece: object) -> bool:
     return isinstance(piece, str) and piece in {'request', 'response', 'tool-return', 'user-prompt', 'text'} | {
-        'system-prompt', 'retry-prompt', 'tool-call', 'thinking', 'builtin-tool-call', 'builtin-tool-return', 'file'
+        'system-prompt',
+        'retry-prompt',
+        'tool-call',
+        'thinking',
+        'builtin-tool-call',
+        'builtin-tool-return',
+        'file',
     }
 
 
@@ -345,4 +353,6 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
         report.summarized = 0
         report.tokens_after = report.tokens_before
         return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    return StoredCompaction(text=text, report=report, tokens_before=tokens_before, tokens_after=compactor.tokenizer(text))
+    return StoredCompaction(
+        text=text, report=report, tokens_before=tokens_before, tokens_after=compactor.tokenizer(text)
+    )

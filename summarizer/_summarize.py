@@ -128,7 +128,9 @@ class Summarizer:
 
     async def summarize(self, candidate: Candidate) -> Outcome:
         if candidate.tokens > self.config.max_content_tokens:
-            failure = f'{candidate.tokens:,} tokens, over max_content_tokens ({self.config.max_content_tokens:,}): not sent'
+            failure = (
+                f'{candidate.tokens:,} tokens, over max_content_tokens ({self.config.max_content_tokens:,}): not sent'
+            )
             return Outcome(candidate=candidate, failure=failure)
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         budget = self.budget_for(candidate)
@@ -179,7 +181,9 @@ class Summarizer:
             # request): only its kind is logged above DEBUG.
             kind = 'rejected by the checks' if outcome.rejected else type(exc).__name__
             logger.info('summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, kind)
-            logger.debug('summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure)
+            logger.debug(
+                'summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure
+            )
         finally:
             flight.future.set_result(outcome.summary)
             del self._flights[key]
@@ -204,10 +208,11 @@ class Summarizer:
     async def _call_with_retries(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
         """The first attempt runs bare: tenacity's set-up costs ~40 µs a call, more than the rest of our
         request path, and most calls succeed. A retryable failure then enters tenacity as its attempt 1
-        (re-raised, not re-sent), so waits and the attempt budget are exactly tenacity's."""
+        (re-raised, not re-sent), so waits and the attempt budget are exactly tenacity's.
+        """
         try:
             return await self._attempt(candidate, system, prompt, outcome)
-        except Exception as exc:  # noqa: BLE001 - re-raised below, or by tenacity
+        except Exception as exc:
             if not self._retryable(exc):
                 raise
             first: Exception | None = exc
@@ -231,9 +236,7 @@ class Summarizer:
             response = await model_request(
                 self.model,
                 [ModelRequest(parts=[SystemPromptPart(system), UserPromptPart(prompt)])],
-                model_settings=ModelSettings(
-                    max_tokens=_OUTPUT_CAP_PER_THRESHOLD_TOKEN * candidate.threshold_tokens
-                ),
+                model_settings=ModelSettings(max_tokens=_OUTPUT_CAP_PER_THRESHOLD_TOKEN * candidate.threshold_tokens),
                 model_request_parameters=self._parameters(candidate),
             )
         outcome.input_tokens += response.usage.input_tokens

@@ -211,7 +211,7 @@ class _Multimodal(Exception):
 def _reject_multimodal(value: object) -> None:
     if isinstance(value, _MULTIMODAL):
         raise _Multimodal
-    return None  # as in the Python walk, other objects are not looked into
+    # as in the Python walk, other objects are not looked into
 
 
 def _has_multimodal(value: object) -> bool:

@@ -26,8 +26,17 @@ def old_schema_history() -> list[dict[str, object]]:
     return [
         {
             'parts': [
-                {'content': 'You are a threat analyst.', 'timestamp': '2025-06-26T18:10:48.672781Z', 'dynamic_ref': None, 'part_kind': 'system-prompt'},
-                {'content': 'Which groups are most active?', 'timestamp': '2025-06-26T18:10:48.672785Z', 'part_kind': 'user-prompt'},
+                {
+                    'content': 'You are a threat analyst.',
+                    'timestamp': '2025-06-26T18:10:48.672781Z',
+                    'dynamic_ref': None,
+                    'part_kind': 'system-prompt',
+                },
+                {
+                    'content': 'Which groups are most active?',
+                    'timestamp': '2025-06-26T18:10:48.672785Z',
+                    'part_kind': 'user-prompt',
+                },
             ],
             'instructions': None,
             'kind': 'request',
@@ -35,10 +44,26 @@ def old_schema_history() -> list[dict[str, object]]:
         {
             'parts': [
                 {'content': "I'll research that.", 'part_kind': 'text'},
-                {'tool_name': 'deep_research', 'args': '{"prompt":"most active threat actor groups"}', 'tool_call_id': 'tool_0_deep_research', 'part_kind': 'tool-call'},
-                {'tool_name': 'get_indicator_details', 'args': '{"indicator":"185.220.101.47"}', 'tool_call_id': 'tool_1_get_indicator_details', 'part_kind': 'tool-call'},
+                {
+                    'tool_name': 'deep_research',
+                    'args': '{"prompt":"most active threat actor groups"}',
+                    'tool_call_id': 'tool_0_deep_research',
+                    'part_kind': 'tool-call',
+                },
+                {
+                    'tool_name': 'get_indicator_details',
+                    'args': '{"indicator":"185.220.101.47"}',
+                    'tool_call_id': 'tool_1_get_indicator_details',
+                    'part_kind': 'tool-call',
+                },
             ],
-            'usage': {'requests': 1, 'request_tokens': 3516, 'response_tokens': 923, 'total_tokens': 4439, 'details': {}},
+            'usage': {
+                'requests': 1,
+                'request_tokens': 3516,
+                'response_tokens': 923,
+                'total_tokens': 4439,
+                'details': {},
+            },
             'model_name': 'google/gemini-2.5-pro',
             'timestamp': '2025-06-26T18:10:48Z',
             'kind': 'response',
@@ -47,16 +72,46 @@ def old_schema_history() -> list[dict[str, object]]:
         },
         {
             'parts': [
-                {'tool_name': 'deep_research', 'content': [article(i) for i in range(8)], 'tool_call_id': 'tool_0_deep_research', 'timestamp': '2025-06-26T18:11:05.464382Z', 'part_kind': 'tool-return'},
-                {'tool_name': 'get_indicator_details', 'content': {'indicator': '185.220.101.47', 'score': 87, 'malicious': True, 'asn': None, 'notes': ARTICLE * 12}, 'tool_call_id': 'tool_1_get_indicator_details', 'timestamp': '2025-06-26T18:11:05.464390Z', 'part_kind': 'tool-return'},
-                {'tool_name': 'small', 'content': 'tiny', 'tool_call_id': 'tool_2_small', 'timestamp': '2025-06-26T18:11:05.464391Z', 'part_kind': 'tool-return'},
+                {
+                    'tool_name': 'deep_research',
+                    'content': [article(i) for i in range(8)],
+                    'tool_call_id': 'tool_0_deep_research',
+                    'timestamp': '2025-06-26T18:11:05.464382Z',
+                    'part_kind': 'tool-return',
+                },
+                {
+                    'tool_name': 'get_indicator_details',
+                    'content': {
+                        'indicator': '185.220.101.47',
+                        'score': 87,
+                        'malicious': True,
+                        'asn': None,
+                        'notes': ARTICLE * 12,
+                    },
+                    'tool_call_id': 'tool_1_get_indicator_details',
+                    'timestamp': '2025-06-26T18:11:05.464390Z',
+                    'part_kind': 'tool-return',
+                },
+                {
+                    'tool_name': 'small',
+                    'content': 'tiny',
+                    'tool_call_id': 'tool_2_small',
+                    'timestamp': '2025-06-26T18:11:05.464391Z',
+                    'part_kind': 'tool-return',
+                },
             ],
             'instructions': None,
             'kind': 'request',
         },
         {
             'parts': [{'content': 'APT28 used CVE-2024-38112 and 185.220.101.47 (score 87).', 'part_kind': 'text'}],
-            'usage': {'requests': 1, 'request_tokens': 9000, 'response_tokens': 120, 'total_tokens': 9120, 'details': {}},
+            'usage': {
+                'requests': 1,
+                'request_tokens': 9000,
+                'response_tokens': 120,
+                'total_tokens': 9120,
+                'details': {},
+            },
             'model_name': 'google/gemini-2.5-pro',
             'timestamp': '2025-06-26T18:11:30Z',
             'kind': 'response',

@@ -77,7 +77,9 @@ class _Handler(BaseHTTPRequestHandler):
                 'object': 'chat.completion',
                 'created': 0,
                 'model': body['model'],
-                'choices': [{'index': 0, 'message': {'role': 'assistant', 'content': summary}, 'finish_reason': 'stop'}],
+                'choices': [
+                    {'index': 0, 'message': {'role': 'assistant', 'content': summary}, 'finish_reason': 'stop'}
+                ],
                 'usage': {'prompt_tokens': 10, 'completion_tokens': 5, 'total_tokens': 15},
             },
         )

@@ -20,7 +20,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from summarizer import Compactor, SummarizerConfig
 from summarizer._prompts import parse_data_block
 
-BIG_TEXT = '\n'.join(f'log line {n}: request id req-{n:05d} from 10.1.{n % 200}.{n % 250} took {n * 7} ms' for n in range(600))
+BIG_TEXT = '\n'.join(
+    f'log line {n}: request id req-{n:05d} from 10.1.{n % 200}.{n % 250} took {n * 7} ms' for n in range(600)
+)
 BIG_LIST = [f'Result {n}: a long search result about topic {n} ' + 'with filler text ' * 40 for n in range(12)]
 BIG_OBJECT = {
     'repo': 'acme/widgets',
@@ -39,8 +41,12 @@ def history(*contents: object, tool: str = 'search') -> list[ModelMessage]:
     ]
     for index, content in enumerate(contents):
         call_id = f'call_{index}'
-        messages.append(ModelResponse(parts=[TextPart('Looking.'), ToolCallPart(tool, {'q': index}, tool_call_id=call_id)]))
-        messages.append(ModelRequest(parts=[ToolReturnPart(tool, content, tool_call_id=call_id, metadata={'n': index})]))
+        messages.append(
+            ModelResponse(parts=[TextPart('Looking.'), ToolCallPart(tool, {'q': index}, tool_call_id=call_id)])
+        )
+        messages.append(
+            ModelRequest(parts=[ToolReturnPart(tool, content, tool_call_id=call_id, metadata={'n': index})])
+        )
     messages.append(ModelResponse(parts=[TextPart('Done: req-00007 and 10.1.7.7.')]))
     return messages
 

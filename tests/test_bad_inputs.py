@@ -65,7 +65,9 @@ ERRORS = {
 """Each corpus file that is bad input, and what its error line must say after the file name."""
 
 INTEGRITY = {
-    'integrity-return-without-call.json': ["tool call 'call_nobody_made': return without a call in the response before"],
+    'integrity-return-without-call.json': [
+        "tool call 'call_nobody_made': return without a call in the response before"
+    ],
     'integrity-duplicate-call-ids.json': [
         "message 3: tool call 'call_0': duplicate call id in one response",
         "message 4: tool call 'call_0': answered more than once",
@@ -140,7 +142,9 @@ def nested_file(folder: Path, depth: int, *, inside_content: bool) -> Path:
         return path
     text = (CORPUS / 'integrity-return-without-call.json').read_text()
     marker = '"content": "log line 0'
-    path.write_text(text.replace(marker, '"content": ' + '[' * depth + '"deep"' + ']' * depth + ', "x": "log line 0', 1))
+    path.write_text(
+        text.replace(marker, '"content": ' + '[' * depth + '"deep"' + ']' * depth + ', "x": "log line 0', 1)
+    )
     return path
 
 
@@ -149,7 +153,11 @@ def test_ten_thousand_deep_nesting_is_rejected(
     inside_content: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = nested_file(tmp_path, 10_000, inside_content=inside_content)
-    where = 'message 2: invalid JSON at line 83 column 20' if inside_content else 'message 0: invalid JSON at line 1 column 2'
+    where = (
+        'message 2: invalid JSON at line 83 column 20'
+        if inside_content
+        else 'message 0: invalid JSON at line 1 column 2'
+    )
     assert_rejected(path, f'{where}: nested too deeply', capsys)
 
 
@@ -211,7 +219,9 @@ def test_a_locked_sqlite_database_is_one_clear_line(tmp_path: Path, capsys: pyte
     holder = sqlite3.connect(database, isolation_level=None)
     holder.execute('BEGIN EXCLUSIVE')  # another program is writing
     try:
-        assert_rejected(database, 'not a usable SQLite database: database is locked', capsys, command='batch', extra=['--in-place'])
+        assert_rejected(
+            database, 'not a usable SQLite database: database is locked', capsys, command='batch', extra=['--in-place']
+        )
     finally:
         holder.execute('ROLLBACK')
         holder.close()
@@ -259,7 +269,12 @@ def unprivileged() -> tuple[tuple[str, object], ...] | None:
             try:
                 probe = subprocess.run(  # type: ignore[call-overload]
                     [sys.executable, '-c', _PROBE, str(locked)],
-                    cwd=folder, capture_output=True, text=True, timeout=120, check=False, **way,
+                    cwd=folder,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                    check=False,
+                    **way,
                 )
             except (OSError, subprocess.SubprocessError):
                 continue  # e.g. uid 65534 cannot reach the interpreter (under /root)
@@ -298,7 +313,13 @@ class Sandbox:
         }
         return subprocess.run(  # type: ignore[call-overload,no-any-return]
             [sys.executable, '-m', 'summarizer.cli', *arguments],
-            cwd=self.root, env=env, capture_output=True, text=True, timeout=300, check=False, **self.way,
+            cwd=self.root,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+            **self.way,
         )
 
 

@@ -9,9 +9,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch._langchain import Row
 from summarizer.cli import main
@@ -46,7 +46,9 @@ def read_report(path: Path) -> dict[str, dict[str, object]]:
 def make_conversations(path: Path, histories: dict[str, bytes]) -> None:
     with sqlite3.connect(path) as connection:
         connection.execute('CREATE TABLE conversations (id TEXT PRIMARY KEY, messages TEXT)')
-        connection.executemany('INSERT INTO conversations VALUES (?, ?)', [(k, v.decode()) for k, v in histories.items()])
+        connection.executemany(
+            'INSERT INTO conversations VALUES (?, ?)', [(k, v.decode()) for k, v in histories.items()]
+        )
     connection.close()
 
 

@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import diskcache
-from pydantic_ai.messages import ModelMessagesTypeAdapter
-
 from fake_openai import fake_openai
 from helpers import BIG_TEXT, history
-from summarizer._stored import StoredHistory, check_rewrite
+from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import make_conversations, read_report, rows
+
+from summarizer._stored import StoredHistory, check_rewrite
 
 FILES = ROWS = 12
 ANSWERED_BEFORE_KILL = 16
@@ -36,7 +36,8 @@ def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_pa
         for index in range(FILES)
     }
     database = {
-        f'r{index:02d}': ModelMessagesTypeAdapter.dump_json(history(f'row {index}\n{BIG_TEXT}')) for index in range(ROWS)
+        f'r{index:02d}': ModelMessagesTypeAdapter.dump_json(history(f'row {index}\n{BIG_TEXT}'))
+        for index in range(ROWS)
     }
     inputs = tmp_path / 'in'
     inputs.mkdir()
@@ -78,7 +79,9 @@ def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_pa
     assert not set(answered_after) & set(answered_before)
     assert len(set(server.answered)) == len(server.answered) == FILES + ROWS
     sources = read_report(report)
-    assert sum(int(source['model_calls']) for source in sources.values() if not source['resumed']) == len(answered_after)
+    assert sum(int(source['model_calls']) for source in sources.values() if not source['resumed']) == len(
+        answered_after
+    )
     assert {name for name, source in sources.items() if source['resumed']} >= rewritten
     for name, data in originals.items():
         assert assert_old_or_new(data, (inputs / name).read_bytes())

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from summarizer._config import SummarizerConfig
 from summarizer._pipeline import Compactor
 from summarizer._stored import compact_stored

@@ -16,11 +16,11 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT))  # bench/ is a folder of the repository, not part of the package
 
-from bench import _batch_child  # noqa: E402
-from bench.batch import corpus, head, run_child  # noqa: E402
-from bench.calls import concurrency_section, dedup_section  # noqa: E402
-from bench.growth import growth_section  # noqa: E402
-from bench.overhead import harness_installed, overhead_section  # noqa: E402
+from bench import _batch_child
+from bench.batch import corpus, head, run_child
+from bench.calls import concurrency_section, dedup_section
+from bench.growth import growth_section
+from bench.overhead import harness_installed, overhead_section
 
 
 @pytest.fixture(autouse=True)

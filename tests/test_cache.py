@@ -12,9 +12,9 @@ from pathlib import Path
 
 import diskcache
 import pytest
+from helpers import BIG_LIST, BIG_TEXT, compactor, history, summarizer_model
 from pydantic_ai.messages import ToolReturnPart
 
-from helpers import BIG_LIST, BIG_TEXT, compactor, history, summarizer_model
 from summarizer._cache import SummaryCache
 
 COMPACT_IN_CHILD = """
@@ -81,8 +81,7 @@ async def test_corrupt_cache_degrades_to_no_cache(isolated_cache: Path, caplog: 
 
 
 async def test_disabled_cache_calls_the_model_every_time(monkeypatch: pytest.MonkeyPatch, isolated_cache: Path) -> None:
-    from summarizer import CacheConfig, SummarizerConfig
-    from summarizer import Compactor
+    from summarizer import CacheConfig, Compactor, SummarizerConfig
 
     config = SummarizerConfig.load(keep_recent=0, cache=CacheConfig(enabled=False))
     for _ in range(2):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, summarizer_model
 from summarizer import SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
@@ -39,8 +39,16 @@ def tool_returns(messages: list[ModelMessage]) -> list[ToolReturnPart]:
 async def test_model_receives_summarized_contents_with_unchanged_ids() -> None:
     calls: list[object] = []
     summarize = SummarizeToolReturns(
-        model=summarizer_model(lambda content, budget: content[:2] if isinstance(content, list) else
-                               content[:100] if isinstance(content, str) else {**content, 'issues': [], 'nested': {'readme': 'r', 'stars': 1234}}, calls),
+        model=summarizer_model(
+            lambda content, budget: (
+                content[:2]
+                if isinstance(content, list)
+                else content[:100]
+                if isinstance(content, str)
+                else {**content, 'issues': [], 'nested': {'readme': 'r', 'stars': 1234}}
+            ),
+            calls,
+        ),
         threshold_tokens=1000,
         keep_recent=1,
     )

@@ -26,14 +26,20 @@ def outside_contents(text: str) -> list[str]:
     return pieces
 
 
-def test_compact_old_schema_file_is_byte_exact_outside_summaries(old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_compact_old_schema_file_is_byte_exact_outside_summaries(
+    old_schema_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     original = old_schema_file.read_text()
     output = old_schema_file.with_name('out.json')
     assert main(['compact', str(old_schema_file), '-o', str(output), '--keep-recent', '0']) == 0
     compacted = output.read_text()
     assert len(compacted) < len(original) * 0.4
     assert outside_contents(compacted) == outside_contents(original)
-    for field in ('"dynamic_ref": null', '"vendor_id": "gen-1750961448-uXAbqwVOdf0VWnGjScMT"', '"request_tokens": 3516'):
+    for field in (
+        '"dynamic_ref": null',
+        '"vendor_id": "gen-1750961448-uXAbqwVOdf0VWnGjScMT"',
+        '"request_tokens": 3516',
+    ):
         assert field in compacted
     data = json.loads(compacted)
     assert isinstance(data[2]['parts'][0]['content'], list) and isinstance(data[2]['parts'][1]['content'], dict)
@@ -63,7 +69,9 @@ def test_nothing_to_summarize_leaves_the_file_untouched(old_schema_file: Path) -
 
 def test_check_explains_the_first_difference(old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tampered = old_schema_file.with_name('tampered.json')
-    tampered.write_text(old_schema_file.read_text().replace('"model_name": "google/gemini-2.5-pro"', '"model_name": "other"', 1))
+    tampered.write_text(
+        old_schema_file.read_text().replace('"model_name": "google/gemini-2.5-pro"', '"model_name": "other"', 1)
+    )
     assert main(['check', str(old_schema_file), str(tampered)]) == 1
     assert 'text differs outside summarized content at line' in capsys.readouterr().out
     retyped = old_schema_file.with_name('retyped.json')
@@ -76,12 +84,24 @@ def test_check_explains_the_first_difference(old_schema_file: Path, capsys: pyte
 
 BAD_INPUTS = {
     'not-json.json': (b'{"parts": [', 'invalid JSON at line 1'),
-    'truncated.json': (b'[{"parts": [{"content": "x", "part_kind": "user-prompt"}], "kind": "request"}', 'invalid JSON'),
+    'truncated.json': (
+        b'[{"parts": [{"content": "x", "part_kind": "user-prompt"}], "kind": "request"}',
+        'invalid JSON',
+    ),
     'object.json': (b'{"messages": []}', 'expected a JSON list of messages'),
     'empty.json': (b'', 'empty input'),
-    'bad-kind.json': (b'[{"parts": [], "kind": "request"}, {"parts": [{"part_kind": "nope"}], "kind": "response"}]', 'message 1'),
-    'missing-field.json': (b'[{"parts": [{"content": "x", "part_kind": "tool-return"}], "kind": "request"}]', 'message 0'),
-    'latin1.json': ('[{"parts": [{"content": "caf\u00e9", "part_kind": "user-prompt"}], "kind": "request"}]'.encode('latin-1'), 'not UTF-8'),
+    'bad-kind.json': (
+        b'[{"parts": [], "kind": "request"}, {"parts": [{"part_kind": "nope"}], "kind": "response"}]',
+        'message 1',
+    ),
+    'missing-field.json': (
+        b'[{"parts": [{"content": "x", "part_kind": "tool-return"}], "kind": "request"}]',
+        'message 0',
+    ),
+    'latin1.json': (
+        '[{"parts": [{"content": "caf\u00e9", "part_kind": "user-prompt"}], "kind": "request"}]'.encode('latin-1'),
+        'not UTF-8',
+    ),
 }
 
 

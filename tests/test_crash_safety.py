@@ -45,15 +45,15 @@ from pathlib import Path
 
 import diskcache
 import pytest
-from pydantic_ai.messages import ModelMessagesTypeAdapter
-
 from fake_openai import FakeOpenAI, fake_openai
 from helpers import BIG_TEXT, history
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+from test_batch import langchain_rows, make_conversations, make_message_store, rows
+
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer._write import _TEMPORARY
 from summarizer.batch._langchain import Row, check_row
 from summarizer.cli import main
-from test_batch import langchain_rows, make_conversations, make_message_store, rows
 
 KILLS = 20
 SECONDS_PER_ANSWER = 0.02
@@ -303,9 +303,13 @@ class Stream:
         first_request = len(self.server.answered)
         with running([*self.command, *arguments], self.env) as (process, lines):
             deadline = time.monotonic() + 60
-            while point is not None and process.poll() is None and (
-                len(self.server.answered) - first_request < point.requests
-                or sum(' histories, ' in line for line in lines) < point.sources
+            while (
+                point is not None
+                and process.poll() is None
+                and (
+                    len(self.server.answered) - first_request < point.requests
+                    or sum(' histories, ' in line for line in lines) < point.sources
+                )
             ):
                 assert time.monotonic() < deadline, 'the batch neither finished nor reached its kill point'
                 time.sleep(0.005)

@@ -55,7 +55,10 @@ def test_mentions_needs_the_whole_fact() -> None:
 
 def test_only_facts_quoted_later_are_referred_to() -> None:
     content = 'Host 185.220.101.47 ran build 7f3a9c2e on 2025-03-14 for Acme Corp.'
-    assert referred_facts(content, 'We blocked 185.220.101.47; build 7f3a9c2e failed.') == ['185.220.101.47', '7f3a9c2e']
+    assert referred_facts(content, 'We blocked 185.220.101.47; build 7f3a9c2e failed.') == [
+        '185.220.101.47',
+        '7f3a9c2e',
+    ]
     messages = _history(content, before='Check 2025-03-14 please.', after='Acme Corp is affected.')
     later = LaterTurns(messages)
     assert referred_facts(content, later.text_after(2)) == ['Acme Corp']  # the prompt before the return does not count
@@ -81,7 +84,9 @@ def _write_history(path: Path, messages: list[ModelMessage]) -> Path:
 def histories(tmp_path: Path) -> Path:
     folder = tmp_path / 'histories'
     folder.mkdir()
-    _write_history(folder / 'log.json', _history(BIG_TEXT, after=f'The slowest was {LAST_LINE.split()[-1]} from 10.1.199.99.'))
+    _write_history(
+        folder / 'log.json', _history(BIG_TEXT, after=f'The slowest was {LAST_LINE.split()[-1]} from 10.1.199.99.')
+    )
     _write_history(folder / 'mixed.json', _history(BIG_OBJECT, after='acme/widgets has 42 open issues; tiny is fine.'))
     _write_history(folder / 'tiny.json', _history('tiny', after='Nothing to see.'))
     return folder
@@ -123,7 +128,9 @@ def test_eval_scores_models_against_the_head_baseline(
     assert extractive['cost']['model_calls'] == 2 and extractive['cost']['price_usd'] == 0
 
 
-def test_gate_fails_below_the_retention_floor(histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_gate_fails_below_the_retention_floor(
+    histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / 'strict.yaml'
     config.write_text('eval:\n  retention_floor: 1.01\n')
     code, _, err = _run(capsys, str(histories), '--config', str(config), '--report', str(tmp_path / 'report'))
@@ -135,16 +142,31 @@ def test_gate_fails_below_the_retention_floor(histories: Path, tmp_path: Path, c
 
 def test_gate_fails_when_a_summary_fails_the_post_check() -> None:
     returns = [
-        ReturnScore(tool_name='t', tool_call_id=f'c{n}', message_index=2, tally=Tally(returns=1, summarized=n, tokens_before=10, tokens_after=10))
+        ReturnScore(
+            tool_name='t',
+            tool_call_id=f'c{n}',
+            message_index=2,
+            tally=Tally(returns=1, summarized=n, tokens_before=10, tokens_after=10),
+        )
         for n in (0, 1)
     ]
-    model = ModelScore(name='extractive', histories=[HistoryScore(name='h', returns=returns, tokens_before=1, tokens_after=1)], report=Report(), seconds=0, price_usd=0)
+    model = ModelScore(
+        name='extractive',
+        histories=[HistoryScore(name='h', returns=returns, tokens_before=1, tokens_after=1)],
+        report=Report(),
+        seconds=0,
+        price_usd=0,
+    )
     baseline = ModelScore(name='head', histories=[], report=Report(), seconds=0, price_usd=0)
     run = EvalRun(config=SummarizerConfig.load(), models=[model, baseline], histories=['h'])
-    assert run.gate_problems() == ['extractive: structure pass rate 50.0% is below 100% (1 of 2 returns kept their original)']
+    assert run.gate_problems() == [
+        'extractive: structure pass rate 50.0% is below 100% (1 of 2 returns kept their original)'
+    ]
 
 
-def test_bad_history_stops_the_eval_before_anything_is_written(histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_history_stops_the_eval_before_anything_is_written(
+    histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (histories / 'broken.json').write_text('[{"kind": "request", "parts": [}]')
     code, _, err = _run(capsys, str(histories), '--report', str(tmp_path / 'report'))
     assert code == 2

@@ -40,12 +40,20 @@ def test_the_key_facts_line_carries_facts_no_kept_line_holds() -> None:
 
 
 def test_a_rare_status_line_is_kept() -> None:
-    lines = [f'10.0.{n % 7}.{n % 50} - - [14/Sep/2025:02:{n % 60:02d}:00] "GET /api/items HTTP/1.1" 200 {512 + n}' for n in range(500)]
-    assert _keeps(lines, 333, '10.0.3.33 - - [14/Sep/2025:02:33:00] "GET /api/items HTTP/1.1" 429 97', budget_tokens=250)
+    lines = [
+        f'10.0.{n % 7}.{n % 50} - - [14/Sep/2025:02:{n % 60:02d}:00] "GET /api/items HTTP/1.1" 200 {512 + n}'
+        for n in range(500)
+    ]
+    assert _keeps(
+        lines, 333, '10.0.3.33 - - [14/Sep/2025:02:33:00] "GET /api/items HTTP/1.1" 429 97', budget_tokens=250
+    )
 
 
 def test_the_largest_and_smallest_row_of_a_table_are_kept() -> None:
-    rows = [f'SO-{10000 + n},2025-08-{n % 28 + 1:02d},Customer {n % 13},{n % 40 + 1},{(n * 37) % 900 + 100}.00' for n in range(300)]
+    rows = [
+        f'SO-{10000 + n},2025-08-{n % 28 + 1:02d},Customer {n % 13},{n % 40 + 1},{(n * 37) % 900 + 100}.00'
+        for n in range(300)
+    ]
     rows[120] = 'SO-10120,2025-08-09,Customer 3,60,18240.00'
     rows[250] = 'SO-10250,2025-08-27,Customer 3,-12,-1428.00'
     csv = 'order_id,date,customer,qty,total\n' + '\n'.join(rows)
@@ -56,7 +64,12 @@ def test_the_largest_and_smallest_row_of_a_table_are_kept() -> None:
 
 def test_a_line_of_trouble_beats_routine_lines() -> None:
     lines = [f'[{n:04d}] compiled module src/pages/page{n}.tsx in {n % 90 + 10} ms' for n in range(300)]
-    assert _keeps(lines, 180, '[0180] Type error: Argument of type string is not assignable to parameter of type number', budget_tokens=200)
+    assert _keeps(
+        lines,
+        180,
+        '[0180] Type error: Argument of type string is not assignable to parameter of type number',
+        budget_tokens=200,
+    )
 
 
 def _keeps(lines: list[str], index: int, line: str, *, budget_tokens: int) -> bool:
@@ -72,7 +85,11 @@ def test_a_field_of_the_content_outweighs_the_items_of_a_long_list() -> None:
         'indicator': '91.215.85.142',
         'as_owner': 'Stark Industries Solutions Ltd',
         'passive_dns': [
-            {'hostname': f'host{n}.example{n % 7}.net', 'first_seen': f'2024-{n % 12 + 1:02d}-{n % 27 + 1:02d}', 'sha1': f'{n:04x}' + 'ab' * 18}
+            {
+                'hostname': f'host{n}.example{n % 7}.net',
+                'first_seen': f'2024-{n % 12 + 1:02d}-{n % 27 + 1:02d}',
+                'sha1': f'{n:04x}' + 'ab' * 18,
+            }
             for n in range(60)
         ],
     }

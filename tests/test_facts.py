@@ -18,7 +18,10 @@ def test_a_capitalized_common_word_is_no_name_but_a_rare_one_is() -> None:
 
 
 def test_kinds_are_found_most_specific_first() -> None:
-    kinds = {fact.text: fact.kind for fact in find_facts('CVE-2024-3400 hit 185.220.101.47 via https://x.example.com/a on 2025-03-14')}
+    kinds = {
+        fact.text: fact.kind
+        for fact in find_facts('CVE-2024-3400 hit 185.220.101.47 via https://x.example.com/a on 2025-03-14')
+    }
     assert kinds == {
         'CVE-2024-3400': 'cve',
         '185.220.101.47': 'ip',
@@ -40,7 +43,14 @@ def test_an_id_in_a_csv_row_is_mentioned_but_a_number_inside_a_larger_one_is_not
 
 
 def test_parse_number_reads_cells_with_units_and_assignments() -> None:
-    assert [parse_number(cell) for cell in ('1,234.5', '$12', '45%', 'rt=0.52', 'n/a', 'GET')] == [1234.5, 12, 45, 0.52, None, None]
+    assert [parse_number(cell) for cell in ('1,234.5', '$12', '45%', 'rt=0.52', 'n/a', 'GET')] == [
+        1234.5,
+        12,
+        45,
+        0.52,
+        None,
+        None,
+    ]
 
 
 def test_the_extremes_of_a_numeric_column_stand_out_unless_many_rows_share_them() -> None:

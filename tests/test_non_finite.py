@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers import BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolCallPart, ToolReturnPart
 
-from helpers import BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
 from summarizer._check import check_history
 from summarizer._shape import shape_mismatch
 from summarizer._tokens import content_tokens

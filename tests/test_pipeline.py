@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 from pydantic_ai.messages import (
     BinaryContent,
     ModelRequest,
@@ -17,7 +18,6 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 from summarizer import CheckFailed, SummarizerConfig, ToolRule
 from summarizer._check import check_history, check_integrity, integrity_problems
 from summarizer._tokens import content_tokens
@@ -51,9 +51,7 @@ async def test_keep_recent_and_per_tool_rules() -> None:
     result = await compactor(keep_recent=1).compact(messages)
     assert [r.content is o.content for r, o in zip(returns(result.messages), returns(messages))] == [False, False, True]
 
-    config = SummarizerConfig.load(
-        keep_recent=0, tools={'search': ToolRule(skip=True)}
-    )
+    config = SummarizerConfig.load(keep_recent=0, tools={'search': ToolRule(skip=True)})
     from summarizer import Compactor
 
     assert (await Compactor(config=config).compact(messages)).report.oversized == 0

@@ -67,12 +67,24 @@ def _history(content: JsonValue, *, after: str, args: dict[str, str] | None = No
     ('content', 'after', 'quoted'),
     [
         # facts whose runs are all lowercase letters: anchored by the connector inside them
-        ('Mirror at example.org, docs under /usr/lib/python and more.', 'See example.org and /usr/lib/python.', ['example.org', '/usr/lib/python']),
-        ('Request id abcdefab-abcd-abcd-abcd-abcdefabcdef was slow.', 'Retry abcdefab-abcd-abcd-abcd-abcdefabcdef.', ['abcdefab-abcd-abcd-abcd-abcdefabcdef']),
+        (
+            'Mirror at example.org, docs under /usr/lib/python and more.',
+            'See example.org and /usr/lib/python.',
+            ['example.org', '/usr/lib/python'],
+        ),
+        (
+            'Request id abcdefab-abcd-abcd-abcd-abcdefabcdef was slow.',
+            'Retry abcdefab-abcd-abcd-abcd-abcdefabcdef.',
+            ['abcdefab-abcd-abcd-abcd-abcdefabcdef'],
+        ),
         # a fact with no ASCII letter or digit at all: found through the non-ASCII line
         ('Files\nstored in /日本/東京 today\nnothing else', 'Open /日本/東京 please.', ['/日本/東京']),
         # a short number only with its word, a capitalized sentence start is no name
-        ('Most hosts: 47 organizations hit.\nmost were patched.', 'So 47 organizations, Most of them.', ['47 organizations']),
+        (
+            'Most hosts: 47 organizations hit.\nmost were patched.',
+            'So 47 organizations, Most of them.',
+            ['47 organizations'],
+        ),
         # a short number's gap to its word may hold punctuation between spaces: no cut inside it
         ('limits: 47 = host, 12 ms', 'the 47 = host value', ['47 = host']),
         ('Seen (37) retries of ids', 'only 37) retries here', ['37) retries']),
@@ -88,7 +100,12 @@ def test_quoted_facts_of_small_histories(content: str, after: str, quoted: list[
 
 
 def test_tool_call_arguments_quote_too_and_a_late_start_sees_the_same() -> None:
-    content = {'results': [{'url': 'https://a.example.com/x1', 'title': 'One'}, {'url': 'https://b.example.com/y2', 'title': 'Two'}]}
+    content = {
+        'results': [
+            {'url': 'https://a.example.com/x1', 'title': 'One'},
+            {'url': 'https://b.example.com/y2', 'title': 'Two'},
+        ]
+    }
     messages = _history(content, after='Reading the second.', args={'url': 'https://b.example.com/y2'})  # type: ignore[arg-type]
     for start in (0, 3):  # an agent run builds it from the oldest due return on; the answer is the same
         later = LaterTurns(messages, start=start)
@@ -154,16 +171,66 @@ def test_the_same_content_quoted_differently_is_summarized_apart() -> None:
 
 
 _TOKENS = (
-    'the', 'most', 'Most', 'host', 'error', 'Fancy', 'Bear', 'Cobalt Strike', 'APT28', 'v2.4.1', '47', '7', '2024',
-    '2025-03-14', '2025-03-14 10:22:01', '10.1.7.7', '185.220.101.47', 'https://a.example.com/x?q=1',
-    'example.org', '/srv/app/main.py', 'ops@example.com', 'CVE-2024-3094', '7f3a9c2e', 'req-00317', '#4121',
-    '1,500', '3.5%', '$120', 'MAX_RETRIES', '=', ':', ',', '.', '(', ')', '-', '"', '東京', 'Zürich', 'ms',
+    'the',
+    'most',
+    'Most',
+    'host',
+    'error',
+    'Fancy',
+    'Bear',
+    'Cobalt Strike',
+    'APT28',
+    'v2.4.1',
+    '47',
+    '7',
+    '2024',
+    '2025-03-14',
+    '2025-03-14 10:22:01',
+    '10.1.7.7',
+    '185.220.101.47',
+    'https://a.example.com/x?q=1',
+    'example.org',
+    '/srv/app/main.py',
+    'ops@example.com',
+    'CVE-2024-3094',
+    '7f3a9c2e',
+    'req-00317',
+    '#4121',
+    '1,500',
+    '3.5%',
+    '$120',
+    'MAX_RETRIES',
+    '=',
+    ':',
+    ',',
+    '.',
+    '(',
+    ')',
+    '-',
+    '"',
+    '東京',
+    'Zürich',
+    'ms',
     # capitalized words the content also writes in lowercase: facts only inside something longer
-    'bear', 'fancy', 'example', "Bear's", '_Most', 'Most.Example', 'Example.com', 'Fancy', 'Bear', 'Example',
+    'bear',
+    'fancy',
+    'example',
+    "Bear's",
+    '_Most',
+    'Most.Example',
+    'Example.com',
+    'Fancy',
+    'Bear',
+    'Example',
     # numbers that end inside a run
-    '$120host', '#12ab', '3.5x',
+    '$120host',
+    '#12ab',
+    '3.5x',
     # non-ASCII marks and spaces next to numbers
-    '€75', '¥3', '—', '\u00a0',
+    '€75',
+    '¥3',
+    '—',
+    '\u00a0',
 )
 _GAPS = (' ', ' ', ' ', '  ', '\t', '\n', ', ', ': ', ' = ', '. ', '', '\u00a0', ' \u3000')
 
@@ -177,7 +244,9 @@ def test_the_fast_path_agrees_with_the_definition_on_random_text(seed: int) -> N
         words = [rng.choice(_TOKENS) + rng.choice(_GAPS) for _ in range(rng.randint(20, 120))]
         content = ''.join(words)
         first = rng.randrange(len(words) - 3)
-        quoted = ''.join(words[first : first + rng.randint(1, 3)]) + ' '.join(rng.choice(words) for _ in range(rng.randint(1, 6)))
+        quoted = ''.join(words[first : first + rng.randint(1, 3)]) + ' '.join(
+            rng.choice(words) for _ in range(rng.randint(1, 6))
+        )
         messages = _history(content, after=f'So: {quoted} and more.')
         later = LaterTurns(messages)
         expected = referred_facts(plain_text(content), later.text_after(2))

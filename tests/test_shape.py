@@ -34,7 +34,16 @@ def test_conforming_summaries_pass(summary: object) -> None:
         ({'query': 'a', 'count': 4, 'ok': True, 'next': None, 'results': []}, 'number 3'),
         ({'query': 'a', 'count': 3, 'ok': 1, 'next': None, 'results': []}, 'expected true'),
         ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 1, 'title': 'x'}] * 3}, 'more than'),
-        ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 2, 'title': 'x'}, {'id': 1, 'title': 'y'}]}, 'in order'),
+        (
+            {
+                'query': 'a',
+                'count': 3,
+                'ok': True,
+                'next': None,
+                'results': [{'id': 2, 'title': 'x'}, {'id': 1, 'title': 'y'}],
+            },
+            'in order',
+        ),
         ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 1}]}, 'matches no original item'),
     ],
 )

@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ToolReturnPart
 
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
 from summarizer import CheckFailed
 
 
@@ -83,9 +83,9 @@ async def test_timeout_keeps_the_original() -> None:
     async def hang(messages, info):  # type: ignore[no-untyped-def]
         await asyncio.sleep(10)
 
-    result = await compactor(FunctionModel(hang), timeout_seconds=0.05, max_retries=1, retry_initial_seconds=0.01).compact(
-        history(BIG_TEXT)
-    )
+    result = await compactor(
+        FunctionModel(hang), timeout_seconds=0.05, max_retries=1, retry_initial_seconds=0.01
+    ).compact(history(BIG_TEXT))
     assert first_return(result.messages).content == BIG_TEXT
     assert result.report.failures[0].reason == 'timed out'
     assert result.report.model_calls == 2 and result.report.retries == 1
@@ -105,7 +105,9 @@ async def test_transient_errors_are_retried_then_succeed() -> None:
             raise ModelHTTPError(status_code=503 if len(attempts) % 2 else 429, model_name='m', body='busy')
         return shorten(content, budget)
 
-    result = await compactor(summarizer_model(flaky), max_retries=3, retry_initial_seconds=0.001).compact(history(BIG_TEXT))
+    result = await compactor(summarizer_model(flaky), max_retries=3, retry_initial_seconds=0.001).compact(
+        history(BIG_TEXT)
+    )
     assert result.report.summarized == 1
     assert result.report.model_calls == 4 and result.report.retries == 3
 

@@ -7,4 +7,16 @@ worker processes) and returns a `SourceReport` per source. The `summarizer batch
 from ._runner import Journal, Problem, SourceReport, Tick, resumed, run_batch
 from ._sources import Source, SourceError, Target, discover, shard
 
-__all__ = ['Journal', 'Problem', 'Source', 'SourceError', 'SourceReport', 'Target', 'Tick', 'discover', 'resumed', 'run_batch', 'shard']
+__all__ = [
+    'Journal',
+    'Problem',
+    'Source',
+    'SourceError',
+    'SourceReport',
+    'Target',
+    'Tick',
+    'discover',
+    'resumed',
+    'run_batch',
+    'shard',
+]

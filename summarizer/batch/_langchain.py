@@ -155,7 +155,9 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
             report.summarized -= 1
             report.failed += 1
             old = rows[position].data['content']
-            report.tokens_after += content_tokens(old, compactor.tokenizer) - content_tokens(summary, compactor.tokenizer)
+            report.tokens_after += content_tokens(old, compactor.tokenizer) - content_tokens(
+                summary, compactor.tokenizer
+            )
             continue
         new_rows[position] = text
     tokens_after = tokens_before + sum(

@@ -81,7 +81,12 @@ class SourceReport:
         if done.error is not None:
             self.failed += 1
             self.problems.append(
-                Problem(kind='history', where=done.where or done.unit.where, message_index=done.message_index, problem=done.error)
+                Problem(
+                    kind='history',
+                    where=done.where or done.unit.where,
+                    message_index=done.message_index,
+                    problem=done.error,
+                )
             )
             return
         self.changed += done.changed
@@ -227,7 +232,11 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
     except CheckFailed as exc:
         return Done(unit=unit, error=str(exc))
     return Done(
-        unit=unit, report=stored.report, text=stored.text, tokens_before=stored.tokens_before, tokens_after=stored.tokens_after
+        unit=unit,
+        report=stored.report,
+        text=stored.text,
+        tokens_before=stored.tokens_before,
+        tokens_after=stored.tokens_after,
     )
 
 
@@ -252,7 +261,9 @@ async def run_sources(
             current.broken = True
             current.source.abort()
             problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
-            current.report.problems.append(Problem(kind='source', where=Where(path=current.source.path), message_index=None, problem=problem))
+            current.report.problems.append(
+                Problem(kind='source', where=Where(path=current.source.path), message_index=None, problem=problem)
+            )
 
     async def finish(current: _Open, task: asyncio.Task[Done] | None) -> None:
         if task is None:  # the source's end marker
@@ -284,7 +295,9 @@ async def run_sources(
 
     try:
         for source in sources:
-            current = _Open(source, SourceReport(source=str(source.path), kind=source.kind, output=_output(source, target)))
+            current = _Open(
+                source, SourceReport(source=str(source.path), kind=source.kind, output=_output(source, target))
+            )
             opened.append(current)
             try:
                 source.open(target)
@@ -354,7 +367,8 @@ def _start_worker(ticks: multiprocessing.Queue[Tick], parent: int) -> None:
 
 def _die_with(parent: int) -> None:
     """End this worker when the batch that started it dies (SIGKILL, OOM killer) instead of summarizing
-    on alone: its work is the dead batch's, which a rerun redoes from the journal and the cache."""
+    on alone: its work is the dead batch's, which a rerun redoes from the journal and the cache.
+    """
     if sys.platform.startswith('linux'):
         with contextlib.suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
@@ -362,7 +376,9 @@ def _die_with(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(sources: list[Source], config: SummarizerConfig, target: Target, journal: Journal | None) -> list[SourceReport]:
+def _worker(
+    sources: list[Source], config: SummarizerConfig, target: Target, journal: Journal | None
+) -> list[SourceReport]:
     assert _ticks is not None
     return _run_shard(sources, config, target, journal, _ticks.put)
 

@@ -81,7 +81,8 @@ def _upper_bound(content: object) -> int:
     """At least the token estimate of the content's JSON text as the walk measures it.
 
     `json.loads` yields JSON types only, so `plain_json_text` is exactly that text (None for NaN or
-    infinity, which pydantic spells differently: no bound then)."""
+    infinity, which pydantic spells differently: no bound then).
+    """
     if isinstance(content, str):
         return estimate_tokens(content)
     text = plain_json_text(content)

@@ -194,9 +194,7 @@ class JsonlSource(Source):
             if not body.strip():
                 blank += line
                 continue
-            yield StoredUnit(
-                where=Where(path=self.path, line=number), raw=body, prefix=blank, ending=line[len(body) :]
-            )
+            yield StoredUnit(where=Where(path=self.path, line=number), raw=body, prefix=blank, ending=line[len(body) :])
             blank = b''
         self._tail = blank
 
@@ -304,7 +302,9 @@ class SqliteSource(Source):
         while rows := self.connection.execute(page, (position, _PAGE_ROWS)).fetchall():
             for position, key, session_id, message in rows:
                 if keys and session_id != session:
-                    yield SessionUnit(where=Where(path=self.path, table=table, session=str(session)), keys=keys, texts=texts)
+                    yield SessionUnit(
+                        where=Where(path=self.path, table=table, session=str(session)), keys=keys, texts=texts
+                    )
                     keys, texts = [], []
                 session = session_id
                 keys.append(key)
@@ -326,7 +326,8 @@ class SqliteSource(Source):
             table, id_column, messages_column = self.tables.histories
             value: str | bytes = done.text.encode('utf-8') if isinstance(unit.raw, bytes) else done.text
             self.connection.execute(
-                f'UPDATE {_name(table)} SET {_name(messages_column)} = ? WHERE {_name(id_column)} = ?', (value, unit.key)
+                f'UPDATE {_name(table)} SET {_name(messages_column)} = ? WHERE {_name(id_column)} = ?',
+                (value, unit.key),
             )
         else:
             assert self.tables.langchain is not None
@@ -392,7 +393,9 @@ def copy_database(source: Path, target: Path) -> None:
     fsync_directory(target.parent)
     with contextlib.suppress(OSError):
         shutil.copystat(source, target)
-        target.chmod(stat.S_IMODE(target.stat().st_mode) | stat.S_IWUSR)  # the copy is ours to write, read-only source or not
+        target.chmod(
+            stat.S_IMODE(target.stat().st_mode) | stat.S_IWUSR
+        )  # the copy is ours to write, read-only source or not
 
 
 # -- discovery ---------------------------------------------------------------------------------------
@@ -441,8 +444,10 @@ def _check_writable(file: Path) -> None:
 def _wanted(relative: Path, config: BatchConfig) -> bool:
     if any(part.startswith('.') for part in relative.parts) or relative.name.endswith('.bak'):
         return False  # hidden files (our temporary files among them) and backups
+
     def matches(patterns: tuple[str, ...]) -> bool:
         return any(fnmatch.fnmatch(relative.name, p) or fnmatch.fnmatch(relative.as_posix(), p) for p in patterns)
+
     return matches(config.include) and not matches(config.exclude)
 
 
@@ -481,7 +486,9 @@ def _tables(file: Path, config: BatchConfig) -> Tables:
             f'{file}: no table {config.table}({config.id_column}, {config.messages_column}) '
             f'nor {config.langchain_table}(id, session_id, message)'
         )
-    return Tables(histories=histories if has_histories else None, langchain=config.langchain_table if has_langchain else None)
+    return Tables(
+        histories=histories if has_histories else None, langchain=config.langchain_table if has_langchain else None
+    )
 
 
 def recover(file: Path) -> None:
@@ -500,4 +507,3 @@ def recover(file: Path) -> None:
 def shard(sources: list[Source], index: int, count: int) -> list[Source]:
     """Shard `index` (1-based) of `count`: every count-th source, so shards get similar mixes."""
     return sources[index - 1 :: count]
-

@@ -22,12 +22,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.'
     )
-    parser.add_argument('-v', '--verbose', action='store_true', help='log progress (tool content only at DEBUG, with -vv)')
+    parser.add_argument(
+        '-v', '--verbose', action='store_true', help='log progress (tool content only at DEBUG, with -vv)'
+    )
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     for module in SUBCOMMANDS:
         module.register(commands)
     arguments = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if arguments.verbose else logging.WARNING, format='%(levelname)s %(message)s')
+    logging.basicConfig(
+        level=logging.INFO if arguments.verbose else logging.WARNING, format='%(levelname)s %(message)s'
+    )
     try:
         return int(arguments.run(arguments))
     except (InputError, ConfigError) as exc:

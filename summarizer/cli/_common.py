@@ -20,7 +20,10 @@ class InputError(Exception):
 def add_config_options(parser: argparse.ArgumentParser) -> None:
     """The options every compacting command takes; they override the config file."""
     parser.add_argument('--config', type=Path, help='a config.yaml of your own (defaults: the shipped one)')
-    parser.add_argument('--model', help="summarizer model: 'extractive' (offline), a pydantic-ai model string, or the name a server at the config's base_url knows")
+    parser.add_argument(
+        '--model',
+        help="summarizer model: 'extractive' (offline), a pydantic-ai model string, or the name a server at the config's base_url knows",
+    )
     parser.add_argument('--threshold-tokens', type=int, help='summarize contents over this many tokens')
     parser.add_argument('--keep-recent', type=int, help='keep the N most recent tool returns verbatim')
     parser.add_argument('--dry-run', action='store_true', help='compute and report, write nothing')

@@ -34,7 +34,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument('--jobs', type=int, default=1, metavar='N', help='worker processes (sources are dealt to them)')
     parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
     parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
-    parser.add_argument('--journal', type=Path, metavar='FILE', help='journal of finished sources (default: in the cache)')
+    parser.add_argument(
+        '--journal', type=Path, metavar='FILE', help='journal of finished sources (default: in the cache)'
+    )
     parser.add_argument('--shard', metavar='K/N', help='only the K-th of N shares of the sources (1-based)')
     parser.add_argument('--include', action='append', metavar='GLOB', help='folder files to take (repeatable)')
     parser.add_argument('--exclude', action='append', metavar='GLOB', help='folder files to leave out (repeatable)')
@@ -52,7 +54,9 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.jobs < 1:
         raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
     config = _batch_config(load_config(arguments), arguments)
-    target = Target(out=arguments.out, backup=arguments.backup, dry_run=arguments.dry_run, reuse_output=arguments.resume)
+    target = Target(
+        out=arguments.out, backup=arguments.backup, dry_run=arguments.dry_run, reuse_output=arguments.resume
+    )
     try:
         in_place = arguments.out is None and not arguments.dry_run
         sources = discover(arguments.paths, config=config.batch, out=arguments.out, in_place=in_place)
@@ -72,7 +76,9 @@ def run(arguments: argparse.Namespace) -> int:
     started = time.perf_counter()
     size = sum(source.path.stat().st_size for source in todo)
     with _Progress(console, total=size) as progress:
-        reports = run_batch(todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick)
+        reports = run_batch(
+            todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
+        )
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
     _summary(console, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
@@ -107,7 +113,11 @@ def _shard(text: str) -> tuple[int, int]:
 def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) -> Path:
     """One journal per job: the same inputs, destination and shard resume the same journal."""
     job = json.dumps(
-        [sorted(str(path.resolve()) for path in arguments.paths), str(arguments.out and arguments.out.resolve()), arguments.shard]
+        [
+            sorted(str(path.resolve()) for path in arguments.paths),
+            str(arguments.out and arguments.out.resolve()),
+            arguments.shard,
+        ]
     )
     name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
     return config.cache.resolved_directory() / 'batch-journals' / f'{name}.jsonl'
@@ -172,10 +182,14 @@ def _summary(console: Console, reports: list[SourceReport], *, seconds: float, s
         tokens_before=sum(report.tokens_before for report in reports),
         tokens_after=sum(report.tokens_after for report in reports),
     )
-    table.add_row('histories', f'{histories:,} seen, {sum(r.changed for r in reports):,} changed, '
-                  f'{sum(r.failed for r in reports):,} failed')
+    table.add_row(
+        'histories',
+        f'{histories:,} seen, {sum(r.changed for r in reports):,} changed, {sum(r.failed for r in reports):,} failed',
+    )
     table.add_row('resumed sources', str(sum(report.resumed for report in reports)))
-    table.add_row('throughput', f'{size / 1e6 / max(seconds, 1e-9):.1f} MB/s, {histories / max(seconds, 1e-9):.1f} histories/s')
+    table.add_row(
+        'throughput', f'{size / 1e6 / max(seconds, 1e-9):.1f} MB/s, {histories / max(seconds, 1e-9):.1f} histories/s'
+    )
     console.print(table)
     for report in reports:
         for problem in report.problems:

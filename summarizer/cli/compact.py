@@ -25,7 +25,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument('input', type=Path, help='a JSON file holding one pydantic-ai history')
     where = parser.add_mutually_exclusive_group()
-    where.add_argument('-o', '--output', type=Path, help="where to write ('-' for stdout); default INPUT.compacted.json")
+    where.add_argument(
+        '-o', '--output', type=Path, help="where to write ('-' for stdout); default INPUT.compacted.json"
+    )
     where.add_argument('--in-place', action='store_true', help='rewrite INPUT atomically')
     parser.add_argument('--backup', action='store_true', help='with --in-place: keep the original as INPUT.bak')
     add_config_options(parser)
@@ -65,7 +67,11 @@ def run(arguments: argparse.Namespace) -> int:
         except OSError as exc:
             raise InputError(f'{target}: cannot write: {exc.strerror or exc}; nothing was changed') from None
         written = f'written to {target}'
-    console.print(report_table(f'{source}: {written}', report, tokens_before=result.tokens_before, tokens_after=result.tokens_after))
+    console.print(
+        report_table(
+            f'{source}: {written}', report, tokens_before=result.tokens_before, tokens_after=result.tokens_after
+        )
+    )
     print_failures(console, report, source=str(source))
     return 1 if report.failed else 0
 

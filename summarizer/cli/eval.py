@@ -29,11 +29,27 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         'real pipeline with keep_recent=0, score what later turns needed and still find, write a report, '
         'and exit 1 when a summary fails the post-check or retention falls below eval.retention_floor.',
     )
-    parser.add_argument('sources', nargs='*', type=Path, metavar='DIR', help=f'folders of *.json histories (or files); default {DEFAULT_SOURCE}')
-    parser.add_argument('--model', action='append', default=[], metavar='NAME', help="a model to score (repeatable): 'extractive', 'head', a pydantic-ai model string, or a model served at the config's base_url; default the config's")
+    parser.add_argument(
+        'sources',
+        nargs='*',
+        type=Path,
+        metavar='DIR',
+        help=f'folders of *.json histories (or files); default {DEFAULT_SOURCE}',
+    )
+    parser.add_argument(
+        '--model',
+        action='append',
+        default=[],
+        metavar='NAME',
+        help="a model to score (repeatable): 'extractive', 'head', a pydantic-ai model string, or a model served at the config's base_url; default the config's",
+    )
     parser.add_argument('--config', type=Path, help='a config.yaml of your own (defaults: the shipped one)')
-    parser.add_argument('--report', type=Path, metavar='DIR', help='where to write the report; default ./reports/eval-<timestamp>')
-    parser.add_argument('--update-golden', action='store_true', help="record the extractive model's outputs as golden/expected/*.json")
+    parser.add_argument(
+        '--report', type=Path, metavar='DIR', help='where to write the report; default ./reports/eval-<timestamp>'
+    )
+    parser.add_argument(
+        '--update-golden', action='store_true', help="record the extractive model's outputs as golden/expected/*.json"
+    )
     parser.set_defaults(run=run)
 
 

@@ -53,7 +53,9 @@ class Tally:
 
     def as_dict(self) -> dict[str, int | float | None]:
         figures: dict[str, int | float | None] = dataclasses.asdict(self)
-        figures.update(compression=self.compression, retention=self.retention, structure_pass_rate=self.structure_pass_rate)
+        figures.update(
+            compression=self.compression, retention=self.retention, structure_pass_rate=self.structure_pass_rate
+        )
         return figures
 
 

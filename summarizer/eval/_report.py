@@ -79,12 +79,15 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         for model in run.models:
             tally = model.per_tool.get(tool)
             if tally is not None:
-                lines.append(f'| {tool} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
-                             f'| {_share(tally.retention)} | {_share(tally.structure_pass_rate)} |')
+                lines.append(
+                    f'| {tool} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
+                    f'| {_share(tally.retention)} | {_share(tally.structure_pass_rate)} |'
+                )
     problems = run.gate_problems()
     lines += ['', '## Gate', '']
-    lines += [f'- FAIL: {problem}' for problem in problems] or ['PASS: every summary passed the post-check and '
-                                                                   'retention is at or above the floors.']
+    lines += [f'- FAIL: {problem}' for problem in problems] or [
+        'PASS: every summary passed the post-check and retention is at or above the floors.'
+    ]
     return '\n'.join(lines) + '\n'
 
 
@@ -211,16 +214,14 @@ def plot_png(run: EvalRun) -> bytes | None:
         import matplotlib
 
         matplotlib.use('Agg')
-        import matplotlib.pyplot as pyplot
+        from matplotlib import pyplot
     except ImportError:
         return None
     from io import BytesIO
 
     tools = sorted({tool for model in run.models for tool in model.per_tool})
     numbers = {tool: index for index, tool in enumerate(tools, start=1)}
-    figure, (axes, key) = pyplot.subplots(
-        1, 2, figsize=(12, 6.5), dpi=110, gridspec_kw={'width_ratios': [3, 1.4]}
-    )
+    figure, (axes, key) = pyplot.subplots(1, 2, figsize=(12, 6.5), dpi=110, gridspec_kw={'width_ratios': [3, 1.4]})
     colors = pyplot.rcParams['axes.prop_cycle'].by_key()['color']
     for position, model in enumerate(run.models):
         color, marker = colors[position % len(colors)], 'x' if model.baseline else 'o'
@@ -230,7 +231,9 @@ def plot_png(run: EvalRun) -> bytes | None:
                 spot = (round(100 * tally.compression, 1), round(100 * tally.retention, 1))
                 spots.setdefault(spot, []).append(numbers[tool])
         if spots:
-            axes.scatter([x for x, _ in spots], [y for _, y in spots], color=color, marker=marker, s=28, label=_label(model))
+            axes.scatter(
+                [x for x, _ in spots], [y for _, y in spots], color=color, marker=marker, s=28, label=_label(model)
+            )
         for (x, y), members in spots.items():
             axes.annotate(_numbers_label(members), (x, y), fontsize=7, color=color,
                           xytext=(4, 3 - 10 * position), textcoords='offset points')  # fmt: skip
@@ -270,7 +273,9 @@ def _short(tool: str) -> str:
 
 def _retentions(run: EvalRun, tool: str) -> str:
     tallies = [model.per_tool.get(tool) for model in run.models]
-    return ' / '.join('-' if tally is None or tally.retention is None else f'{tally.retention:.0%}' for tally in tallies)
+    return ' / '.join(
+        '-' if tally is None or tally.retention is None else f'{tally.retention:.0%}' for tally in tallies
+    )
 
 
 def default_folder(started: datetime) -> Path:

@@ -203,7 +203,9 @@ def _score_history(history: EvalHistory, result: StoredCompaction, compactor: Co
                 lost=lost,
             )
         )
-    failures = [f'message {f.message_index} part {f.part_index} ({f.tool_name}): {f.reason}' for f in result.report.failures]
+    failures = [
+        f'message {f.message_index} part {f.part_index} ({f.tool_name}): {f.reason}' for f in result.report.failures
+    ]
     if result.text is None and result.report.failed and not failures:
         failures.append('the rewrite failed the post-check: every summary of this history was dropped')
     return HistoryScore(

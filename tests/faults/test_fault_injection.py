@@ -16,15 +16,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
-
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
+from unreliable_openai import FAULTS, RETRY_AFTER_SECONDS, FakeOpenAI, Fault, Request, content_key
+
 from summarizer import Compactor, Report, SummarizerConfig
 from summarizer._check import check_history
 from summarizer._shape import JsonValue
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
-from unreliable_openai import FAULTS, RETRY_AFTER_SECONDS, Fault, FakeOpenAI, Request, content_key
 
 FAULT_RATE = 0.3
 SEED = 2
@@ -98,9 +98,7 @@ def expected_outcomes(log: list[Request]) -> tuple[bool, str | None]:
 def fault_figures(server: FakeOpenAI, report: Report) -> dict[str, object]:
     """What the run met and did, as reported in the project's notes."""
     injected = {kind: sum(1 for r in server.requests if r.fault == kind) for kind in FAULTS}
-    recovered = sum(
-        1 for log in server.by_content().values() if log[-1].fault is None and any(r.fault for r in log)
-    )
+    recovered = sum(1 for log in server.by_content().values() if log[-1].fault is None and any(r.fault for r in log))
     return {
         'requests': len(server.requests),
         'faults': sum(injected.values()),
@@ -202,7 +200,11 @@ def config_file(folder: Path, base_url: str) -> Path:
     path = folder / 'config.yaml'
     settings = dataclasses.asdict(fault_config(base_url))
     chosen = ('model', 'base_url', 'keep_recent', 'concurrency', 'timeout_seconds', 'max_retries')
-    path.write_text('\n'.join(f'{key}: {json.dumps(settings[key])}' for key in (*chosen, 'retry_initial_seconds', 'retry_max_seconds')))
+    path.write_text(
+        '\n'.join(
+            f'{key}: {json.dumps(settings[key])}' for key in (*chosen, 'retry_initial_seconds', 'retry_max_seconds')
+        )
+    )
     return path
 
 
@@ -212,7 +214,9 @@ def test_batch_over_files_survives_the_faults(tmp_path: Path) -> None:
     inputs.mkdir()
     originals = contents(18)
     for index in range(0, len(originals), 3):
-        (inputs / f'h{index}.json').write_bytes(json.dumps(_stored(history(*originals[index : index + 3])), indent=2).encode())
+        (inputs / f'h{index}.json').write_bytes(
+            json.dumps(_stored(history(*originals[index : index + 3])), indent=2).encode()
+        )
     report_path = tmp_path / 'report.json'
     arguments = ['batch', str(inputs), '--out', str(tmp_path / 'out'), '--report', str(report_path)]
     with fake.serve() as base_url:

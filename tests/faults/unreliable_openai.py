@@ -29,7 +29,15 @@ Fault = Literal[
     'rate_limit', 'server_error', 'unavailable', 'hang', 'drop', 'truncated', 'invalid_json', 'wrong_shape', 'too_long'
 ]
 FAULTS: tuple[Fault, ...] = (
-    'rate_limit', 'server_error', 'unavailable', 'hang', 'drop', 'truncated', 'invalid_json', 'wrong_shape', 'too_long'
+    'rate_limit',
+    'server_error',
+    'unavailable',
+    'hang',
+    'drop',
+    'truncated',
+    'invalid_json',
+    'wrong_shape',
+    'too_long',
 )
 RETRY_AFTER_SECONDS = 1
 
@@ -131,7 +139,9 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-def _answer(fault: Fault | None, body: Mapping[str, object], block: DataBlock | None) -> tuple[int, dict[str, str], bytes]:
+def _answer(
+    fault: Fault | None, body: Mapping[str, object], block: DataBlock | None
+) -> tuple[int, dict[str, str], bytes]:
     if fault == 'rate_limit':
         return 429, {'retry-after': str(RETRY_AFTER_SECONDS)}, _error('rate limited', 'rate_limit_exceeded')
     if fault == 'server_error':
@@ -144,8 +154,10 @@ def _answer(fault: Fault | None, body: Mapping[str, object], block: DataBlock | 
         return 400, {}, _error('no <tool_content> block in the prompt', 'invalid_request_error')
     if fault == 'wrong_shape':
         return 200, {}, json.dumps({'id': 'x', 'object': 'chat.completion', 'result': 'ok'}).encode()
-    summary = _too_long(block.content) if fault == 'too_long' else summarize(
-        block.content, budget_tokens=block.budget_tokens, max_items=block.max_items
+    summary = (
+        _too_long(block.content)
+        if fault == 'too_long'
+        else summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
     )
     payload = json.dumps(_completion(body, block, summary)).encode()
     if fault == 'truncated':
@@ -170,7 +182,9 @@ def _completion(body: Mapping[str, object], block: DataBlock, summary: JsonValue
     if isinstance(tools, list) and tools:
         name = tools[0]['function']['name']
         arguments = json.dumps({'summary': summary})
-        message['tool_calls'] = [{'id': 'call_1', 'type': 'function', 'function': {'name': name, 'arguments': arguments}}]
+        message['tool_calls'] = [
+            {'id': 'call_1', 'type': 'function', 'function': {'name': name, 'arguments': arguments}}
+        ]
         finish = 'tool_calls'
     else:
         plain = block.shape == 'string' and 'response_format' not in body
