@@ -350,9 +350,8 @@ async def run_sources(
         current.broken = True
         current.source.abort()
         if isinstance(exc, OSError | sqlite3.Error) and _disk_full(exc):
-            raise BatchAborted(
-                f'{current.source.path}: {exc}; stopped, every unfinished source left as it was'
-            ) from None
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise BatchAborted(f'{current.source.path}: {reason}; stopped, every unfinished source left as it was') from None
         if isinstance(exc, ChangedWhileCompacting):
             problem = exc.problem
             current.report.discard()
