@@ -16,8 +16,7 @@ from test_batch import batch, make_conversations, read_report, rows, stored
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch import _runner
 from summarizer.batch._sources import StoredUnit, Unit
-from summarizer.cli import compact as compact_command
-from summarizer.cli import main
+from summarizer.cli import compact as compact_command, main
 
 
 def writes_meanwhile(monkeypatch: pytest.MonkeyPatch, when: Callable[[Unit], bool], write: Callable[[], None]) -> None:

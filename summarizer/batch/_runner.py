@@ -176,9 +176,11 @@ OnTick = Callable[[Tick], None]
 
 
 def result_settings(config: SummarizerConfig) -> dict[str, object]:
-    """What a compacted result depends on, journaled with each source: `--resume` skips a source only
-    when these are unchanged. Named for the reader, plus a hash of every relevant key (including the
-    text of per-tool prompt files), so no setting is missed.
+    """What a compacted result depends on, journaled with each source.
+
+    `--resume` skips a source only when these are unchanged. The main ones are named for the reader,
+    plus a hash of every relevant key (including the text of per-tool prompt files), so no setting
+    is missed.
     """
     named: dict[str, object] = {
         'model': config.model,
@@ -246,11 +248,11 @@ class Journal:
         entries: dict[str, dict[str, object]] = {}
         for line in lines:
             try:
-                entry = json.loads(line)
+                entry: dict[str, object] = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 continue  # a line cut by a kill: that source is simply done again
-            if isinstance(entry, dict) and entry.get('settings') == self.settings:
-                entries[entry['key']] = entry  # other settings: the source is done again
+            if entry.get('settings') == self.settings:
+                entries[str(entry['key'])] = entry  # other settings: the source is done again
         return entries
 
     def record(self, source: Source, report: SourceReport) -> None:
@@ -330,10 +332,55 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
 
 @dataclass
 class _Open:
+    """A source being compacted: its report, and whether it was given up or closed."""
+
     source: Source
     report: SourceReport
     broken: bool = False
     closed: bool = False
+
+    def write(self, done: Done) -> None:
+        """Hand a finished history to the source; one another program changed meanwhile is reported, not written."""
+        try:
+            self.source.write(done)
+        except ChangedWhileCompacting as exc:
+            done = Done(unit=done.unit, error=exc.problem)
+        except (OSError, sqlite3.Error) as exc:
+            self.fail(exc)
+        self.report.add(done)
+
+    def close(self, journal: Journal | None) -> None:
+        """Finish the source, and journal it when it is complete without a problem."""
+        self.closed = True
+        if not self.broken:
+            try:
+                self.source.close()
+            except (OSError, sqlite3.Error, ChangedWhileCompacting, SourceProblem) as exc:
+                self.fail(exc)
+        if journal is not None and self.report.ok:
+            journal.record(self.source, self.report)
+
+    def fail(self, exc: BaseException) -> None:
+        """Give the source up, every file left as it was, and report why; a full disk stops the whole batch."""
+        if self.broken:
+            return
+        self.broken = True
+        self.source.abort()
+        if isinstance(exc, OSError | sqlite3.Error) and _disk_full(exc):
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise BatchAborted(
+                f'{self.source.path}: {reason}; stopped, every unfinished source left as it was'
+            ) from None
+        if isinstance(exc, ChangedWhileCompacting):
+            problem = exc.problem
+            self.report.discard()
+        elif isinstance(exc, SourceProblem):
+            problem = str(exc)
+        else:
+            problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
+        self.report.problems.append(
+            Problem(kind='source', where=Where(path=self.source.path), message_index=None, problem=problem)
+        )
 
 
 async def run_sources(
@@ -344,47 +391,15 @@ async def run_sources(
     window: deque[tuple[_Open, asyncio.Task[Done] | None]] = deque()
     limit = max(compactor.config.batch.histories_in_flight, 1)
 
-    def fail(current: _Open, exc: BaseException) -> None:
-        if current.broken:
-            return
-        current.broken = True
-        current.source.abort()
-        if isinstance(exc, OSError | sqlite3.Error) and _disk_full(exc):
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
-            raise BatchAborted(f'{current.source.path}: {reason}; stopped, every unfinished source left as it was') from None
-        if isinstance(exc, ChangedWhileCompacting):
-            problem = exc.problem
-            current.report.discard()
-        elif isinstance(exc, SourceProblem):
-            problem = str(exc)
-        else:
-            problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
-        current.report.problems.append(
-            Problem(kind='source', where=Where(path=current.source.path), message_index=None, problem=problem)
-        )
-
     async def finish(current: _Open, task: asyncio.Task[Done] | None) -> None:
         if task is None:  # the source's end marker
-            current.closed = True
-            if not current.broken:
-                try:
-                    current.source.close()
-                except (OSError, sqlite3.Error, ChangedWhileCompacting, SourceProblem) as exc:
-                    fail(current, exc)
-            if journal is not None and current.report.ok and not target.dry_run:
-                journal.record(current.source, current.report)
+            current.close(None if target.dry_run else journal)
             on_tick(Tick(finished=current.report))
             return
         done = await task
         if current.broken:
             return
-        try:
-            current.source.write(done)
-        except ChangedWhileCompacting as exc:
-            done = Done(unit=done.unit, error=exc.problem)
-        except (OSError, sqlite3.Error) as exc:
-            fail(current, exc)
-        current.report.add(done)
+        current.write(done)
         on_tick(
             Tick(
                 characters=unit_size(done.unit),
@@ -406,7 +421,7 @@ async def run_sources(
                     while len(window) >= limit:
                         await finish(*window.popleft())
             except (OSError, sqlite3.Error) as exc:
-                fail(current, exc)
+                current.fail(exc)
             window.append((current, None))
         while window:
             await finish(*window.popleft())
@@ -472,8 +487,10 @@ def _start_worker(ticks: multiprocessing.Queue[Tick], parent: int) -> None:
 
 
 def _die_with(parent: int) -> None:
-    """End this worker when the batch that started it dies (SIGKILL, OOM killer) instead of summarizing
-    on alone: its work is the dead batch's, which a rerun redoes from the journal and the cache.
+    """End this worker when the batch that started it dies (SIGKILL, OOM killer).
+
+    Summarizing on alone is useless: its work is the dead batch's, which a rerun redoes from the
+    journal and the cache.
     """
     if sys.platform.startswith('linux'):
         with contextlib.suppress(OSError, AttributeError):

@@ -470,10 +470,12 @@ def copy_database(source: Path, target: Path) -> None:
     temporary = target.with_name(f'.{target.name}.copy.tmp')
     temporary.unlink(missing_ok=True)
     try:
-        with contextlib.closing(sqlite3.connect(source.resolve().as_uri() + '?mode=ro', uri=True)) as reader:
-            with contextlib.closing(sqlite3.connect(temporary)) as writer:
-                writer.execute('PRAGMA journal_mode = OFF')  # a kill must leave no `-journal` of a throwaway file
-                reader.backup(writer)
+        with (
+            contextlib.closing(sqlite3.connect(source.resolve().as_uri() + '?mode=ro', uri=True)) as reader,
+            contextlib.closing(sqlite3.connect(temporary)) as writer,
+        ):
+            writer.execute('PRAGMA journal_mode = OFF')  # a kill must leave no `-journal` of a throwaway file
+            reader.backup(writer)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -598,9 +600,10 @@ def _tables(file: Path, config: BatchConfig) -> Tables:
 def _address(
     connection: sqlite3.Connection, file: Path, table: str, id_column: str, primary_key: dict[str, int]
 ) -> str:
-    """How to name exactly one row of `table`: its rowid, or in a WITHOUT ROWID table its id column
-    when that is the whole primary key (then unique and never NULL). An id column may repeat or be
-    NULL (`id TEXT PRIMARY KEY` allows NULL), so it cannot address rows in a rowid table.
+    """How to name exactly one row of `table`: its rowid, or its id column in a WITHOUT ROWID table.
+
+    There the id column must be the whole primary key (then unique and never NULL). In a rowid table
+    an id column may repeat or be NULL (`id TEXT PRIMARY KEY` allows NULL), so it cannot address rows.
 
     `primary_key`: column name (lower case) -> its position in the primary key (0: not part of it).
     """

@@ -8,6 +8,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import Self
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -32,6 +33,7 @@ from ._common import InputError, add_config_options, load_config, report_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `batch` and its options to the command line."""
     parser = commands.add_parser(
         'batch',
         help='compact many stored histories: files, folders, JSONL, SQLite, LangChain message stores',
@@ -66,6 +68,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(arguments: argparse.Namespace) -> int:
+    """Discover, compact and report; exit 0 (all done), 1 (some histories or summaries failed), 2 (bad input)."""
     if not (arguments.out or arguments.in_place or arguments.dry_run):
         raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
     if arguments.jobs < 1:
@@ -169,7 +172,7 @@ class _Progress:
             )
             self._task = self._bar.add_task('batch', total=total or None, stats='')
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Self:
         if self._bar is not None:
             self._bar.start()
         return self

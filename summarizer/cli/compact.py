@@ -17,6 +17,7 @@ from ._common import InputError, add_config_options, load_config, print_failures
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `compact` and its options to the command line."""
     parser = commands.add_parser(
         'compact',
         help='compact one stored history file',
@@ -35,6 +36,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(arguments: argparse.Namespace) -> int:
+    """Compact one file; exit 0 (done), 1 (some summaries failed, originals kept), 2 (bad input, nothing written)."""
     config = load_config(arguments)
     source: Path = arguments.input
     raw = read_input(source)
