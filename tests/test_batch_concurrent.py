@@ -6,16 +6,18 @@ and before the batch writes that history back (`compact_unit`, or `compact_store
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from test_batch import batch, make_conversations, read_report, rows, stored
+from helpers import BIG_TEXT
+from test_batch import LANGCHAIN_TOOL, batch, make_conversations, make_message_store, read_report, rows, stored
 
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch import _runner
-from summarizer.batch._sources import StoredUnit, Unit
+from summarizer.batch._sources import SessionUnit, StoredUnit, Unit
 from summarizer.cli import compact as compact_command, main
 
 
@@ -120,3 +122,41 @@ def test_compact_in_place_leaves_a_file_changed_meanwhile_alone(
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith(f'summarizer: {path}: changed while compacting (') and line.endswith('; not written')
     assert [p.name for p in tmp_path.iterdir() if p.name != 'cache'] == ['h.json']
+
+
+def test_a_langchain_session_with_a_row_changed_meanwhile_is_written_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = [{'name': 'search', 'args': {'q': n}, 'id': f'call-{n}', 'type': 'tool_call'} for n in (1, 2)]
+    messages = [
+        json.dumps({'type': 'human', 'data': {'content': 'Find things', 'type': 'human'}}),
+        json.dumps({'type': 'ai', 'data': {'content': '', 'type': 'ai', 'tool_calls': calls}}),
+        *(
+            json.dumps(
+                {'type': 'tool', 'data': {**LANGCHAIN_TOOL, 'content': f'{n} {BIG_TEXT}', 'tool_call_id': f'call-{n}'}}
+            )
+            for n in (1, 2)
+        ),
+    ]
+    database = tmp_path / 'chat.db'
+    make_message_store(database, {'s': messages})
+    edited = messages[3].replace('"status": "success"', '"status": "error"')  # the application edits row 4
+
+    def application() -> None:
+        with sqlite3.connect(database, timeout=1) as connection:
+            connection.execute('UPDATE message_store SET message = ? WHERE id = 4', (edited,))
+        connection.close()
+
+    writes_meanwhile(monkeypatch, lambda unit: isinstance(unit, SessionUnit), application)
+    report = tmp_path / 'r.json'
+
+    assert batch(database, '--in-place', '--report', report) == 1
+
+    # Row 3 would be compacted on its own; it is rolled back with row 4, the session stays one unit.
+    assert [text for (text,) in rows(database, 'SELECT message FROM message_store ORDER BY id')] == [
+        *messages[:3],
+        edited,
+    ]
+    [failure] = read_report(report)['chat.db']['failures']  # type: ignore[misc]
+    assert failure['session'] == 's' and 'row_id' not in failure
+    assert failure['problem'] == 'changed while compacting (row 4 changed or deleted); not written'

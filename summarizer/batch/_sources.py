@@ -21,7 +21,6 @@ with SQLite's backup API, then updated in the copy); with `--in-place` the input
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fnmatch
 import hashlib
 import os
@@ -385,13 +384,17 @@ class SqliteSource(Source):
             if isinstance(unit, StoredUnit):
                 assert self.tables.histories is not None and done.text is not None
                 value: str | bytes = done.text.encode('utf-8') if isinstance(unit.raw, bytes) else done.text
-                self._update(self.tables.histories, key=unit.key, old=unit.raw, new=value, where=unit.where)
+                self._update(self.tables.histories, key=unit.key, old=unit.raw, new=value, where=unit.where, row='')
             else:
                 assert self.tables.langchain is not None
                 for position, text in done.rows.items():
-                    where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[position]))
                     self._update(
-                        self.tables.langchain, key=unit.keys[position], old=unit.texts[position], new=text, where=where
+                        self.tables.langchain,
+                        key=unit.keys[position],
+                        old=unit.texts[position],
+                        new=text,
+                        where=unit.where,
+                        row=f'row {shown_id(unit.ids[position])} ',
                     )
         except BaseException:
             self.connection.execute('ROLLBACK TO history')
@@ -405,8 +408,11 @@ class SqliteSource(Source):
         if self._pending >= self.commit_every and not self._backed_up:
             self._commit()
 
-    def _update(self, table: Table, *, key: object, old: str | bytes, new: str | bytes, where: Where) -> None:
-        """Compare-and-swap one row: it must still hold exactly `old` (same bytes, same storage class)."""
+    def _update(self, table: Table, *, key: object, old: str | bytes, new: str | bytes, where: Where, row: str) -> None:
+        """Compare-and-swap one row: it must still hold exactly `old` (same bytes, same storage class).
+
+        `row`: which row of a session, for the report (a history row is the unit's own).
+        """
         messages = _name(table.messages_column)
         cursor = self.connection.execute(
             f'UPDATE {_name(table.name)} SET {messages} = ? WHERE {table.address} = ? '
@@ -415,7 +421,7 @@ class SqliteSource(Source):
         )
         if cursor.rowcount != 1:
             changed = 'changed or deleted' if cursor.rowcount == 0 else f'{cursor.rowcount} rows matched'
-            raise ChangedWhileCompacting(where.describe(), f'changed while compacting ({changed})')
+            raise ChangedWhileCompacting(where.describe(), f'changed while compacting ({row}{changed})')
 
     def _commit(self) -> None:
         if self.connection.in_transaction:
