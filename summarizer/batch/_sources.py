@@ -397,8 +397,9 @@ class SqliteSource(Source):
                         row=f'row {shown_id(unit.ids[position])} ',
                     )
         except BaseException:
-            self.connection.execute('ROLLBACK TO history')
-            self.connection.execute('RELEASE history')
+            with contextlib.suppress(sqlite3.Error):  # an error that ended the transaction took the savepoint along
+                self.connection.execute('ROLLBACK TO history')
+                self.connection.execute('RELEASE history')
             raise
         self.connection.execute('RELEASE history')
         self._wrote = True
