@@ -4,10 +4,11 @@
 worker processes) and returns a `SourceReport` per source. The `summarizer batch` command wraps both.
 """
 
-from ._runner import Journal, Problem, SourceReport, Tick, resumed, run_batch
+from ._runner import BatchAborted, Journal, Problem, SourceReport, Tick, result_settings, resumed, run_batch
 from ._sources import Source, SourceError, Target, discover, shard
 
 __all__ = [
+    'BatchAborted',
     'Journal',
     'Problem',
     'Source',
@@ -16,6 +17,7 @@ __all__ = [
     'Target',
     'Tick',
     'discover',
+    'result_settings',
     'resumed',
     'run_batch',
     'shard',

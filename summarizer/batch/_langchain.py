@@ -5,7 +5,9 @@ Each row holds `json.dumps(message_to_dict(message))`, i.e. `{"type": "tool", "d
 (AI tool calls as a `ModelResponse`, consecutive tool rows as one `ModelRequest` of returns), so the
 same walk, `keep_recent` window, summarizer, cache and checks apply. The summaries are then spliced
 into each row's own text at the span of `data.content`: every other byte of the row is kept, and
-each rewritten row is checked against its original before it is written.
+each rewritten row is checked against its original before it is written. A row stored as a BLOB
+stays a BLOB (its UTF-8 bytes); one that is not UTF-8 is refused (the session is reported, nothing
+written), never decoded with replacement characters.
 """
 
 from __future__ import annotations
@@ -76,8 +78,8 @@ class Row:
 
 @dataclass(frozen=True)
 class SessionCompaction:
-    new_rows: dict[int, str]
-    """Row position in the session -> the new text of that row (only rows that changed)."""
+    new_rows: dict[int, str | bytes]
+    """Row position in the session -> the new stored value of that row (only rows that changed)."""
     report: Report
     tokens_before: int
     tokens_after: int
@@ -131,8 +133,19 @@ def _summarizable(content: JsonValue) -> JsonValue:
     return content
 
 
-async def compact_session(texts: Sequence[str], compactor: Compactor) -> SessionCompaction:
+def _text(stored: str | bytes, position: int) -> str:
+    """A row's text; a BLOB row must be UTF-8 (its bytes are written back encoded the same way)."""
+    if isinstance(stored, str):
+        return stored
+    try:
+        return stored.decode('utf-8')
+    except UnicodeDecodeError as exc:
+        raise HistoryError(f'a BLOB row that is not UTF-8 text (byte {exc.start})', message_index=position) from None
+
+
+async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -> SessionCompaction:
     """Compact one session; `HistoryError` (naming the bad row's position as message index) on bad input."""
+    texts = [_text(value, position) for position, value in enumerate(stored)]
     rows: list[Row] = []
     for position, text in enumerate(texts):
         try:
@@ -143,7 +156,7 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
     compaction = await compactor.compact(messages)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
-    new_rows: dict[int, str] = {}
+    new_texts: dict[int, str] = {}
     for ref, summary in compaction.changed.items():
         position = origin[ref]
         text = rows[position].with_content(summary)
@@ -159,10 +172,14 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
                 summary, compactor.tokenizer
             )
             continue
-        new_rows[position] = text
+        new_texts[position] = text
     tokens_after = tokens_before + sum(
-        compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_rows.items()
+        compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_texts.items()
     )
+    new_rows = {
+        position: text.encode('utf-8') if isinstance(stored[position], bytes) else text
+        for position, text in new_texts.items()
+    }
     return SessionCompaction(new_rows=new_rows, report=report, tokens_before=tokens_before, tokens_after=tokens_after)
 
 

@@ -8,7 +8,12 @@ reads need; memory is about `histories_in_flight` times the largest history.
 
 With `jobs > 1` the sources are dealt round-robin to worker processes, each with its own `Compactor`
 on the same disk cache. A journal (one JSON line per finished source) lets `--resume` skip what is
-done; a source is journaled only after its last byte is written.
+done; a source is journaled only after its last byte is written, with the settings its result
+depends on, so a rerun with other settings does it again.
+
+A unit another program changed while it was compacted is reported and left alone (the sources'
+compare-and-swap); a full disk or an unwritable journal stops the whole batch (`BatchAborted`), each
+unfinished source left as it was.
 """
 
 from __future__ import annotations
@@ -17,6 +22,8 @@ import asyncio
 import contextlib
 import ctypes
 import dataclasses
+import errno
+import hashlib
 import json
 import multiprocessing
 import os
@@ -34,10 +41,14 @@ from .._check import CheckFailed
 from .._config import SummarizerConfig
 from .._pipeline import Compactor, Report
 from .._stored import HistoryError, compact_stored
-from .._write import remove_temporaries
+from .._write import ChangedWhileCompacting, remove_temporaries
 from ._langchain import compact_session
 from ._screen import screen
-from ._sources import Done, SessionUnit, Source, Target, Unit, Where, unit_size
+from ._sources import Done, SessionUnit, Source, SourceProblem, Target, Unit, Where, shown_id, unit_size
+
+
+class BatchAborted(Exception):
+    """The batch cannot go on (full disk, unwritable journal): one line, every unfinished source left as it was."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -75,6 +86,13 @@ class SourceReport:
     problems: list[Problem] = field(default_factory=list[Problem])
     resumed: bool = False
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
+
+    def discard(self) -> None:
+        """Nothing of this source was written after all (its file changed): only the model work stays counted."""
+        self.changed = 0
+        self.tokens_after = self.tokens_before
+        self.counts.summarized = 0
+        self.counts.tokens_after = self.counts.tokens_before
 
     def add(self, done: Done) -> None:
         self.histories += 1
@@ -157,34 +175,106 @@ class Tick:
 OnTick = Callable[[Tick], None]
 
 
-class Journal:
-    """Finished sources, one JSON line each, appended (one write per line, so processes can share it)."""
+def result_settings(config: SummarizerConfig) -> dict[str, object]:
+    """What a compacted result depends on, journaled with each source.
 
-    def __init__(self, path: Path) -> None:
+    `--resume` skips a source only when these are unchanged. The main ones are named for the reader,
+    plus a hash of every relevant key (including the text of per-tool prompt files), so no setting
+    is missed.
+    """
+    named: dict[str, object] = {
+        'model': config.model,
+        'prompt_version': config.prompt_version,
+        'threshold_tokens': config.threshold_tokens,
+        'keep_recent': config.keep_recent,
+        'keep_quoted_facts': config.keep_quoted_facts,
+        'max_content_tokens': config.max_content_tokens,
+    }
+    batch = config.batch
+    relevant = {
+        **named,
+        'base_url': config.base_url,
+        'server': config.server,
+        'output_mode': config.output_mode,
+        'target_ratio': config.target_ratio,
+        'min_summary_tokens': config.min_summary_tokens,
+        'strict': config.strict,
+        'tools': {
+            name: [rule.threshold_tokens, rule.skip, _digest(rule.prompt)]
+            for name, rule in sorted(config.tools.items())
+        },
+        'tables': [batch.table, batch.id_column, batch.messages_column, batch.langchain_table],
+    }
+    encoded = json.dumps(relevant, sort_keys=True, default=str).encode('utf-8')
+    return {**named, 'config_hash': hashlib.sha256(encoded).hexdigest()[:16]}
+
+
+def _digest(path: Path | None) -> str | None:
+    if path is None:
+        return None
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return str(path)  # the run itself reports it
+
+
+class Journal:
+    """Finished sources, one JSON line each, appended (one write per line, so processes can share it).
+
+    Mode 0600 whatever the umask, as every file of the cache folder (its lines name files and quote
+    problems); the folder it creates is 0700. A journal that cannot be written stops the batch
+    (`BatchAborted`): a run that cannot record its progress is not resumable.
+    """
+
+    def __init__(self, path: Path, *, settings: dict[str, object]) -> None:
         self.path = path
+        self.settings = settings
 
     def start(self, *, resume: bool) -> dict[str, dict[str, object]]:
-        """The entries of an earlier run when resuming (else the journal starts empty)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        """The entries of an earlier run with the same settings when resuming (else the journal starts empty)."""
+        try:
+            if not self.path.parent.is_dir():
+                self.path.parent.mkdir(mode=0o700, parents=True)
+                self.path.parent.chmod(0o700)  # mkdir's mode is masked by the umask
+            descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | (0 if resume else os.O_TRUNC), 0o600)
+            try:
+                os.fchmod(descriptor, 0o600)
+                with os.fdopen(os.dup(descriptor), 'rb') as handle:
+                    lines = handle.read().splitlines() if resume else []
+            finally:
+                os.close(descriptor)
+        except OSError as exc:
+            raise BatchAborted(f'{self.path}: cannot use it as the journal: {exc.strerror or exc}') from None
         entries: dict[str, dict[str, object]] = {}
-        if resume and self.path.exists():
-            for line in self.path.read_text(encoding='utf-8').splitlines():
-                try:
-                    entry = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut by a kill: that source is simply done again
-                entries[entry['key']] = entry
-        else:
-            self.path.write_bytes(b'')
+        for line in lines:
+            try:
+                entry: dict[str, object] = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue  # a line cut by a kill: that source is simply done again
+            if entry.get('settings') == self.settings:
+                entries[str(entry['key'])] = entry  # other settings: the source is done again
         return entries
 
     def record(self, source: Source, report: SourceReport) -> None:
-        entry = {'key': source.key, 'stamp': stamp(source.path), 'report': report.as_json()}
+        entry = {'key': source.key, 'stamp': stamp(source.path), 'settings': self.settings, 'report': report.as_json()}
         line = (json.dumps(entry, ensure_ascii=False) + '\n').encode('utf-8')
-        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(descriptor, line)
-            os.fsync(descriptor)
+            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise BatchAborted(f'{self.path}: cannot write the journal: {exc.strerror or exc}') from None
+        try:
+            size = os.fstat(descriptor).st_size
+            try:
+                if os.write(descriptor, line) != len(line):
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+                os.fsync(descriptor)
+            except OSError as exc:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(descriptor, size)  # no cut line for the next entry to be glued to
+                raise BatchAborted(
+                    f'{self.path}: cannot write the journal: {exc.strerror or exc}; stopped '
+                    '(sources finished so far are written, the others left as they were)'
+                ) from None
         finally:
             os.close(descriptor)
 
@@ -226,7 +316,7 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
         stored = await compact_stored(unit.raw, compactor)
     except HistoryError as exc:
         if isinstance(unit, SessionUnit) and exc.message_index is not None:
-            where = dataclasses.replace(unit.where, row_id=str(unit.keys[exc.message_index]))
+            where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[exc.message_index]))
             return Done(unit=unit, error=exc.problem, where=where)
         return Done(unit=unit, error=exc.problem, message_index=exc.message_index)
     except CheckFailed as exc:
@@ -242,10 +332,55 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
 
 @dataclass
 class _Open:
+    """A source being compacted: its report, and whether it was given up or closed."""
+
     source: Source
     report: SourceReport
     broken: bool = False
     closed: bool = False
+
+    def write(self, done: Done) -> None:
+        """Hand a finished history to the source; one another program changed meanwhile is reported, not written."""
+        try:
+            self.source.write(done)
+        except ChangedWhileCompacting as exc:
+            done = Done(unit=done.unit, error=exc.problem)
+        except (OSError, sqlite3.Error) as exc:
+            self.fail(exc)
+        self.report.add(done)
+
+    def close(self, journal: Journal | None) -> None:
+        """Finish the source, and journal it when it is complete without a problem."""
+        self.closed = True
+        if not self.broken:
+            try:
+                self.source.close()
+            except (OSError, sqlite3.Error, ChangedWhileCompacting, SourceProblem) as exc:
+                self.fail(exc)
+        if journal is not None and self.report.ok:
+            journal.record(self.source, self.report)
+
+    def fail(self, exc: BaseException) -> None:
+        """Give the source up, every file left as it was, and report why; a full disk stops the whole batch."""
+        if self.broken:
+            return
+        self.broken = True
+        self.source.abort()
+        if isinstance(exc, OSError | sqlite3.Error) and _disk_full(exc):
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+            raise BatchAborted(
+                f'{self.source.path}: {reason}; stopped, every unfinished source left as it was'
+            ) from None
+        if isinstance(exc, ChangedWhileCompacting):
+            problem = exc.problem
+            self.report.discard()
+        elif isinstance(exc, SourceProblem):
+            problem = str(exc)
+        else:
+            problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
+        self.report.problems.append(
+            Problem(kind='source', where=Where(path=self.source.path), message_index=None, problem=problem)
+        )
 
 
 async def run_sources(
@@ -256,35 +391,15 @@ async def run_sources(
     window: deque[tuple[_Open, asyncio.Task[Done] | None]] = deque()
     limit = max(compactor.config.batch.histories_in_flight, 1)
 
-    def fail(current: _Open, exc: BaseException) -> None:
-        if not current.broken:
-            current.broken = True
-            current.source.abort()
-            problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
-            current.report.problems.append(
-                Problem(kind='source', where=Where(path=current.source.path), message_index=None, problem=problem)
-            )
-
     async def finish(current: _Open, task: asyncio.Task[Done] | None) -> None:
         if task is None:  # the source's end marker
-            current.closed = True
-            if not current.broken:
-                try:
-                    current.source.close()
-                except (OSError, sqlite3.Error) as exc:
-                    fail(current, exc)
-            if journal is not None and current.report.ok and not target.dry_run:
-                journal.record(current.source, current.report)
+            current.close(None if target.dry_run else journal)
             on_tick(Tick(finished=current.report))
             return
         done = await task
         if current.broken:
             return
-        current.report.add(done)
-        try:
-            current.source.write(done)
-        except (OSError, sqlite3.Error) as exc:
-            fail(current, exc)
+        current.write(done)
         on_tick(
             Tick(
                 characters=unit_size(done.unit),
@@ -306,7 +421,7 @@ async def run_sources(
                     while len(window) >= limit:
                         await finish(*window.popleft())
             except (OSError, sqlite3.Error) as exc:
-                fail(current, exc)
+                current.fail(exc)
             window.append((current, None))
         while window:
             await finish(*window.popleft())
@@ -318,6 +433,12 @@ async def run_sources(
             if not current.closed and not current.broken:
                 current.source.abort()
     return [current.report for current in opened]
+
+
+def _disk_full(exc: OSError | sqlite3.Error) -> bool:
+    if isinstance(exc, OSError):
+        return exc.errno in (errno.ENOSPC, errno.EDQUOT)
+    return getattr(exc, 'sqlite_errorcode', None) == sqlite3.SQLITE_FULL
 
 
 def _output(source: Source, target: Target) -> str | None:
@@ -366,8 +487,10 @@ def _start_worker(ticks: multiprocessing.Queue[Tick], parent: int) -> None:
 
 
 def _die_with(parent: int) -> None:
-    """End this worker when the batch that started it dies (SIGKILL, OOM killer) instead of summarizing
-    on alone: its work is the dead batch's, which a rerun redoes from the journal and the cache.
+    """End this worker when the batch that started it dies (SIGKILL, OOM killer).
+
+    Summarizing on alone is useless: its work is the dead batch's, which a rerun redoes from the
+    journal and the cache.
     """
     if sys.platform.startswith('linux'):
         with contextlib.suppress(OSError, AttributeError):

@@ -2,14 +2,17 @@
 
 A source is one file: a `.json` history, a `.jsonl` file of histories, or a SQLite database (its
 history table and/or LangChain's message store). A source streams `Unit`s (one history each) and
-takes the finished ones back in the same order:
+takes the finished ones back in the same order. Every write back is a compare-and-swap: what is
+replaced must still be what was read, else it is left alone and reported (`ChangedWhileCompacting`):
 
 - a JSON file is replaced atomically, and only when something changed (else its mtime is kept);
 - a JSONL file is streamed into a temporary file beside the target, renamed over it at the end (so a
   kill leaves the old file whole), and dropped when no line changed;
-- a database is read in pages by key (no statement stays open while writing) and updated inside
-  transactions, each history's rows in one transaction, committed every `commit_every` histories
-  (in place with a backup: all in one transaction, so the backup is always of the original).
+- a database is read in pages by rowid (or, in a WITHOUT ROWID table, by its primary key: each
+  address names exactly one row; no statement stays open while writing) and updated inside
+  transactions, each history's rows in one savepoint, committed every `commit_every` histories
+  (in place with a backup: all in one transaction, so the backup is always of the original). An
+  UPDATE must change exactly the one row whose stored value is still the one read.
 
 With `--out DIR` everything is written under DIR in the inputs' layout (a database is first copied
 with SQLite's backup API, then updated in the copy); with `--in-place` the inputs themselves.
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import hashlib
 import os
 import shutil
 import sqlite3
@@ -31,10 +35,11 @@ from typing import BinaryIO
 
 from .._config import BatchConfig
 from .._pipeline import Report
-from .._write import atomic_write, backup, fsync_directory
+from .._write import ChangedWhileCompacting, Snapshot, atomic_write, backup, fsync_directory, install, read_snapshot
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
 _PAGE_ROWS = 256
+_ROWID_NAMES = ('rowid', '_rowid_', 'oid')
 
 
 class SourceError(Exception):
@@ -51,6 +56,12 @@ class Target:
     dry_run: bool = False
     reuse_output: bool = False
     """Resume: continue in a database copy already under `out` instead of copying it again."""
+    vacuum: bool = False
+    """In place: VACUUM each database that changed, so the file shrinks by the pages compaction freed."""
+
+
+class SourceProblem(Exception):
+    """A problem of a whole source whose message is the full report line (no traceback-style prefix)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,6 +72,9 @@ class Where:
     line: int | None = None
     table: str | None = None
     row_id: str | None = None
+    """The row's id column (`NULL` for a NULL id)."""
+    rowid: int | None = None
+    """SQLite's rowid of the row, which tells rows sharing an id apart."""
     session: str | None = None
 
     def describe(self, message_index: int | None = None) -> str:
@@ -71,6 +85,8 @@ class Where:
             text += f' session {self.session}'
         if self.row_id is not None:
             text += f' row {self.row_id}'
+        if self.rowid is not None and str(self.rowid) != self.row_id:
+            text += f' (rowid {self.rowid})'
         return text + (f' message {message_index}' if message_index is not None else '')
 
 
@@ -80,8 +96,8 @@ class StoredUnit:
 
     where: Where
     raw: bytes | str
-    key: int | str | None = None
-    """The row's id, for a database row."""
+    key: object = None
+    """A database row's address (its rowid, or the primary key of a WITHOUT ROWID table)."""
     prefix: bytes = b''
     """JSONL: blank lines before this line, written back as they were."""
     ending: bytes = b''
@@ -90,11 +106,12 @@ class StoredUnit:
 
 @dataclass(frozen=True, kw_only=True)
 class SessionUnit:
-    """One LangChain session: its rows' ids and texts, in id order."""
+    """One LangChain session: its rows' addresses, ids and stored values (TEXT or BLOB), in id order."""
 
     where: Where
-    keys: list[int]
-    texts: list[str]
+    keys: list[object]
+    ids: list[object]
+    texts: list[str | bytes]
 
 
 Unit = StoredUnit | SessionUnit
@@ -114,7 +131,8 @@ class Done:
     tokens_before: int = 0
     tokens_after: int = 0
     text: str | None = None
-    rows: dict[int, str] = field(default_factory=dict[int, str])
+    rows: dict[int, str | bytes] = field(default_factory=dict[int, str | bytes])
+    """Session row position -> its new stored value (bytes for a BLOB row)."""
     error: str | None = None
     where: Where | None = None
     """Where the error is, when more precise than the unit (a row of a session)."""
@@ -148,18 +166,23 @@ class Source:
             self.output(target).parent.mkdir(parents=True, exist_ok=True)
 
     def units(self) -> Iterator[Unit]:
-        yield StoredUnit(where=Where(path=self.path), raw=self.path.read_bytes())
+        raw, self._snapshot = read_snapshot(self.path)
+        yield StoredUnit(where=Where(path=self.path), raw=raw)
 
     def write(self, done: Done) -> None:
+        """Write one finished unit back; `ChangedWhileCompacting` if its stored value is not the one read."""
         target = self.target
         if target.dry_run:
             return
         output = self.output(target)
         if done.changed:
             assert done.text is not None
-            if target.out is None and target.backup:
-                backup(self.path)
-            atomic_write(output, done.text.encode('utf-8'), mode=self.path.stat().st_mode & 0o7777)
+            if target.out is None:
+                if target.backup:
+                    backup(self.path)
+                atomic_write(output, done.text.encode('utf-8'), expected=self._snapshot)
+            else:
+                atomic_write(output, done.text.encode('utf-8'), mode=self.path.stat().st_mode & 0o7777)
         elif target.out is not None:
             copy_atomic(self.path, output)  # the mirror is complete; an unchanged file keeps its mtime
 
@@ -171,6 +194,8 @@ class Source:
 
 
 class JsonlSource(Source):
+    """Lines are read and written in step; the whole file is swapped at `close` if still as read."""
+
     kind = 'jsonl'
     _reader: BinaryIO | None = None
     _writer: BinaryIO | None = None
@@ -178,10 +203,13 @@ class JsonlSource(Source):
     def open(self, target: Target) -> None:
         super().open(target)
         self._reader = self.path.open('rb')
+        self._opened = os.fstat(self._reader.fileno())
+        self._read = hashlib.sha256()
+        self._size = 0
         self._changed = False
         self._tail = b''
         if not target.dry_run:
-            output = self.output(target)
+            output = Path(os.path.realpath(self.output(target)))  # in place through a symlink: beside its target
             descriptor, name = tempfile.mkstemp(dir=output.parent, prefix=f'.{output.name}.', suffix='.tmp')
             self._temporary = Path(name)
             self._writer = os.fdopen(descriptor, 'wb')
@@ -190,6 +218,8 @@ class JsonlSource(Source):
         assert self._reader is not None
         blank = b''
         for number, line in enumerate(self._reader, 1):
+            self._read.update(line)
+            self._size += len(line)
             body = line.rstrip(b'\r\n')
             if not body.strip():
                 blank += line
@@ -207,6 +237,7 @@ class JsonlSource(Source):
         self._changed |= done.changed
 
     def close(self) -> None:
+        """Swap the file in; `ChangedWhileCompacting` (nothing written) if another program changed it."""
         assert self._reader is not None
         self._reader.close()
         writer = self._writer
@@ -219,12 +250,15 @@ class JsonlSource(Source):
         writer.flush()
         os.fsync(writer.fileno())
         writer.close()
-        os.chmod(self._temporary, self.path.stat().st_mode & 0o7777)
-        if self.target.out is None and self.target.backup:
+        if self.target.out is not None:
+            install(self._temporary, self.output(self.target), mode=stat.S_IMODE(self._opened.st_mode))
+            return
+        if self.target.backup:
             backup(self.path)
-        output = self.output(self.target)
-        os.replace(self._temporary, output)
-        fsync_directory(output.parent)
+        read = Snapshot(
+            self._opened.st_dev, self._opened.st_ino, self._size, self._opened.st_mtime_ns, self._read.digest()
+        )
+        install(self._temporary, Path(os.path.realpath(self.path)), expected=read)
 
     def abort(self) -> None:
         if self._reader is not None:
@@ -235,12 +269,23 @@ class JsonlSource(Source):
 
 
 @dataclass(frozen=True, kw_only=True)
+class Table:
+    """A table of histories, and how one of its rows is addressed."""
+
+    name: str
+    id_column: str
+    messages_column: str
+    address: str
+    """SQL naming exactly one row: a rowid alias no column shadows, or a WITHOUT ROWID table's primary key."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Tables:
     """Which tables of a database hold histories (None: that kind is absent)."""
 
-    histories: tuple[str, str, str] | None
-    """(table, id column, messages column)."""
-    langchain: str | None
+    histories: Table | None
+    langchain: Table | None
+    """LangChain's message store (id column `id`, messages column `message`, plus `session_id`)."""
 
 
 class SqliteSource(Source):
@@ -262,6 +307,7 @@ class SqliteSource(Source):
         self._database = database
         self._pending = 0
         self._backed_up = False
+        self._wrote = False
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -270,49 +316,61 @@ class SqliteSource(Source):
 
     def units(self) -> Iterator[Unit]:
         if self.tables.histories is not None:
-            yield from self._history_rows(*self.tables.histories)
+            yield from self._history_rows(self.tables.histories)
         if self.tables.langchain is not None:
             yield from self._sessions(self.tables.langchain)
 
-    def _history_rows(self, table: str, id_column: str, messages_column: str) -> Iterator[Unit]:
-        select = f'SELECT {_name(id_column)}, {_name(messages_column)} FROM {_name(table)}'
-        rows = self.connection.execute(f'{select} ORDER BY 1 LIMIT ?', (_PAGE_ROWS,)).fetchall()
+    def _history_rows(self, table: Table) -> Iterator[Unit]:
+        address = table.address
+        select = f'SELECT {address}, {_name(table.id_column)}, {_name(table.messages_column)} FROM {_name(table.name)}'
+        rows = self.connection.execute(f'{select} ORDER BY {address} LIMIT ?', (_PAGE_ROWS,)).fetchall()
         while rows:
-            for key, raw in rows:
+            for key, row_id, raw in rows:
                 text = raw if isinstance(raw, (str, bytes)) else ''
-                yield StoredUnit(where=Where(path=self.path, table=table, row_id=str(key)), raw=text, key=key)
+                where = Where(
+                    path=self.path,
+                    table=table.name,
+                    row_id=shown_id(row_id),
+                    rowid=key if address in _ROWID_NAMES else None,
+                )
+                yield StoredUnit(where=where, raw=text, key=key)
             rows = self.connection.execute(
-                f'{select} WHERE {_name(id_column)} > ? ORDER BY 1 LIMIT ?', (rows[-1][0], _PAGE_ROWS)
+                f'{select} WHERE {address} > ? ORDER BY {address} LIMIT ?', (rows[-1][0], _PAGE_ROWS)
             ).fetchall()
 
-    def _sessions(self, table: str) -> Iterator[Unit]:
+    def _sessions(self, table: Table) -> Iterator[Unit]:
         """Sessions in (session_id, id) order, from a sorted list of keys made once in the temp database."""
+        name, address = _name(table.name), table.address
         self.connection.execute('DROP TABLE IF EXISTS temp.batch_order')
         self.connection.execute(
-            f'CREATE TEMP TABLE batch_order AS SELECT id AS row_id, session_id FROM {_name(table)} ORDER BY session_id, id'
+            f'CREATE TEMP TABLE batch_order AS SELECT {address} AS row_key, session_id FROM {name} '
+            f'ORDER BY session_id, id, {address}'
         )
         page = (
-            f'SELECT o.rowid, m.id, m.session_id, m.message FROM temp.batch_order o JOIN {_name(table)} m '
-            'ON m.id = o.row_id WHERE o.rowid > ? ORDER BY o.rowid LIMIT ?'
+            f'SELECT o.rowid, o.row_key, m.id, m.session_id, m.message FROM temp.batch_order o JOIN {name} m '
+            f'ON m.{address} = o.row_key WHERE o.rowid > ? ORDER BY o.rowid LIMIT ?'
         )
         session: object = None
-        keys: list[int] = []
-        texts: list[str] = []
+        keys: list[object] = []
+        ids: list[object] = []
+        texts: list[str | bytes] = []
         position = 0
         while rows := self.connection.execute(page, (position, _PAGE_ROWS)).fetchall():
-            for position, key, session_id, message in rows:
+            for position, key, row_id, session_id, message in rows:
                 if keys and session_id != session:
-                    yield SessionUnit(
-                        where=Where(path=self.path, table=table, session=str(session)), keys=keys, texts=texts
-                    )
-                    keys, texts = [], []
+                    where = Where(path=self.path, table=table.name, session=str(session))
+                    yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts)
+                    keys, ids, texts = [], [], []
                 session = session_id
                 keys.append(key)
-                texts.append(message if isinstance(message, str) else bytes(message or b'').decode('utf-8', 'replace'))
+                ids.append(row_id)
+                texts.append(message if isinstance(message, (str, bytes)) else '')
         if keys:
-            yield SessionUnit(where=Where(path=self.path, table=table, session=str(session)), keys=keys, texts=texts)
+            where = Where(path=self.path, table=table.name, session=str(session))
+            yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts)
 
     def write(self, done: Done) -> None:
+        """Update one history's rows in a savepoint; `ChangedWhileCompacting` (all rolled back) if one changed."""
         if self.target.dry_run or not done.changed:
             return
         if self.target.out is None and self.target.backup and not self._backed_up:
@@ -321,25 +379,50 @@ class SqliteSource(Source):
         if not self.connection.in_transaction:
             self.connection.execute('BEGIN IMMEDIATE')
         unit = done.unit
-        if isinstance(unit, StoredUnit):
-            assert self.tables.histories is not None and done.text is not None
-            table, id_column, messages_column = self.tables.histories
-            value: str | bytes = done.text.encode('utf-8') if isinstance(unit.raw, bytes) else done.text
-            self.connection.execute(
-                f'UPDATE {_name(table)} SET {_name(messages_column)} = ? WHERE {_name(id_column)} = ?',
-                (value, unit.key),
-            )
-        else:
-            assert self.tables.langchain is not None
-            self.connection.executemany(
-                f'UPDATE {_name(self.tables.langchain)} SET message = ? WHERE id = ?',
-                [(text, unit.keys[position]) for position, text in done.rows.items()],
-            )
+        self.connection.execute('SAVEPOINT history')
+        try:
+            if isinstance(unit, StoredUnit):
+                assert self.tables.histories is not None and done.text is not None
+                value: str | bytes = done.text.encode('utf-8') if isinstance(unit.raw, bytes) else done.text
+                self._update(self.tables.histories, key=unit.key, old=unit.raw, new=value, where=unit.where, row='')
+            else:
+                assert self.tables.langchain is not None
+                for position, text in done.rows.items():
+                    self._update(
+                        self.tables.langchain,
+                        key=unit.keys[position],
+                        old=unit.texts[position],
+                        new=text,
+                        where=unit.where,
+                        row=f'row {shown_id(unit.ids[position])} ',
+                    )
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):  # an error that ended the transaction took the savepoint along
+                self.connection.execute('ROLLBACK TO history')
+                self.connection.execute('RELEASE history')
+            raise
+        self.connection.execute('RELEASE history')
+        self._wrote = True
         self._pending += 1
         # With a backup, all updates are one transaction: a killed run leaves the original, not a part-compacted
         # database that the rerun would back up over it.
         if self._pending >= self.commit_every and not self._backed_up:
             self._commit()
+
+    def _update(self, table: Table, *, key: object, old: str | bytes, new: str | bytes, where: Where, row: str) -> None:
+        """Compare-and-swap one row: it must still hold exactly `old` (same bytes, same storage class).
+
+        `row`: which row of a session, for the report (a history row is the unit's own).
+        """
+        messages = _name(table.messages_column)
+        cursor = self.connection.execute(
+            f'UPDATE {_name(table.name)} SET {messages} = ? WHERE {table.address} = ? '
+            f'AND {messages} = ? COLLATE BINARY',
+            (new, key, old),
+        )
+        if cursor.rowcount != 1:
+            changed = 'changed or deleted' if cursor.rowcount == 0 else f'{cursor.rowcount} rows matched'
+            raise ChangedWhileCompacting(where.describe(), f'changed while compacting ({row}{changed})')
 
     def _commit(self) -> None:
         if self.connection.in_transaction:
@@ -349,7 +432,14 @@ class SqliteSource(Source):
     def close(self) -> None:
         self._commit()
         self.connection.execute('DROP TABLE IF EXISTS temp.batch_order')
-        self.connection.close()
+        try:
+            if self.target.vacuum and self._wrote:
+                try:
+                    self.connection.execute('VACUUM')
+                except sqlite3.Error as exc:
+                    raise SourceProblem(f'compacted, but VACUUM failed ({exc}): the file keeps its size') from None
+        finally:
+            self.connection.close()
 
     def abort(self) -> None:
         if self._connection is None:
@@ -358,6 +448,11 @@ class SqliteSource(Source):
             if self._connection.in_transaction:
                 self._connection.execute('ROLLBACK')
             self._connection.close()
+
+
+def shown_id(row_id: object) -> str:
+    """A row's id as reports show it."""
+    return 'NULL' if row_id is None else str(row_id)
 
 
 def _name(identifier: str) -> str:
@@ -382,10 +477,12 @@ def copy_database(source: Path, target: Path) -> None:
     temporary = target.with_name(f'.{target.name}.copy.tmp')
     temporary.unlink(missing_ok=True)
     try:
-        with contextlib.closing(sqlite3.connect(source.resolve().as_uri() + '?mode=ro', uri=True)) as reader:
-            with contextlib.closing(sqlite3.connect(temporary)) as writer:
-                writer.execute('PRAGMA journal_mode = OFF')  # a kill must leave no `-journal` of a throwaway file
-                reader.backup(writer)
+        with (
+            contextlib.closing(sqlite3.connect(source.resolve().as_uri() + '?mode=ro', uri=True)) as reader,
+            contextlib.closing(sqlite3.connect(temporary)) as writer,
+        ):
+            writer.execute('PRAGMA journal_mode = OFF')  # a kill must leave no `-journal` of a throwaway file
+            reader.backup(writer)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -406,10 +503,12 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
 
     `in_place`: the run rewrites the sources where they are, so each must be writable, and so must
     its folder (the atomic replace of a file, SQLite's journal). A read-only one is bad input, found
-    here rather than after its summaries are made.
+    here rather than after its summaries are made. A symlink is written through to its target, so a
+    file reached twice (by its name and by a link) is one source.
     """
     sources: list[Source] = []
     outputs: dict[Path, Path] = {}
+    targets: set[Path] = set()
     skip = out.resolve() if out is not None else None
     for path in paths:
         if not path.exists():
@@ -423,6 +522,10 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
         else:
             found = [(path, Path(path.name))]
         for file, relative in found:
+            if in_place:
+                if file.resolve() in targets:
+                    continue  # a symlink to a file already taken (or the file of a symlink taken): written once
+                targets.add(file.resolve())
             source = classify(file, relative=relative, config=config)
             if in_place:
                 _check_writable(file)
@@ -437,7 +540,7 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
 def _check_writable(file: Path) -> None:
     if not os.access(file, os.W_OK):
         raise SourceError(f'{file}: read-only, cannot be compacted in place')
-    if not os.access(file.parent, os.W_OK | os.X_OK):
+    if not os.access(file.resolve().parent, os.W_OK | os.X_OK):  # a symlink's target is replaced beside it
         raise SourceError(f'{file}: its folder is read-only, cannot be compacted in place')
 
 
@@ -473,21 +576,57 @@ def _tables(file: Path, config: BatchConfig) -> Tables:
         recover(file)
         with contextlib.closing(sqlite3.connect(file.resolve().as_uri() + '?mode=ro', uri=True)) as connection:
             columns = {
-                table: {row[1] for row in connection.execute(f'PRAGMA table_info({_name(table)})')}
+                table: {row[1].lower(): row[5] for row in connection.execute(f'PRAGMA table_info({_name(table)})')}
                 for table in (config.table, config.langchain_table)
             }
+            has_histories = {config.id_column.lower(), config.messages_column.lower()} <= columns[config.table].keys()
+            has_langchain = {'id', 'session_id', 'message'} <= columns[config.langchain_table].keys()
+            histories = langchain = None
+            if has_histories:
+                address = _address(connection, file, config.table, config.id_column, columns[config.table])
+                histories = Table(
+                    name=config.table,
+                    id_column=config.id_column,
+                    messages_column=config.messages_column,
+                    address=address,
+                )
+            if has_langchain:
+                table = config.langchain_table
+                address = _address(connection, file, table, 'id', columns[table])
+                langchain = Table(name=table, id_column='id', messages_column='message', address=address)
     except sqlite3.Error as exc:
         raise SourceError(f'{file}: not a usable SQLite database: {exc}') from None
-    histories = (config.table, config.id_column, config.messages_column)
-    has_histories = {config.id_column, config.messages_column} <= columns[config.table]
-    has_langchain = {'id', 'session_id', 'message'} <= columns[config.langchain_table]
-    if not has_histories and not has_langchain:
+    if histories is None and langchain is None:
         raise SourceError(
             f'{file}: no table {config.table}({config.id_column}, {config.messages_column}) '
             f'nor {config.langchain_table}(id, session_id, message)'
         )
-    return Tables(
-        histories=histories if has_histories else None, langchain=config.langchain_table if has_langchain else None
+    return Tables(histories=histories, langchain=langchain)
+
+
+def _address(
+    connection: sqlite3.Connection, file: Path, table: str, id_column: str, primary_key: dict[str, int]
+) -> str:
+    """How to name exactly one row of `table`: its rowid, or its id column in a WITHOUT ROWID table.
+
+    There the id column must be the whole primary key (then unique and never NULL). In a rowid table
+    an id column may repeat or be NULL (`id TEXT PRIMARY KEY` allows NULL), so it cannot address rows.
+
+    `primary_key`: column name (lower case) -> its position in the primary key (0: not part of it).
+    """
+    for alias in _ROWID_NAMES:
+        if alias in primary_key:
+            continue  # a column of that name shadows the rowid
+        try:
+            connection.execute(f'SELECT {alias} FROM {_name(table)} LIMIT 0')
+        except sqlite3.OperationalError:
+            break  # WITHOUT ROWID
+        return alias
+    if [name for name, position in primary_key.items() if position] == [id_column.lower()]:
+        return _name(id_column)
+    raise SourceError(
+        f'{file}: table {table} has no rowid and {id_column} is not its whole primary key, so its rows '
+        'cannot be told apart (it needs a rowid, or an id column that is its primary key)'
     )
 
 

@@ -8,6 +8,7 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import Self
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -15,11 +16,24 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from .._config import SummarizerConfig
 from .._pipeline import Report
 from .._write import atomic_write
-from ..batch import Journal, SourceError, SourceReport, Target, Tick, discover, resumed, run_batch, shard
+from ..batch import (
+    BatchAborted,
+    Journal,
+    SourceError,
+    SourceReport,
+    Target,
+    Tick,
+    discover,
+    result_settings,
+    resumed,
+    run_batch,
+    shard,
+)
 from ._common import InputError, add_config_options, load_config, report_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `batch` and its options to the command line."""
     parser = commands.add_parser(
         'batch',
         help='compact many stored histories: files, folders, JSONL, SQLite, LangChain message stores',
@@ -31,6 +45,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     where.add_argument('--out', type=Path, metavar='DIR', help="write results under DIR, mirroring the inputs' layout")
     where.add_argument('--in-place', action='store_true', help='rewrite the inputs themselves (atomically)')
     parser.add_argument('--backup', action='store_true', help='with --in-place: keep each changed input as NAME.bak')
+    parser.add_argument(
+        '--vacuum',
+        action='store_true',
+        help='with --in-place: VACUUM each changed SQLite database so the file shrinks (needs its size free)',
+    )
     parser.add_argument('--jobs', type=int, default=1, metavar='N', help='worker processes (sources are dealt to them)')
     parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
     parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
@@ -49,13 +68,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(arguments: argparse.Namespace) -> int:
+    """Discover, compact and report; exit 0 (all done), 1 (some histories or summaries failed), 2 (bad input)."""
     if not (arguments.out or arguments.in_place or arguments.dry_run):
         raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
     if arguments.jobs < 1:
         raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
+    if arguments.vacuum and not arguments.in_place:
+        raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
     target = Target(
-        out=arguments.out, backup=arguments.backup, dry_run=arguments.dry_run, reuse_output=arguments.resume
+        out=arguments.out,
+        backup=arguments.backup,
+        dry_run=arguments.dry_run,
+        reuse_output=arguments.resume,
+        vacuum=arguments.vacuum,
     )
     try:
         in_place = arguments.out is None and not arguments.dry_run
@@ -65,20 +91,23 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.shard:
         index, count = _shard(arguments.shard)
         sources = shard(sources, index, count)
-    journal = Journal(arguments.journal or _default_journal(config, arguments))
-    finished = journal.start(resume=arguments.resume)
-    earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
-    todo = [source for source in sources if source.key not in earlier]
-    for source in sources:
-        if source.key in earlier:
-            journal.record(source, earlier[source.key])  # the new journal stays complete
+    journal = Journal(arguments.journal or _default_journal(config, arguments), settings=result_settings(config))
     console = Console(stderr=True)
     started = time.perf_counter()
-    size = sum(source.path.stat().st_size for source in todo)
-    with _Progress(console, total=size) as progress:
-        reports = run_batch(
-            todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
-        )
+    try:
+        finished = journal.start(resume=arguments.resume)
+        earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
+        todo = [source for source in sources if source.key not in earlier]
+        for source in sources:
+            if source.key in earlier:
+                journal.record(source, earlier[source.key])  # the new journal stays complete
+        size = sum(source.path.stat().st_size for source in todo)
+        with _Progress(console, total=size) as progress:
+            reports = run_batch(
+                todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
+            )
+    except BatchAborted as exc:
+        raise InputError(str(exc)) from None
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
     _summary(console, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
@@ -143,7 +172,7 @@ class _Progress:
             )
             self._task = self._bar.add_task('batch', total=total or None, stats='')
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Self:
         if self._bar is not None:
             self._bar.start()
         return self

@@ -12,11 +12,12 @@ from rich.console import Console
 from .._check import CheckFailed
 from .._pipeline import Compactor
 from .._stored import HistoryError, compact_stored
-from .._write import atomic_write, backup
+from .._write import ChangedWhileCompacting, Snapshot, atomic_write, backup
 from ._common import InputError, add_config_options, load_config, print_failures, read_input, report_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `compact` and its options to the command line."""
     parser = commands.add_parser(
         'compact',
         help='compact one stored history file',
@@ -35,9 +36,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(arguments: argparse.Namespace) -> int:
+    """Compact one file; exit 0 (done), 1 (some summaries failed, originals kept), 2 (bad input, nothing written)."""
     config = load_config(arguments)
     source: Path = arguments.input
     raw = read_input(source)
+    read = Snapshot.of(source.stat(), raw) if arguments.in_place else None  # stat after the read: a later change shows
     to_stdout = arguments.output == Path('-')
     console = Console(stderr=to_stdout)
     compactor = Compactor(config=config)
@@ -61,9 +64,14 @@ def run(arguments: argparse.Namespace) -> int:
         written = f'{source} unchanged (nothing to summarize)'
     else:
         if arguments.in_place and arguments.backup:
-            backup(source)
+            try:
+                backup(source)
+            except OSError as exc:
+                raise InputError(f'{source}.bak: cannot write: {exc.strerror or exc}; nothing was changed') from None
         try:
-            atomic_write(target, data, mode=None if target.exists() else source.stat().st_mode & 0o7777)
+            atomic_write(target, data, mode=None if target.exists() else source.stat().st_mode & 0o7777, expected=read)
+        except ChangedWhileCompacting as exc:
+            raise InputError(str(exc)) from None
         except OSError as exc:
             raise InputError(f'{target}: cannot write: {exc.strerror or exc}; nothing was changed') from None
         written = f'written to {target}'

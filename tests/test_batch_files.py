@@ -1,0 +1,93 @@
+"""`--in-place` edits files: owner, group and mode are kept, and a symlink is written through to its target."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from test_batch import batch, stored
+
+from summarizer._stored import StoredHistory, check_rewrite
+from summarizer.cli import main
+
+root_only = pytest.mark.skipif(os.geteuid() != 0, reason='giving a file to another owner needs root')
+
+
+def compact_in_place(path: Path, *extra: str) -> int:
+    return main(['compact', str(path), '--in-place', '--keep-recent', '0', *extra])
+
+
+def owned_by_1000(path: Path, data: bytes) -> tuple[int, int, int]:
+    path.write_bytes(data)
+    os.chown(path, 1000, 1000)
+    path.chmod(0o640)
+    status = path.stat()
+    return status.st_uid, status.st_gid, status.st_mode
+
+
+def metadata(path: Path) -> tuple[int, int, int]:
+    status = path.stat()
+    return status.st_uid, status.st_gid, status.st_mode
+
+
+@root_only
+def test_compact_in_place_by_root_keeps_owner_group_and_mode(tmp_path: Path) -> None:
+    path = tmp_path / 'h.json'
+    before = owned_by_1000(path, stored(40))
+
+    assert compact_in_place(path, '--backup') == 0
+
+    assert metadata(path) == before
+    assert metadata(tmp_path / 'h.json.bak') == before
+    check_rewrite(StoredHistory.parse(stored(40)), StoredHistory.parse(path.read_bytes()))
+
+
+@root_only
+def test_batch_in_place_by_root_keeps_owner_group_and_mode(tmp_path: Path) -> None:
+    json_file, jsonl_file = tmp_path / 'in' / 'h.json', tmp_path / 'in' / 'h.jsonl'
+    json_file.parent.mkdir()
+    before = {
+        json_file: owned_by_1000(json_file, stored(41)),
+        jsonl_file: owned_by_1000(jsonl_file, stored(42) + b'\n'),
+    }
+
+    assert batch(tmp_path / 'in', '--in-place') == 0
+
+    for path, metadata_before in before.items():
+        assert metadata(path) == metadata_before
+    check_rewrite(StoredHistory.parse(stored(41)), StoredHistory.parse(json_file.read_bytes()))
+    check_rewrite(StoredHistory.parse(stored(42)), StoredHistory.parse(jsonl_file.read_bytes().rstrip(b'\n')))
+
+
+def test_compact_in_place_writes_through_a_symlink(tmp_path: Path) -> None:
+    target = tmp_path / 'store' / 'h.json'
+    target.parent.mkdir()
+    target.write_bytes(stored(43))
+    link = tmp_path / 'current.json'
+    link.symlink_to(target)
+
+    assert compact_in_place(link) == 0
+
+    assert link.is_symlink() and link.readlink() == target
+    check_rewrite(StoredHistory.parse(stored(43)), StoredHistory.parse(target.read_bytes()))
+    assert sorted(p.name for p in target.parent.iterdir()) == ['h.json']
+
+
+def test_batch_in_place_writes_through_symlinks_and_compacts_a_linked_file_once(tmp_path: Path) -> None:
+    store, links = tmp_path / 'store', tmp_path / 'links'
+    store.mkdir()
+    links.mkdir()
+    (store / 'a.json').write_bytes(stored(44))
+    (store / 'b.jsonl').write_bytes(stored(45) + b'\n')
+    (links / 'a.json').symlink_to(store / 'a.json')
+    (links / 'b.jsonl').symlink_to(store / 'b.jsonl')
+    (links / 'again.json').symlink_to(store / 'a.json')
+
+    assert batch(links, store, '--in-place') == 0  # exit 1 if a file were compacted twice (it changed meanwhile)
+
+    for name in ('a.json', 'b.jsonl', 'again.json'):
+        assert (links / name).is_symlink()
+    check_rewrite(StoredHistory.parse(stored(44)), StoredHistory.parse((store / 'a.json').read_bytes()))
+    check_rewrite(StoredHistory.parse(stored(45)), StoredHistory.parse((store / 'b.jsonl').read_bytes().rstrip(b'\n')))
+    assert sorted(p.name for p in store.iterdir()) == ['a.json', 'b.jsonl']
