@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from .._check import CheckFailed, PartRef
+from .._originals import Replaced, record_rewrite
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
 from .._stored import HistoryError, _key, _Scanner, _separators
@@ -144,11 +145,13 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_rows: dict[int, str] = {}
+    replaced: list[Replaced] = []
     for ref, summary in compaction.changed.items():
         position = origin[ref]
         text = rows[position].with_content(summary)
         try:
-            check_row(rows[position], Row.parse(text))
+            after = Row.parse(text)
+            check_row(rows[position], after)
         except (CheckFailed, HistoryError) as exc:
             if compactor.config.strict:
                 raise CheckFailed(f'row {position}: rewrite failed the post-check: {exc}') from None
@@ -160,6 +163,19 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
             )
             continue
         new_rows[position] = text
+        assert rows[position].content_span is not None and after.content_span is not None
+        name = str(rows[position].data.get('name') or 'tool')
+        replaced.append(
+            Replaced(
+                text_index=position,
+                before=rows[position].content_span,
+                after=after.content_span,
+                where=f'message {position}',
+                tool_name=name,
+            )
+        )
+    rewritten = [new_rows.get(position, text) for position, text in enumerate(texts)]
+    record_rewrite(compactor.originals, texts, rewritten, replaced)  # undo is recorded before any write
     tokens_after = tokens_before + sum(
         compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_rows.items()
     )
