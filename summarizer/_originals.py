@@ -10,8 +10,9 @@ Two ways back, two lookups:
   the hash of the whole original text. `summarizer restore` splices the originals back and compares
   the result's hash with the recorded one, so a restore is byte-exact or refused.
 
-An original is addressed by the SHA-256 of its canonical JSON text (`json_text`), the text the cache
-key hashes; an exact stored text that differs from it is kept under the hash of its own bytes.
+Each original is kept once, under the SHA-256 of the JSON text kept (its compact JSON, or the exact
+text a file held when that differs), with its tool name, its size and its content hash: the SHA-256
+of its `json_text`, the text the cache key hashes.
 
 Storage is one SQLite database (WAL, `synchronous=FULL`) in an owner-only folder: batch workers share
 it, and a record is durable before the compacted file that needs it is written. It is a store, not a
@@ -227,11 +228,12 @@ class OriginalStore:
     def keep(self, entries: Sequence[Kept]) -> bool:
         """Store each original and its summary's key in one transaction; False (nothing stored) if refused."""
         now = time.time()
+        texts = [_compact_json(entry.content) for entry in entries]
         rows = [
-            (text_hash(e.content_text), text_hash(e.content_text), e.tool_name, _compact_json(e.content))
-            for e in entries
+            (text_hash(text), text_hash(entry.content_text), entry.tool_name, text)
+            for entry, text in zip(entries, texts)
         ]
-        keys = [(summary_key(e.tool_call_id, e.summary), text_hash(e.content_text), now) for e in entries]
+        keys = [(summary_key(e.tool_call_id, e.summary), text_hash(text), now) for e, text in zip(entries, texts)]
         return self._write(
             rows, lambda connection: connection.executemany('INSERT OR IGNORE INTO summaries VALUES (?, ?, ?)', keys)
         )
