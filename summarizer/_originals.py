@@ -14,8 +14,8 @@ Each original is kept once, under the SHA-256 of the JSON text kept (its compact
 text a file held when that differs), with its tool name, its size and its content hash: the SHA-256
 of its `json_text`, the text the cache key hashes.
 
-Storage is one SQLite database (WAL, `synchronous=FULL`) in an owner-only folder: batch workers share
-it, and a record is durable before the compacted file that needs it is written. It is a store, not a
+Storage is one SQLite database (WAL) in an owner-only folder: batch workers share it, and a history
+record is durable (fsynced) before the compacted file that needs it is written. It is a store, not a
 cache: nothing is evicted; past `size_limit_mb` new originals are refused. A store that cannot be
 opened or written, or that is full, logs one warning and refuses from then on, and callers claim
 nothing for what it refused (no summary names the read tool, no history can be restored).
@@ -235,7 +235,9 @@ class OriginalStore:
         ]
         keys = [(summary_key(e.tool_call_id, e.summary), text_hash(text), now) for e, text in zip(entries, texts)]
         return self._write(
-            rows, lambda connection: connection.executemany('INSERT OR IGNORE INTO summaries VALUES (?, ?, ?)', keys)
+            rows,
+            lambda connection: connection.executemany('INSERT OR IGNORE INTO summaries VALUES (?, ?, ?)', keys),
+            durable=False,
         )
 
     def read(self, tool_call_id: str, summary_text: str) -> Original | None:
@@ -306,14 +308,27 @@ class OriginalStore:
                     self._connection.close()
                 self._connection = None
 
-    def _write(self, rows: list[tuple[str, str, str, str]], index: Callable[[sqlite3.Connection], object]) -> bool:
-        """Insert `rows` into `originals` and run `index(connection)`, all in one transaction, within the limit."""
+    def _write(
+        self,
+        rows: list[tuple[str, str, str, str]],
+        index: Callable[[sqlite3.Connection], object],
+        *,
+        durable: bool = True,
+    ) -> bool:
+        """Insert `rows` into `originals` and run `index(connection)`, all in one transaction, within the limit.
+
+        `durable`: fsync at commit (`synchronous=FULL`), which also makes every earlier commit durable (one
+        write-ahead log). History records are durable, since a compacted file is written right after; the
+        originals kept in `Compactor.summarize` are not, which spares a batch one fsync per history (the
+        history record that follows covers them) and an agent run one per request.
+        """
         with self._lock:
             connection = self._open_locked()
             if connection is None or self._full:
                 return False
             now = time.time()
             try:
+                connection.execute(f'PRAGMA synchronous = {"FULL" if durable else "NORMAL"}')
                 connection.execute('BEGIN IMMEDIATE')
                 added = 0
                 for hash_, content_hash, tool_name, text in rows:
@@ -376,7 +391,6 @@ class OriginalStore:
             connection = sqlite3.connect(database, isolation_level=None, timeout=30.0, check_same_thread=False)
             try:
                 connection.execute('PRAGMA journal_mode = WAL')
-                connection.execute('PRAGMA synchronous = FULL')  # durable before the file that needs it
                 for statement in _SCHEMA:
                     connection.execute(statement)
             except BaseException:
