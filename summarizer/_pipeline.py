@@ -77,6 +77,8 @@ class Report:
 
 @dataclass(frozen=True)
 class Compaction:
+    """What `Compactor.compact` returns: the new messages, the counts, and which parts changed."""
+
     messages: list[ModelMessage]
     report: Report
     changed: dict[PartRef, JsonValue]
@@ -113,7 +115,7 @@ class Compactor:
         """Where each summarized content is kept (`originals:` in the config), to be read back or restored."""
 
     async def compact(self, messages: Sequence[ModelMessage]) -> Compaction:
-        """One history in one go: every oversized return outside the `keep_recent` window."""
+        """One history in one go: every oversized return outside the `keep_recent` window, as a `Compaction`."""
         found = walk(messages, config=self.config, tokenizer=self.tokenizer)
         cutoff = found.returns_seen - self.config.keep_recent
         due = [candidate for candidate in found.candidates if candidate.ordinal < cutoff]

@@ -150,12 +150,16 @@ class SummarizeToolReturnsProcessor(_Options):
 
     It keeps one incremental session; a history that does not continue the last one it saw (another
     run) restarts it, so sharing one processor between concurrent runs stays correct, only slower.
-    It adds no tool (a history processor cannot): use `SummarizeToolReturns` for `read_tool_return`.
+    It adds no tool (a history processor cannot), so unless `originals` is given it keeps no
+    originals either: its summaries must not point the model at a tool it does not have. Use
+    `SummarizeToolReturns` for `read_tool_return`.
     """
 
     _session: HistorySession = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.originals is None and self.compactor is None:
+            self.originals = False
         super().__post_init__()
         self._session = self._compactor.session()
 

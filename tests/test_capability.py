@@ -203,3 +203,11 @@ def test_the_package_exports_the_plugin_a_version_and_type_information() -> None
     assert summarizer.__version__ == importlib.metadata.version('tool-return-summarizer')
     assert (Path(summarizer.__file__).parent / 'py.typed').is_file()
     assert 'compact_file' not in (summarizer.__doc__ or '')
+
+
+async def test_the_history_processor_keeps_no_originals_since_it_adds_no_tool(isolated_cache: Path) -> None:
+    processor = summarize_tool_returns(model='extractive', keep_recent=0)
+    await make_agent([ProcessHistory(processor)], []).run('inspect everything')
+    assert processor.report.summarized == 3
+    assert not processor.compactor.originals.enabled  # type: ignore[union-attr]
+    assert not isolated_cache.with_name('cache-originals').exists()
