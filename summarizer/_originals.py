@@ -110,7 +110,7 @@ class Span:
     start: int
     end: int
     where: str
-    """For error messages: `message 3 part 0`, `row 12`."""
+    """For error messages: `message 3 part 0` (a LangChain session: `message 5`, its row position)."""
     tool_name: str
     original: str
     """The exact text the history held at this place before compaction."""

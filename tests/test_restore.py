@@ -180,3 +180,8 @@ def test_restore_killed_mid_run_loses_nothing_and_a_rerun_finishes_it(tmp_path: 
 def test_a_dry_run_stores_no_original(old_schema_file: Path, isolated_cache: Path) -> None:
     assert main(['compact', str(old_schema_file), '--dry-run', '--keep-recent', '0']) == 0
     assert not originals_db(isolated_cache).exists()
+
+
+def test_restore_without_a_store_is_bad_input(old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(['restore', str(old_schema_file), '--in-place']) == 2
+    assert 'no originals store here (nothing was compacted with it)' in capsys.readouterr().err

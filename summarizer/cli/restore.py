@@ -50,6 +50,9 @@ def run(arguments: argparse.Namespace) -> int:
     store = OriginalStore.from_config(config)
     if not store.enabled:
         raise InputError('originals.enabled is false in the config: there is no store to restore from')
+    assert store.directory is not None
+    if not (store.directory / 'originals.db').is_file():
+        raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
     if not store.available:
         raise InputError(f'{store.directory}: the originals store cannot be opened')
     target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
