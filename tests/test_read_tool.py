@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 
 import pytest
-from helpers import BIG_OBJECT, BIG_TEXT
+from helpers import BIG_OBJECT, BIG_TEXT, compactor, history
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -158,3 +158,21 @@ def test_render_ranges_and_bad_ranges() -> None:
     long_line = 'x' * 5000
     cut = render(long_line, title='t', start_line=None, end_line=None, pattern=None, max_characters=1000)
     assert len(cut) <= 1000 and '(line cut)' in cut and 'start_line=2' in cut
+
+
+async def test_a_later_run_reads_the_originals_of_a_history_compacted_elsewhere() -> None:
+    compacted = await compactor(keep_recent=0).compact(history(BIG_TEXT))  # e.g. by `summarizer compact`
+    assert returns_of(compacted.messages, 'search')[0].content != BIG_TEXT
+    seen: list[list[ModelMessage]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        if len(seen) == 1:
+            return ModelResponse(
+                parts=[ToolCallPart('read_tool_return', {'tool_call_id': 'call_0', 'pattern': 'req-00421'})]
+            )
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model='extractive')])
+    await agent.run('which host sent req-00421?', message_history=compacted.messages)
+    assert f'422: {BIG_TEXT.splitlines()[421]}' in last_answer(seen[1]).splitlines()
