@@ -47,19 +47,18 @@ def run(arguments: argparse.Namespace) -> int:
     """Restore every history under the paths; exit codes as batch's (0 done, 1 some failed, 2 bad input)."""
     arguments.model = arguments.threshold_tokens = arguments.keep_recent = None
     config = load_config(arguments)
-    store = OriginalStore.from_config(config)
-    if not store.enabled:
-        raise InputError('originals.enabled is false in the config: there is no store to restore from')
-    assert store.directory is not None
-    if not (store.directory / 'originals.db').is_file():
-        raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
-    if not store.available:
-        raise InputError(f'{store.directory}: the originals store cannot be opened')
     target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
     try:
         sources = discover(arguments.paths, config=config.batch, out=arguments.out, in_place=arguments.in_place)
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    store = OriginalStore.from_config(config)
+    if store.directory is None:
+        raise InputError('originals.enabled is false in the config: there is no store to restore from')
+    if not (store.directory / 'originals.db').is_file():
+        raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
+    if not store.available:
+        raise InputError(f'{store.directory}: the originals store cannot be opened')
     journal = Journal(arguments.journal or _default_journal(config, arguments))
     finished = journal.start(resume=arguments.resume)
     earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
