@@ -2,16 +2,27 @@
 
 The pipeline is walk -> summarize -> check -> write:
 
-- `Compactor` compacts an in-memory history (`list[ModelMessage]`);
-- `SummarizeToolReturns` is the capability for `Agent(capabilities=[...])`, and
-  `summarize_tool_returns` the history processor for `ProcessHistory` / `history_processors`;
-- `compact_file` rewrites a stored history file, changing only the bytes of summarized values.
+- `Compactor` compacts an in-memory history (`list[ModelMessage]`): `await compactor.compact(messages)`
+  returns a `Compaction` (the new messages, a `Report`, and which parts changed);
+- `SummarizeToolReturns` is the capability for `Agent(capabilities=[...])`, which also gives the agent
+  the `read_tool_return` tool to read originals back; `summarize_tool_returns(...)` is the history
+  processor for `ProcessHistory`;
+- stored history files are rewritten byte-exactly by the `summarizer compact` and `summarizer batch`
+  commands, and put back by `summarizer restore`.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
 from ._check import CheckFailed, IntegrityProblem
-from ._config import CacheConfig, ConfigError, SummarizerConfig, ToolRule
+from ._config import CacheConfig, ConfigError, OriginalsConfig, SummarizerConfig, ToolRule
 from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
 from ._tokens import Tokenizer, estimate_tokens
+from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
+
+try:
+    __version__ = version('tool-return-summarizer')
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = '0+unknown'
 
 __all__ = [
     'CacheConfig',
@@ -22,9 +33,14 @@ __all__ = [
     'Failure',
     'HistorySession',
     'IntegrityProblem',
+    'OriginalsConfig',
     'Report',
+    'SummarizeToolReturns',
+    'SummarizeToolReturnsProcessor',
     'SummarizerConfig',
     'Tokenizer',
     'ToolRule',
+    '__version__',
     'estimate_tokens',
+    'summarize_tool_returns',
 ]

@@ -20,7 +20,9 @@ from ._resources import data_path
 OutputMode = Literal['tool', 'native', 'prompted']
 Server = Literal['openai', 'vllm', 'ollama', 'llama.cpp', 'llama-cpp-python']
 """Which kind of OpenAI-compatible server answers at `base_url` (see `_servers`)."""
-_Section = TypeVar('_Section', 'CacheConfig', 'EvalConfig', 'BatchConfig')
+_Section = TypeVar('_Section', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig')
+READ_TOOL_NAME = 'read_tool_return'
+"""The plugin's tool that reads originals back: its own returns are never summarized."""
 
 
 class ConfigError(ValueError):
@@ -46,6 +48,31 @@ class CacheConfig:
     def resolved_directory(self) -> Path:
         """The cache directory, with `SUMMARIZER_CACHE_DIR` taking precedence and `~` expanded."""
         return Path(os.environ.get('SUMMARIZER_CACHE_DIR') or self.directory).expanduser()
+
+
+@dataclass(frozen=True, kw_only=True)
+class OriginalsConfig:
+    """The originals store (`originals:` in config.yaml): every summarized content, kept for reading back and undo."""
+
+    enabled: bool = True
+    directory: Path | None = None
+    """None: `<cache directory>-originals`, beside the summary cache (see `resolved_directory`)."""
+    size_limit_mb: int = 4096
+    """Past it, new originals are refused (with one warning), never old ones evicted."""
+    read_max_characters: int = 8000
+    """The longest answer of `read_tool_return`; a longer one is cut and says how to page on."""
+
+    def resolved_directory(self, cache: CacheConfig) -> Path:
+        """`SUMMARIZER_ORIGINALS_DIR`, else `directory`, else the cache directory's sibling `NAME-originals`.
+
+        Beside the cache, not inside it: a store is not a cache, and deleting the cache folder (the
+        usual way to clear a cache) must not delete what compacted histories need to be restored.
+        """
+        configured = os.environ.get('SUMMARIZER_ORIGINALS_DIR') or self.directory
+        if configured:
+            return Path(configured).expanduser()
+        cache_directory = cache.resolved_directory()
+        return cache_directory.with_name(cache_directory.name + '-originals')
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,6 +119,7 @@ class SummarizerConfig:
     retry_max_seconds: float = 30.0
     strict: bool = False
     cache: CacheConfig = field(default_factory=CacheConfig)
+    originals: OriginalsConfig = field(default_factory=OriginalsConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     batch: BatchConfig = field(default_factory=BatchConfig)
 
@@ -106,6 +134,8 @@ class SummarizerConfig:
             raise ConfigError(f'server must be one of {", ".join(get_args(Server))}, got {self.server!r}')
         if self.output_mode not in ('tool', 'native', 'prompted'):
             raise ConfigError(f'output_mode must be tool, native or prompted, got {self.output_mode!r}')
+        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 200:
+            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 200')
 
     @classmethod
     def load(cls, path: Path | None = None, /, **overrides: object) -> SummarizerConfig:
@@ -113,17 +143,23 @@ class SummarizerConfig:
         config = _from_mapping(_read_yaml(data_path('config.yaml')), base_dir=None)
         if path is not None:
             config = _merge(config, _read_yaml(path), base_dir=path.parent, source=str(path))
-        kept = {key: value for key, value in overrides.items() if value is not None}
-        return _merge(config, kept, base_dir=Path.cwd(), source='arguments') if kept else config
+        return config.override(**overrides)
+
+    def override(self, **options: object) -> SummarizerConfig:
+        """This config with `options` (config keys, None values ignored) set, checked as a config file's are."""
+        kept = {key: value for key, value in options.items() if value is not None}
+        return _merge(self, kept, base_dir=Path.cwd(), source='arguments') if kept else self
 
     def rule_for(self, tool_name: str) -> ToolRule:
-        return self.tools.get(tool_name, _NO_RULE)
+        """This tool's overrides; `read_tool_return` is skipped unless a rule names it (its answers are originals)."""
+        return self.tools.get(tool_name, _SKIP if tool_name == READ_TOOL_NAME else _NO_RULE)
 
     def threshold_for(self, tool_name: str) -> int:
         return self.rule_for(tool_name).threshold_tokens or self.threshold_tokens
 
 
 _NO_RULE = ToolRule()
+_SKIP = ToolRule(skip=True)
 
 
 def _read_yaml(path: Path) -> dict[str, object]:
@@ -153,6 +189,8 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
             changes[key] = _tool_rules(value, base_dir=base_dir, source=source)
         elif key == 'cache':
             changes[key] = _sub(CacheConfig, config.cache, value, source=f'{source}: cache')
+        elif key == 'originals':
+            changes[key] = _sub(OriginalsConfig, config.originals, value, source=f'{source}: originals')
         elif key == 'eval':
             changes[key] = _sub(EvalConfig, config.eval, value, source=f'{source}: eval')
         elif key == 'batch':
@@ -175,7 +213,7 @@ def _sub(cls: type[_Section], current: _Section, value: object, *, source: str) 
     if unknown:
         raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
     value = {key: tuple(item) if isinstance(item, list) else item for key, item in value.items()}  # YAML lists
-    if 'directory' in value:
+    if 'directory' in value and value['directory'] is not None:
         value = {**value, 'directory': Path(str(value['directory']))}
     return dataclasses.replace(current, **value)
 

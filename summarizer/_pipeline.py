@@ -16,12 +16,21 @@ from dataclasses import dataclass, field
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models import Model
 
-from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, check_message, integrity_problems
+from ._check import (
+    CheckFailed,
+    IntegrityProblem,
+    PartRef,
+    check_integrity,
+    check_message,
+    integrity_problems,
+    summary_problem,
+)
 from ._config import SummarizerConfig
+from ._originals import Kept, OriginalStore, with_read_hint
 from ._quoted import LaterTurns
 from ._shape import JsonValue
 from ._summarize import Outcome, Summarizer
-from ._tokens import Tokenizer, content_tokens, estimate_tokens
+from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text
 from ._walk import Candidate, walk
 
 
@@ -68,6 +77,8 @@ class Report:
 
 @dataclass(frozen=True)
 class Compaction:
+    """What `Compactor.compact` returns: the new messages, the counts, and which parts changed."""
+
     messages: list[ModelMessage]
     report: Report
     changed: dict[PartRef, JsonValue]
@@ -93,15 +104,18 @@ class Compactor:
         keep_recent: int | None = None,
         tokenizer: Tokenizer = estimate_tokens,
         summarizer: Summarizer | None = None,
+        originals: OriginalStore | None = None,
     ) -> None:
         base = config or SummarizerConfig.load()
         overrides = {'threshold_tokens': threshold_tokens, 'keep_recent': keep_recent}
         self.config = dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
         self.tokenizer = tokenizer
         self.summarizer = summarizer or Summarizer.from_config(self.config, model=model, tokenizer=tokenizer)
+        self.originals = originals or OriginalStore.from_config(self.config)
+        """Where each summarized content is kept (`originals:` in the config), to be read back or restored."""
 
     async def compact(self, messages: Sequence[ModelMessage]) -> Compaction:
-        """One history in one go: every oversized return outside the `keep_recent` window."""
+        """One history in one go: every oversized return outside the `keep_recent` window, as a `Compaction`."""
         found = walk(messages, config=self.config, tokenizer=self.tokenizer)
         cutoff = found.returns_seen - self.config.keep_recent
         due = [candidate for candidate in found.candidates if candidate.ordinal < cutoff]
@@ -130,6 +144,8 @@ class Compactor:
                 accepted[(outcome.candidate.message_index, outcome.candidate.part_index)] = outcome
             else:
                 self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
+        if accepted and self.originals.enabled:
+            accepted = self._remember(accepted)
         output = list(messages)
         for message_index in sorted({ref[0] for ref in accepted}):
             refs = {part for message, part in accepted if message == message_index}
@@ -154,6 +170,39 @@ class Compactor:
             candidate.tokens for candidate in due if (candidate.message_index, candidate.part_index) not in accepted
         )
         return Compaction(messages=output, report=report, changed=changed)
+
+    def _remember(self, accepted: dict[PartRef, Outcome]) -> dict[PartRef, Outcome]:
+        """Store each original under its final summary, which names the read tool when the store takes it.
+
+        The hint goes on string summaries' omission markers, here rather than in a model, so that a
+        summary claims a readable original only when the original was stored; if the store refuses,
+        the summaries stay as the model wrote them.
+        """
+        final: dict[PartRef, JsonValue] = {}
+        for ref, outcome in accepted.items():
+            candidate = outcome.candidate
+            hinted = with_read_hint(candidate.text, outcome.summary)
+            problem = hinted is not outcome.summary and summary_problem(
+                candidate.content,
+                hinted,
+                original_tokens=candidate.tokens,
+                threshold_tokens=candidate.threshold_tokens,
+                tokenizer=self.tokenizer,
+            )
+            final[ref] = outcome.summary if problem else hinted
+        entries = [
+            Kept(
+                tool_name=outcome.candidate.tool_name,
+                tool_call_id=outcome.candidate.part.tool_call_id,
+                content=outcome.candidate.content,
+                content_text=outcome.candidate.text,
+                summary=json_text(final[ref]),
+            )
+            for ref, outcome in accepted.items()
+        ]
+        if not self.originals.keep(entries):
+            return accepted
+        return {ref: dataclasses.replace(outcome, summary=final[ref]) for ref, outcome in accepted.items()}
 
     def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
         if rejected and self.config.strict:
@@ -219,6 +268,8 @@ class HistorySession:
         self._walked = 0
         self._anchor: ModelMessage | None = None
         self._returns_before_anchor = 0
+        self._returns_counted = 0
+        """Returns already in `report.returns_examined`: the last message is walked again, not counted again."""
         self._pending: list[Candidate] = []
 
     async def process(self, messages: list[ModelMessage]) -> list[ModelMessage]:
@@ -241,7 +292,8 @@ class HistorySession:
         cutoff = returns_seen - config.keep_recent
         due = [candidate for candidate in self._pending if candidate.ordinal < cutoff]
         self._pending = [candidate for candidate in self._pending if candidate.ordinal >= cutoff]
-        report = Report(returns_examined=found.returns_seen)
+        report = Report(returns_examined=max(returns_seen - self._returns_counted, 0))
+        self._returns_counted = max(returns_seen, self._returns_counted)
         if due:
             compaction = await self._compactor.summarize(messages, due)
             report.add(compaction.report)

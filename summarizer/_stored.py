@@ -22,6 +22,7 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from pydantic_core import ErrorDetails
 
 from ._check import CheckFailed, PartRef, check_integrity, compare_message_json
+from ._originals import Replaced, record_rewrite
 from ._pipeline import Compactor, Report
 from ._shape import JsonValue, shape_mismatch
 from ._tokens import content_tokens
@@ -345,7 +346,8 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
         return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
     text = before.rewrite(compaction.changed)
     try:
-        check_rewrite(before, StoredHistory.parse(text))
+        after = StoredHistory.parse(text)
+        check_rewrite(before, after)
     except (CheckFailed, HistoryError) as exc:
         if compactor.config.strict:
             raise CheckFailed(f'rewrite failed the post-check: {exc}') from None
@@ -353,6 +355,17 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
         report.summarized = 0
         report.tokens_after = report.tokens_before
         return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
+    replaced = [
+        Replaced(
+            text_index=0,
+            before=before.spans[ref],
+            after=after.spans[ref],
+            where=f'message {ref[0]} part {ref[1]}',
+            tool_name=str(getattr(before.messages[ref[0]].parts[ref[1]], 'tool_name', '')),
+        )
+        for ref in compaction.changed
+    ]
+    record_rewrite(compactor.originals, [before.text], [text], replaced)  # undo is recorded before any write
     return StoredCompaction(
         text=text, report=report, tokens_before=tokens_before, tokens_after=compactor.tokenizer(text)
     )

@@ -5,69 +5,131 @@ once per run, not once per request; and since identical content gets the identic
 the compacted prefix stays byte-stable from request to request and provider prompt caches re-warm.
 The summarizer's model calls are not agent requests: they count against no `UsageLimits` of the
 agent, and their usage is reported separately in `report`.
+
+With the originals store enabled (the default) every summarized content is kept, and the capability
+gives the agent one tool, `read_tool_return`, to read any original back: a summary is never a
+one-way door.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
+from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ._config import SummarizerConfig
+from ._config import CacheConfig, OriginalsConfig, OutputMode, Server, SummarizerConfig, ToolRule
 from ._pipeline import Compactor, HistorySession, Report
+from ._read_tool import read_tool
 from ._tokens import Tokenizer, estimate_tokens
 
 
-def _compactor(
-    config: SummarizerConfig | None,
-    model: Model | str | None,
-    threshold_tokens: int | None,
-    keep_recent: int | None,
-    tokenizer: Tokenizer,
-) -> Compactor:
-    return Compactor(
-        config=config, model=model, threshold_tokens=threshold_tokens, keep_recent=keep_recent, tokenizer=tokenizer
-    )
+@dataclass(kw_only=True, repr=False)
+class _Options:
+    """The keyword arguments of the plugin: config.yaml's keys, each None to keep the config's value.
+
+    `config` supplies all of them at once (default: the shipped config.yaml); the others override it.
+    """
+
+    model: Model | str | None = None
+    """`'extractive'` (the embedded offline model), a pydantic-ai model string or `Model`, or the name
+    the server at `base_url` knows its model by."""
+    threshold_tokens: int | None = None
+    keep_recent: int | None = None
+    keep_quoted_facts: bool | None = None
+    strict: bool | None = None
+    base_url: str | None = None
+    server: Server | None = None
+    output_mode: OutputMode | None = None
+    concurrency: int | None = None
+    timeout_seconds: float | None = None
+    tools: Mapping[str, ToolRule | Mapping[str, object]] | None = None
+    cache: CacheConfig | bool | None = None
+    """A `CacheConfig`, or just on/off."""
+    originals: OriginalsConfig | bool | None = None
+    """An `OriginalsConfig`, or just on/off; off also means no `read_tool_return` tool."""
+    config: SummarizerConfig | None = None
+    tokenizer: Tokenizer = field(default=estimate_tokens, repr=False)
+    compactor: Compactor | None = field(default=None, repr=False)
+    """Built from the options above when not given; shared by every run (model, cache, store, limits)."""
+
+    def __post_init__(self) -> None:
+        if self.compactor is None:
+            self.compactor = self._build()
+
+    @property
+    def _compactor(self) -> Compactor:
+        assert self.compactor is not None, 'set in __post_init__'
+        return self.compactor
+
+    def _build(self) -> Compactor:
+        options: dict[str, object] = {
+            'model': self.model if isinstance(self.model, str) else None,
+            'threshold_tokens': self.threshold_tokens,
+            'keep_recent': self.keep_recent,
+            'keep_quoted_facts': self.keep_quoted_facts,
+            'strict': self.strict,
+            'base_url': self.base_url,
+            'server': self.server,
+            'output_mode': self.output_mode,
+            'concurrency': self.concurrency,
+            'timeout_seconds': self.timeout_seconds,
+            'tools': dict(self.tools) if self.tools is not None else None,
+            'cache': {'enabled': self.cache} if isinstance(self.cache, bool) else self.cache,
+            'originals': {'enabled': self.originals} if isinstance(self.originals, bool) else self.originals,
+        }
+        config = (self.config or SummarizerConfig.load()).override(**options)
+        return Compactor(config=config, model=self.model, tokenizer=self.tokenizer)
+
+    def __repr__(self) -> str:
+        """Only the options that were set (most are None: the config's value)."""
+        shown = [
+            f'{item.name}={getattr(self, item.name)!r}'
+            for item in dataclasses.fields(self)
+            if item.repr and getattr(self, item.name) != item.default
+        ]
+        return f'{type(self).__name__}({", ".join(shown)})'
 
 
-@dataclasses.dataclass(init=False)
-class SummarizeToolReturns(AbstractCapability[Any]):
+@dataclass(kw_only=True, repr=False)
+class SummarizeToolReturns(_Options, AbstractCapability[Any]):
     """Summarize oversized tool returns before each model request of an agent run.
 
     ```python
-    agent = Agent('openai:gpt-5', capabilities=[SummarizeToolReturns(threshold_tokens=800)])
+    summarize = SummarizeToolReturns(threshold_tokens=800)
+    agent = Agent('openai:gpt-5', capabilities=[summarize])
     ```
 
-    Keyword arguments mirror config.yaml and default to its values; `config` supplies all of them
-    at once. Each run gets its own incremental session; the model, cache and limits are shared.
+    Keyword arguments mirror config.yaml (see `_Options`). Each run gets its own incremental
+    session (`for_run`); the compactor (model, cache, originals store, limits) and `report` are
+    shared by every run. With originals enabled (the default) the agent also gets the
+    `read_tool_return` tool, which reads the original of any summarized return.
     """
 
-    compactor: Compactor
-    report: Report
+    report: Report = field(default_factory=Report, repr=False)
     """Totals over every run of this capability (summarized, cache hits, the summarizer's own usage)."""
+    _session: HistorySession = field(init=False, repr=False)
 
-    def __init__(
-        self,
-        *,
-        model: Model | str | None = None,
-        threshold_tokens: int | None = None,
-        keep_recent: int | None = None,
-        config: SummarizerConfig | None = None,
-        tokenizer: Tokenizer = estimate_tokens,
-        compactor: Compactor | None = None,
-        report: Report | None = None,
-    ) -> None:
-        self.compactor = compactor or _compactor(config, model, threshold_tokens, keep_recent, tokenizer)
-        self.report = report if report is not None else Report()
-        self._session = self.compactor.session(report=self.report)
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self._session = self._compactor.session(report=self.report)
 
     async def for_run(self, ctx: RunContext[Any]) -> SummarizeToolReturns:
-        """A fresh session per run; the compactor (model, cache, limits) and the totals are shared."""
-        return SummarizeToolReturns(compactor=self.compactor, report=self.report)
+        """A fresh session per run; every field (the compactor and `report` among them) is shared."""
+        return replace(self)
+
+    def get_toolset(self) -> AbstractToolset[Any] | None:
+        """`read_tool_return`, when the originals store is enabled."""
+        compactor = self._compactor
+        if not compactor.originals.enabled:
+            return None
+        return FunctionToolset([read_tool(compactor.originals, compactor.config.originals.read_max_characters)])
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
@@ -82,16 +144,24 @@ class SummarizeToolReturns(AbstractCapability[Any]):
         return None  # holds a model and a cache: not spec-serializable
 
 
-class SummarizeToolReturnsProcessor:
-    """An async history processor: `ProcessHistory(summarize_tool_returns(...))` or `history_processors=[...]`.
+@dataclass(kw_only=True, repr=False)
+class SummarizeToolReturnsProcessor(_Options):
+    """An async history processor: `Agent(capabilities=[ProcessHistory(summarize_tool_returns(...))])`.
 
     It keeps one incremental session; a history that does not continue the last one it saw (another
     run) restarts it, so sharing one processor between concurrent runs stays correct, only slower.
+    It adds no tool (a history processor cannot), so unless `originals` is given it keeps no
+    originals either: its summaries must not point the model at a tool it does not have. Use
+    `SummarizeToolReturns` for `read_tool_return`.
     """
 
-    def __init__(self, compactor: Compactor) -> None:
-        self.compactor = compactor
-        self._session: HistorySession = compactor.session()
+    _session: HistorySession = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.originals is None and self.compactor is None:
+            self.originals = False
+        super().__post_init__()
+        self._session = self._compactor.session()
 
     @property
     def report(self) -> Report:
@@ -101,13 +171,5 @@ class SummarizeToolReturnsProcessor:
         return await self._session.process(messages)
 
 
-def summarize_tool_returns(
-    *,
-    model: Model | str | None = None,
-    threshold_tokens: int | None = None,
-    keep_recent: int | None = None,
-    config: SummarizerConfig | None = None,
-    tokenizer: Tokenizer = estimate_tokens,
-) -> SummarizeToolReturnsProcessor:
-    """A history processor that summarizes oversized tool returns (arguments as for the capability)."""
-    return SummarizeToolReturnsProcessor(_compactor(config, model, threshold_tokens, keep_recent, tokenizer))
+summarize_tool_returns = SummarizeToolReturnsProcessor
+"""`summarize_tool_returns(...)`: the history processor, with the capability's keyword arguments."""

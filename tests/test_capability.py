@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+from pathlib import Path
+
+import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
@@ -9,7 +13,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
-from summarizer import SummarizerConfig
+from summarizer import ConfigError, SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
@@ -141,3 +145,69 @@ async def test_in_an_agent_run_a_fact_the_model_quoted_survives_the_summary() ->
     assert 'req-00317' not in await last_log_seen(keep_quoted_facts=False)
     kept = await last_log_seen(keep_quoted_facts=True)
     assert 'req-00317' in kept and '10.1.117.67' in kept
+
+
+async def test_returns_examined_counts_each_return_of_an_agent_run_once() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    await make_agent([summarize], []).run('inspect everything')
+    assert summarize.report.returns_examined == len(TOOL_OUTPUTS)  # was 2N-1: the last message walked again
+
+
+async def test_the_capability_is_a_plain_dataclass_whose_runs_keep_every_field() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0, id='summarizer', description='shrinks')
+    run = await summarize.for_run(None)  # type: ignore[arg-type]
+    assert isinstance(run, SummarizeToolReturns) and run is not summarize
+    assert (run.id, run.description, run.keep_recent) == ('summarizer', 'shrinks', 0)
+    assert run.compactor is summarize.compactor and run.report is summarize.report
+    assert run._session is not summarize._session  # pyright: ignore[reportPrivateUsage]
+    assert (
+        repr(summarize)
+        == "SummarizeToolReturns(id='summarizer', description='shrinks', model='extractive', keep_recent=0)"
+    )
+    await make_agent([summarize], []).run('inspect everything')
+    assert summarize.report.summarized == 3  # the runs' counts land in the shared report
+
+
+def test_keyword_arguments_mirror_the_config_keys() -> None:
+    summarize = SummarizeToolReturns(
+        strict=True,
+        keep_quoted_facts=False,
+        base_url='http://127.0.0.1:11434/v1',
+        server='ollama',
+        output_mode='native',
+        concurrency=2,
+        timeout_seconds=5,
+        tools={'search': {'skip': True}},
+        cache=False,
+        originals={'read_max_characters': 1000},
+    )
+    config = summarize.compactor.config  # type: ignore[union-attr]
+    assert (config.strict, config.keep_quoted_facts, config.base_url, config.server) == (
+        True,
+        False,
+        'http://127.0.0.1:11434/v1',
+        'ollama',
+    )
+    assert (config.output_mode, config.concurrency, config.timeout_seconds) == ('native', 2, 5)
+    assert config.tools['search'].skip and not config.cache.enabled
+    assert config.originals.read_max_characters == 1000 and config.originals.enabled
+    with pytest.raises(ConfigError, match='server must be one of'):
+        SummarizeToolReturns(server='nonsense')  # type: ignore[arg-type]
+
+
+def test_the_package_exports_the_plugin_a_version_and_type_information() -> None:
+    import summarizer
+
+    assert summarizer.SummarizeToolReturns is SummarizeToolReturns
+    assert summarizer.summarize_tool_returns is summarize_tool_returns
+    assert summarizer.__version__ == importlib.metadata.version('tool-return-summarizer')
+    assert (Path(summarizer.__file__).parent / 'py.typed').is_file()
+    assert 'compact_file' not in (summarizer.__doc__ or '')
+
+
+async def test_the_history_processor_keeps_no_originals_since_it_adds_no_tool(isolated_cache: Path) -> None:
+    processor = summarize_tool_returns(model='extractive', keep_recent=0)
+    await make_agent([ProcessHistory(processor)], []).run('inspect everything')
+    assert processor.report.summarized == 3
+    assert not processor.compactor.originals.enabled  # type: ignore[union-attr]
+    assert not isolated_cache.with_name('cache-originals').exists()

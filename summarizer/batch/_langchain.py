@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from .._check import CheckFailed, PartRef
+from .._originals import Replaced, record_rewrite
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
 from .._stored import HistoryError, _key, _Scanner, _separators
@@ -133,7 +134,7 @@ def _summarizable(content: JsonValue) -> JsonValue:
     return content
 
 
-def _text(stored: str | bytes, position: int) -> str:
+def row_text(stored: str | bytes, position: int) -> str:
     """A row's text; a BLOB row must be UTF-8 (its bytes are written back encoded the same way)."""
     if isinstance(stored, str):
         return stored
@@ -143,9 +144,14 @@ def _text(stored: str | bytes, position: int) -> str:
         raise HistoryError(f'a BLOB row that is not UTF-8 text (byte {exc.start})', message_index=position) from None
 
 
+def stored_like(stored: str | bytes, text: str) -> str | bytes:
+    """A row's new text in its storage class: a BLOB row is written back as UTF-8 bytes."""
+    return text.encode('utf-8') if isinstance(stored, bytes) else text
+
+
 async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -> SessionCompaction:
     """Compact one session; `HistoryError` (naming the bad row's position as message index) on bad input."""
-    texts = [_text(value, position) for position, value in enumerate(stored)]
+    texts = [row_text(value, position) for position, value in enumerate(stored)]
     rows: list[Row] = []
     for position, text in enumerate(texts):
         try:
@@ -157,11 +163,13 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_texts: dict[int, str] = {}
+    replaced: list[Replaced] = []
     for ref, summary in compaction.changed.items():
         position = origin[ref]
         text = rows[position].with_content(summary)
         try:
-            check_row(rows[position], Row.parse(text))
+            after = Row.parse(text)
+            check_row(rows[position], after)
         except (CheckFailed, HistoryError) as exc:
             if compactor.config.strict:
                 raise CheckFailed(f'row {position}: rewrite failed the post-check: {exc}') from None
@@ -173,13 +181,23 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -
             )
             continue
         new_texts[position] = text
+        assert rows[position].content_span is not None and after.content_span is not None
+        name = str(rows[position].data.get('name') or 'tool')
+        replaced.append(
+            Replaced(
+                text_index=position,
+                before=rows[position].content_span,
+                after=after.content_span,
+                where=f'message {position}',
+                tool_name=name,
+            )
+        )
+    rewritten = [new_texts.get(position, text) for position, text in enumerate(texts)]
+    record_rewrite(compactor.originals, texts, rewritten, replaced)  # undo is recorded before any write
     tokens_after = tokens_before + sum(
         compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_texts.items()
     )
-    new_rows = {
-        position: text.encode('utf-8') if isinstance(stored[position], bytes) else text
-        for position, text in new_texts.items()
-    }
+    new_rows = {position: stored_like(stored[position], text) for position, text in new_texts.items()}
     return SessionCompaction(new_rows=new_rows, report=report, tokens_before=tokens_before, tokens_after=tokens_after)
 
 

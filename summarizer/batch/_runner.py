@@ -23,6 +23,7 @@ import contextlib
 import ctypes
 import dataclasses
 import errno
+import functools
 import hashlib
 import json
 import multiprocessing
@@ -32,7 +33,7 @@ import signal
 import sqlite3
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -384,9 +385,20 @@ class _Open:
 
 
 async def run_sources(
-    sources: list[Source], *, compactor: Compactor, target: Target, journal: Journal | None, on_tick: OnTick
+    sources: list[Source],
+    *,
+    compactor: Compactor,
+    target: Target,
+    journal: Journal | None,
+    on_tick: OnTick,
+    process: Callable[[Unit], Awaitable[Done]] | None = None,
 ) -> list[SourceReport]:
-    """Compact every source with one compactor, histories overlapping across sources, writes in order."""
+    """Compact every source with one compactor, histories overlapping across sources, writes in order.
+
+    `process` replaces compaction for each history (`summarizer restore`), keeping the same reads,
+    writes, journal and reports.
+    """
+    process = process or functools.partial(compact_unit, compactor=compactor)
     opened: list[_Open] = []
     window: deque[tuple[_Open, asyncio.Task[Done] | None]] = deque()
     limit = max(compactor.config.batch.histories_in_flight, 1)
@@ -417,7 +429,7 @@ async def run_sources(
             try:
                 source.open(target)
                 for unit in source.units():
-                    window.append((current, asyncio.create_task(compact_unit(unit, compactor))))
+                    window.append((current, asyncio.create_task(process(unit))))
                     while len(window) >= limit:
                         await finish(*window.popleft())
             except (OSError, sqlite3.Error) as exc:

@@ -12,10 +12,10 @@ import sys
 from collections.abc import Sequence
 
 from .._config import ConfigError
-from . import batch, check, compact, eval
+from . import batch, check, compact, eval, restore
 from ._common import InputError
 
-SUBCOMMANDS = (compact, check, eval, batch)
+SUBCOMMANDS = (compact, check, eval, batch, restore)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from rich.console import Console
@@ -32,12 +33,15 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
 def load_config(arguments: argparse.Namespace) -> SummarizerConfig:
     if arguments.config is not None and not arguments.config.is_file():
         raise InputError(f'{arguments.config}: config file not found')
-    return SummarizerConfig.load(
+    config = SummarizerConfig.load(
         arguments.config,
         model=arguments.model,
         threshold_tokens=arguments.threshold_tokens,
         keep_recent=arguments.keep_recent,
     )
+    if getattr(arguments, 'dry_run', False):  # writes nothing, the originals store included
+        config = dataclasses.replace(config, originals=dataclasses.replace(config.originals, enabled=False))
+    return config
 
 
 def read_input(path: Path) -> bytes:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .._config import CacheConfig, SummarizerConfig
 from .._models import EXTRACTIVE
+from .._originals import OriginalStore
 from .._pipeline import Compactor
 from .._stored import compact_stored
 from .._write import atomic_write
@@ -21,9 +22,9 @@ EXPECTED_FOLDER = 'expected'
 
 
 def golden_compactor() -> Compactor:
-    """The extractive model with the shipped defaults, `keep_recent=0` and no cache."""
+    """The extractive model with the shipped defaults, `keep_recent=0`, no cache and no originals store."""
     config = dataclasses.replace(SummarizerConfig.load(), keep_recent=0, cache=CacheConfig(enabled=False))
-    return Compactor(config=config, model=EXTRACTIVE)
+    return Compactor(config=config, model=EXTRACTIVE, originals=OriginalStore.disabled())
 
 
 def expected_path(history: Path) -> Path:

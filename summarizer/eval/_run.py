@@ -29,6 +29,7 @@ from pydantic_ai.models.function import FunctionModel
 from .._cache import SummaryCache
 from .._config import SummarizerConfig
 from .._models import resolve_model
+from .._originals import OriginalStore
 from .._pipeline import Compactor, Report
 from .._quoted import LaterTurns
 from .._shape import JsonValue
@@ -160,7 +161,9 @@ async def run_eval(
 async def _score_model(
     name: str, model: Model, histories: Sequence[EvalHistory], *, config: SummarizerConfig, cache: SummaryCache
 ) -> ModelScore:
-    compactor = Compactor(config=config, summarizer=Summarizer(config=config, model=model, cache=cache))
+    summarizer = Summarizer(config=config, model=model, cache=cache)
+    # No originals store: the eval measures summaries as models write them, and keeps no tool output.
+    compactor = Compactor(config=config, summarizer=summarizer, originals=OriginalStore.disabled())
     start = time.perf_counter()
     results = await asyncio.gather(*(compact_stored(history.stored.text, compactor) for history in histories))
     seconds = time.perf_counter() - start

@@ -1,0 +1,148 @@
+"""`summarizer restore PATH...`: undo `compact` and `batch`, byte for byte, from the originals store."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import hashlib
+import json
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from .._config import SummarizerConfig
+from .._originals import OriginalStore
+from .._pipeline import Compactor
+from .._restore import restore_unit
+from .._write import atomic_write, remove_temporaries
+from ..batch import Journal, SourceError, SourceReport, Target, Tick, discover, resumed
+from ..batch._runner import run_sources
+from ._common import InputError, load_config
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """Add the `restore` subcommand."""
+    parser = commands.add_parser(
+        'restore',
+        help='undo compact and batch: put every summarized value back from the originals store',
+        description='Restore every history under PATH... to its exact text before compaction (see '
+        'docs/restore.md). A history is restored whole or left as it is; sources are read and written '
+        'as by batch (atomic, resumable).',
+    )
+    parser.add_argument('paths', type=Path, nargs='+', metavar='PATH', help='a file, folder or SQLite database')
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument('--out', type=Path, metavar='DIR', help="write results under DIR, mirroring the inputs' layout")
+    where.add_argument('--in-place', action='store_true', help='rewrite the inputs themselves (atomically)')
+    parser.add_argument('--backup', action='store_true', help='with --in-place: keep each changed input as NAME.bak')
+    parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
+    parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
+    parser.add_argument('--journal', type=Path, metavar='FILE', help='journal of finished sources')
+    parser.add_argument('--config', type=Path, help='a config.yaml of your own (its originals: and batch: sections)')
+    parser.set_defaults(run=run)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Restore every history under the paths; exit codes as batch's (0 done, 1 some failed, 2 bad input)."""
+    arguments.model = arguments.threshold_tokens = arguments.keep_recent = None
+    config = load_config(arguments)
+    target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
+    try:
+        sources = discover(arguments.paths, config=config.batch, out=arguments.out, in_place=arguments.in_place)
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    store = OriginalStore.from_config(config)
+    if store.directory is None:
+        raise InputError('originals.enabled is false in the config: there is no store to restore from')
+    if not (store.directory / 'originals.db').is_file():
+        raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
+    if not store.available:
+        raise InputError(f'{store.directory}: the originals store cannot be opened')
+    # A restored history depends only on the store it was restored from.
+    journal = Journal(
+        arguments.journal or _default_journal(config, arguments), settings={'originals': str(store.directory)}
+    )
+    finished = journal.start(resume=arguments.resume)
+    earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
+    todo = [source for source in sources if source.key not in earlier]
+    for source in sources:
+        if source.key in earlier:
+            journal.record(source, earlier[source.key])
+    console = Console(stderr=True)
+    started = time.perf_counter()
+    remove_temporaries([source.output(target) for source in todo])  # a killed run's unfinished writes
+    # The compactor is only the runner's frame (its batch settings); `restore_unit` does the work.
+    compactor = Compactor(config=config, originals=store)
+    try:
+        reports = asyncio.run(
+            run_sources(
+                todo,
+                compactor=compactor,
+                target=target,
+                journal=journal,
+                on_tick=functools.partial(_tick, console),
+                process=functools.partial(restore_unit, store=store),
+            )
+        )
+    finally:
+        store.close()
+    all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
+    _summary(console, all_reports)
+    if arguments.report:
+        _write_report(arguments.report, all_reports, seconds=time.perf_counter() - started)
+    return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _tick(console: Console, tick: Tick) -> None:
+    report = tick.finished
+    if report is not None:
+        console.print(
+            f'{report.source}: {report.histories:,} histories, {report.changed:,} restored, {report.failed:,} failed, '
+            f'{report.counts.summarized:,} values put back',
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def _summary(console: Console, reports: list[SourceReport]) -> None:
+    histories = sum(report.histories for report in reports)
+    console.print(
+        f'restore: {len(reports):,} sources, {histories:,} histories, {sum(r.changed for r in reports):,} restored, '
+        f'{sum(r.failed for r in reports):,} failed, {sum(r.counts.summarized for r in reports):,} values put back, '
+        f'{sum(r.resumed for r in reports):,} sources resumed',
+        highlight=False,
+        soft_wrap=True,
+    )
+    for report in reports:
+        for problem in report.problems:
+            console.print(f'[yellow]{problem.kind} failed[/] {problem.describe()}', highlight=False, soft_wrap=True)
+
+
+def _write_report(path: Path, reports: list[SourceReport], *, seconds: float) -> None:
+    """The batch report's layout; `values_restored` where batch has `returns_summarized`."""
+    sources: list[dict[str, object]] = []
+    for report in reports:
+        entry = report.as_json()
+        entry['values_restored'] = entry.pop('returns_summarized')
+        for key in ('summaries_failed', 'cache_hits', 'model_calls'):
+            entry.pop(key)
+        sources.append(entry)
+    document = {'seconds': round(seconds, 3), 'sources': sources}
+    try:
+        atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
+    except OSError as exc:
+        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
+
+
+def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) -> Path:
+    """One journal per restore job (its inputs and destination), apart from batch's own journals."""
+    job = json.dumps(
+        [
+            'restore',
+            sorted(str(path.resolve()) for path in arguments.paths),
+            str(arguments.out and arguments.out.resolve()),
+        ]
+    )
+    name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
+    return config.cache.resolved_directory() / 'batch-journals' / f'restore-{name}.jsonl'

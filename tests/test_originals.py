@@ -1,0 +1,95 @@
+"""The originals store: owner-only, a store not a cache, degrading with one warning and then claiming nothing."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from helpers import BIG_LIST, BIG_TEXT, history, summarizer_model
+
+from summarizer import Compactor, SummarizerConfig
+from summarizer._originals import READ_HINT, OriginalStore, with_read_hint
+from summarizer._tokens import json_text
+
+MARKED = '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
+
+
+def marking_model() -> object:
+    """A summarizer whose string summaries end with an omission marker line."""
+    return summarizer_model(lambda content, budget: MARKED if isinstance(content, str) else content[:1])
+
+
+def compactor(**overrides: object) -> Compactor:
+    config = SummarizerConfig.load(keep_recent=0, **overrides)  # type: ignore[arg-type]
+    return Compactor(config=config, model=marking_model())  # type: ignore[arg-type]
+
+
+async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_names_the_tool() -> None:
+    summarizing = compactor()
+    result = await summarizing.compact(history(BIG_TEXT, BIG_LIST))
+    text_summary, list_summary = (result.changed[(2, 0)], result.changed[(4, 0)])
+    assert text_summary == MARKED + READ_HINT  # the string summary's marker names the tool ...
+    assert list_summary == BIG_LIST[:1]  # ... a list keeps its shape and relies on the tool's description
+    store = summarizing.originals
+    assert store.read('call_0', json_text(text_summary)).value() == BIG_TEXT  # type: ignore[union-attr]
+    assert store.read('call_1', json_text(list_summary)).value() == BIG_LIST  # type: ignore[union-attr]
+    assert store.read('call_9', json_text(list_summary)) is None  # keyed by the call's id too
+
+
+def test_the_store_is_owner_only_whatever_the_umask(isolated_cache: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        store = OriginalStore.from_config(SummarizerConfig.load())
+        assert store.available
+        store.close()
+    finally:
+        os.umask(previous)
+    directory = isolated_cache.with_name('cache-originals')  # beside the cache, not in it
+    assert stat.S_IMODE(directory.stat().st_mode) == 0o700
+    files = list(directory.iterdir())
+    assert files and all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in files)
+
+
+async def test_an_unwritable_store_warns_once_and_no_summary_claims_its_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / 'a-file').write_text('')
+    monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(tmp_path / 'a-file' / 'originals'))
+    summarizing = compactor()
+    with caplog.at_level(logging.WARNING):
+        first = await summarizing.compact(history(BIG_TEXT))
+        second = await summarizing.compact(history('again\n' + BIG_TEXT))
+    assert first.changed[(2, 0)] == MARKED and second.changed[(2, 0)] == MARKED  # summarized, no tool named
+    assert len([r for r in caplog.records if 'originals store' in r.getMessage()]) == 1
+
+
+async def test_past_its_limit_the_store_refuses_new_originals_and_evicts_none(caplog: pytest.LogCaptureFixture) -> None:
+    summarizing = compactor(originals={'size_limit_mb': 0})
+    summarizing.originals.size_limit_bytes = len(BIG_TEXT) * 3 // 2  # room for one original
+    with caplog.at_level(logging.WARNING):
+        kept = await summarizing.compact(history(BIG_TEXT))
+        refused = await summarizing.compact(history('other\n' + BIG_TEXT))
+    assert kept.changed[(2, 0)] == MARKED + READ_HINT
+    assert refused.changed[(2, 0)] == MARKED  # refused: its summary does not name the tool
+    assert 'is full' in caplog.text
+    assert summarizing.originals.read('call_0', MARKED + READ_HINT).value() == BIG_TEXT  # type: ignore[union-attr]
+
+
+async def test_the_summary_caches_limit_never_evicts_an_original() -> None:
+    summarizing = compactor(cache={'size_limit_mb': 0})
+    for index in range(5):
+        await summarizing.compact(history(f'{index}\n{BIG_TEXT}'))
+    summarizing.summarizer.cache.close()
+    assert summarizing.summarizer.cache.directory is not None
+    originals = summarizing.originals._query('SELECT count(*) FROM originals', ())  # pyright: ignore[reportPrivateUsage]
+    assert originals == (5,)  # the cache kept at most one summary; the store keeps every original
+
+
+def test_a_marker_looking_line_of_the_original_is_never_rewritten() -> None:
+    original = 'head\n… 3 lines omitted …\ntail'
+    summary = 'head\n… 3 lines omitted …\n… 1 lines omitted …'
+    assert with_read_hint(original, summary) == f'head\n… 3 lines omitted …\n… 1 lines omitted …{READ_HINT}'
+    assert with_read_hint(original, ['… 1 lines omitted …']) == ['… 1 lines omitted …']

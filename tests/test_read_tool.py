@@ -1,0 +1,178 @@
+"""`read_tool_return` inside real Agent runs: the agent reads back the originals of summarized returns."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+from helpers import BIG_OBJECT, BIG_TEXT, compactor, history
+from pydantic_ai import Agent
+from pydantic_ai.exceptions import ToolFailed
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+from summarizer import SummarizeToolReturns
+from summarizer._read_tool import render
+
+Step = Callable[[list[ModelMessage]], ModelResponse]
+
+
+def returns_of(messages: list[ModelMessage], tool_name: str) -> list[ToolReturnPart]:
+    return [
+        part
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart) and part.tool_name == tool_name
+    ]
+
+
+def last_answer(messages: list[ModelMessage]) -> str:
+    part = returns_of(messages, 'read_tool_return')[-1]
+    return part.model_response_str()
+
+
+async def run_agent(
+    summarize: SummarizeToolReturns, steps: list[Step], tools_seen: list[list[str]] | None = None
+) -> tuple[list[list[ModelMessage]], list[ModelMessage]]:
+    """Run an agent whose model answers step k with `steps[k]`; the `logs` and `repo` tools return big contents."""
+    seen: list[list[ModelMessage]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        if tools_seen is not None:
+            tools_seen.append([tool.name for tool in info.function_tools])
+        step = sum(1 for message in messages if isinstance(message, ModelResponse))
+        return steps[step](messages) if step < len(steps) else ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    agent.tool_plain(name='repo')(lambda: BIG_OBJECT)
+    result = await agent.run('find the slow request')
+    assert result.output == 'done'
+    return seen, result.all_messages()
+
+
+def call(tool: str, call_id: str, **args: object) -> Step:
+    return lambda messages: ModelResponse(parts=[ToolCallPart(tool, args, tool_call_id=call_id)])
+
+
+async def test_the_agent_reads_the_matching_original_lines_of_a_summarized_return() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    steps = [call('logs', 'id_logs'), call('read_tool_return', 'read_1', tool_call_id='id_logs', pattern='req-00317')]
+    seen, _ = await run_agent(summarize, steps)
+
+    summarized = returns_of(seen[1], 'logs')[0].content
+    assert isinstance(summarized, str) and 'req-00317 ' not in summarized  # the summary dropped that line ...
+    answer = last_answer(seen[2])
+    original_line = BIG_TEXT.splitlines()[317]
+    assert f'318: {original_line}' in answer.splitlines()  # ... and the tool gives it back, numbered
+    assert '1 of lines 1-600 match' in answer
+
+
+async def test_a_regex_pattern_on_an_object_return_reads_its_indented_json() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    steps = [
+        call('repo', 'id_repo'),
+        call('read_tool_return', 'read_1', tool_call_id='id_repo', pattern=r'Issue 1[79] '),
+    ]
+    seen, _ = await run_agent(summarize, steps)
+    assert returns_of(seen[1], 'repo')[0].content != BIG_OBJECT
+    lines = last_answer(seen[2]).splitlines()[1:]
+    assert len(lines) == 2 and all(re.match(r'\d+:\s+"title": "Issue 1[79] details', line) for line in lines)
+
+
+async def test_a_long_answer_is_cut_and_says_how_to_page_on() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0, originals={'read_max_characters': 2000})
+
+    def read_on(messages: list[ModelMessage]) -> ModelResponse:
+        start = int(re.findall(r'start_line=(\d+)', last_answer(messages))[-1])
+        return call('read_tool_return', 'read_2', tool_call_id='id_logs', start_line=start)(messages)
+
+    steps = [call('logs', 'id_logs'), call('read_tool_return', 'read_1', tool_call_id='id_logs'), read_on]
+    seen, _ = await run_agent(summarize, steps)
+    first, second = last_answer(seen[2]), last_answer(seen[3])
+    assert len(first) <= 2000 and len(second) <= 2000
+    numbered = [line for line in first.splitlines()[1:] if re.match(r'\d+: ', line)]
+    last_shown = int(numbered[-1].split(':')[0])
+    assert numbered[0] == f'1: {BIG_TEXT.splitlines()[0]}'
+    assert second.splitlines()[1] == f'{last_shown + 1}: {BIG_TEXT.splitlines()[last_shown]}'  # no line lost
+
+
+async def test_an_unknown_id_gets_a_message_and_the_run_goes_on() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    steps = [
+        call('logs', 'id_logs'),
+        call('read_tool_return', 'read_1', tool_call_id='nope'),
+        call('read_tool_return', 'read_2', tool_call_id='nope'),  # again: no retry budget is spent on it
+        call('read_tool_return', 'read_3', tool_call_id='nope'),
+    ]
+    seen, _ = await run_agent(summarize, steps)
+    assert "No tool return with tool_call_id 'nope'" in last_answer(seen[2])
+    assert len(returns_of(seen[4], 'read_tool_return')) == 3
+
+
+async def test_a_return_that_was_not_summarized_has_no_stored_original() -> None:
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=1)
+    steps = [call('logs', 'id_logs'), call('read_tool_return', 'read_1', tool_call_id='id_logs')]
+    seen, _ = await run_agent(summarize, steps)
+    assert returns_of(seen[1], 'logs')[0].content == BIG_TEXT
+    assert "The original of tool return 'id_logs' (logs) is not stored" in last_answer(seen[2])
+
+
+async def test_the_tools_own_returns_are_never_summarized() -> None:
+    summarize = SummarizeToolReturns(
+        model='extractive', keep_recent=0, threshold_tokens=200, originals={'read_max_characters': 8000}
+    )
+    steps = [call('logs', 'id_logs'), call('read_tool_return', 'read_1', tool_call_id='id_logs'), call('repo', 'r')]
+    seen, messages = await run_agent(summarize, steps)
+    answer = returns_of(seen[-1], 'read_tool_return')[0].content
+    assert isinstance(answer, str) and len(answer) > 200 * 4 * 4  # far over the threshold ...
+    assert answer.startswith('logs return id_logs: 600 lines; lines 1-600:')  # ... and kept whole
+    assert returns_of(messages, 'read_tool_return')[0].content == answer
+    assert returns_of(messages, 'repo')[0].content != BIG_OBJECT  # while other returns were summarized
+
+
+async def test_without_the_originals_store_there_is_no_tool() -> None:
+    with_store: list[list[str]] = []
+    without: list[list[str]] = []
+    await run_agent(SummarizeToolReturns(model='extractive'), [call('logs', 'id_logs')], with_store)
+    await run_agent(SummarizeToolReturns(model='extractive', originals=False), [call('logs', 'id_logs')], without)
+    assert 'read_tool_return' in with_store[0]
+    assert 'read_tool_return' not in without[0] and 'logs' in without[0]
+
+
+def test_render_ranges_and_bad_ranges() -> None:
+    text = '\n'.join(f'line {n}' for n in range(1, 11))
+    answer = render(text, title='t', start_line=3, end_line=4, pattern=None, max_characters=1000)
+    assert answer.splitlines() == ['t: 10 lines; lines 3-4:', '3: line 3', '4: line 4']
+    assert render(text, title='t', start_line=None, end_line=None, pattern='zzz', max_characters=1000) == (
+        "t: 10 lines; 0 of lines 1-10 match 'zzz'."
+    )
+    assert render(text, title='t', start_line=None, end_line=None, pattern='line 1[(]', max_characters=1000).endswith(
+        "match 'line 1[(]'."
+    )  # not a valid regex: matched as plain text
+    with pytest.raises(ToolFailed, match='has 10 lines'):
+        render(text, title='t', start_line=11, end_line=None, pattern=None, max_characters=1000)
+    long_line = 'x' * 5000
+    cut = render(long_line, title='t', start_line=None, end_line=None, pattern=None, max_characters=1000)
+    assert len(cut) <= 1000 and '(line cut)' in cut and 'start_line=2' in cut
+
+
+async def test_a_later_run_reads_the_originals_of_a_history_compacted_elsewhere() -> None:
+    compacted = await compactor(keep_recent=0).compact(history(BIG_TEXT))  # e.g. by `summarizer compact`
+    assert returns_of(compacted.messages, 'search')[0].content != BIG_TEXT
+    seen: list[list[ModelMessage]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        if len(seen) == 1:
+            return ModelResponse(
+                parts=[ToolCallPart('read_tool_return', {'tool_call_id': 'call_0', 'pattern': 'req-00421'})]
+            )
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model='extractive')])
+    await agent.run('which host sent req-00421?', message_history=compacted.messages)
+    assert f'422: {BIG_TEXT.splitlines()[421]}' in last_answer(seen[1]).splitlines()
