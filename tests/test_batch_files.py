@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +95,27 @@ def test_batch_in_place_writes_through_symlinks_and_compacts_a_linked_file_once(
     check_rewrite(StoredHistory.parse(stored(44)), StoredHistory.parse((store / 'a.json').read_bytes()))
     check_rewrite(StoredHistory.parse(stored(45)), StoredHistory.parse((store / 'b.jsonl').read_bytes().rstrip(b'\n')))
     assert sorted(p.name for p in store.iterdir()) == ['a.json', 'b.jsonl']
+
+
+@root_only
+@pytest.mark.skipif(shutil.which('setpriv') is None, reason='needs setpriv to drop CAP_CHOWN')
+def test_a_run_that_cannot_keep_the_owner_refuses_the_file(tmp_path: Path) -> None:
+    path = tmp_path / 'h.json'
+    owned_by_1000(path, stored(46))
+    path.chmod(0o666)  # writable by anyone: only the owner would be lost
+    report = tmp_path / 'r.json'
+    command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(path), '--in-place', '--report', str(report)]
+    without_chown = ['setpriv', '--bounding-set', '-chown,-fowner', *command]  # root that may not give files away
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}
+
+    result = subprocess.run(without_chown, capture_output=True, text=True, env=env, check=False)
+
+    assert result.returncode == 1, result.stderr
+    assert path.read_bytes() == stored(46) and path.stat().st_uid == 1000
+    [source] = json.loads(report.read_text())['sources']
+    assert source['histories'] == {'seen': 1, 'changed': 0, 'failed': 0}
+    [failure] = source['failures']
+    assert failure['problem'] == (
+        'PermissionError: [Errno 1] cannot give the rewrite its owner 1000:1000 (not root, not the owner); '
+        'this source is left as it was'
+    )

@@ -88,7 +88,7 @@ class SourceReport:
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
 
     def discard(self) -> None:
-        """Nothing of this source was written after all (its file changed): only the model work stays counted."""
+        """Nothing of this source was written after all (a file source failed): only the model work stays counted."""
         self.changed = 0
         self.tokens_after = self.tokens_before
         self.counts.summarized = 0
@@ -346,7 +346,9 @@ class _Open:
         except ChangedWhileCompacting as exc:
             done = Done(unit=done.unit, error=exc.problem)
         except (OSError, sqlite3.Error) as exc:
+            self.report.add(done)
             self.fail(exc)
+            return
         self.report.add(done)
 
     def close(self, journal: Journal | None) -> None:
@@ -371,9 +373,10 @@ class _Open:
             raise BatchAborted(
                 f'{self.source.path}: {reason}; stopped, every unfinished source left as it was'
             ) from None
+        if self.source.whole_file:
+            self.report.discard()
         if isinstance(exc, ChangedWhileCompacting):
             problem = exc.problem
-            self.report.discard()
         elif isinstance(exc, SourceProblem):
             problem = str(exc)
         else:

@@ -147,6 +147,8 @@ class Source:
     """A file of histories; `open`, then `units()` and `write()` in order, then `close` (or `abort`)."""
 
     kind = 'json'
+    whole_file = True
+    """Written at once (or not at all): when it fails, none of its histories were written."""
 
     def __init__(self, path: Path, *, relative: Path) -> None:
         self.path = path
@@ -290,6 +292,7 @@ class Tables:
 
 class SqliteSource(Source):
     kind = 'sqlite'
+    whole_file = False
     _connection: sqlite3.Connection | None = None
 
     def __init__(self, path: Path, *, relative: Path, tables: Tables, commit_every: int) -> None:
