@@ -88,6 +88,8 @@ def test_batch_in_place_writes_through_symlinks_and_compacts_a_linked_file_once(
     (links / 'b.jsonl').symlink_to(store / 'b.jsonl')
     (links / 'again.json').symlink_to(store / 'a.json')
 
+    (store / '.a.json.k1ll3d.tmp').write_bytes(b'unfinished write of a killed run')
+
     assert batch(links, store, '--in-place') == 0  # exit 1 if a file were compacted twice (it changed meanwhile)
 
     for name in ('a.json', 'b.jsonl', 'again.json'):

@@ -458,8 +458,8 @@ def run_batch(
     on_tick: OnTick,
 ) -> list[SourceReport]:
     """Run in this process, or deal the sources to `jobs` worker processes; reports in source order."""
-    if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
-        remove_temporaries([source.output(target) for source in sources])
+    if not target.dry_run:  # a killed run's unfinished writes of the outputs to be written (by a link's target)
+        remove_temporaries([Path(os.path.realpath(source.output(target))) for source in sources])
     shards = [sources[index::jobs] for index in range(min(jobs, len(sources)))]
     if len(shards) <= 1:
         return _run_shard(sources, config, target, journal, on_tick)
