@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_batch import batch, stored
+from test_batch import batch, make_conversations, rows, stored
 
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
@@ -49,17 +49,23 @@ def test_compact_in_place_by_root_keeps_owner_group_and_mode(tmp_path: Path) -> 
 
 @root_only
 def test_batch_in_place_by_root_keeps_owner_group_and_mode(tmp_path: Path) -> None:
-    json_file, jsonl_file = tmp_path / 'in' / 'h.json', tmp_path / 'in' / 'h.jsonl'
+    json_file, jsonl_file, database = (tmp_path / 'in' / name for name in ('h.json', 'h.jsonl', 'h.db'))
     json_file.parent.mkdir()
+    make_conversations(database, {'a': stored(47)})
+    os.chown(database, 1000, 1000)
+    database.chmod(0o640)
     before = {
         json_file: owned_by_1000(json_file, stored(41)),
         jsonl_file: owned_by_1000(jsonl_file, stored(42) + b'\n'),
+        database: metadata(database),
     }
 
-    assert batch(tmp_path / 'in', '--in-place') == 0
+    assert batch(tmp_path / 'in', '--in-place', '--backup') == 0
 
     for path, metadata_before in before.items():
         assert metadata(path) == metadata_before
+        assert metadata(path.with_name(path.name + '.bak')) == metadata_before
+    assert rows(database, 'SELECT messages FROM conversations') != [(stored(47).decode(),)]
     check_rewrite(StoredHistory.parse(stored(41)), StoredHistory.parse(json_file.read_bytes()))
     check_rewrite(StoredHistory.parse(stored(42)), StoredHistory.parse(jsonl_file.read_bytes().rstrip(b'\n')))
 
