@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from test_batch import batch, stored
+from test_batch import batch, make_conversations, rows, stored
 
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
@@ -45,17 +49,23 @@ def test_compact_in_place_by_root_keeps_owner_group_and_mode(tmp_path: Path) -> 
 
 @root_only
 def test_batch_in_place_by_root_keeps_owner_group_and_mode(tmp_path: Path) -> None:
-    json_file, jsonl_file = tmp_path / 'in' / 'h.json', tmp_path / 'in' / 'h.jsonl'
+    json_file, jsonl_file, database = (tmp_path / 'in' / name for name in ('h.json', 'h.jsonl', 'h.db'))
     json_file.parent.mkdir()
+    make_conversations(database, {'a': stored(47)})
+    os.chown(database, 1000, 1000)
+    database.chmod(0o640)
     before = {
         json_file: owned_by_1000(json_file, stored(41)),
         jsonl_file: owned_by_1000(jsonl_file, stored(42) + b'\n'),
+        database: metadata(database),
     }
 
-    assert batch(tmp_path / 'in', '--in-place') == 0
+    assert batch(tmp_path / 'in', '--in-place', '--backup') == 0
 
     for path, metadata_before in before.items():
         assert metadata(path) == metadata_before
+        assert metadata(path.with_name(path.name + '.bak')) == metadata_before
+    assert rows(database, 'SELECT messages FROM conversations') != [(stored(47).decode(),)]
     check_rewrite(StoredHistory.parse(stored(41)), StoredHistory.parse(json_file.read_bytes()))
     check_rewrite(StoredHistory.parse(stored(42)), StoredHistory.parse(jsonl_file.read_bytes().rstrip(b'\n')))
 
@@ -84,6 +94,8 @@ def test_batch_in_place_writes_through_symlinks_and_compacts_a_linked_file_once(
     (links / 'b.jsonl').symlink_to(store / 'b.jsonl')
     (links / 'again.json').symlink_to(store / 'a.json')
 
+    (store / '.a.json.k1ll3d.tmp').write_bytes(b'unfinished write of a killed run')
+
     assert batch(links, store, '--in-place') == 0  # exit 1 if a file were compacted twice (it changed meanwhile)
 
     for name in ('a.json', 'b.jsonl', 'again.json'):
@@ -91,3 +103,27 @@ def test_batch_in_place_writes_through_symlinks_and_compacts_a_linked_file_once(
     check_rewrite(StoredHistory.parse(stored(44)), StoredHistory.parse((store / 'a.json').read_bytes()))
     check_rewrite(StoredHistory.parse(stored(45)), StoredHistory.parse((store / 'b.jsonl').read_bytes().rstrip(b'\n')))
     assert sorted(p.name for p in store.iterdir()) == ['a.json', 'b.jsonl']
+
+
+@root_only
+@pytest.mark.skipif(shutil.which('setpriv') is None, reason='needs setpriv to drop CAP_CHOWN')
+def test_a_run_that_cannot_keep_the_owner_refuses_the_file(tmp_path: Path) -> None:
+    path = tmp_path / 'h.json'
+    owned_by_1000(path, stored(46))
+    path.chmod(0o666)  # writable by anyone: only the owner would be lost
+    report = tmp_path / 'r.json'
+    command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(path), '--in-place', '--report', str(report)]
+    without_chown = ['setpriv', '--bounding-set', '-chown,-fowner', *command]  # root that may not give files away
+    env = {**os.environ, 'PYTHONPATH': os.pathsep.join(sys.path)}
+
+    result = subprocess.run(without_chown, capture_output=True, text=True, env=env, check=False)
+
+    assert result.returncode == 1, result.stderr
+    assert path.read_bytes() == stored(46) and path.stat().st_uid == 1000
+    [source] = json.loads(report.read_text())['sources']
+    assert source['histories'] == {'seen': 1, 'changed': 0, 'failed': 0}
+    [failure] = source['failures']
+    assert failure['problem'] == (
+        'PermissionError: [Errno 1] cannot give the rewrite its owner 1000:1000 (not root, not the owner); '
+        'this source is left as it was'
+    )

@@ -89,7 +89,7 @@ class SourceReport:
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
 
     def discard(self) -> None:
-        """Nothing of this source was written after all (its file changed): only the model work stays counted."""
+        """Nothing of this source was written after all (a file source failed): only the model work stays counted."""
         self.changed = 0
         self.tokens_after = self.tokens_before
         self.counts.summarized = 0
@@ -347,7 +347,9 @@ class _Open:
         except ChangedWhileCompacting as exc:
             done = Done(unit=done.unit, error=exc.problem)
         except (OSError, sqlite3.Error) as exc:
+            self.report.add(done)
             self.fail(exc)
+            return
         self.report.add(done)
 
     def close(self, journal: Journal | None) -> None:
@@ -372,9 +374,10 @@ class _Open:
             raise BatchAborted(
                 f'{self.source.path}: {reason}; stopped, every unfinished source left as it was'
             ) from None
+        if self.source.whole_file:
+            self.report.discard()
         if isinstance(exc, ChangedWhileCompacting):
             problem = exc.problem
-            self.report.discard()
         elif isinstance(exc, SourceProblem):
             problem = str(exc)
         else:
@@ -467,8 +470,8 @@ def run_batch(
     on_tick: OnTick,
 ) -> list[SourceReport]:
     """Run in this process, or deal the sources to `jobs` worker processes; reports in source order."""
-    if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
-        remove_temporaries([source.output(target) for source in sources])
+    if not target.dry_run:  # a killed run's unfinished writes of the outputs to be written (by a link's target)
+        remove_temporaries([Path(os.path.realpath(source.output(target))) for source in sources])
     shards = [sources[index::jobs] for index in range(min(jobs, len(sources)))]
     if len(shards) <= 1:
         return _run_shard(sources, config, target, journal, on_tick)

@@ -147,6 +147,8 @@ class Source:
     """A file of histories; `open`, then `units()` and `write()` in order, then `close` (or `abort`)."""
 
     kind = 'json'
+    whole_file = True
+    """Written at once (or not at all): when it fails, none of its histories were written."""
 
     def __init__(self, path: Path, *, relative: Path) -> None:
         self.path = path
@@ -290,6 +292,7 @@ class Tables:
 
 class SqliteSource(Source):
     kind = 'sqlite'
+    whole_file = False
     _connection: sqlite3.Connection | None = None
 
     def __init__(self, path: Path, *, relative: Path, tables: Tables, commit_every: int) -> None:
@@ -374,7 +377,7 @@ class SqliteSource(Source):
         if self.target.dry_run or not done.changed:
             return
         if self.target.out is None and self.target.backup and not self._backed_up:
-            copy_database(self.path, self.path.with_name(self.path.name + '.bak'))
+            copy_database(self.path, self.path.with_name(self.path.name + '.bak'), as_backup=True)
             self._backed_up = True
         if not self.connection.in_transaction:
             self.connection.execute('BEGIN IMMEDIATE')
@@ -472,8 +475,12 @@ def copy_atomic(source: Path, target: Path) -> None:
         raise
 
 
-def copy_database(source: Path, target: Path) -> None:
-    """A consistent copy of a live database (SQLite's backup API), renamed into place when complete."""
+def copy_database(source: Path, target: Path, *, as_backup: bool = False) -> None:
+    """A consistent copy of a live database (SQLite's backup API), renamed into place when complete.
+
+    A backup keeps the source's owner (where the runner may give it away), group and mode; an `--out`
+    copy is the runner's, writable by it.
+    """
     temporary = target.with_name(f'.{target.name}.copy.tmp')
     temporary.unlink(missing_ok=True)
     try:
@@ -490,9 +497,12 @@ def copy_database(source: Path, target: Path) -> None:
     fsync_directory(target.parent)
     with contextlib.suppress(OSError):
         shutil.copystat(source, target)
-        target.chmod(
-            stat.S_IMODE(target.stat().st_mode) | stat.S_IWUSR
-        )  # the copy is ours to write, read-only source or not
+        if as_backup:
+            status = source.stat()
+            os.chown(target, status.st_uid, status.st_gid)
+            target.chmod(stat.S_IMODE(status.st_mode))  # chown clears set-id bits
+        else:
+            target.chmod(stat.S_IMODE(target.stat().st_mode) | stat.S_IWUSR)  # ours to write, read-only source or not
 
 
 # -- discovery ---------------------------------------------------------------------------------------
