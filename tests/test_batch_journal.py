@@ -188,7 +188,7 @@ def test_backup_on_a_full_disk_stops_compact_with_one_line(
     assert main(['compact', str(path), '--in-place', '--backup', '--keep-recent', '0']) == 2
 
     assert one_line(capsys) == f'summarizer: {path}.bak: cannot write: {DISK_FULL}; nothing was changed'
-    assert sorted(p.name for p in tmp_path.iterdir()) == ['cache', 'h.json']
+    assert sorted(p.name for p in tmp_path.iterdir()) == ['cache', 'cache-originals', 'h.json']
     assert path.read_bytes() == stored(61)
 
 
