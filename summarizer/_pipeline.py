@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from opentelemetry.trace import Tracer
 from pydantic_ai.models import Model
 
 from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, check_message, integrity_problems
@@ -114,13 +115,15 @@ class Compactor:
         """Incremental compaction of one growing history (one agent run), adding its counts to `report`."""
         return HistorySession(self, report=report if report is not None else Report())
 
-    async def summarize(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> Compaction:
-        """Summarize `due`, check the result, keep the original wherever anything failed."""
+    async def summarize(
+        self, messages: Sequence[ModelMessage], due: Sequence[Candidate], *, tracer: Tracer | None = None
+    ) -> Compaction:
+        """Summarize `due`, check the result, keep the original wherever anything failed (a span each on `tracer`)."""
         report = Report(oversized=len(due))
         if due and self.config.keep_quoted_facts:
             due = _with_quoted_facts(messages, due)
         try:
-            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in due))
+            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate, tracer=tracer) for candidate in due))
         finally:
             self.summarizer.cache.flush()  # every summary made here is in the disk cache once this returns
         accepted: dict[PartRef, Outcome] = {}
@@ -221,8 +224,11 @@ class HistorySession:
         self._returns_before_anchor = 0
         self._pending: list[Candidate] = []
 
-    async def process(self, messages: list[ModelMessage]) -> list[ModelMessage]:
-        """`messages` with every oversized return outside the `keep_recent` window summarized."""
+    async def process(self, messages: list[ModelMessage], *, tracer: Tracer | None = None) -> list[ModelMessage]:
+        """`messages` with every oversized return outside the `keep_recent` window summarized.
+
+        `tracer`: the run's (`RunContext.tracer`), so each summary shows as a span in an instrumented run.
+        """
         if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
             self._restart()
         start = max(self._walked - 1, 0)
@@ -243,7 +249,7 @@ class HistorySession:
         self._pending = [candidate for candidate in self._pending if candidate.ordinal >= cutoff]
         report = Report(returns_examined=found.returns_seen)
         if due:
-            compaction = await self._compactor.summarize(messages, due)
+            compaction = await self._compactor.summarize(messages, due, tracer=tracer)
             report.add(compaction.report)
             messages = compaction.messages
         self.report.add(report)
