@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -58,6 +59,8 @@ from summarizer.cli import main
 KILLS = 20
 SECONDS_PER_ANSWER = 0.02
 JSON_FILES = HISTORIES = 3
+FINISHED_SOURCE = re.compile(r': [\d,]+ histor(y|ies), ')
+"""The line `batch` prints (without a terminal) for each source it finished."""
 """Per kind: JSONL lines, conversation rows, LangChain sessions (each with two tool returns)."""
 JSONL, DATABASE = 'log.jsonl', 'store.db'
 TEXT = BIG_TEXT[:12_000]
@@ -308,7 +311,7 @@ class Stream:
                 and process.poll() is None
                 and (
                     len(self.server.answered) - first_request < point.requests
-                    or sum(' histories, ' in line for line in lines) < point.sources
+                    or sum(FINISHED_SOURCE.search(line) is not None for line in lines) < point.sources
                 )
             ):
                 assert time.monotonic() < deadline, 'the batch neither finished nor reached its kill point'
