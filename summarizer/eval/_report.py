@@ -357,13 +357,14 @@ def _spread(figure: Figure, labels: list[Annotation], *, stars: list[tuple[float
         for x, y in (axes.transData.transform(star) for star in stars)
     ]
     for label in sorted(labels, key=lambda label: (-label.xy[1], label.xy[0])):
-        box = Text.get_window_extent(label)  # the text alone, not the line to its point
-        for _ in range(len(placed) + 1):
-            if not any(box.overlaps(other) for other in placed):
-                break
+        box = Text.get_window_extent(label)  # the text alone, not the line to its point; measured once
+        step = box.height + figure.dpi / 72  # a line and a point, in pixels
+        steps = 0
+        while steps <= len(placed) and any(box.overlaps(other) for other in placed):
+            box, steps = box.translated(0, -step), steps + 1
+        if steps:
             x, y = label.xyann
-            label.xyann = (x, y - box.height * 72 / figure.dpi - 1)
-            box = Text.get_window_extent(label)
+            label.xyann = (x, y - steps * step * 72 / figure.dpi)
         placed.append(box)
 
 
