@@ -234,5 +234,5 @@ def test_price_estimate_where_genai_prices_knows_the_model() -> None:
 
 def test_unusable_model_is_one_line(histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, str(histories), '--model', 'nosuch:model', '--report', str(tmp_path / 'report'))
-    assert (code, err) == (2, 'summarizer: --model: Unknown model: nosuch:model\n')
+    assert (code, err) == (2, "summarizer: model 'nosuch:model': Unknown model: nosuch:model\n")
     assert not (tmp_path / 'report').exists()

@@ -9,7 +9,6 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from pydantic_ai.exceptions import UserError
 from rich.console import Console
 from rich.markdown import Markdown
 
@@ -58,10 +57,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(f'{arguments.config}: config file not found')
     config = SummarizerConfig.load(arguments.config)
     histories = _load(arguments.sources or [_default_source()])
-    try:
-        models = eval_models(arguments.model, config)
-    except UserError as exc:
-        raise InputError(f'--model: {str(exc).splitlines()[0]}') from None
+    models = eval_models(arguments.model, config)  # a model that cannot be built: ModelBuildError, exit 2
     started = datetime.now()
     with tempfile.TemporaryDirectory(prefix='summarizer-eval-') as scratch:
         own_cache = arguments.config is not None and config.cache != SummarizerConfig.load().cache

@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .._facts import mentions
-from .._quoted import plain_text, referred_facts
+from .._quoted import plain_text
 from .._shape import JsonValue
 
 
@@ -73,15 +73,13 @@ class ReturnScore:
 
 def score_return(
     *,
-    original: JsonValue,
+    referred: list[str],
     summary: JsonValue,
-    later_text: str,
     tokens_before: int,
     tokens_after: int,
     summarized: bool,
 ) -> tuple[Tally, list[str]]:
-    """The tally of one return, and the referred-to facts its summary lost."""
-    referred = referred_facts(plain_text(original), later_text)
+    """The tally of one return, and the referred-to facts (`referred_facts` of its original) its summary lost."""
     present = plain_text(summary)
     lost = [fact for fact in referred if not mentions(present, fact)]
     tally = Tally(
