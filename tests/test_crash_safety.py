@@ -335,6 +335,7 @@ class Stream:
         return killed
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_leaves_every_history_old_or_new_and_a_rerun_completes(tmp_path: Path) -> None:
     seed = int(os.environ.get('CRASH_SAFETY_SEED') or random.SystemRandom().randrange(2**32))
     files, conversations, sessions = originals()
@@ -447,6 +448,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc and relies on PR_SET_PDEATHSIG')
+@pytest.mark.slow
 def test_workers_stop_when_the_batch_process_alone_is_killed(tmp_path: Path) -> None:
     """`--jobs 2` workers must not summarize on for a batch that is gone (and bill model calls for it)."""
     for index in range(6):

@@ -183,6 +183,7 @@ def test_missing_source_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 GOLDEN = Path(__file__).resolve().parent.parent / 'golden' / 'histories'
 
 
+@pytest.mark.slow
 def test_gate_on_the_golden_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The project's own floors (config.yaml) hold on golden/, and each floor fails the gate when raised."""
     code, _, err = _run(capsys, str(GOLDEN), '--report', str(tmp_path / 'report'))

@@ -110,6 +110,7 @@ def fault_figures(server: FakeOpenAI, report: Report) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 async def test_pipeline_survives_a_30_percent_fault_rate(
     server: tuple[FakeOpenAI, str], caplog: pytest.LogCaptureFixture
 ) -> None:
