@@ -13,8 +13,8 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from opentelemetry.trace import Tracer
+from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models import Model
 
 from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, check_message, integrity_problems
