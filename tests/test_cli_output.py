@@ -45,15 +45,30 @@ def run_cli(*argv: str, **env: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize('terminal', [False, True], ids=['pipe', 'terminal-80'])
-def test_compact_prints_whole_lines_at_80_columns(deep_file: Path, failing_config: Path, terminal: bool) -> None:
+def test_compact_prints_whole_lines_at_80_columns(
+    deep_file: Path,
+    failing_config: Path,
+    terminal: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Through a real pipe in a process of its own; as a terminal 80 columns wide in this one (rich's TTY_COMPATIBLE)."""
     target = deep_file.with_name('compacted-output-of-the-agent-run-with-a-long-name.json')
-    env = {'COLUMNS': '80', 'TTY_COMPATIBLE': '1' if terminal else '0', 'NO_COLOR': '1'}
-    result = run_cli('compact', str(deep_file), '-o', str(target), '--config', str(failing_config), **env)
-    assert result.returncode == 1, result.stderr  # one return kept its original
-    lines = re.sub(r'\x1b\[[0-9;]*m', '', result.stdout).splitlines()  # a terminal's bold
-    assert lines[0] == f'{deep_file}: written to {target}', result.stdout
+    argv = ['compact', str(deep_file), '-o', str(target), '--config', str(failing_config)]
+    env = {'COLUMNS': '80', 'NO_COLOR': '1', 'TTY_COMPATIBLE': '1' if terminal else '0'}
+    if terminal:
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        code, stdout = main(argv), capsys.readouterr().out
+    else:
+        result = run_cli(*argv, **env)
+        code, stdout = result.returncode, result.stdout
+    assert code == 1, stdout  # one return kept its original
+    assert ('\x1b[1m' in stdout) is terminal  # rich took it for a terminal (bold labels) or not
+    lines = re.sub(r'\x1b\[[0-9;]*m', '', stdout).splitlines()  # a terminal's bold
+    assert lines[0] == f'{deep_file}: written to {target}', stdout
     table = [line for line in lines if line[:1] in '┌│└']
-    assert len(table) == 11 and all(len(line) <= 80 for line in table), result.stdout
+    assert len(table) == 11 and all(len(line) <= 80 for line in table), stdout
     assert re.fullmatch(r'│ summarized +│ +1 │', table[3]), table
     kept, note = lines[1 + len(table) :]
     assert kept == (
