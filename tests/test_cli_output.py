@@ -115,3 +115,13 @@ def test_batch_progress_at_80_columns_keeps_its_bar_and_clock() -> None:
     assert bar and 9 <= bar[1].count('━') <= 10, line
     assert re.search(r'\d:\d\d:\d\d ETA (\d:\d\d:\d\d|-:--:--)$', line), line  # elapsed and ETA whole
     assert '1,234 histories' in line  # the counts give way, not the bar
+
+
+def test_verbose_batch_logs_above_the_progress_bar(old_schema_file: Path) -> None:
+    """Each log line clears the bar's line first and starts a line of its own, never glued to the bar."""
+    env = {'TTY_COMPATIBLE': '1', 'COLUMNS': '80', 'NO_COLOR': '1'}
+    result = run_cli('batch', str(old_schema_file.parent), '--dry-run', '--keep-recent', '0', '-v', **env)
+    assert result.returncode == 0, result.stderr
+    logged = [line.split('\r')[-1] for line in result.stderr.split('\n') if 'INFO ' in line]
+    assert len(logged) == 2, result.stderr
+    assert all(line.startswith('\x1b[2KINFO summarized ') for line in logged), logged

@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
+from typing import TextIO
 
 from .._config import ConfigError
 from .._models import ModelBuildError
@@ -50,12 +51,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+class _CurrentStderr(logging.StreamHandler[TextIO]):
+    """Writes to `sys.stderr` as it is when a record comes, not as it was when logging was set up.
+
+    `batch`'s progress bar swaps `sys.stderr` for a stream that prints above the bar; a handler holding
+    the original one would write into the bar's line.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
 def _log_to_stderr(verbosity: int) -> None:
     """Warnings always; with -v the summarizer's own progress, with -vv its details.
 
     Only the `summarizer` loggers get more verbose: the HTTP clients' debug logs would print
     request bodies, that is, tool content.
     """
-    logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s')
+    logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s', handlers=[_CurrentStderr()])
     level = (logging.NOTSET, logging.INFO)[verbosity] if verbosity < 2 else logging.DEBUG
     logging.getLogger('summarizer').setLevel(level)  # NOTSET: the root's WARNING
