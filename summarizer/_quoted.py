@@ -113,10 +113,10 @@ def _number_phrases(text: str, spans: list[tuple[int, int]]) -> list[str]:
 
 
 def plain_text(value: JsonValue) -> str:
-    """The text a reader sees in a JSON value: its strings, keys and scalars, one per line.
+    r"""The text a reader sees in a JSON value: its strings, keys and scalars, one per line.
 
     Facts are found and compared in this form, not in JSON text, where escapes would glue an escape
-    letter to a fact (`\\nAPT28`) or hide a fact with a quote in it.
+    letter to a fact (`\nAPT28`) or hide a fact with a quote in it.
     """
     return value if isinstance(value, str) else '\n'.join(_pieces(value))
 

@@ -20,7 +20,8 @@ from ._common import InputError, parse_history, read_input
 DEFAULT_SOURCE = Path('golden') / 'histories'
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """Add the `eval` subcommand."""
     parser = commands.add_parser(
         'eval',
         help='measure compression, fact retention, structure and cost on stored histories',
@@ -53,6 +54,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(arguments: argparse.Namespace) -> int:
+    """Score the models; exit 1 when the gate fails."""
     if arguments.config is not None and not arguments.config.is_file():
         raise InputError(f'{arguments.config}: config file not found')
     config = SummarizerConfig.load(arguments.config)

@@ -1,4 +1,4 @@
-"""What an eval measures on one compacted history: compression and the facts later turns rely on.
+r"""What an eval measures on one compacted history: compression and the facts later turns rely on.
 
 A fact (see `summarizer._facts`) of an oversized tool return counts as *referred to* when a later
 turn of the same history -- assistant text, the arguments of a later tool call, a later user prompt
@@ -7,7 +7,7 @@ share of them still present in the summary that replaced the return. Everything 
 deterministic: no judge model, the same figures on every run.
 
 Texts are compared as *plain text* (strings, keys and scalars joined by newlines), not as JSON
-text: JSON escapes would otherwise glue an escape letter to a fact (`\\nAPT28`) or hide a fact with
+text: JSON escapes would otherwise glue an escape letter to a fact (`\nAPT28`) or hide a fact with
 a quote in it.
 """
 
