@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Protocol
 
+from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -33,16 +34,32 @@ SUMMARY_KEY = 'summary'
 """Structured summaries come wrapped as `{"summary": ...}`: output schemas must be objects."""
 
 
+class ModelBuildError(UserError):
+    """A model that cannot be built: an unknown name, a missing API key, a provider whose extra is missing.
+
+    pydantic-ai raises `UserError` for the first two and `ImportError` for the third; one type, whose
+    message is a single line naming the model, lets a caller stop before anything runs and say why.
+    """
+
+
 def resolve_model(config: SummarizerConfig, model: Model | str | None = None) -> Model:
-    """A `Model` for `model` (or `config.model`): `extractive`, a model string, or an OpenAI-compatible URL."""
+    """A `Model` for `model` (or `config.model`): `extractive`, a model string, or an OpenAI-compatible URL.
+
+    Raises:
+        ModelBuildError: the model cannot be built here.
+    """
     chosen = model if model is not None else config.model
     if isinstance(chosen, Model):
         return chosen
     if chosen == EXTRACTIVE:
         return extractive_model()
-    if config.base_url:
-        return _openai_compatible(chosen, config)
-    return infer_model(chosen)
+    try:
+        if config.base_url:
+            return _openai_compatible(chosen, config)
+        return infer_model(chosen)
+    except (UserError, ImportError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ModelBuildError(f'model {chosen!r}: {reason}') from exc
 
 
 def model_id(model: Model) -> str:

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from opentelemetry.trace import Tracer
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models import Model
 
@@ -128,13 +129,15 @@ class Compactor:
         """Incremental compaction of one growing history (one agent run), adding its counts to `report`."""
         return HistorySession(self, report=report if report is not None else Report())
 
-    async def summarize(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> Compaction:
-        """Summarize `due`, check the result, keep the original wherever anything failed."""
+    async def summarize(
+        self, messages: Sequence[ModelMessage], due: Sequence[Candidate], *, tracer: Tracer | None = None
+    ) -> Compaction:
+        """Summarize `due`, check the result, keep the original wherever anything failed (a span each on `tracer`)."""
         report = Report(oversized=len(due))
         if due and self.config.keep_quoted_facts:
             due = _with_quoted_facts(messages, due)
         try:
-            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in due))
+            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate, tracer=tracer) for candidate in due))
         finally:
             self.summarizer.cache.flush()  # every summary made here is in the disk cache once this returns
         accepted: dict[PartRef, Outcome] = {}
@@ -272,8 +275,11 @@ class HistorySession:
         """Returns already in `report.returns_examined`: the last message is walked again, not counted again."""
         self._pending: list[Candidate] = []
 
-    async def process(self, messages: list[ModelMessage]) -> list[ModelMessage]:
-        """`messages` with every oversized return outside the `keep_recent` window summarized."""
+    async def process(self, messages: list[ModelMessage], *, tracer: Tracer | None = None) -> list[ModelMessage]:
+        """`messages` with every oversized return outside the `keep_recent` window summarized.
+
+        `tracer`: the run's (`RunContext.tracer`), so each summary shows as a span in an instrumented run.
+        """
         if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
             self._restart()
         start = max(self._walked - 1, 0)
@@ -295,7 +301,7 @@ class HistorySession:
         report = Report(returns_examined=max(returns_seen - self._returns_counted, 0))
         self._returns_counted = max(returns_seen, self._returns_counted)
         if due:
-            compaction = await self._compactor.summarize(messages, due)
+            compaction = await self._compactor.summarize(messages, due, tracer=tracer)
             report.add(compaction.report)
             messages = compaction.messages
         self.report.add(report)

@@ -52,6 +52,8 @@ _NAME_TOKEN = re.compile(r"[\w'&-]+")
 _JOINED = re.compile(r'[A-Za-z0-9]+(?:[.:/@-]+[A-Za-z0-9]+)+')
 """Runs joined by `.:/@-` into one token (`example.org`, `/usr/lib`): each run of it is an anchor."""
 _SHORT_INTEGER = re.compile(r'\d{1,2}')
+_WHOLE_SHORT_NUMBER = re.compile(r'(?<![\w.,-])\d{1,2}(?![\w-]|[.,]\d)')
+"""A short integer standing alone: not part of a longer number, word, id, `1.5` or `1,10`."""
 _WORD_BEFORE = re.compile(r'\w+[^\w\n]{0,3}\Z')  # \Z: $ would match before a final line break
 _WORD_AFTER = re.compile(r'[^\w\n]{0,3}\w+')
 
@@ -75,32 +77,46 @@ def referred_facts(
     """
     quotes = holds if holds is not None else (lambda fact: mentions(later_text, fact))
     referred: list[str] = []
+    numbers: dict[str, list[tuple[int, int]]] | None = None
     for fact in find_facts(text, words_from=words_from, common_words=common_words):
         if _SHORT_INTEGER.fullmatch(fact.text):
-            referred.extend(phrase for phrase in _number_phrases(text, fact.text) if quotes(phrase))
+            numbers = _short_numbers(text) if numbers is None else numbers
+            spans = numbers.get(fact.text, [])
+            referred.extend(phrase for phrase in _number_phrases(text, spans) if quotes(phrase))
         elif quotes(fact.text):
             referred.append(fact.text)
     return list(dict.fromkeys(referred))
 
 
-def _number_phrases(text: str, number: str) -> list[str]:
-    """`number` with the word before or after it, at each of its whole occurrences in `text`."""
+def _short_numbers(text: str) -> dict[str, list[tuple[int, int]]]:
+    """Where each one- or two-digit number stands whole in `text`: one pass for all of them.
+
+    (One pass per number, as it was, read a long log once for each of its up to 100 short numbers.)
+    """
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for match in _WHOLE_SHORT_NUMBER.finditer(text):
+        spans.setdefault(match.group(), []).append(match.span())
+    return spans
+
+
+def _number_phrases(text: str, spans: list[tuple[int, int]]) -> list[str]:
+    """A number with the word before or after it, at each of its whole occurrences (`spans`) in `text`."""
     phrases: list[str] = []
-    for match in re.finditer(rf'(?<![\w.,-]){number}(?![\w-]|[.,]\d)', text):
-        before = _WORD_BEFORE.search(text, max(match.start() - 64, 0), match.start())
-        after = _WORD_AFTER.match(text, match.end())
+    for start, end in spans:
+        before = _WORD_BEFORE.search(text, max(start - 64, 0), start)
+        after = _WORD_AFTER.match(text, end)
         if before:
-            phrases.append(text[before.start() : match.end()])
+            phrases.append(text[before.start() : end])
         if after:
-            phrases.append(text[match.start() : after.end()])
+            phrases.append(text[start : after.end()])
     return list(dict.fromkeys(phrases))
 
 
 def plain_text(value: JsonValue) -> str:
-    """The text a reader sees in a JSON value: its strings, keys and scalars, one per line.
+    r"""The text a reader sees in a JSON value: its strings, keys and scalars, one per line.
 
     Facts are found and compared in this form, not in JSON text, where escapes would glue an escape
-    letter to a fact (`\\nAPT28`) or hide a fact with a quote in it.
+    letter to a fact (`\nAPT28`) or hide a fact with a quote in it.
     """
     return value if isinstance(value, str) else '\n'.join(_pieces(value))
 

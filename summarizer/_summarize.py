@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 import tenacity
+from opentelemetry.trace import NoOpTracer, Span, StatusCode, Tracer
 from pydantic_ai.direct import model_request
 from pydantic_ai.exceptions import (
     ModelAPIError,
@@ -40,7 +41,7 @@ from ._config import SummarizerConfig
 from ._models import SUMMARY_KEY, model_id, resolve_model
 from ._prompts import PromptBook
 from ._shape import JsonValue, schema_of, structure_of
-from ._tokens import Tokenizer, estimate_tokens
+from ._tokens import Tokenizer, content_tokens, estimate_tokens
 from ._walk import Candidate
 
 logger = logging.getLogger(__name__)
@@ -51,6 +52,8 @@ _OUTPUT_CAP_PER_THRESHOLD_TOKEN = 2
 threshold in estimated tokens, and real tokenizers count JSON, digits and code at up to about twice the
 estimate, so a longer answer could not pass the check anyway. Uncapped, a model that does not stop (a small
 base model may not) writes until its context window is full."""
+_NO_TRACER = NoOpTracer()
+"""Spans only when the caller passes an instrumented run's tracer (see `Summarizer.summarize`)."""
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _TRANSIENT_TYPES = (
     ModelRateLimitError,
@@ -126,7 +129,50 @@ class Summarizer:
         share = math.ceil(candidate.tokens * self.config.target_ratio)
         return max(1, min(max(share, self.config.min_summary_tokens), candidate.threshold_tokens - 1))
 
-    async def summarize(self, candidate: Candidate) -> Outcome:
+    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
+        """Summarize `candidate`, in a span of its own on `tracer` (an instrumented run's `RunContext.tracer`).
+
+        The span carries what a pydantic-ai user watching a run wants to see beside the model calls: the
+        tool, its tokens before and after, cache hit or miss, and the outcome; never the content.
+        """
+        attributes = {'gen_ai.tool.name': candidate.tool_name, 'gen_ai.tool.call.id': candidate.part.tool_call_id}
+        tracer = tracer or _NO_TRACER
+        with tracer.start_as_current_span(f'summarize {candidate.tool_name}', attributes=attributes) as span:
+            outcome = await self._summarize(candidate)
+            if span.is_recording() or logger.isEnabledFor(logging.INFO):
+                self._trace(outcome, span)
+        return outcome
+
+    def _trace(self, outcome: Outcome, span: Span) -> None:
+        candidate, summary = outcome.candidate, outcome.summary
+        after = candidate.tokens if summary is None else content_tokens(summary, self.tokenizer)
+        result = 'summarized' if summary is not None else 'rejected' if outcome.rejected else 'failed'
+        span.set_attributes(
+            {
+                'summarizer.tokens_before': candidate.tokens,
+                'summarizer.tokens_after': after,
+                'summarizer.cache_hit': outcome.source in ('cache', 'shared'),
+                'summarizer.source': outcome.source,
+                'summarizer.outcome': result,
+                'summarizer.attempts': outcome.attempts,
+                'gen_ai.usage.input_tokens': outcome.input_tokens,
+                'gen_ai.usage.output_tokens': outcome.output_tokens,
+            }
+        )
+        if summary is None:
+            span.set_status(StatusCode.ERROR, f'original kept: {result}')
+        else:
+            hit = {'cache': 'cache hit', 'shared': 'identical content in flight'}.get(outcome.source, 'model')
+            logger.info(
+                'summarized %s (%s): %s -> %s tokens (%s)',
+                candidate.tool_name,
+                candidate.part.tool_call_id,
+                f'{candidate.tokens:,}',
+                f'{after:,}',
+                hit,
+            )
+
+    async def _summarize(self, candidate: Candidate) -> Outcome:
         if candidate.tokens > self.config.max_content_tokens:
             failure = (
                 f'{candidate.tokens:,} tokens, over max_content_tokens ({self.config.max_content_tokens:,}): not sent'
@@ -206,7 +252,9 @@ class Summarizer:
         return semaphore
 
     async def _call_with_retries(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
-        """The first attempt runs bare: tenacity's set-up costs ~40 µs a call, more than the rest of our
+        """One model request, retried on transient errors as `config` says.
+
+        The first attempt runs bare: tenacity's set-up costs ~40 µs a call, more than the rest of our
         request path, and most calls succeed. A retryable failure then enters tenacity as its attempt 1
         (re-raised, not re-sent), so waits and the attempt budget are exactly tenacity's.
         """

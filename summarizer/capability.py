@@ -134,7 +134,7 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        messages = await self._session.process(list(request_context.messages))
+        messages = await self._session.process(list(request_context.messages), tracer=ctx.tracer)
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
         return request_context

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import diskcache
+import pytest
 from fake_openai import fake_openai
 from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
@@ -30,6 +31,7 @@ def assert_old_or_new(original: bytes | str, current: bytes | str) -> bool:
     return True
 
 
+@pytest.mark.slow
 def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_path: Path, isolated_cache: Path) -> None:
     originals = {
         f'h{index:02d}.json': ModelMessagesTypeAdapter.dump_json(history(f'file {index}\n{BIG_TEXT}'))

@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -58,6 +59,8 @@ from summarizer.cli import main
 KILLS = 20
 SECONDS_PER_ANSWER = 0.02
 JSON_FILES = HISTORIES = 3
+FINISHED_SOURCE = re.compile(r': [\d,]+ histor(y|ies), ')
+"""The line `batch` prints (without a terminal) for each source it finished."""
 """Per kind: JSONL lines, conversation rows, LangChain sessions (each with two tool returns)."""
 JSONL, DATABASE = 'log.jsonl', 'store.db'
 TEXT = BIG_TEXT[:12_000]
@@ -308,7 +311,7 @@ class Stream:
                 and process.poll() is None
                 and (
                     len(self.server.answered) - first_request < point.requests
-                    or sum(' histories, ' in line for line in lines) < point.sources
+                    or sum(FINISHED_SOURCE.search(line) is not None for line in lines) < point.sources
                 )
             ):
                 assert time.monotonic() < deadline, 'the batch neither finished nor reached its kill point'
@@ -332,6 +335,7 @@ class Stream:
         return killed
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_points_leaves_every_history_old_or_new_and_a_rerun_completes(tmp_path: Path) -> None:
     seed = int(os.environ.get('CRASH_SAFETY_SEED') or random.SystemRandom().randrange(2**32))
     files, conversations, sessions = originals()
@@ -444,6 +448,7 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.skipif(not sys.platform.startswith('linux'), reason='reads /proc and relies on PR_SET_PDEATHSIG')
+@pytest.mark.slow
 def test_workers_stop_when_the_batch_process_alone_is_killed(tmp_path: Path) -> None:
     """`--jobs 2` workers must not summarize on for a batch that is gone (and bill model calls for it)."""
     for index in range(6):

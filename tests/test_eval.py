@@ -183,6 +183,7 @@ def test_missing_source_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 GOLDEN = Path(__file__).resolve().parent.parent / 'golden' / 'histories'
 
 
+@pytest.mark.slow
 def test_gate_on_the_golden_corpus(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The project's own floors (config.yaml) hold on golden/, and each floor fails the gate when raised."""
     code, _, err = _run(capsys, str(GOLDEN), '--report', str(tmp_path / 'report'))
@@ -234,5 +235,5 @@ def test_price_estimate_where_genai_prices_knows_the_model() -> None:
 
 def test_unusable_model_is_one_line(histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, str(histories), '--model', 'nosuch:model', '--report', str(tmp_path / 'report'))
-    assert (code, err) == (2, 'summarizer: --model: Unknown model: nosuch:model\n')
+    assert (code, err) == (2, "summarizer: model 'nosuch:model': Unknown model: nosuch:model\n")
     assert not (tmp_path / 'report').exists()

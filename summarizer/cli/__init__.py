@@ -1,7 +1,8 @@
 """The `summarizer` command: one module per subcommand, registered in `SUBCOMMANDS`.
 
-Every expected problem (bad input, bad config, unreadable file) ends as one line on stderr naming
-the file and what is wrong, with exit code 2 and no traceback; nothing is written for it.
+Every expected problem (bad input, bad config, unreadable file, a model that cannot be built) ends
+as one line on stderr naming the file or model and what is wrong, with exit code 2 and no traceback;
+nothing is written for it.
 """
 
 from __future__ import annotations
@@ -10,33 +11,64 @@ import argparse
 import logging
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
+from typing import TextIO
 
 from .._config import ConfigError
+from .._models import ModelBuildError
 from . import batch, check, compact, eval, restore
 from ._common import InputError
 
 SUBCOMMANDS = (compact, check, eval, batch, restore)
+_VERBOSE_HELP = (
+    'log what is summarized and what came from the cache (-vv: also failure details, which may quote content)'
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line `argv` (default: `sys.argv`); returns the exit code."""
     parser = argparse.ArgumentParser(
         prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.'
     )
-    parser.add_argument(
-        '-v', '--verbose', action='store_true', help='log progress (tool content only at DEBUG, with -vv)'
-    )
+    parser.add_argument('--version', action='version', version=f'%(prog)s {version("tool-return-summarizer")}')
+    parser.add_argument('-v', '--verbose', action='count', default=0, help=_VERBOSE_HELP)
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     for module in SUBCOMMANDS:
         module.register(commands)
+    for subcommand in commands.choices.values():  # `summarizer compact -v ...` as well as `summarizer -v compact ...`
+        subcommand.add_argument('-v', '--verbose', dest='verbose_after', action='count', default=0, help=_VERBOSE_HELP)
     arguments = parser.parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if arguments.verbose else logging.WARNING, format='%(levelname)s %(message)s'
-    )
+    _log_to_stderr(arguments.verbose + arguments.verbose_after)
     try:
+        if getattr(arguments, 'backup', False) and not arguments.in_place:
+            raise InputError('--backup keeps the original of a file rewritten in place: it needs --in-place')
         return int(arguments.run(arguments))
-    except (InputError, ConfigError) as exc:
+    except (InputError, ConfigError, ModelBuildError) as exc:
         print(f'summarizer: {exc}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print('summarizer: interrupted; files already written are complete, the rest untouched', file=sys.stderr)
         return 130
+
+
+class _CurrentStderr(logging.StreamHandler[TextIO]):
+    """Writes to `sys.stderr` as it is when a record comes, not as it was when logging was set up.
+
+    `batch`'s progress bar swaps `sys.stderr` for a stream that prints above the bar; a handler holding
+    the original one would write into the bar's line.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def _log_to_stderr(verbosity: int) -> None:
+    """Warnings always; with -v the summarizer's own progress, with -vv its details.
+
+    Only the `summarizer` loggers get more verbose: the HTTP clients' debug logs would print
+    request bodies, that is, tool content.
+    """
+    logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s', handlers=[_CurrentStderr()])
+    level = (logging.NOTSET, logging.INFO)[verbosity] if verbosity < 2 else logging.DEBUG
+    logging.getLogger('summarizer').setLevel(level)  # NOTSET: the root's WARNING

@@ -1,4 +1,9 @@
-"""What the subcommands share: the config options, reading input, and the report."""
+"""What the subcommands share: the config options, reading input, and the report.
+
+Output is read in terminals 80 columns wide and grepped in CI logs: each record (a failure, a
+finished source, where a file was written) is one line that is never hard-wrapped, so a path or a
+reason survives `grep` whole; a terminal may soft-wrap it, a pipe or a log file keeps it as is.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from .._config import SummarizerConfig
 from .._pipeline import Report
@@ -61,34 +67,50 @@ def parse_history(path: Path, raw: bytes) -> StoredHistory:
         raise InputError(f'{path}: {exc}') from None
 
 
-def report_table(title: str, report: Report, *, tokens_before: int, tokens_after: int) -> Table:
+def console(*, stderr: bool = False) -> Console:
+    """A console whose `print` never hard-wraps a line (see the module docstring)."""
+    return Console(stderr=stderr, soft_wrap=True, highlight=False)
+
+
+def count(number: int, noun: str, plural: str | None = None) -> str:
+    """`1 history`, `1,234 histories`: every count the CLI prints goes through here."""
+    return f'{number:,} {noun if number == 1 else plural or noun + "s"}'
+
+
+def report_table(report: Report, *, tokens_before: int, tokens_after: int, title: str | None = None) -> Table:
     table = Table(title=title, show_header=False, title_justify='left')
     table.add_column(style='bold')
     table.add_column(justify='right')
     saved = tokens_before - tokens_after
     share = f' ({saved / tokens_before:.0%})' if tokens_before else ''
     rows = (
-        ('tool returns examined', report.returns_examined),
-        ('oversized', report.oversized),
-        ('summarized', report.summarized),
-        ('cache hits', report.cache_hits),
-        ('model calls', report.model_calls),
-        ('failed (original kept)', report.failed),
+        ('tool returns examined', f'{report.returns_examined:,}'),
+        ('oversized', f'{report.oversized:,}'),
+        ('summarized', f'{report.summarized:,}'),
+        ('cache hits', f'{report.cache_hits:,}'),
+        ('model calls', f'{report.model_calls:,}'),
+        ('failed (original kept)', f'{report.failed:,}'),
         ('history tokens', f'{tokens_before:,} -> {tokens_after:,}'),
-        ('saved', f'{saved:,} tokens{share}'),
+        ('saved', count(saved, 'token') + share),
         ('summarizer usage', f'{report.summarizer_input_tokens:,} in / {report.summarizer_output_tokens:,} out'),
     )
     for label, value in rows:
-        table.add_row(label, str(value))
+        table.add_row(label, value)
     return table
 
 
 def print_failures(console: Console, report: Report, *, source: str) -> None:
+    """One line per return that kept its original, and per tool-call problem found in the input.
+
+    Built as `Text`, not markup: a path or a reason may hold `[...]`, which markup would eat.
+    """
     for failure in report.failures:
         console.print(
-            f'[yellow]kept original[/] {source}: message {failure.message_index} part {failure.part_index} '
-            f'({failure.tool_name}, {failure.tool_call_id}): {failure.reason}',
-            highlight=False,
+            Text.assemble(
+                ('kept original', 'yellow'),
+                f' {source}: message {failure.message_index} part {failure.part_index} '
+                f'({failure.tool_name}, {failure.tool_call_id}): {failure.reason}',
+            )
         )
     for problem in report.integrity:
-        console.print(f'[dim]note[/] {source}: {problem} (already in the input)', highlight=False)
+        console.print(Text.assemble(('note', 'dim'), f' {source}: {problem} (already in the input)'))

@@ -12,8 +12,11 @@ from typing import Self
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Column
+from rich.text import Text
 
 from .._config import SummarizerConfig
+from .._models import resolve_model
 from .._pipeline import Report
 from .._write import atomic_write
 from ..batch import (
@@ -29,10 +32,10 @@ from ..batch import (
     run_batch,
     shard,
 )
-from ._common import InputError, add_config_options, load_config, report_table
+from ._common import InputError, add_config_options, console, count, load_config, report_table
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     """Add `batch` and its options to the command line."""
     parser = commands.add_parser(
         'batch',
@@ -76,6 +79,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.vacuum and not arguments.in_place:
         raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
+    resolve_model(config)  # a model that cannot be built stops the run here, before any journal or output
     target = Target(
         out=arguments.out,
         backup=arguments.backup,
@@ -89,10 +93,10 @@ def run(arguments: argparse.Namespace) -> int:
     except SourceError as exc:
         raise InputError(str(exc)) from None
     if arguments.shard:
-        index, count = _shard(arguments.shard)
-        sources = shard(sources, index, count)
+        index, total = _shard(arguments.shard)
+        sources = shard(sources, index, total)
     journal = Journal(arguments.journal or _default_journal(config, arguments), settings=result_settings(config))
-    console = Console(stderr=True)
+    out = console(stderr=True)
     started = time.perf_counter()
     try:
         finished = journal.start(resume=arguments.resume)
@@ -102,7 +106,7 @@ def run(arguments: argparse.Namespace) -> int:
             if source.key in earlier:
                 journal.record(source, earlier[source.key])  # the new journal stays complete
         size = sum(source.path.stat().st_size for source in todo)
-        with _Progress(console, total=size) as progress:
+        with _Progress(out, total=size) as progress:
             reports = run_batch(
                 todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
             )
@@ -110,7 +114,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
-    _summary(console, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
+    _summary(out, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size)
     return 0 if all(report.ok for report in all_reports) else 1
@@ -153,7 +157,11 @@ def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) ->
 
 
 class _Progress:
-    """A rich progress bar on a terminal; one plain line per finished source otherwise."""
+    """A rich progress bar on a terminal; one plain line per finished source otherwise.
+
+    At 80 columns the bar keeps 20 cells and elapsed/ETA stay whole: the running counts are the
+    column that gives way (cut with an ellipsis), not the bar or the clock.
+    """
 
     def __init__(self, console: Console, *, total: int) -> None:
         self.console = console
@@ -161,10 +169,12 @@ class _Progress:
         self._bar: Progress | None = None
         self._task: TaskID | None = None
         if console.is_terminal:
+            # batch + bar + elapsed + ETA + remaining take 50 columns; the counts get what is left
+            counts = Column(no_wrap=True, overflow='ellipsis', max_width=max(console.width - 50, 8))
             self._bar = Progress(
                 TextColumn('[bold]batch'),
-                BarColumn(),
-                TextColumn('{task.fields[stats]}'),
+                BarColumn(bar_width=20),
+                TextColumn('{task.fields[stats]}', table_column=counts),
                 TimeElapsedColumn(),
                 TextColumn('ETA'),
                 TimeRemainingColumn(),
@@ -187,15 +197,16 @@ class _Progress:
             self.summarized += tick.summarized
             self.saved += tick.tokens_saved
         if self._bar is not None and self._task is not None:
-            stats = f'{self.histories:,} histories, {self.summarized:,} returns summarized, {self.saved:,} tokens saved'
+            stats = f'{count(self.histories, "history", "histories")}, {self.summarized:,} summarized, {count(self.saved, "token")} saved'
             self._bar.update(self._task, advance=tick.characters, stats=stats)
         elif tick.finished is not None:
             report = tick.finished
             self.console.print(
-                f'{report.source}: {report.histories} histories, {report.changed} changed, {report.failed} failed, '
-                f'{report.counts.summarized} returns summarized, {report.tokens_before - report.tokens_after:,} tokens saved',
-                highlight=False,
-                soft_wrap=True,
+                Text(
+                    f'{report.source}: {count(report.histories, "history", "histories")}, {report.changed:,} changed, '
+                    f'{report.failed:,} failed, {count(report.counts.summarized, "return")} summarized, '
+                    f'{count(report.tokens_before - report.tokens_after, "token")} saved'
+                )
             )
 
 
@@ -204,25 +215,25 @@ def _summary(console: Console, reports: list[SourceReport], *, seconds: float, s
     for report in reports:
         total.add(report.counts)
     histories = sum(report.histories for report in reports)
-    title = f'batch: {len(reports)} sources' + (' (dry run: nothing written)' if dry_run else '')
+    title = f'batch: {count(len(reports), "source")}' + (' (dry run: nothing written)' if dry_run else '')
     table = report_table(
-        title,
         total,
         tokens_before=sum(report.tokens_before for report in reports),
         tokens_after=sum(report.tokens_after for report in reports),
+        title=title,
     )
     table.add_row(
         'histories',
         f'{histories:,} seen, {sum(r.changed for r in reports):,} changed, {sum(r.failed for r in reports):,} failed',
     )
-    table.add_row('resumed sources', str(sum(report.resumed for report in reports)))
+    table.add_row('resumed sources', f'{sum(report.resumed for report in reports):,}')
     table.add_row(
         'throughput', f'{size / 1e6 / max(seconds, 1e-9):.1f} MB/s, {histories / max(seconds, 1e-9):.1f} histories/s'
     )
     console.print(table)
     for report in reports:
         for problem in report.problems:
-            console.print(f'[yellow]{problem.kind} failed[/] {problem.describe()}', highlight=False)
+            console.print(Text.assemble((f'{problem.kind} failed', 'yellow'), f' {problem.describe()}'))
 
 
 def _write_report(path: Path, reports: list[SourceReport], *, seconds: float, size: int) -> None:

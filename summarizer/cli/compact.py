@@ -7,16 +7,16 @@ import asyncio
 import sys
 from pathlib import Path
 
-from rich.console import Console
+from rich.text import Text
 
 from .._check import CheckFailed
 from .._pipeline import Compactor
 from .._stored import HistoryError, compact_stored
 from .._write import ChangedWhileCompacting, Snapshot, atomic_write, backup
-from ._common import InputError, add_config_options, load_config, print_failures, read_input, report_table
+from ._common import InputError, add_config_options, console, load_config, print_failures, read_input, report_table
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     """Add `compact` and its options to the command line."""
     parser = commands.add_parser(
         'compact',
@@ -42,7 +42,7 @@ def run(arguments: argparse.Namespace) -> int:
     raw = read_input(source)
     read = Snapshot.of(source.stat(), raw) if arguments.in_place else None  # stat after the read: a later change shows
     to_stdout = arguments.output == Path('-')
-    console = Console(stderr=to_stdout)
+    out = console(stderr=to_stdout)
     compactor = Compactor(config=config)
     try:
         result = asyncio.run(compact_stored(raw, compactor))
@@ -75,12 +75,9 @@ def run(arguments: argparse.Namespace) -> int:
         except OSError as exc:
             raise InputError(f'{target}: cannot write: {exc.strerror or exc}; nothing was changed') from None
         written = f'written to {target}'
-    console.print(
-        report_table(
-            f'{source}: {written}', report, tokens_before=result.tokens_before, tokens_after=result.tokens_after
-        )
-    )
-    print_failures(console, report, source=str(source))
+    out.print(Text(f'{source}: {written}'))
+    out.print(report_table(report, tokens_before=result.tokens_before, tokens_after=result.tokens_after))
+    print_failures(out, report, source=str(source))
     return 1 if report.failed else 0
 
 

@@ -1,4 +1,4 @@
-"""What an eval measures on one compacted history: compression and the facts later turns rely on.
+r"""What an eval measures on one compacted history: compression and the facts later turns rely on.
 
 A fact (see `summarizer._facts`) of an oversized tool return counts as *referred to* when a later
 turn of the same history -- assistant text, the arguments of a later tool call, a later user prompt
@@ -7,7 +7,7 @@ share of them still present in the summary that replaced the return. Everything 
 deterministic: no judge model, the same figures on every run.
 
 Texts are compared as *plain text* (strings, keys and scalars joined by newlines), not as JSON
-text: JSON escapes would otherwise glue an escape letter to a fact (`\\nAPT28`) or hide a fact with
+text: JSON escapes would otherwise glue an escape letter to a fact (`\nAPT28`) or hide a fact with
 a quote in it.
 """
 
@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from .._facts import mentions
-from .._quoted import plain_text, referred_facts
+from .._quoted import plain_text
 from .._shape import JsonValue
 
 
@@ -73,15 +73,13 @@ class ReturnScore:
 
 def score_return(
     *,
-    original: JsonValue,
+    referred: list[str],
     summary: JsonValue,
-    later_text: str,
     tokens_before: int,
     tokens_after: int,
     summarized: bool,
 ) -> tuple[Tally, list[str]]:
-    """The tally of one return, and the referred-to facts its summary lost."""
-    referred = referred_facts(plain_text(original), later_text)
+    """The tally of one return, and the referred-to facts (`referred_facts` of its original) its summary lost."""
     present = plain_text(summary)
     lost = [fact for fact in referred if not mentions(present, fact)]
     tally = Tally(

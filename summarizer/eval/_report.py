@@ -8,14 +8,25 @@ The plot needs matplotlib (the `eval` extra); without it the other two files are
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .._config import SummarizerConfig
 from .._write import atomic_write
 from ._metrics import Tally
 from ._run import EvalRun, ModelScore
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from matplotlib.text import Annotation
+
+logger = logging.getLogger(__name__)
+_STAR_SIZE = 260
+"""Area of the overall and blind markers, in points squared (matplotlib's `s`)."""
 
 SUMMARY_FILE = 'summary.md'
 DATA_FILE = 'results.json'
@@ -204,25 +215,43 @@ def _model_data(model: ModelScore) -> dict[str, object]:
 
 
 def plot_png(run: EvalRun) -> bytes | None:
-    """Compression (x) against retention (y), one point per model and tool; None without matplotlib.
-
-    Many tools land on the same spot (80% compression, 100% retention), so the points carry numbers,
-    not names: tools at one spot share one label (`3,7,12`), and a key beside the plot names each
-    number with every model's retention. Each model's overall figure is a large marker.
-    """
+    """The plot as PNG bytes; None (and a one-line warning saying so) without matplotlib."""
     try:
         import matplotlib
 
         matplotlib.use('Agg')
         from matplotlib import pyplot
     except ImportError:
+        logger.warning(
+            '%s skipped: matplotlib is not installed (pip install "tool-return-summarizer[eval]")', PLOT_FILE
+        )
         return None
     from io import BytesIO
+
+    figure = plot_figure(run)
+    buffer = BytesIO()
+    figure.savefig(buffer, format='png', bbox_inches='tight', metadata={'Software': None})  # pyright: ignore[reportUnknownMemberType]
+    pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def plot_figure(run: EvalRun) -> Figure:
+    """Compression (x, 0-100%) against retention (y), one point per model and tool; needs matplotlib.
+
+    Many tools land on the same spot (80% compression, 100% retention), so the points carry numbers,
+    not names: tools at one spot share one label (`3,7,12`), labels that would overlap are moved
+    apart, and a key beside the plot names each number with every model's retention. Each model's
+    overall figure is a large star; its blind figure (`keep_quoted_facts` off, the caveat the eval
+    docs stress) a hollow one, joined to it, against its own floor.
+    """
+    from matplotlib import pyplot
 
     tools = sorted({tool for model in run.models for tool in model.per_tool})
     numbers = {tool: index for index, tool in enumerate(tools, start=1)}
     figure, (axes, key) = pyplot.subplots(1, 2, figsize=(12, 6.5), dpi=110, gridspec_kw={'width_ratios': [3, 1.4]})
     colors = pyplot.rcParams['axes.prop_cycle'].by_key()['color']
+    labels: list[Annotation] = []
+    stars: list[tuple[float, float]] = []
     for position, model in enumerate(run.models):
         color, marker = colors[position % len(colors)], 'x' if model.baseline else 'o'
         spots: dict[tuple[float, float], list[int]] = {}
@@ -235,30 +264,108 @@ def plot_png(run: EvalRun) -> bytes | None:
                 [x for x, _ in spots], [y for _, y in spots], color=color, marker=marker, s=28, label=_label(model)
             )
         for (x, y), members in spots.items():
-            axes.annotate(_numbers_label(members), (x, y), fontsize=7, color=color,
-                          xytext=(4, 3 - 10 * position), textcoords='offset points')  # fmt: skip
-        overall = model.overall
-        if overall.compression is not None and overall.retention is not None:
-            axes.scatter([100 * overall.compression], [100 * overall.retention], color=color, marker='*', s=260,
-                         edgecolors='black', linewidths=0.6, zorder=3, label=f'{model.name}: overall')  # fmt: skip
+            labels.append(
+                axes.annotate(
+                    _numbers_label(members),
+                    (x, y),
+                    fontsize=7,
+                    color=color,
+                    xytext=(4, -10 if y > 95 else 3),
+                    textcoords='offset points',
+                    arrowprops={'arrowstyle': '-', 'color': color, 'linewidth': 0.4, 'alpha': 0.6},
+                )
+            )
+        overall = _point(model.overall)
+        if overall is not None:
+            axes.scatter(
+                *overall,
+                color=color,
+                marker='*',
+                s=_STAR_SIZE,
+                edgecolors='black',
+                linewidths=0.6,
+                zorder=3,
+                label=f'{model.name}: overall',
+            )
+            stars.append(overall)
+        blind = _point(model.blind) if model.blind is not None else None
+        if blind is not None:
+            axes.scatter(
+                *blind,
+                facecolors='white',
+                edgecolors=color,
+                marker='*',
+                s=_STAR_SIZE,
+                linewidths=1.2,
+                zorder=3,
+                label=f'{model.name}: blind',
+            )
+            stars.append(blind)
+            if overall is not None:
+                axes.plot(*zip(overall, blind), color=color, linestyle=':', linewidth=0.9, zorder=2)
     floor = 100 * run.retention_floor
     axes.axhline(floor, linestyle='--', linewidth=0.8, color='grey', label=f'retention floor {floor:.0f}%')
+    if any(model.blind is not None for model in run.models):
+        blind_floor = 100 * run.config.eval.blind_retention_floor
+        axes.axhline(blind_floor, linestyle=':', linewidth=0.8, color='grey', label=f'blind floor {blind_floor:.0f}%')
     axes.set_xlabel('compression of oversized tool returns (%)')
     axes.set_ylabel('retention of facts referred to later (%)')
     axes.set_title('Compression against fact retention (numbers: tools, see key)')
+    axes.set_xlim(-4, 104)
     axes.set_ylim(-4, 104)
     axes.grid(alpha=0.3)
     axes.legend(loc='upper center', bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8)  # below: it hides no point
+    _spread(figure, labels, stars=stars)
     key.axis('off')
     key.set_title('tool: retention per model', fontsize=9)
     names = ' / '.join(model.name for model in run.models)
     lines = [f'{numbers[tool]:>2} {_short(tool)}  {_retentions(run, tool)}' for tool in tools]
-    key.text(0, 1, f'   ({names})\n' + '\n'.join(lines), va='top', ha='left', family='monospace',
-             fontsize=min(8.0, 440 / max(len(lines), 1)), transform=key.transAxes)  # fmt: skip
-    buffer = BytesIO()
-    figure.savefig(buffer, format='png', bbox_inches='tight', metadata={'Software': None})
-    pyplot.close(figure)
-    return buffer.getvalue()
+    key.text(
+        0,
+        1,
+        f'   ({names})\n' + '\n'.join(lines),
+        va='top',
+        ha='left',
+        family='monospace',
+        fontsize=min(8.0, 440 / max(len(lines), 1)),
+        transform=key.transAxes,
+    )
+    return figure
+
+
+def _point(tally: Tally) -> tuple[float, float] | None:
+    if tally.compression is None or tally.retention is None:
+        return None
+    return 100 * tally.compression, 100 * tally.retention
+
+
+def _spread(figure: Figure, labels: list[Annotation], *, stars: list[tuple[float, float]]) -> None:
+    """Move labels down, a line at a time, until none covers another placed before it or a star.
+
+    Points crowd at 100% retention and a few compressions; drawn where they fall, their labels print
+    over each other. Top to bottom, left to right, each label steps below what it would cover; a thin
+    line still ties it to its point. The number of steps is bounded: every step clears at least one line.
+    """
+    from matplotlib.text import Text
+    from matplotlib.transforms import Bbox
+
+    figure.draw_without_rendering()  # fixes the axes' transforms
+    radius = math.sqrt(_STAR_SIZE) / 2 * figure.dpi / 72
+    axes = figure.axes[0]
+    placed = [
+        Bbox.from_bounds(x - radius, y - radius, 2 * radius, 2 * radius)
+        for x, y in (axes.transData.transform(star) for star in stars)
+    ]
+    for label in sorted(labels, key=lambda label: (-label.xy[1], label.xy[0])):
+        box = Text.get_window_extent(label)  # the text alone, not the line to its point; measured once
+        step = box.height + figure.dpi / 72  # a line and a point, in pixels
+        steps = 0
+        while steps <= len(placed) and any(box.overlaps(other) for other in placed):
+            box, steps = box.translated(0, -step), steps + 1
+        if steps:
+            x, y = label.xyann
+            label.xyann = (x, y - steps * step * 72 / figure.dpi)
+        placed.append(box)
 
 
 def _numbers_label(members: list[int]) -> str:

@@ -31,7 +31,7 @@ from .._config import SummarizerConfig
 from .._models import resolve_model
 from .._originals import OriginalStore
 from .._pipeline import Compactor, Report
-from .._quoted import LaterTurns
+from .._quoted import LaterTurns, plain_text, referred_facts
 from .._shape import JsonValue
 from .._stored import StoredCompaction, StoredHistory, compact_stored
 from .._summarize import Summarizer
@@ -135,7 +135,7 @@ def eval_models(names: Sequence[str], config: SummarizerConfig) -> dict[str, Mod
     """The models to compare by name: the ones asked for (default: the config's), then the baseline.
 
     Resolved before anything runs, so a model that cannot be used (unknown provider, no API key)
-    stops the eval at once; pydantic-ai raises `UserError` for it.
+    stops the eval at once (`ModelBuildError`).
     """
     chosen = list(dict.fromkeys(names or [config.model]))
     if HEAD not in chosen:
@@ -148,18 +148,30 @@ async def run_eval(
 ) -> EvalRun:
     """Every model over every history, one model after the other (so wall times do not mix)."""
     config = dataclasses.replace(config, keep_recent=0)
-    scores = [await _score_model(name, model, histories, config=config, cache=cache) for name, model in models.items()]
+    referred: _Referred = {}  # every model scores the same returns: their referred-to facts are found once
+    scores = [
+        await _score_model(name, model, histories, config=config, cache=cache, referred=referred)
+        for name, model in models.items()
+    ]
     if config.keep_quoted_facts:
         blind_config = dataclasses.replace(config, keep_quoted_facts=False)
         for score, model in zip(scores, models.values()):
             if not score.baseline:  # truncation ignores the quoted facts: its figures are blind already
-                blind = await _score_model(score.name, model, histories, config=blind_config, cache=cache)
+                blind = await _score_model(
+                    score.name, model, histories, config=blind_config, cache=cache, referred=referred
+                )
                 score.blind = blind.overall
     return EvalRun(config=config, models=scores, histories=[history.name for history in histories])
 
 
 async def _score_model(
-    name: str, model: Model, histories: Sequence[EvalHistory], *, config: SummarizerConfig, cache: SummaryCache
+    name: str,
+    model: Model,
+    histories: Sequence[EvalHistory],
+    *,
+    config: SummarizerConfig,
+    cache: SummaryCache,
+    referred: _Referred,
 ) -> ModelScore:
     summarizer = Summarizer(config=config, model=model, cache=cache)
     # No originals store: the eval measures summaries as models write them, and keeps no tool output.
@@ -172,14 +184,20 @@ async def _score_model(
         report.add(result.report)
     return ModelScore(
         name=name,
-        histories=[_score_history(history, result, compactor) for history, result in zip(histories, results)],
+        histories=[_score_history(history, result, compactor, referred) for history, result in zip(histories, results)],
         report=report,
         seconds=seconds,
         price_usd=_price(model, report, config),
     )
 
 
-def _score_history(history: EvalHistory, result: StoredCompaction, compactor: Compactor) -> HistoryScore:
+_Referred = dict[tuple[Path, int, int], list[str]]
+"""The referred-to facts of each scored return: history file, message index, part index."""
+
+
+def _score_history(
+    history: EvalHistory, result: StoredCompaction, compactor: Compactor, referred: _Referred
+) -> HistoryScore:
     before = history.stored
     after = StoredHistory.parse(result.text) if result.text is not None else before
     failed = {(failure.message_index, failure.part_index) for failure in result.report.failures}
@@ -189,10 +207,12 @@ def _score_history(history: EvalHistory, result: StoredCompaction, compactor: Co
         ref = (candidate.message_index, candidate.part_index)
         summarized = result.text is not None and ref not in failed
         summary = _content(after, ref) if summarized else candidate.content
+        key = (history.path, *ref)
+        if key not in referred:
+            referred[key] = referred_facts(plain_text(candidate.content), later.text_after(candidate.message_index))
         tally, lost = score_return(
-            original=candidate.content,
+            referred=referred[key],
             summary=summary,
-            later_text=later.text_after(candidate.message_index),
             tokens_before=candidate.tokens,
             tokens_after=content_tokens(summary, compactor.tokenizer) if summarized else candidate.tokens,
             summarized=summarized,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import json
 import logging
 import re
@@ -110,6 +111,7 @@ def fault_figures(server: FakeOpenAI, report: Report) -> dict[str, object]:
     }
 
 
+@pytest.mark.slow
 async def test_pipeline_survives_a_30_percent_fault_rate(
     server: tuple[FakeOpenAI, str], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -132,7 +134,7 @@ async def test_pipeline_survives_a_30_percent_fault_rate(
         assert all(request.fault in TRANSIENT for request in log[:-1]), log
         assert len(log) == MAX_RETRIES + 1 or log[-1].fault not in TRANSIENT
         # Retry-After is honoured: the next attempt arrives no sooner than asked
-        for request, following in zip(log, log[1:]):
+        for request, following in itertools.pairwise(log):
             if request.fault == 'rate_limit':
                 assert following.arrived - request.arrived >= RETRY_AFTER_SECONDS
         summarized, reason = expected_outcomes(log)

@@ -1,0 +1,110 @@
+"""The command's own errors: a model that cannot be built, options that do not go together, -v, --version."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from summarizer.cli import main
+
+UNBUILDABLE = {
+    'openai:gpt-4.1-mini': 'OPENAI_API_KEY',
+    'nonsense': 'Unknown model: nonsense',
+    'anthropic:claude-haiku-4-5': 'anthropic',
+}
+"""A model each way pydantic-ai refuses one: no API key, an unknown name, a provider whose extra is missing
+(or, where the anthropic extra is installed, its missing ANTHROPIC_API_KEY)."""
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(path.relative_to(folder)) for path in folder.rglob('*'))
+
+
+def without_keys() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY')}
+
+
+COMMANDS = (['compact'], ['compact', '--dry-run'], ['batch', '--dry-run'], ['batch', '--out', 'OUT'])
+
+
+def command(words: list[str], history: Path) -> list[str]:
+    target = str(history) if words[0] == 'compact' else str(history.parent)
+    return [words[0], target, *(str(history.parent.parent / 'out') if word == 'OUT' else word for word in words[1:])]
+
+
+@pytest.mark.parametrize('model', sorted(UNBUILDABLE))
+def test_a_model_that_cannot_be_built_is_one_line_and_exit_2(
+    model: str, old_schema_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for key in ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY'):
+        monkeypatch.delenv(key, raising=False)
+    folder = old_schema_file.parent
+    before = files_under(folder.parent)
+    for words in COMMANDS:
+        assert main([*command(words, old_schema_file), '--model', model]) == 2, words
+        out, err = capsys.readouterr()
+        assert out == '' and err.count('\n') == 1 and err.startswith(f"summarizer: model '{model}': "), (words, err)
+        assert UNBUILDABLE[model] in err or 'ANTHROPIC_API_KEY' in err
+    assert files_under(folder.parent) == before  # no output, no journal, no cache
+    # and the real command, in a process of its own: no traceback, one line
+    words = COMMANDS[sorted(UNBUILDABLE).index(model)]
+    result = subprocess.run(
+        [sys.executable, '-m', 'summarizer.cli', *command(words, old_schema_file), '--model', model],
+        capture_output=True,
+        check=False,
+        text=True,
+        env=without_keys(),
+    )
+    assert result.returncode == 2 and result.stdout == ''
+    assert result.stderr.count('\n') == 1 and result.stderr.startswith(f"summarizer: model '{model}': ")
+    assert files_under(folder.parent) == before
+
+
+def test_backup_needs_in_place(old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = old_schema_file.parent
+    before = files_under(folder)
+    for argv in (
+        ['compact', str(old_schema_file), '--backup'],
+        ['compact', str(old_schema_file), '-o', str(tmp_path / 'out.json'), '--backup'],
+        ['batch', str(old_schema_file), '--out', str(tmp_path / 'out'), '--backup'],
+    ):
+        assert main(argv) == 2
+        assert capsys.readouterr().err == (
+            'summarizer: --backup keeps the original of a file rewritten in place: it needs --in-place\n'
+        )
+    assert files_under(folder) == before
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as exit:
+        main(['--version'])
+    assert exit.value.code == 0
+    assert capsys.readouterr().out == f'summarizer {version("tool-return-summarizer")}\n'
+
+
+def test_verbose_before_or_after_the_subcommand_says_what_was_summarized(
+    old_schema_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    command = ['compact', str(old_schema_file), '--keep-recent', '0', '--dry-run']
+    assert main(['-v', *command]) == 0
+    logged = sorted(f'{record.levelname} {record.getMessage()}' for record in caplog.records)
+    assert [line.split(':')[0] for line in logged] == [
+        'INFO summarized deep_research (tool_0_deep_research)',
+        'INFO summarized get_indicator_details (tool_1_get_indicator_details)',
+    ]
+    assert all(line.endswith('tokens (model)') for line in logged), logged
+    # after the subcommand, in a process of its own: the lines reach stderr (same cache: hits now)
+    again = subprocess.run(
+        [sys.executable, '-m', 'summarizer.cli', *command, '-v'], capture_output=True, text=True, check=False
+    )
+    assert again.returncode == 0, again.stderr
+    assert sorted(again.stderr.splitlines()) == [line.replace('(model)', '(cache hit)') for line in logged]
+    caplog.clear()
+    assert main(command) == 0  # without -v: nothing at INFO
+    assert not [record for record in caplog.records if record.name.startswith('summarizer')]
