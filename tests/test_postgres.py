@@ -28,11 +28,11 @@ from test_batch_kill import _cached, assert_old_or_new
 from summarizer import Compactor, SummarizerConfig
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch import Target
-from summarizer.batch._postgres import postgres_sources
 from summarizer.batch._runner import run_sources
 from summarizer.cli import main
 
-psycopg = pytest.importorskip('psycopg')
+pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
+from summarizer.batch._postgres import postgres_sources
 
 
 @pytest.fixture(scope='module')
