@@ -121,7 +121,7 @@ SESSIONS = ('11111111-1111-1111-1111-111111111111', '00000000-0000-0000-0000-000
 
 
 def test_langchain_table_keeps_every_other_column_and_row(
-    pg_server: Server, database: str, isolated_cache: Path
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path
 ) -> None:
     with pg_server.connect(database) as connection:
         connection.execute(LANGCHAIN_SCHEMA)
@@ -136,7 +136,9 @@ def test_langchain_table_keeps_every_other_column_and_row(
     query = 'SELECT id, session_id::text, message::text, created_at FROM chat_history ORDER BY id'
     before = table(pg_server, database, query)
 
-    assert batch(pg_server.url(database, query='langchain_table=chat_history'), '--in-place') == 0
+    report = tmp_path / 'report.json'
+
+    assert batch(pg_server.url(database, query='langchain_table=chat_history'), '--in-place', '--report', report) == 0
 
     after = table(pg_server, database, query)
     assert [row[:2] + row[3:] for row in after] == [row[:2] + row[3:] for row in before]  # ids, sessions, times
@@ -146,6 +148,46 @@ def test_langchain_table_keeps_every_other_column_and_row(
         assert old['type'] == new['type'] == 'tool'
         assert {**old['data'], 'content': None} == {**new['data'], 'content': None}
         assert len(new['data']['content']) < len(old['data']['content'])
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['histories'] == {'seen': 2, 'changed': 2, 'failed': 0}  # a session's rows are one history
+
+
+@pytest.mark.parametrize(
+    'column_type, trigger_body, problem',
+    [
+        ('text', "NEW.messages := NEW.messages || ' '", 'is not the checked rewrite byte for byte'),
+        (
+            'jsonb',
+            "NEW.messages := NEW.messages || '[{}]'::jsonb",
+            'the stored jsonb does not equal the checked rewrite',
+        ),
+        ('json', "RAISE EXCEPTION 'compaction not allowed here'", 'the server refused it: compaction not allowed here'),
+    ],
+)
+def test_a_write_the_server_alters_or_refuses_is_rolled_back_and_reported(
+    pg_server: Server,
+    database: str,
+    column_type: str,
+    trigger_body: str,
+    problem: str,
+    isolated_cache: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    make_histories(pg_server, database, column_type, {'a': pretty(0, BIG_TEXT)})
+    before = table(pg_server, database, 'SELECT id, messages::text, note FROM conversations')
+    with pg_server.connect(database) as connection:
+        connection.execute(
+            f'CREATE FUNCTION alter_history() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {trigger_body}; '
+            'RETURN NEW; END $$'
+        )
+        connection.execute(
+            'CREATE TRIGGER alter_history BEFORE UPDATE ON conversations FOR EACH ROW EXECUTE FUNCTION alter_history()'
+        )
+
+    assert batch(pg_server.url(database), '--in-place') == 1
+
+    assert table(pg_server, database, 'SELECT id, messages::text, note FROM conversations') == before
+    assert problem in ' '.join(capsys.readouterr().err.split())  # (rich wraps lines)
 
 
 def _compactor(on_call: Callable[[], None]) -> Compactor:
