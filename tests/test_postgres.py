@@ -32,7 +32,7 @@ from summarizer.batch._runner import run_sources
 from summarizer.cli import main
 
 pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
-from summarizer.batch._postgres import postgres_sources
+from summarizer.batch._postgres import Location, postgres_sources
 
 
 @pytest.fixture(scope='module')
@@ -403,3 +403,27 @@ def test_a_password_in_the_url_never_shows_and_libpq_environment_works(
 
     monkeypatch.setenv('PGPASSWORD', PASSWORD)
     assert batch(pg_server.url(database, password=False), '--dry-run') == 1
+
+
+@pytest.mark.parametrize(
+    'url, conninfo, shown',
+    [
+        (
+            'postgresql:///agents?table=t&sslmode=disable',
+            'postgresql:///agents?sslmode=disable',
+            'postgresql:///agents?sslmode=disable&table=t',
+        ),
+        (
+            'postgresql://app:p%40ss@h1:5432,h2/db?password=zz&table=t',
+            'postgresql://app:p%40ss@h1:5432,h2/db?password=zz',
+            'postgresql://app@h1:5432,h2/db?table=t',
+        ),
+        ('postgres://app@host', 'postgres://app@host', 'postgres://app@host'),
+    ],
+)
+def test_urls_keep_what_libpq_needs_and_show_no_password(url: str, conninfo: str, shown: str) -> None:
+    location = Location.parse(url)
+    assert (location.conninfo, location.shown) == (conninfo, shown)
+    assert location.problem(ValueError('failed for p@ss and p%40ss and zz\n  here')) == (
+        'failed for *** and *** and *** here' if 'p%40ss' in url else 'failed for p@ss and p%40ss and zz here'
+    )

@@ -30,7 +30,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, LiteralString
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import psycopg
 from psycopg import sql
@@ -81,8 +81,8 @@ class Location:
         secrets = [password, unquote(password)] if colon and password else []
         secrets += [value for key, value in theirs if key == 'password' and value]
         shown_query = [(key, value) for key, value in theirs if key != 'password'] + list(ours.items())
-        shown = urlunsplit((parts.scheme, f'{user}{at}{hosts}', parts.path, urlencode(shown_query), ''))
-        conninfo = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(theirs, quote_via=quote), ''))
+        shown = _url(parts.scheme, f'{user}{at}{hosts}', parts.path, urlencode(shown_query))
+        conninfo = _url(parts.scheme, parts.netloc, parts.path, urlencode(theirs, quote_via=quote))
         return cls(
             conninfo=conninfo, shown=shown, secrets=tuple(sorted(set(secrets), key=len, reverse=True)), keys=ours
         )
@@ -113,6 +113,11 @@ class Location:
         if read_only:
             connection.read_only = True
         return connection
+
+
+def _url(scheme: str, netloc: str, path: str, query: str) -> str:
+    """A URL from its parts, keeping `//` with an empty host (`postgresql:///db`: the local socket)."""
+    return f'{scheme}://{netloc}{path}' + (f'?{query}' if query else '')
 
 
 @dataclass(frozen=True, kw_only=True)
