@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -32,6 +33,7 @@ from summarizer.batch._runner import run_sources
 from summarizer.cli import main
 
 pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
+from summarizer.batch import _postgres
 from summarizer.batch._postgres import Location, postgres_sources
 
 
@@ -232,6 +234,34 @@ async def test_a_concurrent_writer_wins(
     assert report.changed == 1 and report.failed == 1
     (problem,) = report.problems
     assert problem.where.row_id == 'a' and 'changed while compacting' in problem.problem
+
+
+async def test_a_row_the_application_keeps_locked_is_reported_not_waited_on(
+    pg_server: Server, database: str, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_histories(pg_server, database, 'jsonb', {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_LIST)})
+    before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    monkeypatch.setattr(_postgres, '_LOCK_TIMEOUT_SECONDS', 1)
+    config = SummarizerConfig.load(keep_recent=0)
+    (source,) = postgres_sources([pg_server.url(database)], config=config.batch, target=Target())
+    application = pg_server.connect(database, autocommit=False)
+    application.execute("SELECT 1 FROM conversations WHERE id = 'a' FOR UPDATE")  # held in an open transaction
+    release = threading.Timer(15, application.rollback)  # without a lock timeout the batch would wait this long
+    release.start()
+    try:
+        (report,) = await run_sources(
+            [source], compactor=_compactor(lambda: None), target=Target(), journal=None, on_tick=lambda tick: None
+        )
+        assert release.is_alive()  # the batch did not wait for the lock
+    finally:
+        release.cancel()
+        application.rollback()
+        application.close()
+
+    rows = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    assert rows['a'] == before['a'] and rows['b'] != before['b']
+    (problem,) = report.problems
+    assert problem.where.row_id == 'a' and 'lock timeout' in problem.problem
 
 
 ROWS = 10

@@ -46,6 +46,8 @@ TABLE_KEYS = ('table', 'id_column', 'messages_column', 'langchain_table')
 """Query keys of a source URL that are ours (table names), not libpq's."""
 _PAGE_ROWS = 256
 _CONNECT_TIMEOUT = 10
+_LOCK_TIMEOUT_SECONDS = 30
+"""As SQLite's busy timeout: how long one history's UPDATE waits for a row the application has locked."""
 ColumnKind = Literal['text', 'json', 'jsonb']
 _KINDS: dict[str, ColumnKind] = {'text': 'text', 'character varying': 'text', 'json': 'json', 'jsonb': 'jsonb'}
 _VALUE: dict[ColumnKind, LiteralString] = {'text': '%(new)s', 'json': '%(new)s::json', 'jsonb': '%(new)s::jsonb'}
@@ -242,10 +244,14 @@ class PostgresSource(Source):
                 self._work = self.output_tables()
                 self._copy(reuse=target.reuse_output)
             self._reader = database.connect(read_only=True)
+            # The snapshot stays open, idle between pages, while the histories of a page are compacted.
+            self._reader.execute('SET idle_in_transaction_session_timeout = 0')
             self._reader.autocommit = False
             self._reader.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
             if not target.dry_run:
                 self._writer = database.connect()
+                # A row the application keeps locked is reported after this wait, not waited on forever.
+                self._writer.execute(sql.SQL('SET lock_timeout = {}').format(sql.Literal(f'{_LOCK_TIMEOUT_SECONDS}s')))
         except psycopg.Error as exc:
             self.abort()
             raise SourceProblem(f'cannot open: {self.location.problem(exc)}') from None
