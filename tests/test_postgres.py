@@ -371,6 +371,7 @@ def test_resume_skips_an_unchanged_finished_table_and_redoes_a_changed_one(
         ('CREATE TABLE conversations (id text, messages bytea)', '', 'column messages is bytea'),
         ('CREATE TABLE other (x int)', '', 'no table conversations(id, messages) nor message_store'),
         ('CREATE TABLE t (id int, session_id text)', 'langchain_table=t', 'column message missing'),
+        ('CREATE VIEW conversations AS SELECT 1 AS id, 2 AS messages', '', 'not a table'),
     ],
 )
 def test_bad_tables_are_one_line_exit_2_before_any_work(

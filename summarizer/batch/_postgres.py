@@ -474,45 +474,52 @@ def _tables(connection: Connection, location: Location, config: BatchConfig) -> 
     langchain_name = keys.get('langchain_table', config.langchain_table)
     explicit_histories = bool({'table', 'id_column', 'messages_column'} & keys.keys())
     tables: list[PgTable] = []
-    reasons: list[str] = []
     for table_name, columns, langchain, explicit in (
         (name, (id_column, messages_column), False, explicit_histories),
         (langchain_name, ('id', 'session_id', 'message'), True, 'langchain_table' in keys),
     ):
-        found = _table(connection, table_name, columns, langchain=langchain)
-        if isinstance(found, PgTable):
+        try:
+            found = _table(connection, table_name, columns, langchain=langchain)
+        except _Unfit as exc:
+            raise SourceError(f'{location.shown}: table {table_name}: {exc}') from None
+        if found is not None:
             tables.append(found)
-        elif explicit or found.startswith('column'):
-            raise SourceError(f'{location.shown}: table {table_name}: {found}')
-        else:
-            reasons.append(f'table {table_name}: {found}')
+        elif explicit:
+            raise SourceError(f'{location.shown}: table {table_name}: no such table')
     if not tables:
         raise SourceError(
             f'{location.shown}: no table {name}({id_column}, {messages_column}) '
-            f'nor {langchain_name}(id, session_id, message) ({"; ".join(reasons)})'
+            f'nor {langchain_name}(id, session_id, message)'
         )
     return tables
 
 
-def _table(connection: Connection, name: str, columns: tuple[str, ...], *, langchain: bool) -> PgTable | str:
-    """The table if it fits, else why not (starting with 'column' when it exists but does not fit)."""
+class _Unfit(Exception):
+    """The table exists but cannot hold histories as named (a column missing, a wrong type, not a table)."""
+
+
+def _table(connection: Connection, name: str, columns: tuple[str, ...], *, langchain: bool) -> PgTable | None:
+    """The table, None if there is none of that name; `_Unfit` if it exists but does not fit."""
     row = connection.execute(
-        'SELECT n.nspname::text, c.relname::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace '
+        'SELECT n.nspname::text, c.relname::text, c.relkind::text FROM pg_class c '
+        'JOIN pg_namespace n ON n.oid = c.relnamespace '
         'WHERE c.oid = to_regclass(%s)',
         (name,),
     ).fetchone()
     if row is None:
-        return 'no such table'
+        return None
+    if row[2] not in ('r', 'p'):  # rows are addressed by ctid, which views and foreign tables lack
+        raise _Unfit('not a table (a view or foreign table?): name the table behind it')
     parts = (str(row[0]), str(row[1]))
     found = {column: (kind, full) for column, kind, full in _columns(connection, parts, detail=True)}
     missing = [column for column in columns if column not in found]
     if missing:
-        return f'column {", ".join(missing)} missing (it has {", ".join(found)})'
+        raise _Unfit(f'column {", ".join(missing)} missing (it has {", ".join(found)})')
     messages = columns[-1]
     base, full = found[messages]
     kind = _KINDS.get(base)
     if kind is None:
-        return f'column {messages} is {full}; a history column must be text, varchar, json or jsonb'
+        raise _Unfit(f'column {messages} is {full}; a history column must be text, varchar, json or jsonb')
     return PgTable(
         name=name,
         parts=parts,
