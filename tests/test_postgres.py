@@ -418,17 +418,22 @@ def test_a_password_in_the_url_never_shows_and_libpq_environment_works(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    make_histories(pg_server, database, 'text', {'a': pretty(0, BIG_TEXT), 'bad': '[{"kind": "nonsense"}]'})
+    make_histories(pg_server, database, 'text', {'a': pretty(0, BIG_TEXT)})
     report = tmp_path / 'report.json'
     journal = tmp_path / 'journal.jsonl'
     url = pg_server.url(database)
     assert quote(PASSWORD, safe='') in url
 
-    assert batch(url, '--in-place', '--report', report, '--journal', journal) == 1  # 'bad' is reported
+    assert batch(url, '--in-place', '--journal', journal) == 0  # journaled: finished
+    with pg_server.connect(database) as connection:
+        connection.execute("INSERT INTO conversations VALUES ('bad', '[{\"kind\": \"nonsense\"}]', '')")
+    assert batch(url, '--in-place', '--resume', '--report', report, '--journal', journal) == 1  # 'bad' reported
 
     captured = capsys.readouterr()
+    shown = f'postgresql://postgres@127.0.0.1:{pg_server.port}/{database}'
+    assert shown in journal.read_text() and shown in report.read_text()
+    assert shown in captured.err and 'row bad' in captured.err
     written = captured.out + captured.err + report.read_text() + journal.read_text()
-    assert 'postgresql://postgres@127.0.0.1' in written and 'bad' in captured.err
     for secret in (PASSWORD, quote(PASSWORD, safe=''), 'Secr3t'):
         assert secret not in written
 
