@@ -192,9 +192,9 @@ def test_a_write_the_server_alters_or_refuses_is_rolled_back_and_reported(
     assert problem in ' '.join(capsys.readouterr().err.split())  # (rich wraps lines)
 
 
-def _compactor(on_call: Callable[[], None]) -> Compactor:
+def _compactor(on_call: Callable[[object], None]) -> Compactor:
     def answer(content: object, budget: int) -> object:
-        on_call()
+        on_call(content)
         return content[:1] if isinstance(content, list) else 'summary: ' + str(content)[:200]
 
     config = SummarizerConfig.load(keep_recent=0)
@@ -208,11 +208,10 @@ async def test_a_concurrent_writer_wins(
     make_histories(pg_server, database, column_type, {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_LIST)})
     before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
     app_version = pretty(9, 'the app wrote this meanwhile')
-    calls: list[None] = []
 
-    def app_writes() -> None:  # the running application updates row a while it is being summarized
-        calls.append(None)
-        if len(calls) > 1:
+    def app_writes(content: object) -> None:
+        """The running application updates row a while its content is being summarized (before the summary returns)."""
+        if content != BIG_TEXT:
             return
         with pg_server.connect(database) as connection:
             connection.execute(
@@ -231,7 +230,7 @@ async def test_a_concurrent_writer_wins(
     assert json.loads(str(rows['a'])) == json.loads(app_version)  # the app's update survived
     check_rewrite(StoredHistory.parse(str(before['b'])), StoredHistory.parse(str(rows['b'])))  # the other: compacted
     assert rows['b'] != before['b']
-    assert report.changed == 1 and report.failed == 1
+    assert report.changed == 1 and report.failed == 1, report.problems
     (problem,) = report.problems
     assert problem.where.row_id == 'a' and 'changed while compacting' in problem.problem
 
@@ -250,7 +249,11 @@ async def test_a_row_the_application_keeps_locked_is_reported_not_waited_on(
     release.start()
     try:
         (report,) = await run_sources(
-            [source], compactor=_compactor(lambda: None), target=Target(), journal=None, on_tick=lambda tick: None
+            [source],
+            compactor=_compactor(lambda content: None),
+            target=Target(),
+            journal=None,
+            on_tick=lambda tick: None,
         )
         assert release.is_alive()  # the batch did not wait for the lock
     finally:
