@@ -257,7 +257,7 @@ class Journal:
         return entries
 
     def record(self, source: Source, report: SourceReport) -> None:
-        entry = {'key': source.key, 'stamp': stamp(source.path), 'settings': self.settings, 'report': report.as_json()}
+        entry = {'key': source.key, 'stamp': source.stamp(), 'settings': self.settings, 'report': report.as_json()}
         line = (json.dumps(entry, ensure_ascii=False) + '\n').encode('utf-8')
         try:
             descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -280,17 +280,9 @@ class Journal:
             os.close(descriptor)
 
 
-def stamp(path: Path) -> list[int]:
-    """Size and mtime: a journaled source is skipped only while its file is as the run left it."""
-    status = path.stat()
-    return [status.st_size, status.st_mtime_ns]
-
-
 def resumed(source: Source, entries: dict[str, dict[str, object]], target: Target) -> SourceReport | None:
     entry = entries.get(source.key)
-    if entry is None or entry.get('stamp') != stamp(source.path):
-        return None
-    if target.out is not None and not source.output(target).exists():
+    if entry is None or entry.get('stamp') != source.stamp() or not source.has_output(target):
         return None
     report = entry['report']
     assert isinstance(report, dict)
@@ -346,7 +338,7 @@ class _Open:
             self.source.write(done)
         except ChangedWhileCompacting as exc:
             done = Done(unit=done.unit, error=exc.problem)
-        except (OSError, sqlite3.Error) as exc:
+        except (OSError, sqlite3.Error, SourceProblem) as exc:
             self.report.add(done)
             self.fail(exc)
             return
@@ -372,7 +364,7 @@ class _Open:
         if isinstance(exc, OSError | sqlite3.Error) and _disk_full(exc):
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise BatchAborted(
-                f'{self.source.path}: {reason}; stopped, every unfinished source left as it was'
+                f'{self.source.name}: {reason}; stopped, every unfinished source left as it was'
             ) from None
         if self.source.whole_file:
             self.report.discard()
@@ -383,7 +375,7 @@ class _Open:
         else:
             problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
         self.report.problems.append(
-            Problem(kind='source', where=Where(path=self.source.path), message_index=None, problem=problem)
+            Problem(kind='source', where=Where(path=self.source.name), message_index=None, problem=problem)
         )
 
 
@@ -426,7 +418,7 @@ async def run_sources(
     try:
         for source in sources:
             current = _Open(
-                source, SourceReport(source=str(source.path), kind=source.kind, output=_output(source, target))
+                source, SourceReport(source=source.name, kind=source.kind, output=source.output_name(target))
             )
             opened.append(current)
             try:
@@ -435,7 +427,7 @@ async def run_sources(
                     window.append((current, asyncio.create_task(process(unit))))
                     while len(window) >= limit:
                         await finish(*window.popleft())
-            except (OSError, sqlite3.Error) as exc:
+            except (OSError, sqlite3.Error, SourceProblem) as exc:
                 current.fail(exc)
             window.append((current, None))
         while window:
@@ -456,10 +448,6 @@ def _disk_full(exc: OSError | sqlite3.Error) -> bool:
     return getattr(exc, 'sqlite_errorcode', None) == sqlite3.SQLITE_FULL
 
 
-def _output(source: Source, target: Target) -> str | None:
-    return None if target.dry_run else str(source.output(target))
-
-
 def run_batch(
     sources: list[Source],
     *,
@@ -470,8 +458,8 @@ def run_batch(
     on_tick: OnTick,
 ) -> list[SourceReport]:
     """Run in this process, or deal the sources to `jobs` worker processes; reports in source order."""
-    if not target.dry_run:  # a killed run's unfinished writes of the outputs to be written (by a link's target)
-        remove_temporaries([Path(os.path.realpath(source.output(target))) for source in sources])
+    if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
+        remove_temporaries([path for source in sources for path in source.temporaries(target)])
     shards = [sources[index::jobs] for index in range(min(jobs, len(sources)))]
     if len(shards) <= 1:
         return _run_shard(sources, config, target, journal, on_tick)
@@ -488,7 +476,7 @@ def run_batch(
                 pass
         results = [future.result() for future in futures]
     by_source = {report.source: report for shard_reports in results for report in shard_reports}
-    return [by_source[str(source.path)] for source in sources]
+    return [by_source[source.name] for source in sources]
 
 
 _ticks: multiprocessing.Queue[Tick] | None = None

@@ -58,6 +58,8 @@ class Target:
     """Resume: continue in a database copy already under `out` instead of copying it again."""
     vacuum: bool = False
     """In place: VACUUM each database that changed, so the file shrinks by the pages compaction freed."""
+    out_url: str | None = None
+    """`--out postgresql://...`: the database (and tables) PostgreSQL sources are copied to and compacted in."""
 
 
 class SourceProblem(Exception):
@@ -68,7 +70,8 @@ class SourceProblem(Exception):
 class Where:
     """A history's location, for reports: file, then line (JSONL) or table and row id / session."""
 
-    path: Path
+    path: Path | str
+    """The file, or a PostgreSQL source's URL as shown (never with its password)."""
     line: int | None = None
     table: str | None = None
     row_id: str | None = None
@@ -158,6 +161,32 @@ class Source:
     def key(self) -> str:
         """Identity in the journal."""
         return str(self.path.resolve())
+
+    @property
+    def name(self) -> str:
+        """How reports and progress name this source."""
+        return str(self.path)
+
+    def size(self) -> int:
+        """Input size (about characters), for progress."""
+        return self.path.stat().st_size
+
+    def stamp(self) -> object:
+        """What `--resume` compares: a journaled source is skipped only while this is what the run left."""
+        status = self.path.stat()
+        return [status.st_size, status.st_mtime_ns]
+
+    def output_name(self, target: Target) -> str | None:
+        """Where the results go, for the report (None: a dry run writes nothing)."""
+        return None if target.dry_run else str(self.output(target))
+
+    def has_output(self, target: Target) -> bool:
+        """Whether the results of an earlier run are still where this run would write them."""
+        return target.out is None or self.output(target).exists()
+
+    def temporaries(self, target: Target) -> list[Path]:
+        """Files whose leftover temporaries of a killed run this run may delete (by a link's target)."""
+        return [Path(os.path.realpath(self.output(target)))]
 
     def output(self, target: Target) -> Path:
         return target.out / self.relative if target.out is not None else self.path

@@ -22,6 +22,7 @@ from .._write import atomic_write
 from ..batch import (
     BatchAborted,
     Journal,
+    Source,
     SourceError,
     SourceReport,
     Target,
@@ -34,6 +35,8 @@ from ..batch import (
 )
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
+POSTGRES_SCHEMES = ('postgresql://', 'postgres://')
+
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     """Add `batch` and its options to the command line."""
@@ -43,9 +46,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         description='Compact every history under PATH... (see docs/batch.md). Each history is written '
         'atomically and only when something changed; an interrupted run can be resumed.',
     )
-    parser.add_argument('paths', type=Path, nargs='+', metavar='PATH', help='a file, folder or SQLite database')
+    parser.add_argument(
+        'paths',
+        type=_path_or_url,
+        nargs='+',
+        metavar='PATH',
+        help='a file, folder, SQLite database or postgresql:// URL',
+    )
     where = parser.add_mutually_exclusive_group()
-    where.add_argument('--out', type=Path, metavar='DIR', help="write results under DIR, mirroring the inputs' layout")
+    where.add_argument(
+        '--out',
+        type=_path_or_url,
+        metavar='DIR',
+        help="write results under DIR, mirroring the inputs' layout (PostgreSQL: a postgresql:// URL)",
+    )
     where.add_argument('--in-place', action='store_true', help='rewrite the inputs themselves (atomically)')
     parser.add_argument('--backup', action='store_true', help='with --in-place: keep each changed input as NAME.bak')
     parser.add_argument(
@@ -79,9 +93,17 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.vacuum and not arguments.in_place:
         raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
+    files = [path for path in arguments.paths if isinstance(path, Path)]
+    urls = [path for path in arguments.paths if isinstance(path, str)]
+    out = arguments.out if isinstance(arguments.out, Path) else None
+    if urls and (arguments.backup or arguments.vacuum):
+        raise InputError('--backup and --vacuum are for files; back a PostgreSQL table up with pg_dump')
+    if files and isinstance(arguments.out, str):
+        raise InputError(f'{files[0]}: --out for files must be a folder, not a postgresql:// URL')
     resolve_model(config)  # a model that cannot be built stops the run here, before any journal or output
     target = Target(
-        out=arguments.out,
+        out=out,
+        out_url=arguments.out if isinstance(arguments.out, str) else None,
         backup=arguments.backup,
         dry_run=arguments.dry_run,
         reuse_output=arguments.resume,
@@ -89,14 +111,14 @@ def run(arguments: argparse.Namespace) -> int:
     )
     try:
         in_place = arguments.out is None and not arguments.dry_run
-        sources = discover(arguments.paths, config=config.batch, out=arguments.out, in_place=in_place)
+        sources = discover(files, config=config.batch, out=out, in_place=in_place) + _postgres(urls, config, target)
     except SourceError as exc:
         raise InputError(str(exc)) from None
     if arguments.shard:
         index, total = _shard(arguments.shard)
         sources = shard(sources, index, total)
     journal = Journal(arguments.journal or _default_journal(config, arguments), settings=result_settings(config))
-    out = console(stderr=True)
+    screen = console(stderr=True)
     started = time.perf_counter()
     try:
         finished = journal.start(resume=arguments.resume)
@@ -105,8 +127,8 @@ def run(arguments: argparse.Namespace) -> int:
         for source in sources:
             if source.key in earlier:
                 journal.record(source, earlier[source.key])  # the new journal stays complete
-        size = sum(source.path.stat().st_size for source in todo)
-        with _Progress(out, total=size) as progress:
+        size = sum(source.size() for source in todo)
+        with _Progress(screen, total=size) as progress:
             reports = run_batch(
                 todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
             )
@@ -114,10 +136,35 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
-    _summary(out, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
+    _summary(screen, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size)
     return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _path_or_url(text: str) -> Path | str:
+    """A file or folder, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
+    return text if text.startswith(POSTGRES_SCHEMES) else Path(text)
+
+
+def _identity(path: Path | str) -> str:
+    """A file's absolute path, or a URL without its password (the journal's name must not depend on one)."""
+    if isinstance(path, Path):
+        return str(path.resolve())
+    from ..batch._postgres import Location
+
+    return Location.parse(path).shown
+
+
+def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list[Source]:
+    """The PostgreSQL sources, checked like files before any work (psycopg is imported only for them)."""
+    if not urls:
+        return []
+    try:
+        from ..batch._postgres import postgres_sources
+    except ImportError:
+        raise InputError("PostgreSQL sources need psycopg: pip install 'tool-return-summarizer[postgres]'") from None
+    return postgres_sources(urls, config=config.batch, target=target)
 
 
 def _batch_config(config: SummarizerConfig, arguments: argparse.Namespace) -> SummarizerConfig:
@@ -147,8 +194,8 @@ def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) ->
     """One journal per job: the same inputs, destination and shard resume the same journal."""
     job = json.dumps(
         [
-            sorted(str(path.resolve()) for path in arguments.paths),
-            str(arguments.out and arguments.out.resolve()),
+            sorted(_identity(path) for path in arguments.paths),
+            str(arguments.out and _identity(arguments.out)),
             arguments.shard,
         ]
     )

@@ -1,0 +1,577 @@
+"""PostgreSQL as a batch source: `summarizer batch postgresql://USER@HOST/DB[?table=...]`.
+
+A database may hold (a) a table with one pydantic-ai history per row in a `text` (or `varchar`),
+`json` or `jsonb` column, and (b) `langchain-postgres`'s message table (one LangChain message per
+row as `jsonb`; the rows of a `session_id`, in `id` order, are one history). psycopg 3, no ORM.
+
+Reading: one connection holds a read-only REPEATABLE READ transaction and a server-side cursor,
+fetched in pages, so memory is bounded by a page and the histories in flight, and every row is read
+once, as of one snapshot, however the table changes meanwhile. Values are read as text (`::text`).
+
+Writing: a second connection writes each history in its own short transaction (a LangChain
+session's rows together). Every UPDATE is a compare-and-swap of exactly one row, addressed by
+`tableoid` and `ctid` (any update of the row moves it to a new ctid) and still holding the id and the
+value that were read; otherwise the transaction is rolled back and the history reported "changed
+while compacting", so a concurrent writer always wins. The row is read back in the same
+transaction (`RETURNING`) before the commit: `text` and `json` columns must hold exactly the bytes
+written (json keeps its input text); `jsonb` is stored normalized by the server, so there the
+guarantee is semantic: the stored value, parsed, must equal the compacted history that passed the
+post-check (which compares it to the original, as read, outside summarized values).
+
+Credentials come from the URL or libpq (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`, ...); a password is
+never shown: the source is named by its URL without it, and it is removed from every message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal, LiteralString
+from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import TupleRow
+
+from .._config import BatchConfig
+from .._write import ChangedWhileCompacting
+from ._sources import Done, SessionUnit, Source, SourceError, SourceProblem, StoredUnit, Target, Unit, Where, shown_id
+
+Connection = psycopg.Connection[TupleRow]
+TABLE_KEYS = ('table', 'id_column', 'messages_column', 'langchain_table')
+"""Query keys of a source URL that are ours (table names), not libpq's."""
+_PAGE_ROWS = 256
+_CONNECT_TIMEOUT = 10
+_LOCK_TIMEOUT_SECONDS = 30
+"""As SQLite's busy timeout: how long one history's UPDATE waits for a row the application has locked."""
+ColumnKind = Literal['text', 'json', 'jsonb']
+_KINDS: dict[str, ColumnKind] = {'text': 'text', 'character varying': 'text', 'json': 'json', 'jsonb': 'jsonb'}
+_VALUE: dict[ColumnKind, LiteralString] = {'text': '%(new)s', 'json': '%(new)s::json', 'jsonb': '%(new)s::jsonb'}
+_SAME: dict[ColumnKind, LiteralString] = {
+    'text': '{column} COLLATE "C" = %(old)s',  # byte for byte, whatever the column's collation
+    'json': '{column}::text = %(old)s',  # json keeps its input text (and has no = operator)
+    'jsonb': '{column} = %(old)s::jsonb',
+}
+"""The compare of the compare-and-swap: the row still holds the value that was read."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Location:
+    """A `postgresql://` argument: what libpq gets, what may be shown, and our table keys."""
+
+    conninfo: str
+    """libpq's URL (our keys removed); may hold a password, so it is never shown."""
+    shown: str
+    """The URL without password, as reports name the source."""
+    secrets: tuple[str, ...]
+    """Text that must not appear in any message (the password, raw and as written in the URL)."""
+    keys: dict[str, str]
+
+    @classmethod
+    def parse(cls, url: str) -> Location:
+        parts = urlsplit(url)
+        ours = {key: value for key, value in parse_qsl(parts.query, keep_blank_values=True) if key in TABLE_KEYS}
+        theirs = [
+            (key, value) for key, value in parse_qsl(parts.query, keep_blank_values=True) if key not in TABLE_KEYS
+        ]
+        userinfo, at, hosts = parts.netloc.rpartition('@')
+        user, colon, password = userinfo.partition(':')
+        secrets = [password, unquote(password)] if colon and password else []
+        secrets += [value for key, value in theirs if key == 'password' and value]
+        shown_query = [(key, value) for key, value in theirs if key != 'password'] + list(ours.items())
+        shown = _url(parts.scheme, f'{user}{at}{hosts}', parts.path, urlencode(shown_query))
+        conninfo = _url(parts.scheme, parts.netloc, parts.path, urlencode(theirs, quote_via=quote))
+        return cls(
+            conninfo=conninfo, shown=shown, secrets=tuple(sorted(set(secrets), key=len, reverse=True)), keys=ours
+        )
+
+    @property
+    def dbname(self) -> str:
+        return str(conninfo_to_dict(self.conninfo).get('dbname') or '')
+
+    def scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, '***')
+        return text
+
+    def problem(self, exc: BaseException) -> str:
+        """An exception as one line without secrets (libpq's messages may span lines)."""
+        return self.scrub(' '.join(str(exc).split()) or type(exc).__name__)
+
+    def connect(self, *, dbname: str | None = None, read_only: bool = False) -> Connection:
+        given = conninfo_to_dict(self.conninfo)
+        options: dict[str, object] = {}
+        if 'connect_timeout' not in given:
+            options['connect_timeout'] = _CONNECT_TIMEOUT
+        if 'application_name' not in given:
+            options['application_name'] = 'summarizer batch'
+        if dbname is not None:
+            options['dbname'] = dbname
+        connection = psycopg.connect(self.conninfo, autocommit=True, **options)  # pyright: ignore[reportArgumentType]
+        if read_only:
+            connection.read_only = True
+        return connection
+
+
+def _url(scheme: str, netloc: str, path: str, query: str) -> str:
+    """A URL from its parts, keeping `//` with an empty host (`postgresql:///db`: the local socket)."""
+    return f'{scheme}://{netloc}{path}' + (f'?{query}' if query else '')
+
+
+@dataclass(frozen=True, kw_only=True)
+class PgTable:
+    """A table of histories (or of LangChain messages) and its history column's type."""
+
+    name: str
+    """As the user named it (reports)."""
+    parts: tuple[str, ...]
+    """Schema and table (or just the table: found on the search path), each an SQL identifier."""
+    id_column: str
+    messages_column: str
+    kind: ColumnKind
+    langchain: bool = False
+
+    @property
+    def identifier(self) -> sql.Identifier:
+        return sql.Identifier(*self.parts)
+
+    def query(self, text: LiteralString, **identifiers: str) -> sql.Composed:
+        names = {key: sql.Identifier(value) for key, value in identifiers.items()}
+        return sql.SQL(text).format(table=self.identifier, **names)
+
+
+class RowNotWritten(ChangedWhileCompacting):
+    """The server refused one history's update (a constraint, a trigger, a lock timeout): rolled back, reported."""
+
+
+class PostgresSource(Source):
+    """One database URL: its history table and/or LangChain message table, compacted in place or into `--out`."""
+
+    kind = 'postgresql'
+    _reader: Connection | None = None
+    _writer: Connection | None = None
+
+    def __init__(self, location: Location, *, tables: list[PgTable], out: Location | None) -> None:
+        self.location = location
+        self.tables = tables
+        self.out = out
+
+    @property
+    def key(self) -> str:
+        return self.location.shown
+
+    @property
+    def name(self) -> str:
+        return self.location.shown
+
+    def output_tables(self) -> list[PgTable]:
+        """The tables results are written to: the inputs, or their copies named by `--out`'s keys."""
+        if self.out is None:
+            return self.tables
+        copies: list[PgTable] = []
+        for table in self.tables:
+            name = self.out.keys.get('langchain_table' if table.langchain else 'table')
+            if name is None:
+                copies.append(table)  # the same name (and schema) in the output database
+            else:  # taken literally: `schema.table` or `table`, case kept
+                copies.append(dataclasses.replace(table, name=name, parts=tuple(name.split('.', 1))))
+        return copies
+
+    def size(self) -> int:
+        """Characters of every stored history (one scan on the server; 0 if it cannot be had)."""
+        return sum(int(str(value)) for value in self._aggregate('coalesce(sum(length({column}::text)), 0)') or [])
+
+    def stamp(self) -> object:
+        """Row count and an order-independent hash of every (id, value) of the input tables.
+
+        `--resume` skips a journaled source while this is unchanged: a database has no mtime, so its
+        tables are hashed on the server (one scan).
+        """
+        values = self._aggregate(
+            'count(*)',
+            "coalesce(sum(hashtextextended(coalesce({id}::text, '') || ':' || coalesce({column}::text, ''), 0)), 0)",
+        )
+        return [str(value) for value in values] if values is not None else None
+
+    def _aggregate(self, *expressions: LiteralString) -> list[object] | None:
+        try:
+            with self.location.connect(read_only=True) as connection:
+                values: list[object] = []
+                for table in self.tables:
+                    select = ', '.join(expressions)
+                    query = table.query(
+                        f'SELECT {select} FROM {{table}}', column=table.messages_column, id=table.id_column
+                    )
+                    row = connection.execute(query).fetchone()
+                    values.extend(row or ())
+                return values
+        except psycopg.Error:
+            return None
+
+    def output(self, target: Target) -> Path:
+        raise AssertionError('a PostgreSQL source has no output file')  # pragma: no cover
+
+    def output_name(self, target: Target) -> str | None:
+        if target.dry_run:
+            return None
+        return self.out.shown if self.out is not None else self.location.shown
+
+    def has_output(self, target: Target) -> bool:
+        if self.out is None:
+            return True
+        try:
+            with self.out.connect(read_only=True) as connection:
+                return all(_exists(connection, table.parts) for table in self.output_tables())
+        except psycopg.Error:
+            return False
+
+    def temporaries(self, target: Target) -> list[Path]:
+        return []
+
+    # -- a run -----------------------------------------------------------------------------------
+
+    def open(self, target: Target) -> None:
+        self.target = target
+        self._work = self.tables
+        database = self.location
+        try:
+            if self.out is not None and not target.dry_run:
+                database = self.out
+                self._work = self.output_tables()
+                self._copy(reuse=target.reuse_output)
+            self._reader = database.connect(read_only=True)
+            # The snapshot stays open, idle between pages, while the histories of a page are compacted.
+            self._reader.execute('SET idle_in_transaction_session_timeout = 0')
+            self._reader.autocommit = False
+            self._reader.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+            if not target.dry_run:
+                self._writer = database.connect()
+                # A row the application keeps locked is reported after this wait, not waited on forever.
+                self._writer.execute(sql.SQL('SET lock_timeout = {}').format(sql.Literal(f'{_LOCK_TIMEOUT_SECONDS}s')))
+        except psycopg.Error as exc:
+            self.abort()
+            raise SourceProblem(f'cannot open: {self.location.problem(exc)}') from None
+
+    def _copy(self, *, reuse: bool) -> None:
+        """Copy the input tables into `--out` (its database created if absent), each in one transaction."""
+        assert self.out is not None
+        if _missing_database(self.out):
+            with self.out.connect(dbname='postgres') as maintenance:
+                maintenance.execute(sql.SQL('CREATE DATABASE {}').format(sql.Identifier(self.out.dbname)))
+        with self.out.connect() as connection, self.location.connect(read_only=True) as source:
+            for table, copy in zip(self.tables, self.output_tables()):
+                if _exists(connection, copy.parts) and not _empty(connection, copy.parts):
+                    if reuse:
+                        continue  # --resume: go on in the copy an earlier run made (copied in one transaction)
+                    raise SourceProblem(f'the output table {copy.name} already holds rows')
+                columns = _columns(source, table.parts)
+                with connection.transaction():
+                    if not _exists(connection, copy.parts):
+                        connection.execute(_create_table(copy.identifier, columns, _primary_key(source, table.parts)))
+                    names = sql.SQL(', ').join(sql.Identifier(name) for name, _, _ in columns)
+                    reading = sql.SQL('COPY (SELECT {} FROM {}) TO STDOUT').format(names, table.identifier)
+                    writing = sql.SQL('COPY {} ({}) FROM STDIN').format(copy.identifier, names)
+                    with source.cursor().copy(reading) as out, connection.cursor().copy(writing) as into:
+                        for data in out:
+                            into.write(data)
+
+    def units(self) -> Iterator[Unit]:
+        try:
+            for table in self._work:
+                yield from (self._sessions(table) if table.langchain else self._histories(table))
+            assert self._reader is not None
+            self._reader.rollback()  # the read snapshot is no longer needed
+        except psycopg.Error as exc:
+            raise SourceProblem(f'reading failed: {self.location.problem(exc)}; nothing more written') from None
+
+    def _rows(self, query: sql.Composed) -> Iterator[tuple[object, ...]]:
+        """Rows through a server-side cursor, a page at a time."""
+        assert self._reader is not None
+        with self._reader.cursor(name='summarizer_batch') as cursor:
+            cursor.execute(query)
+            while page := cursor.fetchmany(_PAGE_ROWS):
+                yield from page
+
+    def _histories(self, table: PgTable) -> Iterator[Unit]:
+        query = table.query(
+            'SELECT tableoid, ctid::text, {id}::text, {column}::text FROM {table}',
+            id=table.id_column,
+            column=table.messages_column,
+        )
+        for oid, ctid, row_id, raw in self._rows(query):
+            where = Where(path=self.name, table=table.name, row_id=shown_id(row_id))
+            yield StoredUnit(where=where, raw=raw if isinstance(raw, str) else '', key=(oid, ctid, row_id))
+
+    def _sessions(self, table: PgTable) -> Iterator[Unit]:
+        query = table.query(
+            'SELECT tableoid, ctid::text, id::text, session_id::text, {column}::text FROM {table} '
+            'ORDER BY session_id, id',
+            column=table.messages_column,
+        )
+        session: object = None
+        keys: list[object] = []
+        ids: list[object] = []
+        texts: list[str | bytes] = []
+        for oid, ctid, row_id, session_id, message in self._rows(query):
+            if keys and session_id != session:
+                yield SessionUnit(where=self._session_where(table, session), keys=keys, ids=ids, texts=texts)
+                keys, ids, texts = [], [], []
+            session = session_id
+            keys.append((oid, ctid, row_id))
+            ids.append(row_id)
+            texts.append(message if isinstance(message, str) else '')
+        if keys:
+            yield SessionUnit(where=self._session_where(table, session), keys=keys, ids=ids, texts=texts)
+
+    def _session_where(self, table: PgTable, session: object) -> Where:
+        return Where(path=self.name, table=table.name, session=shown_id(session))
+
+    def write(self, done: Done) -> None:
+        """One history's rows in one transaction; `ChangedWhileCompacting` (rolled back) if one is not as read."""
+        if self.target.dry_run or not done.changed:
+            return
+        assert self._writer is not None
+        unit = done.unit
+        try:
+            with self._writer.transaction():
+                if isinstance(unit, StoredUnit):
+                    assert done.text is not None and isinstance(unit.raw, str)
+                    table = next(table for table in self._work if not table.langchain)
+                    self._update(table, key=unit.key, old=unit.raw, new=done.text, where=unit.where)
+                else:
+                    table = next(table for table in self._work if table.langchain)
+                    for position, text in done.rows.items():
+                        where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[position]))
+                        old = unit.texts[position]
+                        assert isinstance(old, str) and isinstance(text, str)
+                        self._update(table, key=unit.keys[position], old=old, new=text, where=where)
+        except psycopg.OperationalError as exc:
+            if self._writer.broken:
+                raise SourceProblem(f'connection lost: {self.location.problem(exc)}') from None
+            raise RowNotWritten(unit.where.describe(), f'the server refused it: {self.location.problem(exc)}') from None
+        except psycopg.Error as exc:
+            raise RowNotWritten(unit.where.describe(), f'the server refused it: {self.location.problem(exc)}') from None
+
+    def _update(self, table: PgTable, *, key: object, old: str, new: str, where: Where) -> None:
+        """Compare-and-swap one row, then read it back: exact for text and json, equal parsed for jsonb."""
+        assert self._writer is not None and isinstance(key, tuple)
+        oid, ctid, row_id = key  # pyright: ignore[reportUnknownVariableType]
+        query = table.query(
+            'UPDATE {table} SET {column} = '
+            + _VALUE[table.kind]
+            + ' WHERE tableoid = %(oid)s AND ctid = %(ctid)s::tid AND {id}::text IS NOT DISTINCT FROM %(id)s AND '
+            + _SAME[table.kind]
+            + ' RETURNING {column}::text',
+            column=table.messages_column,
+            id=table.id_column,
+        )
+        rows = self._writer.execute(query, {'new': new, 'oid': oid, 'ctid': ctid, 'id': row_id, 'old': old}).fetchall()
+        if len(rows) != 1:
+            changed = 'changed or deleted' if not rows else f'{len(rows)} rows matched'
+            raise ChangedWhileCompacting(where.describe(), f'changed while compacting ({changed})')
+        stored = rows[0][0]
+        if table.kind == 'jsonb' and isinstance(stored, str):
+            if json.loads(stored) != json.loads(new):
+                raise RowNotWritten(where.describe(), 'the stored jsonb does not equal the checked rewrite')
+        elif stored != new:
+            raise RowNotWritten(where.describe(), f'the stored {table.kind} is not the checked rewrite byte for byte')
+
+    def close(self) -> None:
+        self.abort()
+
+    def abort(self) -> None:
+        for connection in (self._reader, self._writer):
+            if connection is not None:
+                connection.close()  # an open transaction is rolled back
+        self._reader = self._writer = None
+
+
+# -- discovery ---------------------------------------------------------------------------------------
+
+
+def postgres_sources(urls: Sequence[str], *, config: BatchConfig, target: Target) -> list[Source]:
+    """A source per URL, checked before any work: a `SourceError` is one line naming the problem."""
+    if not urls:
+        return []
+    if target.out is not None:
+        raise SourceError(f'{Location.parse(urls[0]).shown}: --out for a PostgreSQL source must be a postgresql:// URL')
+    out = Location.parse(target.out_url) if target.out_url is not None and not target.dry_run else None
+    sources: list[Source] = []
+    for url in urls:
+        location = Location.parse(url)
+        try:
+            with location.connect(read_only=True) as connection:
+                tables = _tables(connection, location, config)
+            source = PostgresSource(location, tables=tables, out=out)
+            if out is not None:
+                _check_output(source, reuse=target.reuse_output)
+        except psycopg.Error as exc:
+            raise SourceError(f'{location.shown}: {location.problem(exc)}') from None
+        sources.append(source)
+    return sources
+
+
+def _check_output(source: PostgresSource, *, reuse: bool) -> None:
+    assert source.out is not None
+    out = source.out
+    if _same_database(source.location, out):
+        for table, copy in zip(source.tables, source.output_tables()):
+            if table.parts == copy.parts:
+                raise SourceError(f'{out.shown}: --out names the input table {table.name} itself; use --in-place')
+    try:
+        if _missing_database(out):
+            return  # created when the run starts
+        connection = out.connect(read_only=True)
+    except psycopg.Error as exc:
+        raise SourceError(f'{out.shown}: {out.problem(exc)}') from None
+    with connection:
+        for copy in source.output_tables():
+            if not reuse and _exists(connection, copy.parts) and not _empty(connection, copy.parts):
+                raise SourceError(
+                    f'{out.shown}: the output table {copy.name} already holds rows '
+                    '(drop it, choose another with ?table=, or --resume to continue in it)'
+                )
+
+
+def _missing_database(location: Location) -> bool:
+    """Whether the server is there but the database is not (asked in the `postgres` maintenance database).
+
+    A failed connection carries no SQLSTATE to tell "no such database" from other failures, so ask.
+    """
+    try:
+        location.connect(read_only=True).close()
+        return False
+    except psycopg.OperationalError as failure:
+        try:
+            with location.connect(dbname='postgres', read_only=True) as maintenance:
+                query = 'SELECT 1 FROM pg_database WHERE datname = %s'
+                found = maintenance.execute(query, (location.dbname,)).fetchone()
+        except psycopg.Error:
+            found = True
+        if found is not None or not location.dbname:
+            raise failure from None  # the first failure is the problem
+        return True
+
+
+def _same_database(first: Location, second: Location) -> bool:
+    def address(location: Location) -> tuple[str, str, str]:
+        info = conninfo_to_dict(location.conninfo)
+        return (str(info.get('host', '')), str(info.get('port', '')), str(info.get('dbname', '')))
+
+    return address(first) == address(second)
+
+
+def _tables(connection: Connection, location: Location, config: BatchConfig) -> list[PgTable]:
+    """The history and LangChain tables of the database; an explicitly named one must exist and fit."""
+    keys = location.keys
+    name = keys.get('table', config.table)
+    id_column = keys.get('id_column', config.id_column)
+    messages_column = keys.get('messages_column', config.messages_column)
+    langchain_name = keys.get('langchain_table', config.langchain_table)
+    explicit_histories = bool({'table', 'id_column', 'messages_column'} & keys.keys())
+    tables: list[PgTable] = []
+    for table_name, columns, langchain, explicit in (
+        (name, (id_column, messages_column), False, explicit_histories),
+        (langchain_name, ('id', 'session_id', 'message'), True, 'langchain_table' in keys),
+    ):
+        try:
+            found = _table(connection, table_name, columns, langchain=langchain)
+        except _Unfit as exc:
+            raise SourceError(f'{location.shown}: table {table_name}: {exc}') from None
+        if found is not None:
+            tables.append(found)
+        elif explicit:
+            raise SourceError(f'{location.shown}: table {table_name}: no such table')
+    if not tables:
+        raise SourceError(
+            f'{location.shown}: no table {name}({id_column}, {messages_column}) '
+            f'nor {langchain_name}(id, session_id, message)'
+        )
+    return tables
+
+
+class _Unfit(Exception):
+    """The table exists but cannot hold histories as named (a column missing, a wrong type, not a table)."""
+
+
+def _table(connection: Connection, name: str, columns: tuple[str, ...], *, langchain: bool) -> PgTable | None:
+    """The table, None if there is none of that name; `_Unfit` if it exists but does not fit."""
+    row = connection.execute(
+        'SELECT n.nspname::text, c.relname::text, c.relkind::text FROM pg_class c '
+        'JOIN pg_namespace n ON n.oid = c.relnamespace '
+        'WHERE c.oid = to_regclass(%s)',
+        (name,),
+    ).fetchone()
+    if row is None:
+        return None
+    if row[2] not in ('r', 'p'):  # rows are addressed by ctid, which views and foreign tables lack
+        raise _Unfit('not a table (a view or foreign table?): name the table behind it')
+    parts = (str(row[0]), str(row[1]))
+    found = {column: (kind, full) for column, kind, full in _columns(connection, parts, detail=True)}
+    missing = [column for column in columns if column not in found]
+    if missing:
+        raise _Unfit(f'column {", ".join(missing)} missing (it has {", ".join(found)})')
+    messages = columns[-1]
+    base, full = found[messages]
+    kind = _KINDS.get(base)
+    if kind is None:
+        raise _Unfit(f'column {messages} is {full}; a history column must be text, varchar, json or jsonb')
+    return PgTable(
+        name=name,
+        parts=parts,
+        id_column=columns[0],
+        messages_column=messages,
+        kind=kind,
+        langchain=langchain,
+    )
+
+
+def _columns(connection: Connection, table: tuple[str, ...], *, detail: bool = False) -> list[tuple[str, str, str]]:
+    """(name, base type or full type, full type or NOT NULL) of each column, in order."""
+    rows = connection.execute(
+        'SELECT attname::text, format_type(atttypid, NULL), format_type(atttypid, atttypmod), attnotnull '
+        'FROM pg_attribute WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum',
+        (_regclass(connection, table),),
+    ).fetchall()
+    if detail:
+        return [(str(name), str(base), str(full)) for name, base, full, _ in rows]
+    return [(str(name), str(full), ' NOT NULL' if not_null else '') for name, _, full, not_null in rows]
+
+
+def _primary_key(connection: Connection, table: tuple[str, ...]) -> list[str]:
+    rows = connection.execute(
+        'SELECT a.attname::text FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid '
+        'AND a.attnum = ANY(i.indkey) WHERE i.indrelid = %s::regclass AND i.indisprimary ORDER BY array_position(i.indkey, a.attnum)',
+        (_regclass(connection, table),),
+    ).fetchall()
+    return [str(name) for (name,) in rows]
+
+
+def _create_table(table: sql.Identifier, columns: list[tuple[str, str, str]], primary_key: list[str]) -> sql.Composed:
+    """The `--out` copy's table: the same columns, types, NOT NULL and primary key (no defaults or indexes)."""
+    definitions = [
+        sql.SQL(' ').join([sql.Identifier(name), sql.SQL(full + not_null)])  # pyright: ignore[reportArgumentType]
+        for name, full, not_null in columns  # (type names as the server's format_type spells them)
+    ]
+    if primary_key:
+        keys = sql.SQL(', ').join(sql.Identifier(name) for name in primary_key)
+        definitions.append(sql.SQL('PRIMARY KEY ({})').format(keys))
+    return sql.SQL('CREATE TABLE {} ({})').format(table, sql.SQL(', ').join(definitions))
+
+
+def _regclass(connection: Connection, table: tuple[str, ...]) -> str:
+    """A table's name as text for `to_regclass` and `::regclass`, quoted as in SQL."""
+    return sql.Identifier(*table).as_string(connection)
+
+
+def _exists(connection: Connection, table: tuple[str, ...]) -> bool:
+    row = connection.execute('SELECT to_regclass(%s) IS NOT NULL', (_regclass(connection, table),)).fetchone()
+    return bool(row and row[0])
+
+
+def _empty(connection: Connection, table: tuple[str, ...]) -> bool:
+    return connection.execute(sql.SQL('SELECT 1 FROM {} LIMIT 1').format(sql.Identifier(*table))).fetchone() is None

@@ -1,0 +1,468 @@
+"""`summarizer batch postgresql://...` against a real PostgreSQL server (tests/pg_server.py starts one).
+
+Histories in text, json and jsonb columns and langchain-postgres's message table; in place, `--out`
+and `--dry-run`; a concurrent writer wins; SIGKILL mid-batch leaves every row old or new and a rerun
+makes no repeated model call; bad inputs are one line and exit 2; a password never shows.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+from fake_openai import fake_openai
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
+from pg_server import PASSWORD, Server, running_server
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+from test_batch import langchain_rows
+from test_batch_kill import _cached, assert_old_or_new
+
+from summarizer import Compactor, SummarizerConfig
+from summarizer._stored import StoredHistory, check_rewrite
+from summarizer.batch import Target
+from summarizer.batch._runner import run_sources
+from summarizer.cli import main
+
+pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
+from summarizer.batch import _postgres
+from summarizer.batch._postgres import Location, postgres_sources
+
+
+@pytest.fixture(scope='module')
+def pg_server() -> Iterator[Server]:
+    with running_server() as server:
+        yield server
+
+
+@pytest.fixture
+def database(pg_server: Server, request: pytest.FixtureRequest) -> str:
+    """A fresh database per test, named after it."""
+    name = 'test_' + ''.join(c if c.isalnum() else '_' for c in request.node.name.lower())[:50]
+    return pg_server.create_database(name)
+
+
+def batch(*arguments: object) -> int:
+    return main(['batch', '--keep-recent', '0', *map(str, arguments)])
+
+
+def pretty(index: int, *contents: object) -> str:
+    """A history as an app might have written it itself: indented, non-ASCII kept (not pydantic-ai's own bytes)."""
+    data = json.loads(ModelMessagesTypeAdapter.dump_json(history(f'history {index} é\n', *contents)))
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+SMALL = ModelMessagesTypeAdapter.dump_json(history('tiny')).decode()
+
+
+def make_histories(server: Server, database: str, column_type: str, histories: dict[str, str]) -> None:
+    with server.connect(database) as connection:
+        connection.execute(f'CREATE TABLE conversations (id text PRIMARY KEY, messages {column_type}, note text)')
+        for key, text in histories.items():
+            connection.execute(
+                f'INSERT INTO conversations VALUES (%s, %s::{column_type}, %s)', (key, text, f'note {key}')
+            )
+
+
+def table(server: Server, database: str, query: str) -> list[tuple[object, ...]]:
+    with server.connect(database) as connection:
+        return connection.execute(query).fetchall()
+
+
+@pytest.mark.parametrize('column_type', ['text', 'json', 'jsonb'])
+def test_each_column_type_round_trips(
+    pg_server: Server, database: str, column_type: str, tmp_path: Path, isolated_cache: Path
+) -> None:
+    histories = {'a': pretty(0, BIG_TEXT), 'b': SMALL, 'c': pretty(2, BIG_OBJECT, BIG_LIST)}
+    make_histories(pg_server, database, column_type, histories)
+    before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    report = tmp_path / 'report.json'
+
+    assert batch(pg_server.url(database), '--in-place', '--report', report) == 0
+
+    after = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    assert after.keys() == before.keys() == histories.keys()
+    for key in ('a', 'c'):
+        original, compacted = str(before[key]), str(after[key])
+        assert len(compacted) < len(original)
+        if column_type == 'jsonb':  # stored normalized: the guarantee is semantic
+            check_rewrite(StoredHistory.parse(original), StoredHistory.parse(compacted))
+        else:  # every byte of the app's own text outside the summarized values
+            assert original == histories[key]
+            check_rewrite(StoredHistory.parse(histories[key]), StoredHistory.parse(compacted))
+            assert compacted.startswith('[\n  {\n    "parts": [') and 'history 0 é' in after['a']  # type: ignore[operator]
+    assert after['b'] == before['b']
+    assert table(pg_server, database, 'SELECT id, note FROM conversations ORDER BY id') == [
+        ('a', 'note a'),
+        ('b', 'note b'),
+        ('c', 'note c'),
+    ]
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['kind'] == 'postgresql' and source['histories'] == {'seen': 3, 'changed': 2, 'failed': 0}
+    assert source['returns_summarized'] == 3
+
+
+LANGCHAIN_SCHEMA = """
+CREATE TABLE chat_history (
+    id SERIAL PRIMARY KEY,
+    session_id UUID NOT NULL,
+    message JSONB NOT NULL,
+    created_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT NOW()
+);
+CREATE INDEX idx_chat_history_session_id ON chat_history (session_id);
+"""
+SESSIONS = ('11111111-1111-1111-1111-111111111111', '00000000-0000-0000-0000-000000000002')
+
+
+def test_langchain_table_keeps_every_other_column_and_row(
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path
+) -> None:
+    with pg_server.connect(database) as connection:
+        connection.execute(LANGCHAIN_SCHEMA)
+        rows = {session: langchain_rows(session[:4], BIG_TEXT + session) for session in SESSIONS}
+        for position in range(4):  # the sessions' rows interleaved, as two live conversations write them
+            for session in SESSIONS:
+                connection.execute(
+                    'INSERT INTO chat_history (session_id, message, created_at) '
+                    "VALUES (%s, %s::jsonb, now() - interval '1 hour' * %s)",
+                    (session, rows[session][position], position),
+                )
+    query = 'SELECT id, session_id::text, message::text, created_at FROM chat_history ORDER BY id'
+    before = table(pg_server, database, query)
+
+    report = tmp_path / 'report.json'
+
+    assert batch(pg_server.url(database, query='langchain_table=chat_history'), '--in-place', '--report', report) == 0
+
+    after = table(pg_server, database, query)
+    assert [row[:2] + row[3:] for row in after] == [row[:2] + row[3:] for row in before]  # ids, sessions, times
+    changed = [(json.loads(str(old[2])), json.loads(str(new[2]))) for old, new in zip(before, after) if old != new]
+    assert len(changed) == 2  # one tool row per session, nothing else
+    for old, new in changed:
+        assert old['type'] == new['type'] == 'tool'
+        assert {**old['data'], 'content': None} == {**new['data'], 'content': None}
+        assert len(new['data']['content']) < len(old['data']['content'])
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['histories'] == {'seen': 2, 'changed': 2, 'failed': 0}  # a session's rows are one history
+
+
+@pytest.mark.parametrize(
+    'column_type, trigger_body, problem',
+    [
+        ('text', "NEW.messages := NEW.messages || ' '", 'is not the checked rewrite byte for byte'),
+        (
+            'jsonb',
+            "NEW.messages := NEW.messages || '[{}]'::jsonb",
+            'the stored jsonb does not equal the checked rewrite',
+        ),
+        ('json', "RAISE EXCEPTION 'compaction not allowed here'", 'the server refused it: compaction not allowed here'),
+    ],
+)
+def test_a_write_the_server_alters_or_refuses_is_rolled_back_and_reported(
+    pg_server: Server,
+    database: str,
+    column_type: str,
+    trigger_body: str,
+    problem: str,
+    isolated_cache: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    make_histories(pg_server, database, column_type, {'a': pretty(0, BIG_TEXT)})
+    before = table(pg_server, database, 'SELECT id, messages::text, note FROM conversations')
+    with pg_server.connect(database) as connection:
+        connection.execute(
+            f'CREATE FUNCTION alter_history() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN {trigger_body}; '
+            'RETURN NEW; END $$'
+        )
+        connection.execute(
+            'CREATE TRIGGER alter_history BEFORE UPDATE ON conversations FOR EACH ROW EXECUTE FUNCTION alter_history()'
+        )
+
+    assert batch(pg_server.url(database), '--in-place') == 1
+
+    assert table(pg_server, database, 'SELECT id, messages::text, note FROM conversations') == before
+    assert problem in ' '.join(capsys.readouterr().err.split())  # (rich wraps lines)
+
+
+def _compactor(on_call: Callable[[object], None]) -> Compactor:
+    def answer(content: object, budget: int) -> object:
+        on_call(content)
+        return content[:1] if isinstance(content, list) else 'summary: ' + str(content)[:200]
+
+    config = SummarizerConfig.load(keep_recent=0)
+    return Compactor(config=config, model=summarizer_model(answer))
+
+
+@pytest.mark.parametrize('column_type', ['text', 'jsonb'])
+async def test_a_concurrent_writer_wins(
+    pg_server: Server, database: str, column_type: str, isolated_cache: Path
+) -> None:
+    make_histories(pg_server, database, column_type, {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_LIST)})
+    before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    app_version = pretty(9, 'the app wrote this meanwhile')
+
+    def app_writes(content: object) -> None:
+        """The running application updates row a while its content is being summarized (before the summary returns)."""
+        if content != BIG_TEXT:
+            return
+        with pg_server.connect(database) as connection:
+            connection.execute(
+                f"UPDATE conversations SET messages = %s::{column_type} WHERE id = 'a' AND note = 'note a'",
+                (app_version,),
+            )
+            connection.execute("UPDATE conversations SET note = 'touched' WHERE id = 'a'")
+
+    config = SummarizerConfig.load(keep_recent=0)
+    (source,) = postgres_sources([pg_server.url(database)], config=config.batch, target=Target())
+    (report,) = await run_sources(
+        [source], compactor=_compactor(app_writes), target=Target(), journal=None, on_tick=lambda tick: None
+    )
+
+    rows = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    assert json.loads(str(rows['a'])) == json.loads(app_version)  # the app's update survived
+    check_rewrite(StoredHistory.parse(str(before['b'])), StoredHistory.parse(str(rows['b'])))  # the other: compacted
+    assert rows['b'] != before['b']
+    assert report.changed == 1 and report.failed == 1, report.problems
+    (problem,) = report.problems
+    assert problem.where.row_id == 'a' and 'changed while compacting' in problem.problem
+
+
+async def test_a_row_the_application_keeps_locked_is_reported_not_waited_on(
+    pg_server: Server, database: str, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_histories(pg_server, database, 'jsonb', {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_LIST)})
+    before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    monkeypatch.setattr(_postgres, '_LOCK_TIMEOUT_SECONDS', 1)
+    config = SummarizerConfig.load(keep_recent=0)
+    (source,) = postgres_sources([pg_server.url(database)], config=config.batch, target=Target())
+    application = pg_server.connect(database, autocommit=False)
+    application.execute("SELECT 1 FROM conversations WHERE id = 'a' FOR UPDATE")  # held in an open transaction
+    release = threading.Timer(15, application.rollback)  # without a lock timeout the batch would wait this long
+    release.start()
+    try:
+        (report,) = await run_sources(
+            [source],
+            compactor=_compactor(lambda content: None),
+            target=Target(),
+            journal=None,
+            on_tick=lambda tick: None,
+        )
+        assert release.is_alive()  # the batch did not wait for the lock
+    finally:
+        release.cancel()
+        application.rollback()
+        application.close()
+
+    rows = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    assert rows['a'] == before['a'] and rows['b'] != before['b']
+    (problem,) = report.problems
+    assert problem.where.row_id == 'a' and 'lock timeout' in problem.problem
+
+
+ROWS = 10
+ANSWERED_BEFORE_KILL = 5
+
+
+def test_sigkill_mid_batch_leaves_old_or_new_rows_and_resume_repeats_no_model_call(
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path
+) -> None:
+    originals = {f'r{index:02d}': pretty(index, f'row {index}\n{BIG_TEXT}') for index in range(ROWS)}
+    make_histories(pg_server, database, 'jsonb', originals)
+    stored = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    with fake_openai() as server:
+        config = tmp_path / 'config.yaml'
+        config.write_text(
+            f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nconcurrency: 2\nkeep_recent: 0\n'
+            'batch:\n  histories_in_flight: 4\n'
+        )
+        command = [sys.executable, '-m', 'summarizer.cli', 'batch', pg_server.url(database), '--in-place']
+        command += ['--config', str(config)]
+        server.limit = ANSWERED_BEFORE_KILL
+        first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            while _cached(isolated_cache) < ANSWERED_BEFORE_KILL or not _rewritten(pg_server, database, stored):
+                assert first.poll() is None and time.monotonic() < deadline, 'the batch never reached the kill point'
+                time.sleep(0.05)
+        finally:
+            os.kill(first.pid, signal.SIGKILL)
+            first.wait()
+        middle = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+        rewritten = {key for key, text in middle.items() if assert_old_or_new(str(stored[key]), str(text))}
+        assert rewritten and len(rewritten) < ROWS
+        answered_before = list(server.answered)
+        assert len(answered_before) == ANSWERED_BEFORE_KILL
+
+        server.open_gate()
+        report = tmp_path / 'report.json'
+        rerun = subprocess.run(
+            [*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False
+        )
+        assert rerun.returncode == 0, rerun.stderr
+
+    answered_after = server.answered[len(answered_before) :]
+    assert not set(answered_after) & set(answered_before)
+    assert len(set(server.answered)) == len(server.answered) == ROWS
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['model_calls'] == len(answered_after) and not source['resumed']
+    assert source['histories'] == {'seen': ROWS, 'changed': ROWS - len(rewritten), 'failed': 0}
+    final = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
+    for key, text in final.items():
+        assert assert_old_or_new(str(stored[key]), str(text))
+
+
+def _rewritten(server: Server, database: str, stored: dict[object, object]) -> bool:
+    rows = table(server, database, 'SELECT id, messages::text FROM conversations')
+    return any(stored[key] != text for key, text in rows)
+
+
+def test_out_into_another_database_created_if_absent_and_dry_run_writes_nothing(
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make_histories(pg_server, database, 'json', {'a': pretty(0, BIG_TEXT), 'b': SMALL})
+    before = table(pg_server, database, 'SELECT id, messages::text, note FROM conversations ORDER BY id')
+    with pg_server.connect() as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{database}_out"')
+
+    assert batch(pg_server.url(database), '--dry-run') == 0
+    assert table(pg_server, database, 'SELECT id, messages::text, note FROM conversations ORDER BY id') == before
+
+    out = pg_server.url(f'{database}_out', query='table=compacted')
+    assert batch(pg_server.url(database), '--out', out) == 0
+
+    assert table(pg_server, database, 'SELECT id, messages::text, note FROM conversations ORDER BY id') == before
+    copied = table(pg_server, f'{database}_out', 'SELECT id, messages::text, note FROM compacted ORDER BY id')
+    assert [(row[0], row[2]) for row in copied] == [('a', 'note a'), ('b', 'note b')]
+    check_rewrite(StoredHistory.parse(str(before[0][1])), StoredHistory.parse(str(copied[0][1])))
+    assert copied[1][1] == before[1][1]
+    capsys.readouterr()
+
+    assert batch(pg_server.url(database), '--out', out) == 2  # would mix two runs' rows
+    assert 'already holds rows' in capsys.readouterr().err
+    assert batch(pg_server.url(database), '--out', out, '--resume') == 0
+
+
+def test_resume_skips_an_unchanged_finished_table_and_redoes_a_changed_one(
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path
+) -> None:
+    make_histories(pg_server, database, 'text', {'a': pretty(0, BIG_TEXT)})
+    report = tmp_path / 'report.json'
+    assert batch(pg_server.url(database), '--in-place') == 0
+    assert batch(pg_server.url(database), '--in-place', '--resume', '--report', report) == 0
+    assert json.loads(report.read_text())['sources'][0]['resumed'] is True
+
+    with pg_server.connect(database) as connection:
+        connection.execute('INSERT INTO conversations VALUES (%s, %s, %s)', ('new', pretty(5, BIG_LIST), 'n'))
+    assert batch(pg_server.url(database), '--in-place', '--resume', '--report', report) == 0
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['resumed'] is False and source['histories']['changed'] == 1
+
+
+@pytest.mark.parametrize(
+    'setup, query, expected',
+    [
+        ('', 'table=nope', 'table nope: no such table'),
+        ('CREATE TABLE conversations (id text, body text)', '', 'table conversations: column messages missing'),
+        ('CREATE TABLE conversations (id text, messages bytea)', '', 'column messages is bytea'),
+        ('CREATE TABLE other (x int)', '', 'no table conversations(id, messages) nor message_store'),
+        ('CREATE TABLE t (id int, session_id text)', 'langchain_table=t', 'column message missing'),
+        ('CREATE VIEW conversations AS SELECT 1 AS id, 2 AS messages', '', 'not a table'),
+    ],
+)
+def test_bad_tables_are_one_line_exit_2_before_any_work(
+    pg_server: Server,
+    database: str,
+    setup: str,
+    query: str,
+    expected: str,
+    capsys: pytest.CaptureFixture[str],
+    isolated_cache: Path,
+) -> None:
+    if setup:
+        with pg_server.connect(database) as connection:
+            connection.execute(setup)
+
+    assert batch(pg_server.url(database, query=query), '--in-place') == 2
+
+    captured = capsys.readouterr()
+    assert captured.out == '' and len(captured.err.splitlines()) == 1, captured.err
+    assert expected in captured.err and PASSWORD not in captured.err
+    assert not isolated_cache.exists()  # no work began
+
+
+def test_unreachable_server_and_wrong_password_are_one_line_without_the_password(
+    pg_server: Server, database: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pg_server import _free_port
+
+    closed = f'postgresql://postgres:{quote(PASSWORD, safe="")}@127.0.0.1:{_free_port()}/{database}'
+    wrong = pg_server.url(database).replace(quote(PASSWORD, safe=''), quote(PASSWORD + 'x', safe=''))
+    for url, expected in ((closed, 'Connection refused'), (wrong, 'password authentication failed')):
+        assert batch(url, '--dry-run') == 2
+        captured = capsys.readouterr()
+        assert captured.out == '' and len(captured.err.splitlines()) == 1, captured.err
+        assert expected in captured.err and 'postgresql://postgres@127.0.0.1' in captured.err
+        assert PASSWORD not in captured.err and quote(PASSWORD, safe='') not in captured.err
+
+
+def test_a_password_in_the_url_never_shows_and_libpq_environment_works(
+    pg_server: Server,
+    database: str,
+    tmp_path: Path,
+    isolated_cache: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    make_histories(pg_server, database, 'text', {'a': pretty(0, BIG_TEXT)})
+    report = tmp_path / 'report.json'
+    journal = tmp_path / 'journal.jsonl'
+    url = pg_server.url(database)
+    assert quote(PASSWORD, safe='') in url
+
+    assert batch(url, '--in-place', '--journal', journal) == 0  # journaled: finished
+    with pg_server.connect(database) as connection:
+        connection.execute("INSERT INTO conversations VALUES ('bad', '[{\"kind\": \"nonsense\"}]', '')")
+    assert batch(url, '--in-place', '--resume', '--report', report, '--journal', journal) == 1  # 'bad' reported
+
+    captured = capsys.readouterr()
+    shown = f'postgresql://postgres@127.0.0.1:{pg_server.port}/{database}'
+    assert shown in journal.read_text() and shown in report.read_text()
+    assert shown in captured.err and 'row bad' in captured.err
+    written = captured.out + captured.err + report.read_text() + journal.read_text()
+    for secret in (PASSWORD, quote(PASSWORD, safe=''), 'Secr3t'):
+        assert secret not in written
+
+    monkeypatch.setenv('PGPASSWORD', PASSWORD)
+    assert batch(pg_server.url(database, password=False), '--dry-run') == 1
+
+
+@pytest.mark.parametrize(
+    'url, conninfo, shown',
+    [
+        (
+            'postgresql:///agents?table=t&sslmode=disable',
+            'postgresql:///agents?sslmode=disable',
+            'postgresql:///agents?sslmode=disable&table=t',
+        ),
+        (
+            'postgresql://app:p%40ss@h1:5432,h2/db?password=zz&table=t',
+            'postgresql://app:p%40ss@h1:5432,h2/db?password=zz',
+            'postgresql://app@h1:5432,h2/db?table=t',
+        ),
+        ('postgres://app@host', 'postgres://app@host', 'postgres://app@host'),
+    ],
+)
+def test_urls_keep_what_libpq_needs_and_show_no_password(url: str, conninfo: str, shown: str) -> None:
+    location = Location.parse(url)
+    assert (location.conninfo, location.shown) == (conninfo, shown)
+    assert location.problem(ValueError('failed for p@ss and p%40ss and zz\n  here')) == (
+        'failed for *** and *** and *** here' if 'p%40ss' in url else 'failed for p@ss and p%40ss and zz here'
+    )
