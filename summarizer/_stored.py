@@ -8,6 +8,14 @@ replaced, so the output differs from the input exactly there.
 Parsing walks the outer structure (the message list, each message, its parts, each part) by hand to
 record where each part's `content` value starts and ends, and hands every value below that to the C
 JSON decoder, so a history of large contents parses at close to `json.loads` speed.
+
+Numbers: a summary is written with `json.dumps`, which writes a kept number as Python spells it. A
+content holding a number literal that Python's json does not write back as it is (`1E2`, `1e-7`,
+`-0`, `1.50`, `1e400`, which would become `100.0`, `1e-07`, `0`, `1.5`, `Infinity`) is therefore
+never summarized: the parse lists it in `inexact`, and the compaction reports it as skipped. Every
+other content is made of literals that survive the round trip, and the shape contract keeps each
+kept number's literal. `NaN`, `Infinity` and `-Infinity`, which Python's json accepts, are not JSON:
+a file holding one is refused like any invalid JSON.
 """
 
 from __future__ import annotations
@@ -18,18 +26,33 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import ValidationError
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
 from pydantic_core import ErrorDetails
 
-from ._check import CheckFailed, PartRef, check_integrity, compare_message_json
+from ._check import CheckFailed, PartRef, check_integrity, compare_message_json, summary_problem
+from ._config import SummarizerConfig
 from ._pipeline import Compactor, Report
-from ._shape import JsonValue, shape_mismatch
-from ._tokens import content_tokens
+from ._shape import JsonValue
+from ._tokens import Tokenizer, content_tokens, estimate_tokens
+from ._walk import excluded, summarizable_data
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
-_DECODER = json.JSONDecoder()
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it
 _PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
+_MAYBE_NEGATIVE_ZERO = re.compile(r'[\[,:\s]-0(?![.\deE])')
+"""Where a `-0` integer literal may be (or the same characters inside a string: the decoder tells)."""
+_SURROGATE = re.compile('[\ud800-\udfff]')
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotJson(f'{name} is not JSON')
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 class HistoryError(ValueError):
@@ -49,12 +72,17 @@ class StoredHistory:
     data: list[JsonValue]
     messages: list[ModelMessage]
     spans: dict[PartRef, tuple[int, int]]
+    inexact: dict[PartRef, str]
+    """Content values holding a number literal `json.dumps` would not write back as it is, with the
+    first such literal: never summarized (see the module's docstring)."""
 
     @classmethod
     def parse(cls, raw: bytes | str) -> StoredHistory:
         text = _decode(raw) if isinstance(raw, bytes) else raw
-        data, spans = _scan(text)
-        return cls(text=text, data=data, messages=validate(data), spans=spans)
+        scanned = _scan(text)
+        return cls(
+            text=text, data=scanned.data, messages=validate(scanned.data), spans=scanned.spans, inexact=scanned.inexact
+        )
 
     def rewrite(self, changed: Mapping[PartRef, JsonValue]) -> str:
         """The text with each changed part's content value replaced, nothing else touched."""
@@ -64,21 +92,31 @@ class StoredHistory:
         for ref in sorted(changed, key=lambda ref: self.spans[ref][0]):
             start, end = self.spans[ref]
             pieces.append(self.text[position:start])
-            pieces.append(
-                json.dumps(changed[ref], ensure_ascii=ensure_ascii, separators=_separators(self.text[start:end]))
-            )
+            pieces.append(dump_content(changed[ref], original=self.text[start:end], ensure_ascii=ensure_ascii))
             position = end
         pieces.append(self.text[position:])
         return ''.join(pieces)
 
 
-def check_rewrite(before: StoredHistory, after: StoredHistory) -> None:
+def check_rewrite(
+    before: StoredHistory,
+    after: StoredHistory,
+    *,
+    config: SummarizerConfig | None = None,
+    tokenizer: Tokenizer = estimate_tokens,
+) -> None:
     """The post-check between two stored versions of one history; raises `CheckFailed` on the first difference.
 
     Outside the tool-return content values that differ, the two texts must be identical character
-    for character; the differing values must keep the shape contract; both must validate (parsing
-    did that) and keep tool-call integrity.
+    for character; both must validate (parsing did that) and keep tool-call integrity. Each differing
+    value must be one the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
+    return; `summarizable_data`: no binary or multimodal data), with number literals that survive
+    the round trip on both sides, and be a proper summary of the original by the pipeline's own rule
+    (`summary_problem`: the shape contract with every kept number's literal, not empty, smaller, and
+    under the tool's threshold). `config` is the configuration the compaction ran with (tool rules,
+    thresholds); without one there are no tool rules and no threshold to be under.
     """
+    rules = config or SummarizerConfig()
     if len(before.messages) != len(after.messages):
         raise CheckFailed(f'{len(after.messages)} messages where the original has {len(before.messages)}')
     changed: dict[PartRef, JsonValue] = {}
@@ -102,13 +140,45 @@ def check_rewrite(before: StoredHistory, after: StoredHistory) -> None:
         parts = {part for message, part in changed if message == index}
         compare_message_json(_message(before.data, index), _message(after.data, index), index, parts)
     for ref, new in changed.items():
-        old = _part_content(before.data, ref)
-        mismatch = shape_mismatch(old, new)
-        if mismatch:
-            raise CheckFailed(f'message {ref[0]} part {ref[1]}: wrong shape: {mismatch}')
-        if content_tokens(new) >= content_tokens(old):
-            raise CheckFailed(f'message {ref[0]} part {ref[1]}: the new content is not smaller')
+        problem = _replacement_problem(
+            before, after, ref, new, rules, threshold=config is not None, tokenizer=tokenizer
+        )
+        if problem:
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: {problem}')
     check_integrity(before.messages, after.messages)
+
+
+def _replacement_problem(
+    before: StoredHistory,
+    after: StoredHistory,
+    ref: PartRef,
+    new: JsonValue,
+    config: SummarizerConfig,
+    *,
+    threshold: bool,
+    tokenizer: Tokenizer,
+) -> str | None:
+    """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
+    part = before.messages[ref[0]].parts[ref[1]]
+    if not isinstance(part, ToolReturnPart):
+        return 'only tool-return content may change'
+    reason = excluded(part, config)
+    if reason is None and summarizable_data(part.content) is None:
+        reason = 'it holds binary or multimodal data'
+    if reason is None and ref in before.inexact:
+        reason = f'it holds the number literal {before.inexact[ref]}, which a summary cannot write back as it is'
+    if reason is not None:
+        return f'{reason}: its content must not change'
+    if ref in after.inexact:
+        return f'number literal {after.inexact[ref]} is not an original literal (a number was rewritten)'
+    old = _part_content(before.data, ref)
+    return summary_problem(
+        old,
+        new,
+        original_tokens=content_tokens(old, tokenizer),
+        threshold_tokens=config.threshold_for(part.tool_name) if threshold else None,
+        tokenizer=tokenizer,
+    )
 
 
 def validate(data: object) -> list[ModelMessage]:
@@ -155,6 +225,21 @@ def _decode(raw: bytes) -> str:
         raise HistoryError(f'not UTF-8 text at line {line} (byte {exc.start})') from None
 
 
+def dump_content(value: JsonValue, *, original: str, ensure_ascii: bool) -> str:
+    """The JSON text of a summary that replaces the value whose text is `original`, in its style.
+
+    `ensure_ascii=False` writes characters as they are, but a lone surrogate (`"\ud800"` is valid
+    JSON) has no UTF-8 form: it stays an escape, so the text always encodes. Non-finite numbers are
+    refused (`ValueError`): JSON has none.
+    """
+    text = json.dumps(value, ensure_ascii=ensure_ascii, separators=_separators(original), allow_nan=False)
+    return text if ensure_ascii else _SURROGATE.sub(_escape, text)
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f'\\u{ord(match[0]):04x}'
+
+
 def _separators(original: str) -> tuple[str, str]:
     """Match the file's style inside the value: spaced separators when the original had them."""
     return (', ', ': ') if ', ' in original or ': ' in original or '\n' in original else (',', ':')
@@ -196,6 +281,11 @@ class _Scanner:
         self.text = text
         self.position = 0
         self.message_index: int | None = None
+        self._inexact: str | None = None
+        self._content_decoder = json.JSONDecoder(parse_float=self._float, parse_constant=_refuse_constant)
+        self._zero_decoder = json.JSONDecoder(
+            parse_float=self._float, parse_int=self._int, parse_constant=_refuse_constant
+        )
 
     def fail(self, problem: str) -> HistoryError:
         line = self.text.count('\n', 0, self.position) + 1
@@ -218,19 +308,47 @@ class _Scanner:
         self.skip_whitespace()
         return self.text[self.position : self.position + 1]
 
-    def value(self) -> tuple[JsonValue, int, int]:
+    def value(self, decoder: json.JSONDecoder = _DECODER) -> tuple[JsonValue, int, int]:
         self.skip_whitespace()
         start = self.position
         try:
-            value, self.position = _DECODER.raw_decode(self.text, start)
+            value, self.position = decoder.raw_decode(self.text, start)
         except json.JSONDecodeError as exc:
             self.position = exc.pos
             raise self.fail(exc.msg.removesuffix(' at')) from None
+        except _NotJson as exc:
+            raise self.fail(f'{exc} (in the value starting here)') from None
         except RecursionError:
             raise self.fail('nested too deeply') from None
         except ValueError as exc:  # e.g. an integer of more digits than Python converts
             raise self.fail(str(exc).split(':')[0]) from None
         return value, start, self.position
+
+    def content(self) -> tuple[JsonValue, int, int, str | None]:
+        """`value()`, and the first number literal in it that `json.dumps` would not write back as it is.
+
+        Floats go through a hook that compares each literal with Python's spelling of its value; an
+        integer literal can differ only as `-0`, so the integers take a hook only when the text may
+        hold one.
+        """
+        self._inexact = None
+        value, start, end = self.value(self._content_decoder)
+        if self._inexact is None and _MAYBE_NEGATIVE_ZERO.search(self.text, start, end):
+            self.position = start
+            value, start, end = self.value(self._zero_decoder)
+        return value, start, end, self._inexact
+
+    def _float(self, literal: str) -> float:
+        value = float(literal)
+        if self._inexact is None and float.__repr__(value) != literal:
+            self._inexact = literal
+        return value
+
+    def _int(self, literal: str) -> int:
+        value = int(literal)
+        if self._inexact is None and literal == '-0':
+            self._inexact = literal
+        return value
 
     def items(self, open_char: str, close_char: str, item: object) -> None:
         """Calls `item()` for each element of an array or member of an object."""
@@ -247,7 +365,14 @@ class _Scanner:
             return
 
 
-def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
+@dataclass(frozen=True)
+class _Scanned:
+    data: list[JsonValue]
+    spans: dict[PartRef, tuple[int, int]]
+    inexact: dict[PartRef, str]
+
+
+def _scan(text: str) -> _Scanned:
     scanner = _Scanner(text)
     if text.startswith('\ufeff'):
         scanner.position = 1
@@ -258,6 +383,7 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
         raise HistoryError(f'expected a JSON list of messages, found {type(value).__name__}')
     messages: list[JsonValue] = []
     spans: dict[PartRef, tuple[int, int]] = {}
+    inexact: dict[PartRef, str] = {}
 
     def message() -> None:
         index = len(messages)
@@ -270,7 +396,7 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
         def member() -> None:
             key = _key(scanner)
             if key == 'parts' and scanner.peek() == '[':
-                fields[key] = _parts(scanner, index, spans)
+                fields[key] = _parts(scanner, index, spans, inexact)
             else:
                 fields[key] = scanner.value()[0]
 
@@ -282,7 +408,7 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
     scanner.skip_whitespace()
     if scanner.position != len(text):
         raise scanner.fail('extra data after the message list')
-    return messages, spans
+    return _Scanned(data=messages, spans=spans, inexact=inexact)
 
 
 def _key(scanner: _Scanner) -> str:
@@ -298,7 +424,9 @@ def _key(scanner: _Scanner) -> str:
     return key
 
 
-def _parts(scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]]) -> list[JsonValue]:
+def _parts(
+    scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]], inexact: dict[PartRef, str]
+) -> list[JsonValue]:
     parts: list[JsonValue] = []
 
     def part() -> None:
@@ -309,9 +437,13 @@ def _parts(scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int
 
         def member() -> None:
             key = _key(scanner)
-            fields[key], start, end = scanner.value()
-            if key == 'content':
-                spans[(message_index, len(parts))] = (start, end)
+            if key != 'content':
+                fields[key] = scanner.value()[0]
+                return
+            fields[key], start, end, literal = scanner.content()
+            spans[(message_index, len(parts))] = (start, end)
+            if literal is not None:
+                inexact[(message_index, len(parts))] = literal
 
         scanner.items('{', '}', member)
         parts.append(fields)
@@ -338,15 +470,19 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
     """
     before = StoredHistory.parse(raw)
-    compaction = await compactor.compact(before.messages)
+    skip = {
+        ref: f'holds the number literal {literal}, which a summary could not write back as it is'
+        for ref, literal in before.inexact.items()
+    }
+    compaction = await compactor.compact(before.messages, skip=skip)
     report = compaction.report
     tokens_before = compactor.tokenizer(before.text)
     if not compaction.changed:
         return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    text = before.rewrite(compaction.changed)
     try:
-        check_rewrite(before, StoredHistory.parse(text))
-    except (CheckFailed, HistoryError) as exc:
+        text = before.rewrite(compaction.changed)
+        check_rewrite(before, StoredHistory.parse(text), config=compactor.config, tokenizer=compactor.tokenizer)
+    except (CheckFailed, ValueError) as exc:  # a HistoryError, or a number `json.dumps` refuses
         if compactor.config.strict:
             raise CheckFailed(f'rewrite failed the post-check: {exc}') from None
         report.failed += report.summarized

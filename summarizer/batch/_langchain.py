@@ -10,7 +10,6 @@ each rewritten row is checked against its original before it is written.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from .._check import CheckFailed, PartRef
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
-from .._stored import HistoryError, _key, _Scanner, _separators
+from .._stored import HistoryError, _key, _Scanner, dump_content
 from .._tokens import content_tokens
 
 
@@ -70,7 +69,7 @@ class Row:
         """The row's text with only the `data.content` value replaced, in the row's own JSON style."""
         assert self.content_span is not None
         start, end = self.content_span
-        value = json.dumps(content, ensure_ascii=self.text.isascii(), separators=_separators(self.text[start:end]))
+        value = dump_content(content, original=self.text[start:end], ensure_ascii=self.text.isascii())
         return self.text[:start] + value + self.text[end:]
 
 
