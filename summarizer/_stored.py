@@ -225,6 +225,11 @@ def _decode(raw: bytes) -> str:
         raise HistoryError(f'not UTF-8 text at line {line} (byte {exc.start})') from None
 
 
+def inexact_reason(literal: str) -> str:
+    """Why a content holding `literal` (see `StoredHistory.inexact`) is skipped."""
+    return f'holds the number literal {literal}, which a summary could not write back as it is'
+
+
 def dump_content(value: JsonValue, *, original: str, ensure_ascii: bool) -> str:
     """The JSON text of a summary that replaces the value whose text is `original`, in its style.
 
@@ -470,10 +475,7 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
     """
     before = StoredHistory.parse(raw)
-    skip = {
-        ref: f'holds the number literal {literal}, which a summary could not write back as it is'
-        for ref, literal in before.inexact.items()
-    }
+    skip = {ref: inexact_reason(literal) for ref, literal in before.inexact.items()}
     compaction = await compactor.compact(before.messages, skip=skip)
     report = compaction.report
     tokens_before = compactor.tokenizer(before.text)

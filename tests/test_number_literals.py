@@ -10,11 +10,13 @@ literal.
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
 from helpers import BIG_TEXT, compactor, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
+from test_batch import langchain_rows, make_message_store
 
 from summarizer._shape import shape_mismatch
 from summarizer._stored import StoredHistory, compact_stored
@@ -121,3 +123,21 @@ async def test_check_refuses_what_a_rewrite_made_of_a_literal(
     compacted.write_text(result.text.replace('"reading": 100.0,', f'"reading": {compacted_as},'))
     assert main(['check', str(original), str(compacted)]) == 1
     assert 'not compatible' in capsys.readouterr().out
+
+
+def test_langchain_rows_keep_their_number_literals(tmp_path: Path) -> None:
+    """A LangChain session (`summarizer batch`): the same rule for the `data.content` of a tool row."""
+    sessions = {
+        name: [row.replace(MARK, literal) for row in langchain_rows(name, {'reading': 'NUMBER', 'records': RECORDS})]
+        for name, literal in (('odd', '1E2'), ('plain', '100.0'))
+    }
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    make_message_store(inputs / 'store.db', sessions)
+    assert main(['batch', '--keep-recent', '0', '--out', str(tmp_path / 'out'), str(inputs)]) == 0
+    with sqlite3.connect(tmp_path / 'out' / 'store.db') as connection:
+        rows = list(connection.execute('SELECT session_id, message FROM message_store ORDER BY id'))
+    connection.close()
+    tool_rows = {session: row for session, row in rows if row.startswith('{"type": "tool"')}
+    assert tool_rows['odd'] == sessions['odd'][2]  # byte for byte
+    assert '"reading": 100.0,' in tool_rows['plain'] and len(tool_rows['plain']) < len(sessions['plain'][2]) / 2

@@ -143,6 +143,8 @@ def agent_model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
     if turn == 0:
         return ModelResponse(
             parts=[
+                NativeToolCallPart('web_search', {'q': 'bins'}, tool_call_id='w1', provider_name='function'),
+                NativeToolReturnPart('web_search', NOTES_TEXT, tool_call_id='w1', provider_name='function'),
                 ToolCallPart('search_tools', {'queries': ['inventory']}, tool_call_id='s1'),
                 ToolCallPart('load_capability', {'id': 'warehouse'}, tool_call_id='l1'),
             ]
@@ -178,6 +180,8 @@ async def test_typed_returns_are_left_whole_inside_a_real_agent_run() -> None:
     result = await agent.run('Restock the warehouse.')
     returns = [part for message in result.all_messages() for part in message.parts if isinstance(part, ToolReturnPart)]
     by_name = {part.tool_name: part for part in returns}
+    [native] = [part for part in result.all_messages()[1].parts if isinstance(part, NativeToolReturnPart)]
+    assert native.content == NOTES_TEXT
     assert type(by_name['search_tools']) is ToolSearchReturnPart
     assert len(by_name['search_tools'].content['discovered_tools']) == 10  # type: ignore[index]
     assert type(by_name['load_capability']) is LoadCapabilityReturnPart

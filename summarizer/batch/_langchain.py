@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from .._check import CheckFailed, PartRef
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
-from .._stored import HistoryError, _key, _Scanner, dump_content
+from .._stored import HistoryError, _key, _Scanner, dump_content, inexact_reason
 from .._tokens import content_tokens
 
 
@@ -30,6 +30,8 @@ class Row:
     kind: str
     data: dict[str, JsonValue]
     content_span: tuple[int, int] | None
+    inexact: str | None = None
+    """A number literal of `data.content` that a summary could not write back as it is (never summarized)."""
 
     @classmethod
     def parse(cls, text: str) -> Row:
@@ -37,12 +39,16 @@ class Row:
         fields: dict[str, JsonValue] = {}
         data: dict[str, JsonValue] = {}
         span: list[tuple[int, int]] = []
+        inexact: list[str | None] = []
 
         def data_member() -> None:
             key = _key(scanner)
-            data[key], start, end = scanner.value()
-            if key == 'content':
-                span.append((start, end))
+            if key != 'content':
+                data[key] = scanner.value()[0]
+                return
+            data[key], start, end, literal = scanner.content()
+            span.append((start, end))
+            inexact.append(literal)
 
         def member() -> None:
             key = _key(scanner)
@@ -63,7 +69,13 @@ class Row:
             raise HistoryError('not a LangChain message: expected {"type": ..., "data": {...}}')
         if kind == 'tool' and not isinstance(data.get('tool_call_id'), str):
             raise HistoryError('a tool message without a tool_call_id')
-        return cls(text=text, kind=kind, data=data, content_span=span[-1] if span else None)
+        return cls(
+            text=text,
+            kind=kind,
+            data=data,
+            content_span=span[-1] if span else None,
+            inexact=inexact[-1] if inexact else None,
+        )
 
     def with_content(self, content: JsonValue) -> str:
         """The row's text with only the `data.content` value replaced, in the row's own JSON style."""
@@ -139,7 +151,8 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
         except HistoryError as exc:
             raise HistoryError(exc.problem, message_index=position) from None
     messages, origin = session_messages(rows)
-    compaction = await compactor.compact(messages)
+    skip = {ref: inexact_reason(rows[position].inexact) for ref, position in origin.items() if rows[position].inexact}
+    compaction = await compactor.compact(messages, skip=skip)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_rows: dict[int, str] = {}
