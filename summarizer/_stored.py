@@ -9,13 +9,14 @@ Parsing walks the outer structure (the message list, each message, its parts, ea
 record where each part's `content` value starts and ends, and hands every value below that to the C
 JSON decoder, so a history of large contents parses at close to `json.loads` speed.
 
-Numbers: a summary is written with `json.dumps`, which writes a kept number as Python spells it. A
-content holding a number literal that Python's json does not write back as it is (`1E2`, `1e-7`,
-`-0`, `1.50`, `1e400`, which would become `100.0`, `1e-07`, `0`, `1.5`, `Infinity`) is therefore
-never summarized: the parse lists it in `inexact`, and the compaction reports it as skipped. Every
-other content is made of literals that survive the round trip, and the shape contract keeps each
-kept number's literal. `NaN`, `Infinity` and `-Infinity`, which Python's json accepts, are not JSON:
-a file holding one is refused like any invalid JSON.
+Numbers keep their literal text. `json.dumps` spells a number as Python does (`1E2` would come
+back as `100.0`, `1e-7` as `1e-07`, `-0` as `0`, `1e400` as `Infinity`, which is not JSON), so the
+parse records, per content, the literals it writes differently (`Literals`), and a summary is
+written with them: the shape contract keeps each kept number's type and value (by Python's
+spelling), and the rewrite spells it as the original did. A content that writes one value two ways
+(`1E2` and `100.0`; `1e-400` and `0.0`) is never summarized, since a kept `100.0` could be either:
+the compaction reports it as skipped. `NaN`, `Infinity` and `-Infinity`, which Python's json
+accepts, are not JSON: a file holding one is refused like any invalid JSON.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pydantic_core import ErrorDetails
 from ._check import CheckFailed, PartRef, check_integrity, compare_message_json, summary_problem
 from ._config import SummarizerConfig
 from ._pipeline import Compactor, Report
-from ._shape import JsonValue
+from ._shape import JsonValue, number_text
 from ._tokens import Tokenizer, content_tokens, estimate_tokens
 from ._walk import excluded, summarizable_data
 
@@ -72,16 +73,19 @@ class StoredHistory:
     data: list[JsonValue]
     messages: list[ModelMessage]
     spans: dict[PartRef, tuple[int, int]]
-    inexact: dict[PartRef, str]
-    """Content values holding a number literal `json.dumps` would not write back as it is, with the
-    first such literal: never summarized (see the module's docstring)."""
+    literals: dict[PartRef, Literals]
+    """The content values holding a number literal `json.dumps` would write differently, and how."""
 
     @classmethod
     def parse(cls, raw: bytes | str) -> StoredHistory:
         text = _decode(raw) if isinstance(raw, bytes) else raw
         scanned = _scan(text)
         return cls(
-            text=text, data=scanned.data, messages=validate(scanned.data), spans=scanned.spans, inexact=scanned.inexact
+            text=text,
+            data=scanned.data,
+            messages=validate(scanned.data),
+            spans=scanned.spans,
+            literals=scanned.literals,
         )
 
     def rewrite(self, changed: Mapping[PartRef, JsonValue]) -> str:
@@ -92,7 +96,14 @@ class StoredHistory:
         for ref in sorted(changed, key=lambda ref: self.spans[ref][0]):
             start, end = self.spans[ref]
             pieces.append(self.text[position:start])
-            pieces.append(dump_content(changed[ref], original=self.text[start:end], ensure_ascii=ensure_ascii))
+            pieces.append(
+                dump_content(
+                    changed[ref],
+                    original=self.text[start:end],
+                    ensure_ascii=ensure_ascii,
+                    literals=self.literals.get(ref),
+                )
+            )
             position = end
         pieces.append(self.text[position:])
         return ''.join(pieces)
@@ -165,12 +176,16 @@ def _replacement_problem(
     reason = excluded(part, config)
     if reason is None and summarizable_data(part.content) is None:
         reason = 'it holds binary or multimodal data'
-    if reason is None and ref in before.inexact:
-        reason = f'it holds the number literal {before.inexact[ref]}, which a summary cannot write back as it is'
+    literals = before.literals.get(ref)
+    if reason is None and literals is not None and literals.ambiguous is not None:
+        reason = f'it {ambiguous_reason(literals.ambiguous)}'
     if reason is not None:
         return f'{reason}: its content must not change'
-    if ref in after.inexact:
-        return f'number literal {after.inexact[ref]} is not an original literal (a number was rewritten)'
+    written = literals.written if literals is not None else {}
+    start, end = after.spans[ref]
+    for number, literal in _number_literals(after.text[start:end]):
+        if literal != written.get(number, number):
+            return f'number literal {literal} is not the original literal {written.get(number, number)}'
     old = _part_content(before.data, ref)
     return summary_problem(
         old,
@@ -225,20 +240,73 @@ def _decode(raw: bytes) -> str:
         raise HistoryError(f'not UTF-8 text at line {line} (byte {exc.start})') from None
 
 
-def inexact_reason(literal: str) -> str:
-    """Why a content holding `literal` (see `StoredHistory.inexact`) is skipped."""
-    return f'holds the number literal {literal}, which a summary could not write back as it is'
+@dataclass(frozen=True)
+class Literals:
+    """How a content writes the numbers `json.dumps` would write differently."""
+
+    written: dict[str, str]
+    """What `json.dumps` writes (`number_text`) -> the content's own literal: `100.0` -> `1E2`,
+    `inf` -> `1e400`, `0` -> `-0`."""
+    ambiguous: str | None = None
+    """A literal whose value the content also writes another way: the content is never summarized."""
 
 
-def dump_content(value: JsonValue, *, original: str, ensure_ascii: bool) -> str:
+def ambiguous_reason(literal: str) -> str:
+    """Why a content with an ambiguous literal (`Literals.ambiguous`) is skipped."""
+    return f'holds the number literal {literal} and the same number written another way'
+
+
+def dump_content(value: JsonValue, *, original: str, ensure_ascii: bool, literals: Literals | None = None) -> str:
     """The JSON text of a summary that replaces the value whose text is `original`, in its style.
 
-    `ensure_ascii=False` writes characters as they are, but a lone surrogate (`"\ud800"` is valid
-    JSON) has no UTF-8 form: it stays an escape, so the text always encodes. Non-finite numbers are
-    refused (`ValueError`): JSON has none.
+    Numbers are spelled as `literals` says the original spelled them. `ensure_ascii=False` writes
+    characters as they are, but a lone surrogate (`"\ud800"` is valid JSON) has no UTF-8 form: it
+    stays an escape, so the text always encodes. A non-finite number with no literal is refused
+    (`ValueError`): JSON has none.
     """
-    text = json.dumps(value, ensure_ascii=ensure_ascii, separators=_separators(original), allow_nan=False)
+    separators = _separators(original)
+    if literals is None:
+        text = json.dumps(value, ensure_ascii=ensure_ascii, separators=separators, allow_nan=False)
+    else:
+        text = _dump_with_literals(value, literals.written, ensure_ascii, separators)
     return text if ensure_ascii else _SURROGATE.sub(_escape, text)
+
+
+def _dump_with_literals(
+    value: JsonValue, written: Mapping[str, str], ensure_ascii: bool, separators: tuple[str, str]
+) -> str:
+    """`json.dumps(value, separators=separators)`, but each number as `written` spells it (summaries are small)."""
+    item, key = separators
+
+    def dump(value: JsonValue) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return written.get(number_text(value)) or json.dumps(value, allow_nan=False)
+        if isinstance(value, list):
+            return '[' + item.join(map(dump, value)) + ']'
+        if isinstance(value, dict):
+            members = (json.dumps(name, ensure_ascii=ensure_ascii) + key + dump(inner) for name, inner in value.items())
+            return '{' + item.join(members) + '}'
+        return json.dumps(value, ensure_ascii=ensure_ascii)
+
+    return dump(value)
+
+
+def _number_literals(text: str) -> list[tuple[str, str]]:
+    """(what `json.dumps` writes, the literal) for every number in the JSON `text`."""
+    found: list[tuple[str, str]] = []
+
+    def parse_float(literal: str) -> float:
+        value = float(literal)
+        found.append((float.__repr__(value), literal))
+        return value
+
+    def parse_int(literal: str) -> int:
+        value = int(literal)
+        found.append((int.__repr__(value), literal))
+        return value
+
+    json.JSONDecoder(parse_float=parse_float, parse_int=parse_int).decode(text)
+    return found
 
 
 def _escape(match: re.Match[str]) -> str:
@@ -286,7 +354,9 @@ class _Scanner:
         self.text = text
         self.position = 0
         self.message_index: int | None = None
-        self._inexact: str | None = None
+        self._seen: dict[str, str] = {}
+        self._written: dict[str, str] = {}
+        self._ambiguous: str | None = None
         self._content_decoder = json.JSONDecoder(parse_float=self._float, parse_constant=_refuse_constant)
         self._zero_decoder = json.JSONDecoder(
             parse_float=self._float, parse_int=self._int, parse_constant=_refuse_constant
@@ -329,31 +399,39 @@ class _Scanner:
             raise self.fail(str(exc).split(':')[0]) from None
         return value, start, self.position
 
-    def content(self) -> tuple[JsonValue, int, int, str | None]:
-        """`value()`, and the first number literal in it that `json.dumps` would not write back as it is.
+    def content(self) -> tuple[JsonValue, int, int, Literals | None]:
+        """`value()`, and its number literals `json.dumps` would write differently (None: there are none).
 
         Floats go through a hook that compares each literal with Python's spelling of its value; an
         integer literal can differ only as `-0`, so the integers take a hook only when the text may
         hold one.
         """
-        self._inexact = None
+        self._seen, self._written, self._ambiguous = {}, {}, None
         value, start, end = self.value(self._content_decoder)
-        if self._inexact is None and _MAYBE_NEGATIVE_ZERO.search(self.text, start, end):
+        if _MAYBE_NEGATIVE_ZERO.search(self.text, start, end):
+            self._seen, self._written, self._ambiguous = {}, {}, None
             self.position = start
             value, start, end = self.value(self._zero_decoder)
-        return value, start, end, self._inexact
+        if not self._written and self._ambiguous is None:
+            return value, start, end, None
+        return value, start, end, Literals(written=self._written, ambiguous=self._ambiguous)
 
     def _float(self, literal: str) -> float:
         value = float(literal)
-        if self._inexact is None and float.__repr__(value) != literal:
-            self._inexact = literal
+        self._number(float.__repr__(value), literal)
         return value
 
     def _int(self, literal: str) -> int:
         value = int(literal)
-        if self._inexact is None and literal == '-0':
-            self._inexact = literal
+        self._number(int.__repr__(value), literal)
         return value
+
+    def _number(self, text: str, literal: str) -> None:
+        first = self._seen.setdefault(text, literal)
+        if first != literal:
+            self._ambiguous = self._ambiguous or literal
+        elif literal != text:
+            self._written[text] = literal
 
     def items(self, open_char: str, close_char: str, item: object) -> None:
         """Calls `item()` for each element of an array or member of an object."""
@@ -374,7 +452,7 @@ class _Scanner:
 class _Scanned:
     data: list[JsonValue]
     spans: dict[PartRef, tuple[int, int]]
-    inexact: dict[PartRef, str]
+    literals: dict[PartRef, Literals]
 
 
 def _scan(text: str) -> _Scanned:
@@ -388,7 +466,7 @@ def _scan(text: str) -> _Scanned:
         raise HistoryError(f'expected a JSON list of messages, found {type(value).__name__}')
     messages: list[JsonValue] = []
     spans: dict[PartRef, tuple[int, int]] = {}
-    inexact: dict[PartRef, str] = {}
+    literals: dict[PartRef, Literals] = {}
 
     def message() -> None:
         index = len(messages)
@@ -401,7 +479,7 @@ def _scan(text: str) -> _Scanned:
         def member() -> None:
             key = _key(scanner)
             if key == 'parts' and scanner.peek() == '[':
-                fields[key] = _parts(scanner, index, spans, inexact)
+                fields[key] = _parts(scanner, index, spans, literals)
             else:
                 fields[key] = scanner.value()[0]
 
@@ -413,7 +491,7 @@ def _scan(text: str) -> _Scanned:
     scanner.skip_whitespace()
     if scanner.position != len(text):
         raise scanner.fail('extra data after the message list')
-    return _Scanned(data=messages, spans=spans, inexact=inexact)
+    return _Scanned(data=messages, spans=spans, literals=literals)
 
 
 def _key(scanner: _Scanner) -> str:
@@ -430,7 +508,7 @@ def _key(scanner: _Scanner) -> str:
 
 
 def _parts(
-    scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]], inexact: dict[PartRef, str]
+    scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]], literals: dict[PartRef, Literals]
 ) -> list[JsonValue]:
     parts: list[JsonValue] = []
 
@@ -445,10 +523,10 @@ def _parts(
             if key != 'content':
                 fields[key] = scanner.value()[0]
                 return
-            fields[key], start, end, literal = scanner.content()
+            fields[key], start, end, written = scanner.content()
             spans[(message_index, len(parts))] = (start, end)
-            if literal is not None:
-                inexact[(message_index, len(parts))] = literal
+            if written is not None:
+                literals[(message_index, len(parts))] = written
 
         scanner.items('{', '}', member)
         parts.append(fields)
@@ -475,7 +553,7 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
     """
     before = StoredHistory.parse(raw)
-    skip = {ref: inexact_reason(literal) for ref, literal in before.inexact.items()}
+    skip = {ref: ambiguous_reason(found.ambiguous) for ref, found in before.literals.items() if found.ambiguous}
     compaction = await compactor.compact(before.messages, skip=skip)
     report = compaction.report
     tokens_before = compactor.tokenizer(before.text)

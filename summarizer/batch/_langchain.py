@@ -18,7 +18,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from .._check import CheckFailed, PartRef
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
-from .._stored import HistoryError, _key, _Scanner, dump_content, inexact_reason
+from .._stored import HistoryError, Literals, _key, _Scanner, ambiguous_reason, dump_content
 from .._tokens import content_tokens
 
 
@@ -30,8 +30,8 @@ class Row:
     kind: str
     data: dict[str, JsonValue]
     content_span: tuple[int, int] | None
-    inexact: str | None = None
-    """A number literal of `data.content` that a summary could not write back as it is (never summarized)."""
+    literals: Literals | None = None
+    """How `data.content` writes the numbers `json.dumps` would write differently (see `_stored`)."""
 
     @classmethod
     def parse(cls, text: str) -> Row:
@@ -39,16 +39,16 @@ class Row:
         fields: dict[str, JsonValue] = {}
         data: dict[str, JsonValue] = {}
         span: list[tuple[int, int]] = []
-        inexact: list[str | None] = []
+        literals: list[Literals | None] = []
 
         def data_member() -> None:
             key = _key(scanner)
             if key != 'content':
                 data[key] = scanner.value()[0]
                 return
-            data[key], start, end, literal = scanner.content()
+            data[key], start, end, written = scanner.content()
             span.append((start, end))
-            inexact.append(literal)
+            literals.append(written)
 
         def member() -> None:
             key = _key(scanner)
@@ -74,14 +74,16 @@ class Row:
             kind=kind,
             data=data,
             content_span=span[-1] if span else None,
-            inexact=inexact[-1] if inexact else None,
+            literals=literals[-1] if literals else None,
         )
 
     def with_content(self, content: JsonValue) -> str:
         """The row's text with only the `data.content` value replaced, in the row's own JSON style."""
         assert self.content_span is not None
         start, end = self.content_span
-        value = dump_content(content, original=self.text[start:end], ensure_ascii=self.text.isascii())
+        value = dump_content(
+            content, original=self.text[start:end], ensure_ascii=self.text.isascii(), literals=self.literals
+        )
         return self.text[:start] + value + self.text[end:]
 
 
@@ -151,7 +153,11 @@ async def compact_session(texts: Sequence[str], compactor: Compactor) -> Session
         except HistoryError as exc:
             raise HistoryError(exc.problem, message_index=position) from None
     messages, origin = session_messages(rows)
-    skip = {ref: inexact_reason(rows[position].inexact) for ref, position in origin.items() if rows[position].inexact}
+    skip = {
+        ref: ambiguous_reason(found.ambiguous)
+        for ref, position in origin.items()
+        if (found := rows[position].literals) is not None and found.ambiguous is not None
+    }
     compaction = await compactor.compact(messages, skip=skip)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
