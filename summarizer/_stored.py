@@ -40,8 +40,9 @@ from ._walk import excluded, summarizable_data
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it
 _PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
-_MAYBE_NEGATIVE_ZERO = re.compile(r'[\[,:\s]-0(?![.\deE])')
-"""Where a `-0` integer literal may be (or the same characters inside a string: the decoder tells)."""
+_MAYBE_NEGATIVE_ZERO = re.compile(r'-0(?![.\deE])')
+"""Where a `-0` integer literal may be, if a `[`, `,`, `:` or whitespace precedes it (or the same
+characters inside a string: the decoder tells). A literal first character keeps the search fast."""
 _SURROGATE = re.compile('[\ud800-\udfff]')
 
 
@@ -354,9 +355,9 @@ class _Scanner:
         self.text = text
         self.position = 0
         self.message_index: int | None = None
-        self._seen: dict[str, str] = {}
         self._written: dict[str, str] = {}
         self._ambiguous: str | None = None
+        self._checking = False
         self._content_decoder = json.JSONDecoder(parse_float=self._float, parse_constant=_refuse_constant)
         self._zero_decoder = json.JSONDecoder(
             parse_float=self._float, parse_int=self._int, parse_constant=_refuse_constant
@@ -404,21 +405,32 @@ class _Scanner:
 
         Floats go through a hook that compares each literal with Python's spelling of its value; an
         integer literal can differ only as `-0`, so the integers take a hook only when the text may
-        hold one.
+        hold one. Only a content with such a literal is decoded once more, to find the same values
+        written the Python way (which make it ambiguous): most contents cost one decode and a hook
+        call per float.
         """
-        self._seen, self._written, self._ambiguous = {}, {}, None
+        self._written, self._ambiguous, self._checking = {}, None, False
         value, start, end = self.value(self._content_decoder)
-        if _MAYBE_NEGATIVE_ZERO.search(self.text, start, end):
-            self._seen, self._written, self._ambiguous = {}, {}, None
+        decoder = self._content_decoder
+        if any(
+            self.text[zero.start() - 1] in '[,: \t\n\r' for zero in _MAYBE_NEGATIVE_ZERO.finditer(self.text, start, end)
+        ):
+            decoder = self._zero_decoder
             self.position = start
-            value, start, end = self.value(self._zero_decoder)
-        if not self._written and self._ambiguous is None:
+            value, start, end = self.value(decoder)
+        if self._written and self._ambiguous is None:
+            self._checking = True
+            self.position = start
+            value, start, end = self.value(decoder)
+        if not self._written:
             return value, start, end, None
         return value, start, end, Literals(written=self._written, ambiguous=self._ambiguous)
 
     def _float(self, literal: str) -> float:
         value = float(literal)
-        self._number(float.__repr__(value), literal)
+        text = float.__repr__(value)
+        if text != literal or self._checking:
+            self._number(text, literal)
         return value
 
     def _int(self, literal: str) -> int:
@@ -427,11 +439,12 @@ class _Scanner:
         return value
 
     def _number(self, text: str, literal: str) -> None:
-        first = self._seen.setdefault(text, literal)
-        if first != literal:
-            self._ambiguous = self._ambiguous or literal
-        elif literal != text:
-            self._written[text] = literal
+        """Note a literal Python spells `text` (in the checking pass: every literal)."""
+        if text != literal:
+            if self._written.setdefault(text, literal) != literal:
+                self._ambiguous = self._ambiguous or literal
+        elif self._checking and text in self._written:
+            self._ambiguous = self._ambiguous or self._written[text]
 
     def items(self, open_char: str, close_char: str, item: object) -> None:
         """Calls `item()` for each element of an array or member of an object."""

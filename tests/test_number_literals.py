@@ -68,7 +68,17 @@ async def test_the_numbers_of_kept_records_keep_their_literals() -> None:
 
 
 @pytest.mark.parametrize(
-    ('literal', 'other'), [('1E2', '100.0'), ('1e-400', '0.0'), ('-0', '0'), ('1e400', '1e401'), ('1.50', '1.5')]
+    ('literal', 'other'),
+    [
+        ('1E2', '100.0'),
+        ('100.0', '1E2'),
+        ('1e-400', '0.0'),
+        ('-0', '0'),
+        ('0', '-0'),
+        ('1e400', '1e401'),
+        ('1.50', '1.5'),
+        ('1e-7', '1e-07'),
+    ],
 )
 async def test_a_content_spelling_one_number_two_ways_is_skipped(literal: str, other: str) -> None:
     text = stored(literal, other)
