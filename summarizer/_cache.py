@@ -12,6 +12,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +25,17 @@ from ._shape import JsonValue
 logger = logging.getLogger(__name__)
 
 _DISK_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout, ValueError, TypeError)
+_SURROGATE = re.compile('[\ud800-\udfff]')
+
+
+def storable_json(value: JsonValue, *, separators: tuple[str, str] | None = None) -> str:
+    """`value`'s JSON text in a form SQLite can store.
+
+    Non-ASCII stays as it is, unless the text holds a lone surrogate (valid JSON, but with no UTF-8
+    form): then everything is escaped.
+    """
+    raw = json.dumps(value, ensure_ascii=False, separators=separators)
+    return json.dumps(value, separators=separators) if _SURROGATE.search(raw) else raw
 
 
 def cache_key(
@@ -33,7 +45,8 @@ def cache_key(
 
     `quoted`, the facts later turns quote (kept verbatim), is part of it: the same content quoted
     differently in two conversations gets two summaries, the same content quoted alike (or not at
-    all) shares one.
+    all) shares one. Text is hashed as UTF-8, a lone surrogate (valid in JSON text) as `surrogatepass`
+    encodes it, so every content has a key.
     """
     digest = hashlib.sha256()
     for piece in (model, prompt, shape, str(budget_tokens), '\x1f'.join(quoted), content):
@@ -105,7 +118,7 @@ class SummaryCache:
         compactor stages its summaries and flushes them in one transaction before it returns.
         """
         if self.directory is not None and not self._broken:
-            self._staged[key] = json.dumps(summary, ensure_ascii=False)
+            self._staged[key] = storable_json(summary)
 
     def flush(self) -> None:
         """Write every staged summary in one transaction (visible to other processes from then on)."""

@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._cache import storable_json
 from ._config import READ_TOOL_NAME, SummarizerConfig
 from ._shape import JsonValue
 from ._tokens import json_text
@@ -71,7 +72,7 @@ def text_hash(text: str) -> str:
 
 def _compact_json(value: JsonValue) -> str:
     """What the store keeps of an in-memory content: its JSON text (a string quoted, unlike `json_text`)."""
-    return json.dumps(value, ensure_ascii=False, separators=(',', ':'))
+    return storable_json(value, separators=(',', ':'))
 
 
 def summary_key(tool_call_id: str, summary_text: str) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from opentelemetry.trace import Tracer
@@ -32,7 +32,7 @@ from ._quoted import LaterTurns
 from ._shape import JsonValue
 from ._summarize import Outcome, Summarizer
 from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text
-from ._walk import Candidate, walk
+from ._walk import Candidate, recent_turns, walk
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +64,9 @@ class Report:
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
     failures: list[Failure] = field(default_factory=list[Failure])
+    skipped: list[Failure] = field(default_factory=list[Failure])
+    """Oversized returns due for a summary that were never sent, and why (not failures: nothing was
+    tried). A stored content holding a number literal that could not be written back as it is."""
     integrity: list[IntegrityProblem] = field(default_factory=list[IntegrityProblem])
     """Tool-call problems found in the input (reported, never introduced)."""
 
@@ -94,6 +97,10 @@ class Compactor:
     result = await compactor.compact(messages)
     result.messages, result.report
     ```
+
+    `keep_recent`: the tool returns of that many most recent turns stay verbatim. A turn is all the
+    returns answering one model response, so parallel calls are kept, and later summarized, together:
+    the model sees each fresh result whole at least once.
     """
 
     def __init__(
@@ -115,13 +122,22 @@ class Compactor:
         self.originals = originals or OriginalStore.from_config(self.config)
         """Where each summarized content is kept (`originals:` in the config), to be read back or restored."""
 
-    async def compact(self, messages: Sequence[ModelMessage]) -> Compaction:
-        """One history in one go: every oversized return outside the `keep_recent` window, as a `Compaction`."""
+    async def compact(
+        self, messages: Sequence[ModelMessage], *, skip: Mapping[PartRef, str] | None = None
+    ) -> Compaction:
+        """One history in one go: every oversized return outside the `keep_recent` window, as a `Compaction`.
+
+        `skip`: parts never to summarize, with the reason, reported in `Report.skipped` when due.
+        """
         found = walk(messages, config=self.config, tokenizer=self.tokenizer)
-        cutoff = found.returns_seen - self.config.keep_recent
-        due = [candidate for candidate in found.candidates if candidate.ordinal < cutoff]
+        kept = set(recent_turns(found.turns, self.config.keep_recent))
+        due = [candidate for candidate in found.candidates if candidate.turn not in kept]
+        skip = skip or {}
+        skipped = [_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip]
+        due = [candidate for candidate in due if _ref(candidate) not in skip]
         compaction = await self.summarize(messages, due)
         compaction.report.returns_examined = found.returns_seen
+        compaction.report.skipped = skipped
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
@@ -211,15 +227,21 @@ class Compactor:
         if rejected and self.config.strict:
             raise CheckFailed(f'message {candidate.message_index} part {candidate.part_index}: {reason}')
         report.failed += 1
-        report.failures.append(
-            Failure(
-                message_index=candidate.message_index,
-                part_index=candidate.part_index,
-                tool_name=candidate.tool_name,
-                tool_call_id=candidate.part.tool_call_id,
-                reason=reason,
-            )
-        )
+        report.failures.append(_failure(candidate, reason))
+
+
+def _ref(candidate: Candidate) -> PartRef:
+    return (candidate.message_index, candidate.part_index)
+
+
+def _failure(candidate: Candidate, reason: str) -> Failure:
+    return Failure(
+        message_index=candidate.message_index,
+        part_index=candidate.part_index,
+        tool_name=candidate.tool_name,
+        tool_call_id=candidate.part.tool_call_id,
+        reason=reason,
+    )
 
 
 def _with_quoted_facts(messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> list[Candidate]:
@@ -270,9 +292,10 @@ class HistorySession:
     def _restart(self) -> None:
         self._walked = 0
         self._anchor: ModelMessage | None = None
-        self._returns_before_anchor = 0
-        self._returns_counted = 0
-        """Returns already in `report.returns_examined`: the last message is walked again, not counted again."""
+        self._recent: list[int] = []
+        """The turns in the `keep_recent` window."""
+        self._anchor_returns = 0
+        """Returns of the anchor already counted in `report.returns_examined`: it is walked again, not counted again."""
         self._pending: list[Candidate] = []
 
     async def process(self, messages: list[ModelMessage], *, tracer: Tracer | None = None) -> list[ModelMessage]:
@@ -285,21 +308,16 @@ class HistorySession:
         start = max(self._walked - 1, 0)
         config = self._compactor.config
         self._pending = [candidate for candidate in self._pending if candidate.message_index < start]
-        found = walk(
-            messages,
-            config=config,
-            tokenizer=self._compactor.tokenizer,
-            start=start,
-            first_ordinal=self._returns_before_anchor,
-        )
+        found = walk(messages, config=config, tokenizer=self._compactor.tokenizer, start=start)
         self.messages_walked += len(messages) - start
-        returns_seen = self._returns_before_anchor + found.returns_seen
+        # the anchor is walked again: its turn may already be the last one counted
+        turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
+        self._recent = recent_turns(turns, config.keep_recent)
+        kept = set(self._recent)
         self._pending.extend(found.candidates)
-        cutoff = returns_seen - config.keep_recent
-        due = [candidate for candidate in self._pending if candidate.ordinal < cutoff]
-        self._pending = [candidate for candidate in self._pending if candidate.ordinal >= cutoff]
-        report = Report(returns_examined=max(returns_seen - self._returns_counted, 0))
-        self._returns_counted = max(returns_seen, self._returns_counted)
+        due = [candidate for candidate in self._pending if candidate.turn not in kept]
+        self._pending = [candidate for candidate in self._pending if candidate.turn in kept]
+        report = Report(returns_examined=found.returns_seen - self._anchor_returns)
         if due:
             compaction = await self._compactor.summarize(messages, due, tracer=tracer)
             report.add(compaction.report)
@@ -307,11 +325,12 @@ class HistorySession:
         self.report.add(report)
         self._walked = len(messages)
         self._anchor = messages[-1] if messages else None
-        self._returns_before_anchor = returns_seen - _returns_in(self._anchor)
+        self._anchor_returns = _returns_in(self._anchor)
         return messages
 
 
 def _returns_in(message: ModelMessage | None) -> int:
+    """How many tool returns `walk` meets in one message."""
     if not isinstance(message, ModelRequest):
         return 0
-    return sum(1 for part in message.parts if isinstance(part, ToolReturnPart))
+    return sum(isinstance(part, ToolReturnPart) for part in message.parts)

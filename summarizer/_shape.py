@@ -2,8 +2,9 @@
 
 A summary keeps the content's JSON type: a string stays a string; a list stays a list with no more
 items, each kept item matching an original item in order; an object keeps exactly its keys in their
-order, with values shortened recursively; numbers, booleans and nulls keep their values (a NaN of
-an in-memory content stays a NaN).
+order, with values shortened recursively; booleans and nulls keep their values, and numbers their
+JSON literal: the same type and the same text (`1.0` stays `1.0`, not `1`; `-0.0` stays `-0.0`; a
+NaN of an in-memory content stays a NaN).
 
 The same shape drives the JSON schema asked of the model, so the model can hardly get the type wrong,
 and the post-check, which enforces it anyway.
@@ -12,7 +13,6 @@ and the post-check, which enforces it anyway.
 from __future__ import annotations
 
 import json
-import math
 from itertools import compress, repeat
 from typing import TypeAlias, cast
 
@@ -95,8 +95,10 @@ _SCALAR_TYPES: dict[type, str] = {str: 'string', bool: 'boolean', int: 'integer'
 
 
 def plain_structure(value: object, *, max_depth: int = MAX_DEPTH) -> Structure | None:
-    """The structure of `value` if it is made of the exact JSON types only (dicts with `str` keys, lists,
-    `str`, `int`, `float`, `bool`, None) and nests at most `max_depth` levels; None otherwise.
+    """The structure of `value` if it is plain JSON nesting at most `max_depth` levels; None otherwise.
+
+    Plain JSON: made of the exact JSON types only (dicts with `str` keys, lists, `str`, `int`,
+    `float`, `bool`, None).
 
     Such a value is already its own JSON data (`to_jsonable_python` would return an equal copy) and
     passes the depth guard: the walk proves both, and gets the structure the output schema is built
@@ -173,14 +175,19 @@ def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str
 
 
 def _same_number(original: float, summary: float) -> bool:
-    """`==`, but a NaN (of an in-memory content: JSON has none) is the same number as a NaN.
+    """The same JSON literal: the same type and the same text, as `json.dumps` writes them.
 
-    NaN is unequal to itself, so `==` alone refused every summary of a content holding one. It must
-    stay a NaN: any other value, null included (pydantic dumps NaN as null), is a change.
+    `==` is not enough: it equates `1` with `1.0` and `0.0` with `-0.0`, whose literals differ, so a
+    summary passing it could rewrite a number's text in the output. A NaN (of an in-memory content:
+    JSON has none) is the same number as a NaN, and must stay one: any other value, null included
+    (pydantic dumps NaN as null), is a change.
     """
-    if summary == original:
-        return True
-    return isinstance(original, float) and isinstance(summary, float) and math.isnan(original) and math.isnan(summary)
+    return number_text(original) == number_text(summary)
+
+
+def number_text(value: float) -> str:
+    """The literal `json.dumps` writes for a number (`nan`, `inf` for the non-finite, which JSON has not)."""
+    return int.__repr__(value) if isinstance(value, int) else float.__repr__(value)
 
 
 def _match_in_order(original: list[JsonValue], summary: list[object], path: str) -> str | None:

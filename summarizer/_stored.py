@@ -8,6 +8,15 @@ replaced, so the output differs from the input exactly there.
 Parsing walks the outer structure (the message list, each message, its parts, each part) by hand to
 record where each part's `content` value starts and ends, and hands every value below that to the C
 JSON decoder, so a history of large contents parses at close to `json.loads` speed.
+
+Numbers keep their literal text. `json.dumps` spells a number as Python does (`1E2` would come
+back as `100.0`, `1e-7` as `1e-07`, `-0` as `0`, `1e400` as `Infinity`, which is not JSON), so the
+parse records, per content, the literals it writes differently (`Literals`), and a summary is
+written with them: the shape contract keeps each kept number's type and value (by Python's
+spelling), and the rewrite spells it as the original did. A content that writes one value two ways
+(`1E2` and `100.0`; `1e-400` and `0.0`) is never summarized, since a kept `100.0` could be either:
+the compaction reports it as skipped. `NaN`, `Infinity` and `-Infinity`, which Python's json
+accepts, are not JSON: a file holding one is refused like any invalid JSON.
 """
 
 from __future__ import annotations
@@ -18,19 +27,35 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import ValidationError
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
 from pydantic_core import ErrorDetails
 
-from ._check import CheckFailed, PartRef, check_integrity, compare_message_json
+from ._check import CheckFailed, PartRef, check_integrity, compare_message_json, summary_problem
+from ._config import SummarizerConfig
 from ._originals import Replaced, record_rewrite
 from ._pipeline import Compactor, Report
-from ._shape import JsonValue, shape_mismatch
-from ._tokens import content_tokens
+from ._shape import JsonValue, number_text
+from ._tokens import Tokenizer, content_tokens, estimate_tokens
+from ._walk import excluded, summarizable_data
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
-_DECODER = json.JSONDecoder()
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it
 _PLAIN_KEY = re.compile(r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:')
+_MAYBE_NEGATIVE_ZERO = re.compile(r'-0(?![.\deE])')
+"""Where a `-0` integer literal may be, if a `[`, `,`, `:` or whitespace precedes it (or the same
+characters inside a string: the decoder tells). A literal first character keeps the search fast."""
+_SURROGATE = re.compile('[\ud800-\udfff]')
+
+
+class _NotJson(ValueError):
+    pass
+
+
+def _refuse_constant(name: str) -> float:
+    raise _NotJson(f'{name} is not JSON')
+
+
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
 
 
 class HistoryError(ValueError):
@@ -50,12 +75,20 @@ class StoredHistory:
     data: list[JsonValue]
     messages: list[ModelMessage]
     spans: dict[PartRef, tuple[int, int]]
+    literals: dict[PartRef, Literals]
+    """The content values holding a number literal `json.dumps` would write differently, and how."""
 
     @classmethod
     def parse(cls, raw: bytes | str) -> StoredHistory:
         text = _decode(raw) if isinstance(raw, bytes) else raw
-        data, spans = _scan(text)
-        return cls(text=text, data=data, messages=validate(data), spans=spans)
+        scanned = _scan(text)
+        return cls(
+            text=text,
+            data=scanned.data,
+            messages=validate(scanned.data),
+            spans=scanned.spans,
+            literals=scanned.literals,
+        )
 
     def rewrite(self, changed: Mapping[PartRef, JsonValue]) -> str:
         """The text with each changed part's content value replaced, nothing else touched."""
@@ -66,20 +99,37 @@ class StoredHistory:
             start, end = self.spans[ref]
             pieces.append(self.text[position:start])
             pieces.append(
-                json.dumps(changed[ref], ensure_ascii=ensure_ascii, separators=_separators(self.text[start:end]))
+                dump_content(
+                    changed[ref],
+                    original=self.text[start:end],
+                    ensure_ascii=ensure_ascii,
+                    literals=self.literals.get(ref),
+                )
             )
             position = end
         pieces.append(self.text[position:])
         return ''.join(pieces)
 
 
-def check_rewrite(before: StoredHistory, after: StoredHistory) -> None:
+def check_rewrite(
+    before: StoredHistory,
+    after: StoredHistory,
+    *,
+    config: SummarizerConfig | None = None,
+    tokenizer: Tokenizer = estimate_tokens,
+) -> None:
     """The post-check between two stored versions of one history; raises `CheckFailed` on the first difference.
 
     Outside the tool-return content values that differ, the two texts must be identical character
-    for character; the differing values must keep the shape contract; both must validate (parsing
-    did that) and keep tool-call integrity.
+    for character; both must validate (parsing did that) and keep tool-call integrity. Each differing
+    value must be one the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
+    return; `summarizable_data`: no binary or multimodal data), with number literals that survive
+    the round trip on both sides, and be a proper summary of the original by the pipeline's own rule
+    (`summary_problem`: the shape contract with every kept number's literal, not empty, smaller, and
+    under the tool's threshold). `config` is the configuration the compaction ran with (tool rules,
+    thresholds); without one there are no tool rules and no threshold to be under.
     """
+    rules = config or SummarizerConfig()
     if len(before.messages) != len(after.messages):
         raise CheckFailed(f'{len(after.messages)} messages where the original has {len(before.messages)}')
     changed: dict[PartRef, JsonValue] = {}
@@ -103,13 +153,49 @@ def check_rewrite(before: StoredHistory, after: StoredHistory) -> None:
         parts = {part for message, part in changed if message == index}
         compare_message_json(_message(before.data, index), _message(after.data, index), index, parts)
     for ref, new in changed.items():
-        old = _part_content(before.data, ref)
-        mismatch = shape_mismatch(old, new)
-        if mismatch:
-            raise CheckFailed(f'message {ref[0]} part {ref[1]}: wrong shape: {mismatch}')
-        if content_tokens(new) >= content_tokens(old):
-            raise CheckFailed(f'message {ref[0]} part {ref[1]}: the new content is not smaller')
+        problem = _replacement_problem(
+            before, after, ref, new, rules, threshold=config is not None, tokenizer=tokenizer
+        )
+        if problem:
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: {problem}')
     check_integrity(before.messages, after.messages)
+
+
+def _replacement_problem(
+    before: StoredHistory,
+    after: StoredHistory,
+    ref: PartRef,
+    new: JsonValue,
+    config: SummarizerConfig,
+    *,
+    threshold: bool,
+    tokenizer: Tokenizer,
+) -> str | None:
+    """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
+    part = before.messages[ref[0]].parts[ref[1]]
+    if not isinstance(part, ToolReturnPart):
+        return 'only tool-return content may change'
+    reason = excluded(part, config)
+    if reason is None and summarizable_data(part.content) is None:
+        reason = 'it holds binary or multimodal data'
+    literals = before.literals.get(ref)
+    if reason is None and literals is not None and literals.ambiguous is not None:
+        reason = f'it {ambiguous_reason(literals.ambiguous)}'
+    if reason is not None:
+        return f'{reason}: its content must not change'
+    written = literals.written if literals is not None else {}
+    start, end = after.spans[ref]
+    for number, literal in _number_literals(after.text[start:end]):
+        if literal != written.get(number, number):
+            return f'number literal {literal} is not the original literal {written.get(number, number)}'
+    old = _part_content(before.data, ref)
+    return summary_problem(
+        old,
+        new,
+        original_tokens=content_tokens(old, tokenizer),
+        threshold_tokens=config.threshold_for(part.tool_name) if threshold else None,
+        tokenizer=tokenizer,
+    )
 
 
 def validate(data: object) -> list[ModelMessage]:
@@ -156,6 +242,79 @@ def _decode(raw: bytes) -> str:
         raise HistoryError(f'not UTF-8 text at line {line} (byte {exc.start})') from None
 
 
+@dataclass(frozen=True)
+class Literals:
+    """How a content writes the numbers `json.dumps` would write differently."""
+
+    written: dict[str, str]
+    """What `json.dumps` writes (`number_text`) -> the content's own literal: `100.0` -> `1E2`,
+    `inf` -> `1e400`, `0` -> `-0`."""
+    ambiguous: str | None = None
+    """A literal whose value the content also writes another way: the content is never summarized."""
+
+
+def ambiguous_reason(literal: str) -> str:
+    """Why a content with an ambiguous literal (`Literals.ambiguous`) is skipped."""
+    return f'holds the number literal {literal} and the same number written another way'
+
+
+def dump_content(value: JsonValue, *, original: str, ensure_ascii: bool, literals: Literals | None = None) -> str:
+    """The JSON text of a summary that replaces the value whose text is `original`, in its style.
+
+    Numbers are spelled as `literals` says the original spelled them. `ensure_ascii=False` writes
+    characters as they are, but a lone surrogate (`"\ud800"` is valid JSON) has no UTF-8 form: it
+    stays an escape, so the text always encodes. A non-finite number with no literal is refused
+    (`ValueError`): JSON has none.
+    """
+    separators = _separators(original)
+    if literals is None:
+        text = json.dumps(value, ensure_ascii=ensure_ascii, separators=separators, allow_nan=False)
+    else:
+        text = _dump_with_literals(value, literals.written, ensure_ascii, separators)
+    return text if ensure_ascii else _SURROGATE.sub(_escape, text)
+
+
+def _dump_with_literals(
+    value: JsonValue, written: Mapping[str, str], ensure_ascii: bool, separators: tuple[str, str]
+) -> str:
+    """`json.dumps(value, separators=separators)`, but each number as `written` spells it (summaries are small)."""
+    item, key = separators
+
+    def dump(value: JsonValue) -> str:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return written.get(number_text(value)) or json.dumps(value, allow_nan=False)
+        if isinstance(value, list):
+            return '[' + item.join(map(dump, value)) + ']'
+        if isinstance(value, dict):
+            members = (json.dumps(name, ensure_ascii=ensure_ascii) + key + dump(inner) for name, inner in value.items())
+            return '{' + item.join(members) + '}'
+        return json.dumps(value, ensure_ascii=ensure_ascii)
+
+    return dump(value)
+
+
+def _number_literals(text: str) -> list[tuple[str, str]]:
+    """(what `json.dumps` writes, the literal) for every number in the JSON `text`."""
+    found: list[tuple[str, str]] = []
+
+    def parse_float(literal: str) -> float:
+        value = float(literal)
+        found.append((float.__repr__(value), literal))
+        return value
+
+    def parse_int(literal: str) -> int:
+        value = int(literal)
+        found.append((int.__repr__(value), literal))
+        return value
+
+    json.JSONDecoder(parse_float=parse_float, parse_int=parse_int).decode(text)
+    return found
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f'\\u{ord(match[0]):04x}'
+
+
 def _separators(original: str) -> tuple[str, str]:
     """Match the file's style inside the value: spaced separators when the original had them."""
     return (', ', ': ') if ', ' in original or ': ' in original or '\n' in original else (',', ':')
@@ -197,6 +356,13 @@ class _Scanner:
         self.text = text
         self.position = 0
         self.message_index: int | None = None
+        self._written: dict[str, str] = {}
+        self._ambiguous: str | None = None
+        self._checking = False
+        self._content_decoder = json.JSONDecoder(parse_float=self._float, parse_constant=_refuse_constant)
+        self._zero_decoder = json.JSONDecoder(
+            parse_float=self._float, parse_int=self._int, parse_constant=_refuse_constant
+        )
 
     def fail(self, problem: str) -> HistoryError:
         line = self.text.count('\n', 0, self.position) + 1
@@ -219,19 +385,67 @@ class _Scanner:
         self.skip_whitespace()
         return self.text[self.position : self.position + 1]
 
-    def value(self) -> tuple[JsonValue, int, int]:
+    def value(self, decoder: json.JSONDecoder = _DECODER) -> tuple[JsonValue, int, int]:
         self.skip_whitespace()
         start = self.position
         try:
-            value, self.position = _DECODER.raw_decode(self.text, start)
+            value, self.position = decoder.raw_decode(self.text, start)
         except json.JSONDecodeError as exc:
             self.position = exc.pos
             raise self.fail(exc.msg.removesuffix(' at')) from None
+        except _NotJson as exc:
+            raise self.fail(f'{exc} (in the value starting here)') from None
         except RecursionError:
             raise self.fail('nested too deeply') from None
         except ValueError as exc:  # e.g. an integer of more digits than Python converts
             raise self.fail(str(exc).split(':')[0]) from None
         return value, start, self.position
+
+    def content(self) -> tuple[JsonValue, int, int, Literals | None]:
+        """`value()`, and its number literals `json.dumps` would write differently (None: there are none).
+
+        Floats go through a hook that compares each literal with Python's spelling of its value; an
+        integer literal can differ only as `-0`, so the integers take a hook only when the text may
+        hold one. Only a content with such a literal is decoded once more, to find the same values
+        written the Python way (which make it ambiguous): most contents cost one decode and a hook
+        call per float.
+        """
+        self._written, self._ambiguous, self._checking = {}, None, False
+        value, start, end = self.value(self._content_decoder)
+        decoder = self._content_decoder
+        if any(
+            self.text[zero.start() - 1] in '[,: \t\n\r' for zero in _MAYBE_NEGATIVE_ZERO.finditer(self.text, start, end)
+        ):
+            decoder = self._zero_decoder
+            self.position = start
+            value, start, end = self.value(decoder)
+        if self._written and self._ambiguous is None:
+            self._checking = True
+            self.position = start
+            value, start, end = self.value(decoder)
+        if not self._written:
+            return value, start, end, None
+        return value, start, end, Literals(written=self._written, ambiguous=self._ambiguous)
+
+    def _float(self, literal: str) -> float:
+        value = float(literal)
+        text = float.__repr__(value)
+        if text != literal or self._checking:
+            self._number(text, literal)
+        return value
+
+    def _int(self, literal: str) -> int:
+        value = int(literal)
+        self._number(int.__repr__(value), literal)
+        return value
+
+    def _number(self, text: str, literal: str) -> None:
+        """Note a literal Python spells `text` (in the checking pass: every literal)."""
+        if text != literal:
+            if self._written.setdefault(text, literal) != literal:
+                self._ambiguous = self._ambiguous or literal
+        elif self._checking and text in self._written:
+            self._ambiguous = self._ambiguous or self._written[text]
 
     def items(self, open_char: str, close_char: str, item: object) -> None:
         """Calls `item()` for each element of an array or member of an object."""
@@ -248,7 +462,14 @@ class _Scanner:
             return
 
 
-def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
+@dataclass(frozen=True)
+class _Scanned:
+    data: list[JsonValue]
+    spans: dict[PartRef, tuple[int, int]]
+    literals: dict[PartRef, Literals]
+
+
+def _scan(text: str) -> _Scanned:
     scanner = _Scanner(text)
     if text.startswith('\ufeff'):
         scanner.position = 1
@@ -259,6 +480,7 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
         raise HistoryError(f'expected a JSON list of messages, found {type(value).__name__}')
     messages: list[JsonValue] = []
     spans: dict[PartRef, tuple[int, int]] = {}
+    literals: dict[PartRef, Literals] = {}
 
     def message() -> None:
         index = len(messages)
@@ -271,7 +493,7 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
         def member() -> None:
             key = _key(scanner)
             if key == 'parts' and scanner.peek() == '[':
-                fields[key] = _parts(scanner, index, spans)
+                fields[key] = _parts(scanner, index, spans, literals)
             else:
                 fields[key] = scanner.value()[0]
 
@@ -283,7 +505,7 @@ def _scan(text: str) -> tuple[list[JsonValue], dict[PartRef, tuple[int, int]]]:
     scanner.skip_whitespace()
     if scanner.position != len(text):
         raise scanner.fail('extra data after the message list')
-    return messages, spans
+    return _Scanned(data=messages, spans=spans, literals=literals)
 
 
 def _key(scanner: _Scanner) -> str:
@@ -299,7 +521,9 @@ def _key(scanner: _Scanner) -> str:
     return key
 
 
-def _parts(scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]]) -> list[JsonValue]:
+def _parts(
+    scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]], literals: dict[PartRef, Literals]
+) -> list[JsonValue]:
     parts: list[JsonValue] = []
 
     def part() -> None:
@@ -310,9 +534,13 @@ def _parts(scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int
 
         def member() -> None:
             key = _key(scanner)
-            fields[key], start, end = scanner.value()
-            if key == 'content':
-                spans[(message_index, len(parts))] = (start, end)
+            if key != 'content':
+                fields[key] = scanner.value()[0]
+                return
+            fields[key], start, end, written = scanner.content()
+            spans[(message_index, len(parts))] = (start, end)
+            if written is not None:
+                literals[(message_index, len(parts))] = written
 
         scanner.items('{', '}', member)
         parts.append(fields)
@@ -339,16 +567,17 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
     """
     before = StoredHistory.parse(raw)
-    compaction = await compactor.compact(before.messages)
+    skip = {ref: ambiguous_reason(found.ambiguous) for ref, found in before.literals.items() if found.ambiguous}
+    compaction = await compactor.compact(before.messages, skip=skip)
     report = compaction.report
     tokens_before = compactor.tokenizer(before.text)
     if not compaction.changed:
         return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    text = before.rewrite(compaction.changed)
     try:
+        text = before.rewrite(compaction.changed)
         after = StoredHistory.parse(text)
-        check_rewrite(before, after)
-    except (CheckFailed, HistoryError) as exc:
+        check_rewrite(before, after, config=compactor.config, tokenizer=compactor.tokenizer)
+    except (CheckFailed, ValueError) as exc:  # a HistoryError, or a number `json.dumps` refuses
         if compactor.config.strict:
             raise CheckFailed(f'rewrite failed the post-check: {exc}') from None
         report.failed += report.summarized

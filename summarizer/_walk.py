@@ -1,8 +1,15 @@
 """Step 1 of the pipeline: find the tool returns worth summarizing.
 
-Only the `content` of a `ToolReturnPart` is ever a candidate. Prompts, assistant text, tool-call
+Only the `content` of a plain `ToolReturnPart` is ever a candidate. Prompts, assistant text, tool-call
 arguments, thinking, retry prompts (including returns with `outcome='retried'`), provider-native
-tool returns and any content carrying binary or multimodal data are never touched.
+tool returns and any content carrying binary or multimodal data are never touched. Neither are typed
+tool returns (a part with a `tool_kind`, or of a class of its own such as `ToolSearchReturnPart` or
+`LoadCapabilityReturnPart`): pydantic-ai rebuilds the agent's tools and instructions from them, so a
+shortened one loses tools. A tool rule naming the tool in config.yaml makes it a candidate again.
+
+The `keep_recent` window counts turns, not returns: the returns that answer the calls of one model
+response (however many requests carry them) enter and leave the window together, so with parallel
+calls the model sees every fresh result whole.
 """
 
 from __future__ import annotations
@@ -37,8 +44,9 @@ class Candidate:
 
     message_index: int
     part_index: int
-    ordinal: int
-    """Position among all tool returns of the history: decides which are `keep_recent`."""
+    turn: int
+    """Index of the model response whose calls this return answers (the last response before it; -1
+    when none): the returns of one turn are kept verbatim or summarized together (`keep_recent`)."""
     part: ToolReturnPart
     content: JsonValue
     """The content as JSON data (what is summarized, hashed and checked); the part's own object when it
@@ -69,6 +77,8 @@ class Walk:
     candidates: list[Candidate]
     returns_seen: int
     """Tool returns met in the walked messages, over the threshold or not."""
+    turns: list[int]
+    """The turns (`Candidate.turn`) of those returns, each once, in order."""
 
 
 def walk(
@@ -77,23 +87,46 @@ def walk(
     config: SummarizerConfig,
     tokenizer: Tokenizer,
     start: int = 0,
-    first_ordinal: int = 0,
 ) -> Walk:
-    """Find the oversized tool returns in `messages[start:]`, numbering returns from `first_ordinal`."""
+    """Find the oversized tool returns in `messages[start:]`."""
     candidates: list[Candidate] = []
-    ordinal = first_ordinal
+    turns: list[int] = []
+    returns = 0
+    turn = next((index for index in range(start - 1, -1, -1) if isinstance(messages[index], ModelResponse)), -1)
     for message_index in range(start, len(messages)):
         message = messages[message_index]
         if not isinstance(message, ModelRequest):
+            turn = message_index
             continue
         for part_index, part in enumerate(message.parts):
             if not isinstance(part, ToolReturnPart):
                 continue
-            ordinal += 1
-            candidate = _candidate(messages, message_index, part_index, part, ordinal - 1, config, tokenizer)
+            returns += 1
+            if not turns or turns[-1] != turn:
+                turns.append(turn)
+            candidate = _candidate(messages, message_index, part_index, part, turn, config, tokenizer)
             if candidate is not None:
                 candidates.append(candidate)
-    return Walk(candidates=candidates, returns_seen=ordinal - first_ordinal)
+    return Walk(candidates=candidates, returns_seen=returns, turns=turns)
+
+
+def recent_turns(turns: Sequence[int], keep_recent: int) -> list[int]:
+    """The last `keep_recent` of `turns`: those whose returns stay verbatim."""
+    return list(turns[max(len(turns) - keep_recent, 0) :]) if keep_recent else []
+
+
+def excluded(part: ToolReturnPart, config: SummarizerConfig) -> str | None:
+    """Why this tool return's content is never summarized, whatever its size; None when it may be.
+
+    One rule for the walk and for `summarizer check`, which refuses any change to such a content.
+    """
+    if config.rule_for(part.tool_name).skip:  # a rule, or read_tool_return's default: its answers are originals
+        return f'the tool rule for {part.tool_name!r} says skip'
+    if part.outcome == 'retried':
+        return 'a retried return (a retry prompt, not tool output)'
+    if part.tool_name not in config.tools and (type(part) is not ToolReturnPart or part.tool_kind is not None):
+        return f'a typed tool return ({type(part).__name__}, tool_kind {part.tool_kind!r}) that pydantic-ai reads back'
+    return None
 
 
 def _candidate(
@@ -101,12 +134,11 @@ def _candidate(
     message_index: int,
     part_index: int,
     part: ToolReturnPart,
-    ordinal: int,
+    turn: int,
     config: SummarizerConfig,
     tokenizer: Tokenizer,
 ) -> Candidate | None:
-    rule = config.rule_for(part.tool_name)
-    if rule.skip or part.outcome == 'retried':  # a retried return is a retry prompt, not tool output
+    if excluded(part, config) is not None:
         return None
     threshold = config.threshold_for(part.tool_name)
     plain = plain_json_text(part.content)
@@ -125,7 +157,7 @@ def _candidate(
     return Candidate(
         message_index=message_index,
         part_index=part_index,
-        ordinal=ordinal,
+        turn=turn,
         part=part,
         content=content,
         text=text,
@@ -145,9 +177,16 @@ class _JsonData:
     """Its structure (`_shape.Structure`) when already computed."""
 
 
+def summarizable_data(content: object) -> JsonValue | None:
+    """The content as JSON data, or None when it is never summarized (multimodal, nested too deeply)."""
+    data = _json_data(content, plain_json_text(content))
+    return None if data is None else data.content
+
+
 def _json_data(content: object, plain: str | None) -> _JsonData | None:
-    """A tool-return content as JSON data, or None when it is never summarized (nested beyond
-    `MAX_DEPTH`, or holding binary or multimodal data).
+    """A tool-return content as JSON data, or None when it is never summarized.
+
+    Never summarized: nested beyond `MAX_DEPTH`, or holding binary or multimodal data.
 
     Most contents are made of the exact JSON types (what a pydantic-ai history validated from JSON
     holds): `plain_structure` proves it, and the depth bound, in one pass, and the content is then
@@ -188,8 +227,9 @@ def _not_plain(value: object) -> None:
 
 
 def plain_json_text(content: object) -> str | None:
-    """The compact JSON text of a content made of JSON types only (dicts, lists, tuples, strings,
-    finite numbers, booleans, None), in one pass of the C encoder; None for anything else.
+    """The compact JSON text of a content made of JSON types only, in one pass of the C encoder.
+
+    JSON types: dicts, lists, tuples, strings, finite numbers, booleans, None; anything else gives None.
 
     Its token estimate bounds that of `json_text(as_json(content))`: the two texts differ only
     where pydantic spells a key differently at the same length (`None`, `True`) or drops a key

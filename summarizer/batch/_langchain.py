@@ -12,7 +12,6 @@ written), never decoded with replacement characters.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,7 +21,7 @@ from .._check import CheckFailed, PartRef
 from .._originals import Replaced, record_rewrite
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
-from .._stored import HistoryError, _key, _Scanner, _separators
+from .._stored import HistoryError, Literals, _key, _Scanner, ambiguous_reason, dump_content
 from .._tokens import content_tokens
 
 
@@ -34,6 +33,8 @@ class Row:
     kind: str
     data: dict[str, JsonValue]
     content_span: tuple[int, int] | None
+    literals: Literals | None = None
+    """How `data.content` writes the numbers `json.dumps` would write differently (see `_stored`)."""
 
     @classmethod
     def parse(cls, text: str) -> Row:
@@ -41,12 +42,16 @@ class Row:
         fields: dict[str, JsonValue] = {}
         data: dict[str, JsonValue] = {}
         span: list[tuple[int, int]] = []
+        literals: list[Literals | None] = []
 
         def data_member() -> None:
             key = _key(scanner)
-            data[key], start, end = scanner.value()
-            if key == 'content':
-                span.append((start, end))
+            if key != 'content':
+                data[key] = scanner.value()[0]
+                return
+            data[key], start, end, written = scanner.content()
+            span.append((start, end))
+            literals.append(written)
 
         def member() -> None:
             key = _key(scanner)
@@ -67,13 +72,21 @@ class Row:
             raise HistoryError('not a LangChain message: expected {"type": ..., "data": {...}}')
         if kind == 'tool' and not isinstance(data.get('tool_call_id'), str):
             raise HistoryError('a tool message without a tool_call_id')
-        return cls(text=text, kind=kind, data=data, content_span=span[-1] if span else None)
+        return cls(
+            text=text,
+            kind=kind,
+            data=data,
+            content_span=span[-1] if span else None,
+            literals=literals[-1] if literals else None,
+        )
 
     def with_content(self, content: JsonValue) -> str:
         """The row's text with only the `data.content` value replaced, in the row's own JSON style."""
         assert self.content_span is not None
         start, end = self.content_span
-        value = json.dumps(content, ensure_ascii=self.text.isascii(), separators=_separators(self.text[start:end]))
+        value = dump_content(
+            content, original=self.text[start:end], ensure_ascii=self.text.isascii(), literals=self.literals
+        )
         return self.text[:start] + value + self.text[end:]
 
 
@@ -159,7 +172,12 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -
         except HistoryError as exc:
             raise HistoryError(exc.problem, message_index=position) from None
     messages, origin = session_messages(rows)
-    compaction = await compactor.compact(messages)
+    skip = {
+        ref: ambiguous_reason(found.ambiguous)
+        for ref, position in origin.items()
+        if (found := rows[position].literals) is not None and found.ambiguous is not None
+    }
+    compaction = await compactor.compact(messages, skip=skip)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_texts: dict[int, str] = {}

@@ -32,7 +32,7 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         help="summarizer model: 'extractive' (offline), a pydantic-ai model string, or the name a server at the config's base_url knows",
     )
     parser.add_argument('--threshold-tokens', type=int, help='summarize contents over this many tokens')
-    parser.add_argument('--keep-recent', type=int, help='keep the N most recent tool returns verbatim')
+    parser.add_argument('--keep-recent', type=int, help='keep the tool returns of the N most recent turns verbatim')
     parser.add_argument('--dry-run', action='store_true', help='compute and report, write nothing')
 
 
@@ -111,6 +111,12 @@ def print_failures(console: Console, report: Report, *, source: str) -> None:
                 f' {source}: message {failure.message_index} part {failure.part_index} '
                 f'({failure.tool_name}, {failure.tool_call_id}): {failure.reason}',
             )
+        )
+    for skipped in report.skipped:
+        console.print(
+            f'[dim]skipped[/] {source}: message {skipped.message_index} part {skipped.part_index} '
+            f'({skipped.tool_name}, {skipped.tool_call_id}): {skipped.reason}',
+            highlight=False,
         )
     for problem in report.integrity:
         console.print(Text.assemble(('note', 'dim'), f' {source}: {problem} (already in the input)'))

@@ -1,0 +1,125 @@
+"""`summarizer check` applies every rule the pipeline applies to its own output.
+
+It accepted a tool return replaced by `""`, images dropped from a multimodal return, an emptied
+`discovered_tools` and typed parts changed in any way: it only compared shapes and sizes. It now
+shares the pipeline's rules (`_walk.excluded`, `summary_problem`), so what `compact` would never
+write, `check` refuses.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers import BIG_TEXT
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessagesTypeAdapter,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
+from test_typed_returns import typed_history
+
+from summarizer.cli import main
+
+History = list[dict[str, Any]]
+
+
+def base() -> History:
+    """The typed history, plus a multimodal return and a retried one (message 5), and a plain one (7)."""
+    messages = typed_history()
+    messages.append(
+        ModelResponse(
+            parts=[ToolCallPart('screenshot', {}, tool_call_id='i1'), ToolCallPart('read_log', {}, tool_call_id='r1')]
+        )
+    )
+    messages.append(
+        ModelRequest(
+            parts=[
+                ToolReturnPart(
+                    'screenshot', [BIG_TEXT, BinaryContent(b'\x89PNG\r\n', media_type='image/png')], tool_call_id='i1'
+                ),
+                ToolReturnPart('read_log', BIG_TEXT, tool_call_id='r1', outcome='retried'),
+            ]
+        )
+    )
+    messages.append(ModelResponse(parts=[ToolCallPart('read_log', {}, tool_call_id='r2')]))
+    messages.append(ModelRequest(parts=[ToolReturnPart('read_log', BIG_TEXT, tool_call_id='r2')]))
+    return ModelMessagesTypeAdapter.dump_python(messages, mode='json')  # type: ignore[return-value]
+
+
+BASE = base()
+
+
+def check(tmp_path: Path, change: Any, *options: str) -> tuple[int, str]:
+    """`check` of the base history against a copy `change` edited (one content, everything else equal)."""
+    edited = copy.deepcopy(BASE)
+    change(edited)
+    original, compacted = tmp_path / 'original.json', tmp_path / 'compacted.json'
+    original.write_text(json.dumps(BASE, indent=1))
+    compacted.write_text(json.dumps(edited, indent=1))
+    code = main(['check', *options, str(original), str(compacted)])
+    return code, compacted.read_text()
+
+
+def content(message: int, part: int, value: object) -> Any:
+    def change(history: History) -> None:
+        history[message]['parts'][part]['content'] = value
+
+    return change
+
+
+SHORT_LOG = BIG_TEXT[:400]
+
+
+def test_a_proper_summary_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert check(tmp_path, content(2, 4, SHORT_LOG))[0] == 0
+    assert check(tmp_path, content(7, 0, SHORT_LOG))[0] == 0
+    assert 'compatible' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ('message', 'part', 'value', 'expected'),
+    [
+        (2, 4, '', 'empty summary'),
+        (2, 4, '   ', 'empty summary'),
+        (2, 4, ['a list now'], 'wrong shape'),
+        (2, 4, BIG_TEXT + ' and more', 'not smaller'),
+        (2, 4, BIG_TEXT[: len(BIG_TEXT) - 10], 'not under the threshold'),
+        (2, 0, {'discovered_tools': []}, 'typed tool return (ToolSearchReturnPart'),
+        (
+            2,
+            0,
+            {'discovered_tools': [{'name': 'inventory_0', 'description': 'Inventory lookup 0'}]},
+            'typed tool return',
+        ),
+        (2, 1, {'message': "Capability 'warehouse' loaded.", 'instructions': 'Always'}, 'LoadCapabilityReturnPart'),
+        (2, 2, {'bins': ['bin 0 holds 0 units of SKU-00000']}, 'StockReturnPart'),
+        (2, 3, 'note 0', "tool_kind 'trs_tests.notes'"),
+        (5, 0, [BIG_TEXT[:400]], 'binary or multimodal'),
+        (5, 1, SHORT_LOG, 'a retried return'),
+        (1, 6, {'results': 'short'}, 'only tool-return content may change'),
+    ],
+)
+def test_what_the_pipeline_would_never_write_is_refused(
+    tmp_path: Path, message: int, part: int, value: object, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _ = check(tmp_path, content(message, part, value))
+    output = capsys.readouterr().out
+    assert code == 1, output
+    assert 'not compatible' in output and expected in output
+
+
+def test_the_config_the_compaction_ran_with(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / 'config.yaml'
+    config.write_text('tools:\n  read_log: {skip: true}\n  notes: {threshold_tokens: 2000}\n')
+    assert check(tmp_path, content(7, 0, SHORT_LOG), '--config', str(config))[0] == 1
+    assert "the tool rule for 'read_log' says skip" in capsys.readouterr().out
+    shorter_notes = content(2, 3, '\n'.join(BIG_TEXT.splitlines()[:5]))
+    assert check(tmp_path, shorter_notes, '--config', str(config))[0] == 0  # a rule names the typed tool
+    assert check(tmp_path, content(2, 4, BIG_TEXT[: len(BIG_TEXT) - 10]), '--threshold-tokens', '100000')[0] == 0
