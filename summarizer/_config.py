@@ -66,6 +66,7 @@ class BatchConfig:
 class EvalConfig:
     retention_floor: float = 0.95
     blind_retention_floor: float = 0.82
+    identical_lines_floor: float = 0.9
 
 
 @dataclass(frozen=True, kw_only=True)
