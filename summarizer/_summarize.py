@@ -37,7 +37,7 @@ from pydantic_ai.tools import ToolDefinition
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
 from ._config import SummarizerConfig
-from ._models import SUMMARY_KEY, model_id, resolve_model
+from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
 from ._prompts import PromptBook
 from ._shape import JsonValue, schema_of, structure_of
 from ._tokens import Tokenizer, estimate_tokens
@@ -206,7 +206,9 @@ class Summarizer:
         return semaphore
 
     async def _call_with_retries(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
-        """The first attempt runs bare: tenacity's set-up costs ~40 µs a call, more than the rest of our
+        """One model call, retried on transient failures as configured.
+
+        The first attempt runs bare: tenacity's set-up costs ~40 µs a call, more than the rest of our
         request path, and most calls succeed. A retryable failure then enters tenacity as its attempt 1
         (re-raised, not re-sent), so waits and the attempt budget are exactly tenacity's.
         """
@@ -247,8 +249,11 @@ class Summarizer:
         """Transient errors, unless the server asks for a longer wait than `retry_max_seconds`.
 
         Retrying sooner than the server's Retry-After would only be refused again; waiting longer than
-        the configured bound would stall the run. The content keeps its original instead.
+        the configured bound would stall the run. The content keeps its original instead. A
+        deterministic model (the embedded one) is never retried: it would time out again.
         """
+        if is_deterministic(self.model):
+            return False
         return is_transient(error) and retry_after_seconds(error) <= self.config.retry_max_seconds
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
