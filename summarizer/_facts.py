@@ -53,6 +53,8 @@ _TOKEN = re.compile(
 """The tokens of a piece of text without whitespace, leftmost-longest; see the module's docstring."""
 _QUOTED = re.compile(r'"[^"\n\\]{2,200}"|\'(?<!\w\')[^\'\n\\]{2,200}\'(?!\w)|`[^`\n\\]{2,200}`')
 """A string in double, single (not an apostrophe) or back quotes, on one line, without escapes."""
+_WITH_PARTS = re.compile(r'^(?!\d|https?://)[^\n]*[./][^\n]*', re.MULTILINE)
+"""A token (one per line) that has parts: a `/` or `.` in it, and neither a number nor a URL."""
 _PART = re.compile(r'[./](?=([^\n./][^\n]*))')
 """Where a trailing part of a token starts: after a `/` or `.` not followed by another; the part is group 1."""
 _HAS_DIGIT = re.compile(r'\d')
@@ -222,8 +224,8 @@ def _parts(token: str) -> list[str]:
 
 
 def _all_parts(tokens: Iterable[str]) -> list[str]:
-    """The parts (`_parts`) of all `tokens`, by one pass of the pattern over them."""
-    return _PART.findall('\n'.join(token for token in tokens if _has_parts(token)))
+    """The parts (`_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
+    return _PART.findall('\n'.join(_WITH_PARTS.findall('\n'.join(tokens))))
 
 
 def _has_parts(token: str) -> bool:
