@@ -70,14 +70,11 @@ class Fact:
     """'url', 'email', 'flag', 'number', 'id', 'identifier', 'path', 'dotted' or 'quoted'."""
 
 
-def find_facts(text: str, *, common_words: frozenset[str] | None = None, words_from: str | None = None) -> list[Fact]:
+def find_facts(text: str) -> list[Fact]:
     """Distinct facts in `text` (see the module's docstring), in order of first appearance.
 
     A path or dotted name comes with those of its trailing parts that are facts of their own.
-    `common_words` and `words_from` are ignored (no plain word is a fact); they stay only until
-    `_extractive` stops passing them.
     """
-    del common_words, words_from
     found: dict[str, Fact] = {}
     for token in _tokens(text, ordered=True):
         for part in (token, *_parts(token)):
@@ -136,12 +133,6 @@ def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]
             ordered.update((part, None) for part in _parts(token) if part in facts)
     ordered.update((inner, None) for inner in quoted if inner in facts)
     return list(ordered)
-
-
-def lowercase_words(text: str) -> frozenset[str]:
-    """Nothing any more (see `find_facts`); stays only until `_extractive` stops calling it."""
-    del text
-    return frozenset()
 
 
 def mentions(text: str, fact: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from summarizer._facts import Fact, find_facts, mentions, referred_facts, token_set
-from summarizer._notable import column_extremes, notable_rows, parse_number, rare_values, split_rows
+from summarizer.extractive.notable import column_extremes, notable_rows, parse_number, rare_values, split_rows
 
 
 def _texts(text: str) -> list[str]:
