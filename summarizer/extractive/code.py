@@ -27,7 +27,7 @@ _RULES = (
         re.compile(
             _NUMBER + r'[ \t]*(?:from [\w.]+ import |import |#include |using |package |require\()', re.MULTILINE
         ),
-        MID,
+        HIGH,
     ),
     (re.compile(_NUMBER + r'[ \t]*@\w', re.MULTILINE), MID),
     (re.compile(_NUMBER + r'[ \t]*(?:raise |throw )', re.MULTILINE), MID),

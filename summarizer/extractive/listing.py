@@ -1,15 +1,15 @@
 """`grep -n` output and `find`/`ls` listings: whole lines, matches before context, every file if it can.
 
 A listing's line is its unit of meaning (`path:line:code`): it is never cut into pieces. A match
-line (`path:12:`) outweighs a context line (`path-13-`), and the first line of each file is worth
-more, so the summary shows which files matched before showing more of one file.
+line (`path:12:`) outweighs a context line (`path-13-`), and the first line of each file is
+required (`MUST`), so the summary shows which files matched before showing more of one file.
 """
 
 from __future__ import annotations
 
 import re
 
-from .lines import LOW, MID, Joined
+from .lines import LOW, MUST, Joined
 
 _LINE = re.compile(r'^([^\s:]+?)(?::\d+(:)|-\d+-)', re.MULTILINE)
 """A match (`path:12:`, group 2 set) or a context line (`path-13-`) of `grep -n`; group 1 is the path."""
@@ -24,5 +24,5 @@ def line_bonuses(lines: Joined) -> list[float]:
             result[line] = LOW
         if match.group(1) not in seen:
             seen.add(match.group(1))
-            result[line] += MID
+            result[line] += MUST
     return result

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import re
 
-from .lines import HIGH, MID, Joined
+from .lines import HIGH, MID, MUST, Joined
 
 _RULES = (
-    (re.compile(r'^(?:Title|URL|Url|Link|Source|url|link|title):[ \t]', re.MULTILINE), HIGH),
+    (re.compile(r'^(?:Title|URL|Url|Link|Source|url|link|title):[ \t]', re.MULTILINE), MUST),
     (re.compile(r'^(?:Published(?: Date)?|Author|Date|Score|ID):[ \t]', re.MULTILINE), MID / 3),
 )
 URL_KEYS = frozenset({'url', 'link', 'href', 'uri', 'source', 'source_url', 'title', 'name'})

@@ -9,6 +9,7 @@ to it (the place that raised). A long run of passing tests is what gets dropped.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .lines import HIGH, LOW, MID, MUST, Joined
 
@@ -50,6 +51,27 @@ def line_bonuses(lines: Joined) -> list[float]:
         result[index] = max(result[index], HIGH)
         if index + 1 < len(lines):  # the source line under a frame
             result[index + 1] = max(result[index + 1], MID)
+    for index in _exception_lines(lines.lines, frames):
+        result[index] = MUST  # the exception, and the frame that raised it with its source line
+        for frame in (index - 2, index - 1):
+            if frame >= 0 and result[frame] >= MID:
+                result[frame] = MUST
     if lines:
         result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
     return result
+
+
+def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:
+    """The line naming the exception after each traceback: the first unindented line after its last frame.
+
+    Its name varies too much to match (`decimal.InvalidOperation: ...`, `KeyError: 'sku'`).
+    """
+    found: list[int] = []
+    for position, index in enumerate(frames):
+        if position + 1 < len(frames) and frames[position + 1] - index <= 3:
+            continue  # not the last frame of its traceback
+        for after in range(index + 1, min(index + 4, len(lines))):
+            if lines[after][:1] not in ('', ' ', '\t'):
+                found.append(after)
+                break
+    return found

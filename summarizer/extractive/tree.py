@@ -24,7 +24,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -34,7 +34,7 @@ from .._quoted import plain_text
 from .._shape import JsonValue
 from . import lines as text_lines
 from .budget import NO_DEADLINE, Deadline, cost, tokens
-from .lines import ALARM, MARKER_COST, MUST
+from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
 from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
@@ -43,7 +43,9 @@ _FACTS_SEPARATOR = '; '
 _UNIT_SHARE = 0.4
 """Share of the budget units may take before the facts line gets its turn."""
 _MIN_UNIT_SHARE = 0.1
-_REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
+_FACTS_SHARE = 0.5
+"""Share of the budget the facts line may take for facts no later turn quotes (guesses); quoted ones may take more."""
+_REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.35
 """Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
 else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
 _WEIGHTS = {
@@ -86,6 +88,7 @@ _FILLER_BONUS = 0.1
 lines first; past those, such a line is no choice at all (a long text has thousands of them)."""
 _PRICE_EXPONENT = 0.5
 _SEPARATOR_COST = cost(_FACTS_SEPARATOR)
+_LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
 _LOCATION = re.compile(r'.+\.\w+[-:]\d+')
 """A file with a line number glued on (`tests.py-430` of a `grep -n` context line): a place, not a name."""
 _MIN_FACT_COST = 1.25
@@ -117,7 +120,8 @@ def summarize_value(
     tree.select(budget_tokens * (tree.unit_share(budget_tokens) if facts_line else 1.0))
     if facts_line:
         tree.pick_key_facts(budget_tokens)
-    tree.select(budget_tokens - tree.facts_line_cost())
+    tree.select(budget_tokens)  # the facts line's cost is spent already
+    tree.drop_kept_facts()
     tree.ensure_something()
     summary = tree.render()
     while tokens(summary) > budget_tokens and tree.undo():  # the estimates are close, not exact
@@ -267,9 +271,9 @@ class _Tree:
                     priors[fact] = prior
         return found
 
-    def _text_facts(self, text: str) -> frozenset[str]:
-        """The facts of a whole text, found in one pass (see `_line_facts`)."""
-        facts = find_facts(text)
+    def _text_facts(self, text: str, *, places: Collection[str] = ()) -> frozenset[str]:
+        """The facts of a whole text, found in one pass (see `_line_facts`), but the line numbers in `places`."""
+        facts = [fact for fact in find_facts(text) if fact.text not in places]
         for fact in facts:
             self._kinds.setdefault(fact.text, fact.kind)
         return frozenset(fact.text for fact in facts)
@@ -383,12 +387,17 @@ class _Tree:
         joined = text_lines.Joined(plain)
         bonuses, standing_out = _line_bonuses(kind, joined)
         limit = len(text) + 1 if kind in WHOLE_LINES else text_lines.MAX_LINE_CHARS
-        known = self._text_facts(joined.text)
+        places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
+        known = self._text_facts(joined.text, places=places)
         seen: set[str] = set()
         for number, (index, line) in enumerate(numbered):
             self._step()
             key = node.signature(line) if node.signature is not None else line
-            if key in seen and (not self._quoted or token_set(line).isdisjoint(self._quoted)):
+            if (
+                key in seen
+                and bonuses[number] < HIGH
+                and (not self._quoted or token_set(line).isdisjoint(self._quoted))
+            ):
                 self._line_facts(line, known, outer=outer)  # a repeat: its facts count as salient, not its tokens
                 continue
             seen.add(key)
@@ -628,18 +637,31 @@ class _Tree:
         rendered = self.render()
         present = token_set(plain_text(rendered))
         room = budget - tokens(rendered) - cost(FACTS_PREFIX) - 1
+        guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
         prices = {fact: cost(fact) + _escapes(fact) + _SEPARATOR_COST for fact in self._kinds}
         ranked = sorted(self._kinds, key=lambda fact: -self._weights[fact] / prices[fact] ** _PRICE_EXPONENT)
         for fact in ranked:
             if room < _MIN_FACT_COST:
                 break
-            if prices[fact] > room or fact in present or _LOCATION.fullmatch(fact):
+            quoted = fact in self._quoted
+            if prices[fact] > (room if quoted else min(room, guessed_room)) or fact in present:
+                continue
+            if _LOCATION.fullmatch(fact):
                 continue
             if any(fact in listed for listed in self.key_facts):
                 continue  # a trailing part of a fact listed already (`r67@mail.com` of `hasan.r67@mail.com`)
             self.key_facts.append(fact)
             room -= prices[fact]
+            if not quoted:
+                guessed_room -= prices[fact]
         self.spent += self.facts_line_cost()
+
+    def drop_kept_facts(self) -> None:
+        """Take off the facts line what lines chosen after it now hold: it lists only what the lines lack."""
+        if self.key_facts:
+            listed, self.key_facts = self.key_facts, []
+            present = token_set(plain_text(self.render()))
+            self.key_facts = [fact for fact in listed if fact not in present]
 
     def facts_line_cost(self) -> float:
         if not self.key_facts:
@@ -675,6 +697,11 @@ def _runs_opened(unit: _Unit) -> int:
     left = unit.position > 0 and not units[unit.position - 1].chosen
     right = unit.position + 1 < len(units) and not units[unit.position + 1].chosen
     return 1 if left and right else -1 if not left and not right else 0
+
+
+def _line_numbers(lines: text_lines.Joined) -> set[str]:
+    """The numbers a numbered read (`cat -n`) or `grep -n` puts before a line: where it is, not a fact of it."""
+    return set(_LINE_NUMBER.findall(lines.text))
 
 
 def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[float], dict[int, float]]:
