@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -51,6 +52,8 @@ _OUTPUT_CAP_PER_THRESHOLD_TOKEN = 2
 threshold in estimated tokens, and real tokenizers count JSON, digits and code at up to about twice the
 estimate, so a longer answer could not pass the check anyway. Uncapped, a model that does not stop (a small
 base model may not) writes until its context window is full."""
+_EDGE_BLANK_LINES = re.compile(r'\A(?:[ \t\r]*\n)+|(?:\n[ \t\r]*)+\Z|\A[ \t\r]+\Z')
+"""Blank lines around a text answer, which models add; a line with text keeps every space it has."""
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _TRANSIENT_TYPES = (
     ModelRateLimitError,
@@ -295,9 +298,10 @@ def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
             if SUMMARY_KEY not in arguments:
                 raise SummaryFailed(f'the output tool call has no {SUMMARY_KEY!r} argument')
             return arguments[SUMMARY_KEY]
-    text = ''.join(part.content for part in response.parts if isinstance(part, TextPart)).strip()
+    text = ''.join(part.content for part in response.parts if isinstance(part, TextPart))
     if candidate.shape == 'string':
-        return text
+        return _EDGE_BLANK_LINES.sub('', text)  # not strip(): the first kept line keeps its indentation
+    text = text.strip()
     try:
         wrapped = json.loads(_strip_fence(text))
     except json.JSONDecodeError as exc:

@@ -249,3 +249,13 @@ async def test_a_timed_out_embedded_summary_is_not_retried_and_its_thread_stops(
     while _threads_in_the_model() and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert _threads_in_the_model() == []
+
+
+async def test_a_summarized_numbered_read_keeps_the_indentation_of_its_first_line() -> None:
+    """The pipeline took a text answer's surrounding whitespace off: `     1\\timport json` came back as `1\\timport json`."""
+    read = '\n'.join(f'{number:6}\timport module_{number}' for number in range(1, 400))
+    result = await compactor('extractive').compact(history(read))
+    summary = result.messages[2].parts[0].content  # type: ignore[union-attr]
+    assert isinstance(summary, str) and summary != read
+    assert summary.startswith('     1\timport module_1\n')
+    kept_lines(read, summary)
