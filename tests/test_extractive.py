@@ -64,7 +64,7 @@ def test_the_key_facts_line_carries_only_facts_no_kept_line_holds_and_no_plain_w
     summary = summarize(text, budget_tokens=300)
     assert isinstance(summary, str)
     body, _, facts_line = summary.partition(FACTS_PREFIX)
-    listed = facts_line.split('; ')
+    listed = [fact.strip('`') for fact in facts_line.split('; ')]  # a quoted string's text is written in backticks
     assert len(listed) > 5
     held = token_set(body)
     facts = {fact.text for fact in find_facts(text)}
@@ -259,3 +259,16 @@ async def test_a_summarized_numbered_read_keeps_the_indentation_of_its_first_lin
     assert isinstance(summary, str) and summary != read
     assert summary.startswith('     1\timport module_1\n')
     kept_lines(read, summary)
+
+
+def test_quoted_facts_on_the_facts_line_read_back_as_those_facts() -> None:
+    """`100` is listed though `1000` is (it is no part of it), and a quoted string's text comes in backticks."""
+    lines = [f'row {n}: ' + 'routine filler text about the nightly batch that nobody quotes ' * 2 for n in range(300)]
+    lines[50] = 'row 50: limit 1000 reached ' + 'routine filler text about the nightly batch ' * 3
+    lines[120] = 'row 120: retry after 100 ms ' + 'routine filler text about the nightly batch ' * 3
+    lines[150] = "row 150: filter key '%s__in' applied " + 'routine filler text about the nightly batch ' * 3
+    text = '\n'.join(lines)
+    quoted = ('1000', '100', '%s__in')
+    summary = summarize(text, budget_tokens=120, quoted=quoted)
+    assert isinstance(summary, str) and FACTS_PREFIX in summary
+    assert set(quoted) <= token_set(summary)

@@ -43,9 +43,9 @@ _FACTS_SEPARATOR = '; '
 _UNIT_SHARE = 0.4
 """Share of the budget units may take before the facts line gets its turn."""
 _MIN_UNIT_SHARE = 0.1
-_FACTS_SHARE = 0.5
+_FACTS_SHARE = 0.6
 """Share of the budget the facts line may take for facts no later turn quotes (guesses); quoted ones may take more."""
-_REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.35
+_REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
 else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
 _WEIGHTS = {
@@ -94,7 +94,7 @@ _LOCATION = re.compile(r'.+\.\w+[-:]\d+')
 _MIN_FACT_COST = 1.25
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
-_WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]+')
+_WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
 """What a line is split into to look its facts up (see `_Tree._line_facts`)."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
@@ -285,10 +285,10 @@ class _Tree:
         per line, which judges every token of every line again. (A path's trailing part, `mod.py` of
         `/repo/mod.py`, is credited to the line holding the whole path only: weights, not presence.)
         """
-        held = {token.rstrip('.:!?') for token in _WORDS.findall(line)}
+        held = known.intersection(_WORDS.findall(line))
         if '"' in line or "'" in line or '`' in line:
-            held.update(quoted_strings(line))
-        found = tuple(sorted(known.intersection(held)))  # sorted: weight sums are float
+            held |= known.intersection(quoted_strings(line))
+        found = tuple(sorted(held))  # sorted: weight sums are float
         if found:
             self._counts.update(found)
             prior, priors = outer.prior if outer is not None else 1.0, self._priors
@@ -521,7 +521,7 @@ class _Tree:
             new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
             gain = sum(weights[fact] for fact in new) + choice.bonus + sum(item.bonus for item in closed)
             return gain, choice.cost + sum(item.cost for item in closed)
-        gain = sum(weights[fact] for fact in dict.fromkeys(choice.facts) if fact not in covered) + choice.bonus
+        gain = sum(weights[fact] for fact in choice.facts if fact not in covered) + choice.bonus  # facts: distinct
         return gain, choice.cost
 
     def select(self, limit: float) -> None:
@@ -638,7 +638,8 @@ class _Tree:
         present = token_set(plain_text(rendered))
         room = budget - tokens(rendered) - cost(FACTS_PREFIX) - 1
         guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
-        prices = {fact: cost(fact) + _escapes(fact) + _SEPARATOR_COST for fact in self._kinds}
+        listed: set[str] = set()
+        prices = {fact: cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST for fact in self._kinds}
         ranked = sorted(self._kinds, key=lambda fact: -self._weights[fact] / prices[fact] ** _PRICE_EXPONENT)
         for fact in ranked:
             if room < _MIN_FACT_COST:
@@ -648,9 +649,10 @@ class _Tree:
                 continue
             if _LOCATION.fullmatch(fact):
                 continue
-            if any(fact in listed for listed in self.key_facts):
-                continue  # a trailing part of a fact listed already (`r67@mail.com` of `hasan.r67@mail.com`)
+            if fact in listed:
+                continue  # a part of a fact listed already (`mod.py` of `/repo/mod.py`): held by it
             self.key_facts.append(fact)
+            listed |= token_set(fact)
             room -= prices[fact]
             if not quoted:
                 guessed_room -= prices[fact]
@@ -666,7 +668,7 @@ class _Tree:
     def facts_line_cost(self) -> float:
         if not self.key_facts:
             return 0.0
-        return cost(FACTS_PREFIX) + sum(cost(fact) + cost(_FACTS_SEPARATOR) for fact in self.key_facts)
+        return cost(FACTS_PREFIX) + sum(cost(_written(fact)) + _SEPARATOR_COST for fact in self.key_facts)
 
     def _carrier(self) -> _Text | None:
         """The text that carries the facts line: the root text, or the last long text of a kept item."""
@@ -682,8 +684,19 @@ class _Tree:
         for node, _ in self._texts:
             node.facts_line = None
         if carrier is not None:
-            carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(self.key_facts)
+            carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(map(_written, self.key_facts))
         return _render(self.root)
+
+
+def _written(fact: str) -> str:
+    """How a fact is written on the facts line so that it reads as that fact again.
+
+    A quoted string's text (`%s__in`, `field required`) is no token of its own: bare, a reader (and
+    `_facts`) would see other tokens or plain words; in backticks it is the quoted string it was.
+    """
+    if fact in token_set(fact):
+        return fact
+    return f'`{fact}`' if '`' not in fact else f'"{fact}"'
 
 
 def _escapes(text: str) -> float:
