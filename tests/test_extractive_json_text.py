@@ -48,3 +48,15 @@ def test_an_object_in_a_string_keeps_every_key_and_its_number_literals() -> None
     assert isinstance(value, dict) and list(value) == ['report', 'ratio', 'delta', 'rows', 'ok']
     assert '"ratio": 1E2' in summary and '"delta": -0' in summary
     assert value['rows'] and len(value['rows']) < len(ROWS)
+
+
+def test_an_indented_object_too_wide_for_its_style_comes_back_compact() -> None:
+    """Every key and number of an indented object exceeds the budget in its own style: compact JSON fits."""
+    stats = {f'engine_{n:02d}': {'malicious': n % 7, 'undetected': 60 - n, 'category': 'clean'} for n in range(40)}
+    text = json.dumps({'indicator': '203.0.113.77', 'last_analysis_results': stats}, indent=2)
+    budget = 600
+    summary = summarize(text, budget_tokens=budget)
+    assert isinstance(summary, str) and estimate_tokens(summary) <= budget
+    value = json.loads(summary)
+    assert isinstance(value, dict) and list(value) == ['indicator', 'last_analysis_results']
+    assert '\n' not in summary

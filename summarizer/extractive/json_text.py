@@ -112,7 +112,7 @@ def summarize(
     style = _Style.of(text)
     compact = len(json.dumps(value, ensure_ascii=False, separators=(',', ':')))
     inner = max(1, int(budget_tokens * compact / max(len(text), 1)))  # the style's overhead, from the original
-    written = text
+    summary: JsonValue = value
     for _ in range(_TRIES):
         summary = summarize_value(value, budget_tokens=inner, quoted=quoted, deadline=deadline, facts_line=False)
         written = style.write(summary)
@@ -120,4 +120,6 @@ def summarize(
         if spent <= budget_tokens:
             return written
         inner = max(1, int(inner * budget_tokens / spent * 0.95))
-    return written
+    # Its keys and numbers alone do not fit in this style (an indented object): compact JSON still
+    # parses as the same value, which beats keeping the original whole.
+    return _Style(indent=None, separators=(',', ':'), ensure_ascii=style.ensure_ascii).write(summary)
