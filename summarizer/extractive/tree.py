@@ -96,6 +96,8 @@ _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SE
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
 _WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
 """What a line is split into to look its facts up (see `_Tree._line_facts`)."""
+_BUNDLED_CHARS = 200
+"""A field value up to this long goes with its item (a name, a status, a title, an id)."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
 """Steps between two looks at the deadline."""
@@ -149,6 +151,8 @@ class _Item:
     inner: list[_Choice] = field(default_factory=list['_Choice'])
     """Units and items whose nearest enclosing item this is: they get cheaper once it is chosen."""
     siblings: list[_Item] = field(default_factory=list['_Item'])
+    bundled: list[_Unit] = field(default_factory=list['_Unit'])
+    """Its short one-line fields, kept whenever it is (see `_Tree._bundle`)."""
     """The same position in the other lists of equal length of the object holding this item's list."""
 
 
@@ -179,6 +183,8 @@ class _Unit:
     bonus: float = 0.0
     chosen: bool = False
     forced: bool = False
+    in_bundle: bool = False
+    """Part of its item (`_Item.bundled`): no choice of its own."""
 
 
 _Choice: TypeAlias = '_Unit | _Item'
@@ -317,6 +323,7 @@ class _Tree:
                 child = self._build(element, outer=item, path=(*path, '*'))
                 item.cost = self._skeleton_cost(child) + 0.25
                 item.facts = tuple(sorted(self._skeleton_facts(child)))  # sorted: weight sums are float
+                self._bundle(item)
                 node.items.append((item, child))
                 self._add_choice(item)
             return node
@@ -325,6 +332,24 @@ class _Tree:
                 self._facts(str(scalar), outer=outer)
                 self._columns.setdefault((*path, str(index)), []).append((str(scalar), outer))
         return value
+
+    def _bundle(self, item: _Item) -> None:
+        """Make an item's short one-line fields part of it: a kept record is whole, not a skeleton of `""`s."""
+        for unit in item.inner:
+            if (
+                isinstance(unit, _Unit)
+                and len(unit.node.units) == 1
+                and unit.whole
+                and len(unit.text) <= _BUNDLED_CHARS
+            ):
+                item.bundled.append(unit)
+        if item.bundled:
+            bundled = set(item.bundled)
+            item.inner = [choice for choice in item.inner if choice not in bundled]
+            item.cost += sum(unit.cost for unit in item.bundled)
+            item.facts = tuple(sorted({*item.facts, *(fact for unit in item.bundled for fact in unit.facts)}))
+            for unit in item.bundled:
+                unit.in_bundle = True
 
     def _offered(self, value: list[JsonValue]) -> Sequence[int]:
         """The positions of a list offered as choices: all of them, or of a very long list some (see `_MAX_LIST_CHOICES`)."""
@@ -369,6 +394,8 @@ class _Tree:
                 held = [fact for fact in missing if fact in choice.text]
                 if held:
                     choice.facts = (*choice.facts, *held)
+                    if choice.in_bundle and choice.outer is not None:  # its item holds them
+                        choice.outer.facts = (*choice.outer.facts, *held)
 
     def _add_choice(self, choice: _Choice) -> None:
         self._choices.append(choice)
@@ -560,7 +587,7 @@ class _Tree:
     def select_required(self, limit: float) -> None:
         """Choose the lines their kind requires (a diff's file and hunk headers), best worth first, up to `limit`."""
         required = sorted(
-            (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST),
+            (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
             key=lambda unit: (-self._value(unit)[0] / unit.cost, unit.position),
         )
         for unit in required:
@@ -570,7 +597,7 @@ class _Tree:
                 self._choose(unit)
 
     def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
-        if choice.chosen:
+        if choice.chosen or (isinstance(choice, _Unit) and choice.in_bundle):
             return
         if gain is None:
             gain, price = self._value(choice)
@@ -584,6 +611,9 @@ class _Tree:
             item.chosen = True
             self.covered.update(item.facts)
             self.spent += item.cost
+            if isinstance(item, _Item):
+                for unit in item.bundled:
+                    unit.chosen = True  # paid for with the item
         if isinstance(choice, _Unit):
             self.spent += MARKER_COST * _runs_opened(choice)
         self._done.append((choice, closed))
@@ -622,6 +652,8 @@ class _Tree:
         for item in (choice, *closed):
             if not item.forced:
                 item.chosen = False
+                for unit in item.bundled if isinstance(item, _Item) else ():
+                    unit.chosen = False
         return True
 
     # -- the facts line
@@ -707,6 +739,8 @@ def _escapes(text: str) -> float:
 def _runs_opened(unit: _Unit) -> int:
     """How many more runs of dropped units its text has once `unit` is kept (-1, 0 or 1)."""
     units = unit.node.units
+    if len(units) == 1:
+        return 0  # a one-line text never has a marker (see `_skeleton_cost`)
     left = unit.position > 0 and not units[unit.position - 1].chosen
     right = unit.position + 1 < len(units) and not units[unit.position + 1].chosen
     return 1 if left and right else -1 if not left and not right else 0
