@@ -671,23 +671,25 @@ class _Tree:
         room = budget - tokens(rendered) - cost(FACTS_PREFIX) - 1
         guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
         listed: set[str] = set()
-        prices = {fact: cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST for fact in self._kinds}
-        ranked = sorted(self._kinds, key=lambda fact: -self._weights[fact] / prices[fact] ** _PRICE_EXPONENT)
+        weights = self._weights
+        ranked = sorted(
+            self._kinds, key=lambda fact: -weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT
+        )
         for fact in ranked:
             if room < _MIN_FACT_COST:
                 break
             quoted = fact in self._quoted
-            if prices[fact] > (room if quoted else min(room, guessed_room)) or fact in present:
+            left = room if quoted else min(room, guessed_room)
+            if left < _MIN_FACT_COST or fact in present or fact in listed or _LOCATION.fullmatch(fact):
+                continue  # no room, or held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
+            price = cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST
+            if price > left:
                 continue
-            if _LOCATION.fullmatch(fact):
-                continue
-            if fact in listed:
-                continue  # a part of a fact listed already (`mod.py` of `/repo/mod.py`): held by it
             self.key_facts.append(fact)
             listed |= token_set(fact)
-            room -= prices[fact]
+            room -= price
             if not quoted:
-                guessed_room -= prices[fact]
+                guessed_room -= price
         self.spent += self.facts_line_cost()
 
     def drop_kept_facts(self) -> None:
