@@ -92,7 +92,8 @@ class BatchConfig:
 @dataclass(frozen=True, kw_only=True)
 class EvalConfig:
     retention_floor: float = 0.95
-    blind_retention_floor: float = 0.82
+    blind_retention_floor: float = 0.8
+    identical_lines_floor: float = 0.98
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,7 +23,7 @@ from pydantic_ai.models import Model, infer_model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from . import _extractive
+from . import extractive
 from ._config import SummarizerConfig
 from ._prompts import parse_data_block
 from ._shape import JsonValue
@@ -52,7 +52,7 @@ def resolve_model(config: SummarizerConfig, model: Model | str | None = None) ->
     if isinstance(chosen, Model):
         return chosen
     if chosen == EXTRACTIVE:
-        return extractive_model()
+        return extractive_model(time_limit=config.timeout_seconds)
     try:
         if config.base_url:
             return _openai_compatible(chosen, config)
@@ -75,25 +75,43 @@ class EmbeddedSummarize(Protocol):
     ) -> JsonValue: ...
 
 
-def extractive_model() -> FunctionModel:
-    return embedded_model(EXTRACTIVE, _extractive.summarize)
+class EmbeddedModel(FunctionModel):
+    """A `FunctionModel` running an offline summarizer: deterministic, so a failure is never retried.
+
+    The same content gives the same work and the same answer: a retry after a timeout or an error
+    would only spend the same time again (and, in a thread nothing can stop, run beside the first).
+    """
 
 
-def embedded_model(name: str, summarize: EmbeddedSummarize) -> FunctionModel:
+def is_deterministic(model: Model) -> bool:
+    """Whether `model` answers the same request the same way every time (an embedded summarizer)."""
+    return isinstance(model, EmbeddedModel)
+
+
+def extractive_model(*, time_limit: float | None = None) -> EmbeddedModel:
+    """The embedded extractive model; `time_limit`: seconds it may work on one request (it stops itself)."""
+    return embedded_model(EXTRACTIVE, extractive.summarize, time_limit=time_limit)
+
+
+def embedded_model(name: str, summarize: EmbeddedSummarize, *, time_limit: float | None = None) -> EmbeddedModel:
     """A `FunctionModel` answering each summary request with `summarize`, as a real model would.
 
     It reads the `<tool_content>` block of the prompt and answers in the requested output mode, so
     an offline summarizer (the extractive one, the eval's head-truncation baseline) runs through
-    the same prompt, structured output, validation and post-check as an LLM.
+    the same prompt, structured output, validation and post-check as an LLM. `time_limit`: seconds
+    a request may take, from its start, for a summarizer that looks at `extractive.time_limit`: it
+    runs in a worker thread that the caller's timeout abandons but cannot stop.
     """
 
     def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        block = parse_data_block(_last_user_text(messages))
-        if block is None:
-            raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
-        summary = summarize(
-            block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
-        )
+        with extractive.time_limit(time_limit) as deadline:
+            block = parse_data_block(_last_user_text(messages))
+            if block is None:
+                raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
+            deadline.check()
+            summary = summarize(
+                block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+            )
         response = _respond(summary, block.shape, info)
         # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
         # whole prompt with a regex, which costs more than many a summary.
@@ -103,7 +121,7 @@ def embedded_model(name: str, summarize: EmbeddedSummarize) -> FunctionModel:
         )
         return response
 
-    return FunctionModel(answer, model_name=name)
+    return EmbeddedModel(answer, model_name=name)
 
 
 def _respond(summary: JsonValue, shape: str, info: AgentInfo) -> ModelResponse:

@@ -151,7 +151,7 @@ class Compactor:
         """Summarize `due`, check the result, keep the original wherever anything failed (a span each on `tracer`)."""
         report = Report(oversized=len(due))
         if due and self.config.keep_quoted_facts:
-            due = _with_quoted_facts(messages, due)
+            due = _with_quoted_facts(messages, due, max_tokens=self.config.max_content_tokens)
         try:
             outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate, tracer=tracer) for candidate in due))
         finally:
@@ -244,14 +244,22 @@ def _failure(candidate: Candidate, reason: str) -> Failure:
     )
 
 
-def _with_quoted_facts(messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> list[Candidate]:
-    """`due`, each with the facts the turns after it quote: read from the oldest due return on."""
+def _with_quoted_facts(
+    messages: Sequence[ModelMessage], due: Sequence[Candidate], *, max_tokens: int
+) -> list[Candidate]:
+    """`due`, each with the facts the turns after it quote: read from the oldest due return on.
+
+    A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
+    for quoted facts either: scanning a 100 MB log would take seconds for nothing.
+    """
     later = LaterTurns(messages, start=min(candidate.message_index for candidate in due) + 1)
     return [
         dataclasses.replace(
             candidate,
             quoted=later.quoted_facts(candidate.content, message_index=candidate.message_index),
         )
+        if candidate.tokens <= max_tokens
+        else candidate
         for candidate in due
     ]
 

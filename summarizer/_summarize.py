@@ -13,6 +13,7 @@ import asyncio
 import json
 import logging
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -38,7 +39,7 @@ from pydantic_ai.tools import ToolDefinition
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
 from ._config import SummarizerConfig
-from ._models import SUMMARY_KEY, model_id, resolve_model
+from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
 from ._prompts import PromptBook
 from ._shape import JsonValue, schema_of, structure_of
 from ._tokens import Tokenizer, content_tokens, estimate_tokens
@@ -54,6 +55,9 @@ estimate, so a longer answer could not pass the check anyway. Uncapped, a model 
 base model may not) writes until its context window is full."""
 _NO_TRACER = NoOpTracer()
 """Spans only when the caller passes an instrumented run's tracer (see `Summarizer.summarize`)."""
+
+_EDGE_BLANK_LINES = re.compile(r'\A(?:[ \t\r]*\n)+|(?:\n[ \t\r]*)+\Z|\A[ \t\r]+\Z')
+"""Blank lines around a text answer, which models add; a line with text keeps every space it has."""
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429})
 _TRANSIENT_TYPES = (
     ModelRateLimitError,
@@ -295,8 +299,11 @@ class Summarizer:
         """Transient errors, unless the server asks for a longer wait than `retry_max_seconds`.
 
         Retrying sooner than the server's Retry-After would only be refused again; waiting longer than
-        the configured bound would stall the run. The content keeps its original instead.
+        the configured bound would stall the run. The content keeps its original instead. A
+        deterministic model (the embedded one) is never retried: it would time out again.
         """
+        if is_deterministic(self.model):
+            return False
         return is_transient(error) and retry_after_seconds(error) <= self.config.retry_max_seconds
 
     def _wait(self, state: tenacity.RetryCallState) -> float:
@@ -338,9 +345,10 @@ def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
             if SUMMARY_KEY not in arguments:
                 raise SummaryFailed(f'the output tool call has no {SUMMARY_KEY!r} argument')
             return arguments[SUMMARY_KEY]
-    text = ''.join(part.content for part in response.parts if isinstance(part, TextPart)).strip()
+    text = ''.join(part.content for part in response.parts if isinstance(part, TextPart))
     if candidate.shape == 'string':
-        return text
+        return _EDGE_BLANK_LINES.sub('', text)  # not strip(): the first kept line keeps its indentation
+    text = text.strip()
     try:
         wrapped = json.loads(_strip_fence(text))
     except json.JSONDecodeError as exc:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from summarizer import _extractive
+from summarizer import extractive
 from summarizer._prompts import parse_data_block
 
 
@@ -67,7 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(503, {'error': {'message': 'held'}})
                 return
             server.answered.append(block.content)
-        summary = _extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+        summary = extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
         server.summaries[block.content] = summary
         time.sleep(server.delay)
         self._send(

@@ -21,6 +21,7 @@ from bench.batch import corpus, head, run_child
 from bench.calls import concurrency_section, dedup_section
 from bench.growth import growth_section
 from bench.overhead import harness_installed, overhead_section
+from bench.throughput import throughput_section
 
 
 @pytest.fixture(autouse=True)
@@ -72,3 +73,15 @@ def test_batch_measurements(tmp_path: Path) -> None:
     for mode, path in (('raw-sqlite', data.sqlite), ('batch', data.jsonl)):
         _batch_child.main([mode, str(path), str(tmp_path / mode), '1000'])
     assert (tmp_path / 'batch').iterdir(), 'summarizer batch wrote nothing'
+
+
+def test_throughput_measures_the_scan_and_the_pipeline_against_raw_json() -> None:
+    section = throughput_section(megabytes=0.3, repeat=1)
+    stages = [row['stage'] for row in section.rows]
+    assert stages == [
+        'raw json.loads + json.dumps',
+        'quoted-facts scan (LaterTurns + quoted_facts)',
+        'embedded pipeline (Compactor.compact, extractive)',
+    ]
+    assert all(row['MB/s'] > 0 and row['× raw loads+dumps'] > 0 for row in section.rows)  # type: ignore[operator]
+    assert set(_targets(section)) == {'quoted-facts scan, MB/s', 'embedded pipeline, MB/s'}

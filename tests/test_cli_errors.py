@@ -43,13 +43,14 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2(
     for key in ('OPENAI_API_KEY', 'ANTHROPIC_API_KEY'):
         monkeypatch.delenv(key, raising=False)
     folder = old_schema_file.parent
-    before = files_under(folder.parent)
+    out_folder = folder.parent / 'out'  # where `batch --out` would write (see `command`)
+    before = files_under(folder)
     for words in COMMANDS:
         assert main([*command(words, old_schema_file), '--model', model]) == 2, words
         out, err = capsys.readouterr()
         assert out == '' and err.count('\n') == 1 and err.startswith(f"summarizer: model '{model}': "), (words, err)
         assert UNBUILDABLE[model] in err or 'ANTHROPIC_API_KEY' in err
-    assert files_under(folder.parent) == before  # no output, no journal, no cache
+    assert files_under(folder) == before and not out_folder.exists()  # no output, no journal, no cache
     # and the real command, in a process of its own: no traceback, one line
     words = COMMANDS[sorted(UNBUILDABLE).index(model)]
     result = subprocess.run(
@@ -61,7 +62,7 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2(
     )
     assert result.returncode == 2 and result.stdout == ''
     assert result.stderr.count('\n') == 1 and result.stderr.startswith(f"summarizer: model '{model}': ")
-    assert files_under(folder.parent) == before
+    assert files_under(folder) == before and not out_folder.exists()
 
 
 def test_backup_needs_in_place(old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

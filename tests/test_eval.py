@@ -20,13 +20,16 @@ from pydantic_ai.messages import (
 )
 
 from summarizer import Report, SummarizerConfig
+from summarizer._facts import token_set
+from summarizer._kinds import detect_kind
 from summarizer._quoted import LaterTurns
 from summarizer._shape import shape_mismatch
+from summarizer._stored import StoredHistory
 from summarizer._tokens import content_tokens
 from summarizer.cli import main
 from summarizer.eval import EvalRun, ModelScore, head, mentions, referred_facts
-from summarizer.eval._metrics import ReturnScore, Tally
-from summarizer.eval._run import HistoryScore
+from summarizer.eval._metrics import ReturnScore, Tally, line_fidelity, score_return
+from summarizer.eval._run import HistoryScore, typed_parts
 
 LAST_LINE = 'log line 599: request id req-00599'
 
@@ -54,14 +57,12 @@ def test_mentions_needs_the_whole_fact() -> None:
 
 
 def test_only_facts_quoted_later_are_referred_to() -> None:
-    content = 'Host 185.220.101.47 ran build 7f3a9c2e on 2025-03-14 for Acme Corp.'
-    assert referred_facts(content, 'We blocked 185.220.101.47; build 7f3a9c2e failed.') == [
-        '185.220.101.47',
-        '7f3a9c2e',
-    ]
-    messages = _history(content, before='Check 2025-03-14 please.', after='Acme Corp is affected.')
-    later = LaterTurns(messages)
-    assert referred_facts(content, later.text_after(2)) == ['Acme Corp']  # the prompt before the return does not count
+    content = 'Host 185.220.101.47 ran build 7f3a9c2e on 2025-03-14 via deploy_job for Acme Corp.'
+    later = token_set('We blocked 185.220.101.47; build 7f3a9c2e failed.')
+    assert referred_facts(content, later.__and__) == ['185.220.101.47', '7f3a9c2e']
+    messages = _history(content, before='Check 2025-03-14 please.', after='deploy_job for Acme Corp is affected.')
+    # the prompt before the return does not count, and a plain name is no fact
+    assert LaterTurns(messages).quoted_facts(content, message_index=2) == ('deploy_job',)
 
 
 def _history(content: object, *, before: str = 'Look into it.', after: str) -> list[ModelMessage]:
@@ -146,6 +147,7 @@ def test_gate_fails_when_a_summary_fails_the_post_check() -> None:
             tool_name='t',
             tool_call_id=f'c{n}',
             message_index=2,
+            kind='log',
             tally=Tally(returns=1, summarized=n, tokens_before=10, tokens_after=10),
         )
         for n in (0, 1)
@@ -164,20 +166,123 @@ def test_gate_fails_when_a_summary_fails_the_post_check() -> None:
     ]
 
 
-def test_bad_history_stops_the_eval_before_anything_is_written(
+def test_gate_fails_on_rewritten_lines_broken_json_empty_summaries_and_touched_typed_parts() -> None:
+    fine = Tally(
+        returns=1, summarized=1, lines_from_original=10, lines_identical=10, json_strings=1, json_strings_parsing=1
+    )
+    bad = Tally(returns=1, summarized=1, lines_from_original=10, lines_identical=8, json_strings=1, empty=1)
+
+    def run_of(tally: Tally, *, touched: int) -> EvalRun:
+        score = ReturnScore(tool_name='t', tool_call_id='c', message_index=2, kind='code', tally=tally)
+        history = HistoryScore(
+            name='h', returns=[score], tokens_before=1, tokens_after=1, typed_parts=3, typed_touched=touched
+        )
+        model = ModelScore(name='extractive', histories=[history], report=Report(), seconds=0, price_usd=0)
+        return EvalRun(config=SummarizerConfig.load(keep_quoted_facts=False), models=[model], histories=['h'])
+
+    assert run_of(fine, touched=0).gate_problems() == []
+    assert run_of(bad, touched=1).gate_problems() == [
+        'extractive: 80.0% of the summary lines from an original line are byte-identical to it, below the floor 98.0%',
+        'extractive: 1 of 1 summaries of a string holding JSON no longer parse as the same JSON type',
+        'extractive: 1 empty summaries (their originals were kept)',
+        'extractive: 1 of 3 typed tool returns were changed',
+    ]
+
+
+def test_files_that_are_no_histories_are_skipped_and_reported(
     histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A folder is walked like batch walks it; a file that is not a history does not stop the eval."""
+    (histories / 'facts.json').write_text('{"log": ["req-00599"]}')
     (histories / 'broken.json').write_text('[{"kind": "request", "parts": [}]')
-    code, _, err = _run(capsys, str(histories), '--report', str(tmp_path / 'report'))
-    assert code == 2
-    assert err.startswith('summarizer: ') and 'broken.json' in err and 'line 1 column' in err
-    assert len(err.strip().splitlines()) == 1
+    nested = histories / 'more' / 'deeper'
+    nested.mkdir(parents=True)
+    (nested / 'log2.json').write_bytes((histories / 'log.json').read_bytes())
+    (nested / 'skip-me.json').write_bytes((histories / 'log.json').read_bytes())
+    report = tmp_path / 'report'
+    code, _, err = _run(capsys, str(histories), '--exclude', 'skip-*', '--report', str(report))
+    assert code == 0, err
+    skipped = [line for line in err.splitlines() if line.startswith('summarizer eval: skipped ')]
+    assert len(skipped) == 2
+    assert 'facts.json: expected a JSON list of messages' in skipped[1] and 'broken.json' in skipped[0]
+    data = json.loads((report / 'results.json').read_text())
+    assert data['histories'] == ['log', 'mixed', 'log2', 'tiny'] and len(data['skipped']) == 2
+    assert '## Skipped files' in (report / 'summary.md').read_text()
+
+
+def test_a_folder_of_no_histories_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / 'facts.json').write_text('{}')
+    code, _, err = _run(capsys, str(tmp_path), '--report', str(tmp_path / 'report'))
+    assert code == 2 and err.splitlines()[-1] == f'summarizer: {tmp_path}: no histories found (1 file skipped)'
     assert not (tmp_path / 'report').exists()
 
 
 def test_missing_source_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = _run(capsys, str(tmp_path / 'nowhere'))
-    assert code == 2 and 'nowhere: no such folder or file' in err
+    assert code == 2 and err == f'summarizer: {tmp_path / "nowhere"}: no such file or directory\n'
+
+
+def test_min_chars_scores_only_the_longer_returns_and_kinds_are_reported(
+    histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / 'report'
+    longest = max(len(json.dumps(BIG_TEXT)), len(json.dumps(BIG_OBJECT)))
+    shortest = min(len(json.dumps(BIG_TEXT)), len(json.dumps(BIG_OBJECT, separators=(',', ':'))))
+    code, _, err = _run(capsys, str(histories), '--min-chars', str(shortest), '--report', str(report))
+    assert code == 0, err
+    extractive = json.loads((report / 'results.json').read_text())['models'][0]
+    assert extractive['overall']['returns'] == 1 and longest > shortest
+    kind = detect_kind(BIG_TEXT)
+    assert set(extractive['per_kind']) == {kind} and extractive['blind_per_kind'][kind]['returns'] == 1
+    code, _, err = _run(capsys, str(histories), '--report', str(tmp_path / 'all'))
+    extractive = json.loads((tmp_path / 'all' / 'results.json').read_text())['models'][0]
+    assert extractive['overall']['returns'] == 2
+    assert set(extractive['per_kind']) == {detect_kind(BIG_TEXT), detect_kind(BIG_OBJECT)}
+    assert '## Per content kind' in (tmp_path / 'all' / 'summary.md').read_text()
+
+
+def test_line_fidelity_counts_rewritten_and_cut_lines_against_identical_ones() -> None:
+    original = 'def f(x):\n    return  x + 1\n\nclass A:\n    pass\n'
+    summary = 'def f(x):\n  return x + 1\n… 2 lines omitted …\nclass A:\nclas…\n'
+    # `def f(x):` and `class A:` are identical; the re-indented return and the cut `clas…` come from an
+    # original line but are not it; the marker comes from none
+    assert line_fidelity(original, summary) == (4, 2)
+
+
+def test_a_string_holding_json_must_still_parse_as_the_same_type() -> None:
+    rows = json.dumps([{'id': n, 'name': f'row {n}'} for n in range(50)], indent=2)
+    figures = {
+        'a list still': json.dumps([{'id': 0, 'name': 'row 0'}], indent=2),
+        'broken': rows[:200],
+        'an object now': json.dumps({'id': 0}),
+    }
+    parsing = {}
+    for name, summary in figures.items():
+        tally, _ = score_return(
+            original=rows, summary=summary, referred=(), tokens_before=9, tokens_after=1, summarized=True
+        )
+        assert tally.json_strings == 1
+        parsing[name] = tally.json_strings_parsing
+    assert parsing == {'a list still': 1, 'broken': 0, 'an object now': 0}
+    plain, _ = score_return(
+        original='not json', summary='not', referred=(), tokens_before=9, tokens_after=1, summarized=True
+    )
+    assert plain.json_strings == 0
+
+
+def test_typed_tool_returns_are_counted_and_any_change_to_them_is_caught() -> None:
+    from pydantic_ai.messages import NativeToolReturnPart
+
+    messages: list[ModelMessage] = [
+        *_history(BIG_TEXT, after='ok'),
+        ModelResponse(parts=[NativeToolReturnPart('web_search', BIG_LIST, tool_call_id='n1')]),
+    ]
+    before = StoredHistory.parse(ModelMessagesTypeAdapter.dump_json(messages))
+    assert typed_parts(before, before) == (1, 0)
+    changed = before.text.replace('Result 3:', 'Result 3 (cut):')
+    assert changed != before.text and typed_parts(before, StoredHistory.parse(changed)) == (1, 1)
+    untyped = before.text.replace('log line 7:', 'log line seven:')
+    assert typed_parts(before, StoredHistory.parse(untyped)) == (1, 0)
 
 
 GOLDEN = Path(__file__).resolve().parent.parent / 'golden' / 'histories'

@@ -30,12 +30,14 @@ def tally(compression: float, kept: int, referred: int = 10) -> Tally:
 
 
 def model(name: str, tools: dict[str, Tally], *, blind: Tally | None) -> ModelScore:
+    """A model's score over `tools`; `blind`: the overall figure of its blind run, if it has one."""
     returns = [
-        ReturnScore(tool_name=tool, tool_call_id=f'id-{tool}', message_index=2, tally=figures)
+        ReturnScore(tool_name=tool, tool_call_id=f'id-{tool}', message_index=2, kind='code', tally=figures)
         for tool, figures in tools.items()
     ]
     history = HistoryScore(name='h', returns=returns, tokens_before=50_000, tokens_after=20_000)
-    return ModelScore(name=name, histories=[history], report=Report(), seconds=1.0, price_usd=0.0, blind=blind)
+    blind_run = None if blind is None else model(name, {'all': blind}, blind=None)
+    return ModelScore(name=name, histories=[history], report=Report(), seconds=1.0, price_usd=0.0, blind=blind_run)
 
 
 @pytest.fixture

@@ -1,45 +1,106 @@
-"""What counts as a fact (`_facts`), when a later turn refers to one (`referred_facts`), and what stands out in a table (`_notable`)."""
+"""What counts as a fact (`_facts`), when a later text refers to one (`referred_facts`), and what stands out in a table (`_notable`)."""
 
 from __future__ import annotations
 
-from summarizer._facts import find_facts, mentions
-from summarizer._notable import column_extremes, notable_rows, parse_number, rare_values, split_rows
-from summarizer.eval import referred_facts
+import pytest
+
+from summarizer._facts import Fact, find_facts, mentions, referred_facts, token_set
+from summarizer.extractive.notable import column_extremes, notable_rows, parse_number, rare_values, split_rows
 
 
 def _texts(text: str) -> list[str]:
     return [fact.text for fact in find_facts(text)]
 
 
-def test_a_capitalized_common_word_is_no_name_but_a_rare_one_is() -> None:
-    facts = _texts('Most hosts ran Kapeka. Of those, most were patched by Fancy Bear.')
-    assert 'Most' not in facts  # the text also writes `most` in its prose: a sentence start
-    assert 'Kapeka' in facts and 'Fancy Bear' in facts
+def _referred(content: str, later: str) -> list[str]:
+    return referred_facts(content, token_set(later).__and__)
 
 
-def test_kinds_are_found_most_specific_first() -> None:
-    kinds = {
-        fact.text: fact.kind
-        for fact in find_facts('CVE-2024-3400 hit 185.220.101.47 via https://x.example.com/a on 2025-03-14')
-    }
-    assert kinds == {
-        'CVE-2024-3400': 'cve',
-        '185.220.101.47': 'ip',
-        'https://x.example.com/a': 'url',
-        '2025-03-14': 'date',
-    }
+def test_plain_words_are_no_facts_however_written() -> None:
+    text = 'Please note: Loop over Assumptions. Contains PLEASE, read-only and/or e.g. the Parser of it.'
+    assert _texts(text) == []
 
 
-def test_a_short_number_counts_only_with_its_neighbour_word() -> None:
-    content = 'In total, 47 organizations confirmed compromises; the report is dated 2024-04-30.'
-    assert referred_facts(content, 'So 47 organizations were hit.') == ['47 organizations']
-    assert referred_facts(content, 'A 30-day window, 47 in all.') == []  # a bare 47 or 30 matches by chance
+@pytest.mark.parametrize(
+    ('text', 'fact', 'kind'),
+    [
+        ('it calls load_config() first', 'load_config', 'identifier'),
+        ('see Parser.parse_file for it', 'Parser.parse_file', 'identifier'),
+        ('then os.replace(tmp, path)', 'os.replace', 'dotted'),
+        ('a ToolReturnPart, an HTTPError', 'ToolReturnPart', 'identifier'),
+        ('a ToolReturnPart, an HTTPError', 'HTTPError', 'identifier'),
+        ('uses std::vector here', 'std::vector', 'dotted'),
+        ('raise ValueError("field required")', 'field required', 'quoted'),
+        ('run `make test now` again', 'make test now', 'quoted'),
+        ('edit /etc/hosts and ~/.bashrc', '/etc/hosts', 'path'),
+        ('edit /etc/hosts and ~/.bashrc', '~/.bashrc', 'path'),
+        ('in src/app/main.py:88:def f', 'src/app/main.py', 'path'),
+        ('in src/app/main.py:88:def f', 'main.py', 'dotted'),
+        ('see https://example.com/a?b=1.', 'https://example.com/a?b=1', 'url'),
+        ('mail ops@example.com now', 'ops@example.com', 'email'),
+        ('pass --min-chars 4000', '--min-chars', 'flag'),
+        ('pass --min-chars 4000', '4000', 'number'),
+        ('total 1,234,567.50 EUR', '1,234,567.50', 'number'),
+        ('host 10.1.7.7 port 8080', '10.1.7.7', 'number'),
+        ('fixes CVE-2024-3094 in #1234', 'CVE-2024-3094', 'id'),
+        ('fixes CVE-2024-3094 in #1234', '#1234', 'id'),
+        ('at 2025-03-14T10:00:00Z, commit 7f3a9c2e', '2025-03-14T10:00:00Z', 'id'),
+        ('at 2025-03-14T10:00:00Z, commit 7f3a9c2e', '7f3a9c2e', 'id'),
+        ('id 3f2b8c1e-9a4d-4e6f-8b7a-0c1d2e3f4a5b', '3f2b8c1e-9a4d-4e6f-8b7a-0c1d2e3f4a5b', 'id'),
+        ('started 10:30:05 on x86_64', '10:30:05', 'number'),
+        ('started 10:30:05 on x86_64', 'x86_64', 'id'),
+    ],
+)
+def test_identifier_like_tokens_are_facts(text: str, fact: str, kind: str) -> None:
+    assert Fact(fact, kind) in find_facts(text)
 
 
-def test_an_id_in_a_csv_row_is_mentioned_but_a_number_inside_a_larger_one_is_not() -> None:
+def test_short_numbers_apostrophes_and_one_quoted_word_are_no_facts() -> None:
+    facts = _texts("it's 42 of 99 in 'name' and \"id\", don't")
+    assert facts == []
+
+
+def test_an_escape_glues_no_letter_to_the_token_after_it() -> None:
+    assert _texts('line one\\nload_config\\tos.replace') == ['load_config', 'os.replace']
+
+
+def test_a_text_holds_a_fact_whole_only() -> None:
     row = 'SO-2025-08-11873,2025-08-29,JP,48,380.00'
     assert mentions(row, 'SO-2025-08-11873') and mentions(row, '2025-08-29')
-    assert not mentions('total 1,200 EUR', '200') and not mentions('10.1.7.7', '10')
+    assert not mentions('order 1425 shipped', '142') and not mentions('blocked 10.1.7.7', '10.1.7')
+    assert not mentions('total 1,200 EUR', '200') and not mentions('call load_config_v2', 'load_config')
+    assert mentions('I fixed /repo/src/main.py.', 'main.py') and mentions('see `parse_file`', 'parse_file')
+
+
+def test_only_facts_a_later_text_holds_are_referred_to_in_order() -> None:
+    content = 'Host 185.220.101.47 ran build 7f3a9c2e via run_job() on 2025-03-14 for Acme Corp.'
+    later = 'We blocked 185.220.101.47; run_job failed, Acme Corp said.'
+    assert _referred(content, later) == ['185.220.101.47', 'run_job']
+
+
+def test_a_path_is_referred_to_once_by_its_longest_part_a_later_turn_holds() -> None:
+    content = 'M /testbed/django/db/models/query.py\nM /testbed/django/utils/text.py'
+    assert _referred(content, 'Open django/db/models/query.py now') == ['django/db/models/query.py']
+    assert _referred(content, 'both: /testbed/django/utils/text.py and query.py') == [
+        'query.py',
+        '/testbed/django/utils/text.py',
+    ]
+
+
+def test_a_quoted_string_is_referred_to_only_when_quoted_later() -> None:
+    content = 'E   AssertionError: "expected a list" at tests/test_x.py'
+    assert _referred(content, 'the message "expected a list" comes from tests/test_x.py') == [
+        'tests/test_x.py',
+        'expected a list',
+    ]
+    assert _referred(content, 'it expected a list') == []
+
+
+def test_a_long_text_is_read_in_one_pass_of_distinct_pieces() -> None:
+    line = 'worker-{n} handled req_{n} in 12 ms at /srv/app/handler.py line 88 with status 200\n'
+    content = ''.join(line.format(n=n) for n in range(50_000))  # 4 MB
+    later = 'Look at req_49999 and worker-31337; also handler.py.'
+    assert _referred(content, later) == ['handler.py', 'worker-31337', 'req_49999']
 
 
 def test_parse_number_reads_cells_with_units_and_assignments() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import sys
 import tempfile
 from datetime import datetime
@@ -13,8 +14,11 @@ from rich.console import Console
 from rich.markdown import Markdown
 
 from .._cache import SummaryCache
-from .._config import SummarizerConfig
+from .._config import BatchConfig, SummarizerConfig
+from .._stored import StoredHistory
+from ..batch import Source, SourceError, discover
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
+from ..eval._report import count as _count
 from ._common import InputError, parse_history, read_input
 
 DEFAULT_SOURCE = Path('golden') / 'histories'
@@ -34,7 +38,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         nargs='*',
         type=Path,
         metavar='DIR',
-        help=f'folders of *.json histories (or files); default {DEFAULT_SOURCE}',
+        help=f'folders (walked like batch does) or files of *.json histories; default {DEFAULT_SOURCE}',
+    )
+    parser.add_argument(
+        '--include',
+        action='append',
+        metavar='GLOB',
+        help="folder files to take (repeatable; default the config's batch.include)",
+    )
+    parser.add_argument('--exclude', action='append', metavar='GLOB', help='folder files to leave out (repeatable)')
+    parser.add_argument(
+        '--min-chars',
+        type=int,
+        default=0,
+        metavar='N',
+        help='score only the oversized returns whose JSON text is longer than N characters (all are still summarized)',
     )
     parser.add_argument(
         '--model',
@@ -54,11 +72,15 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 
 def run(arguments: argparse.Namespace) -> int:
-    """Score the models; exit 1 when the gate fails."""
+    """Score the models, write the report, gate: exit 1 on a failed gate, `InputError` on bad input."""
     if arguments.config is not None and not arguments.config.is_file():
         raise InputError(f'{arguments.config}: config file not found')
     config = SummarizerConfig.load(arguments.config)
-    histories = _load(arguments.sources or [_default_source()])
+    if arguments.min_chars < 0:
+        raise InputError(f'--min-chars must be 0 or more, got {arguments.min_chars}')
+    histories, skipped = _load(arguments.sources or [_default_source()], config=_walk_config(config, arguments))
+    for reason in skipped:
+        print(f'summarizer eval: skipped {reason}', file=sys.stderr)
     models = eval_models(arguments.model, config)  # a model that cannot be built: ModelBuildError, exit 2
     started = datetime.now()
     with tempfile.TemporaryDirectory(prefix='summarizer-eval-') as scratch:
@@ -69,9 +91,12 @@ def run(arguments: argparse.Namespace) -> int:
             else SummaryCache(directory=Path(scratch), size_limit_bytes=config.cache.size_limit_mb * 1024 * 1024)
         )
         try:
-            result = asyncio.run(run_eval(histories, models=models, config=config, cache=cache))
+            result = asyncio.run(
+                run_eval(histories, models=models, config=config, cache=cache, min_chars=arguments.min_chars)
+            )
         finally:
             cache.close()
+    result.skipped = skipped
     console = Console()
     if arguments.update_golden:
         changed = asyncio.run(update_golden({history.path: history.stored.text for history in histories}))
@@ -96,24 +121,41 @@ def _default_source() -> Path:
     return DEFAULT_SOURCE
 
 
-def _load(sources: list[Path]) -> list[EvalHistory]:
-    """Every history file of the sources, parsed: a bad one stops the eval before anything runs."""
-    paths: list[Path] = []
-    for source in sources:
-        if source.is_dir():
-            paths.extend(sorted(source.glob('*.json')))
-        elif source.is_file():
-            paths.append(source)
-        else:
-            raise InputError(f'{source}: no such folder or file')
-    if not paths:
-        raise InputError(f'{", ".join(map(str, sources))}: no *.json histories found')
-    stems = [path.stem for path in paths]
-    return [
-        EvalHistory(
-            name=path.stem if stems.count(path.stem) == 1 else str(path),
-            path=path,
-            stored=parse_history(path, read_input(path)),
+def _walk_config(config: SummarizerConfig, arguments: argparse.Namespace) -> BatchConfig:
+    overrides = {'include': arguments.include, 'exclude': arguments.exclude}
+    return dataclasses.replace(
+        config.batch, **{key: tuple(value) for key, value in overrides.items() if value is not None}
+    )
+
+
+def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory], list[str]]:
+    """Every history file of the sources, parsed, and the files that are none, each with why.
+
+    Folders are walked as `summarizer batch` walks them (`batch.include`/`exclude`, no hidden files
+    or backups). A file that is not a stored history (a `facts.json` beside the histories, a JSONL
+    or SQLite store) is skipped and reported: one stray file does not stop an eval of a folder.
+    """
+    try:
+        found = discover(sources, config=config, out=None)
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    histories: list[tuple[Path, StoredHistory]] = []
+    skipped: list[str] = []
+    for source in found:
+        if source.kind != Source.kind:
+            skipped.append(f'{source.path}: a {source.kind} store; eval reads .json history files')
+            continue
+        try:
+            histories.append((source.path, parse_history(source.path, read_input(source.path))))
+        except InputError as exc:
+            skipped.append(f'{exc}')
+    if not histories:
+        raise InputError(
+            f'{", ".join(map(str, sources))}: no histories found'
+            + (f' ({_count(len(skipped), "file", "files")} skipped)' if skipped else '')
         )
-        for path in paths
-    ]
+    stems = [path.stem for path, _ in histories]
+    return [
+        EvalHistory(name=path.stem if stems.count(path.stem) == 1 else str(path), path=path, stored=stored)
+        for path, stored in histories
+    ], skipped

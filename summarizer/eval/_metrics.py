@@ -1,37 +1,54 @@
-r"""What an eval measures on one compacted history: compression and the facts later turns rely on.
+r"""What an eval measures on one summarized tool return: compression, the facts later turns reuse, fidelity.
 
 A fact (see `summarizer._facts`) of an oversized tool return counts as *referred to* when a later
 turn of the same history -- assistant text, the arguments of a later tool call, a later user prompt
--- quotes it verbatim. Those are the facts the conversation demonstrably needed; retention is the
-share of them still present in the summary that replaced the return. Everything here is offline and
-deterministic: no judge model, the same figures on every run.
+-- holds it (`LaterTurns.quoted_facts`, the very function that hands quoted facts to the
+summarizer). Those are the facts the conversation demonstrably reused; retention is the share of
+them the summary still holds. Everything here is offline and deterministic: no judge model, the
+same figures on every run.
 
-Texts are compared as *plain text* (strings, keys and scalars joined by newlines), not as JSON
-text: JSON escapes would otherwise glue an escape letter to a fact (`\nAPT28`) or hide a fact with
-a quote in it.
+Fidelity: a summary line that *comes from* an original line (equal to one once runs of whitespace
+are collapsed, or the start of one) should be that line byte for byte, since an agent copies exact
+lines (an `old_str`, a failing assertion) out of what it read. A string that held JSON should still
+parse, as the same JSON type. A summary should never be empty.
+
+Texts are compared as *plain text* (strings, keys and scalars one per line, `_quoted.plain_text`),
+not as JSON text, whose escapes would glue an escape letter to a fact (`\\nAPT28`).
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import json
 from dataclasses import dataclass, field
 
-from .._facts import mentions
+from .._facts import token_set
 from .._quoted import plain_text
 from .._shape import JsonValue
 
 
 @dataclass(kw_only=True)
 class Tally:
-    """Counts over oversized tool returns (one, a tool's, a history's or a whole run's), added up."""
+    """Counts over oversized tool returns (one, a tool's, a kind's, a history's or a run's), added up."""
 
     returns: int = 0
     summarized: int = 0
     """Returns whose summary passed every check and replaced the original."""
+    empty: int = 0
+    """Returns whose summary was refused for holding no text (the original was kept)."""
     tokens_before: int = 0
     tokens_after: int = 0
     facts_referred: int = 0
     facts_kept: int = 0
+    lines_from_original: int = 0
+    """Summary lines that come from an original line (see the module's docstring)."""
+    lines_identical: int = 0
+    """Of those, the ones byte-identical to it."""
+    json_strings: int = 0
+    """Summarized strings whose original text was a JSON list or object."""
+    json_strings_parsing: int = 0
+    """Of those, the summaries that still parse as JSON of the same type."""
 
     def add(self, other: Tally) -> None:
         for item in dataclasses.fields(self):
@@ -51,10 +68,23 @@ class Tally:
     def structure_pass_rate(self) -> float | None:
         return self.summarized / self.returns if self.returns else None
 
+    @property
+    def identical_lines(self) -> float | None:
+        """Share of the summary lines from an original line that are byte-identical to it."""
+        return self.lines_identical / self.lines_from_original if self.lines_from_original else None
+
+    @property
+    def json_parse_rate(self) -> float | None:
+        return self.json_strings_parsing / self.json_strings if self.json_strings else None
+
     def as_dict(self) -> dict[str, int | float | None]:
         figures: dict[str, int | float | None] = dataclasses.asdict(self)
         figures.update(
-            compression=self.compression, retention=self.retention, structure_pass_rate=self.structure_pass_rate
+            compression=self.compression,
+            retention=self.retention,
+            structure_pass_rate=self.structure_pass_rate,
+            identical_lines=self.identical_lines,
+            json_parse_rate=self.json_parse_rate,
         )
         return figures
 
@@ -66,6 +96,8 @@ class ReturnScore:
     tool_name: str
     tool_call_id: str
     message_index: int
+    kind: str
+    """Its content kind (`summarizer._kinds.detect_kind`)."""
     tally: Tally
     lost: list[str] = field(default_factory=list[str])
     """Referred-to facts missing from the summary."""
@@ -73,21 +105,66 @@ class ReturnScore:
 
 def score_return(
     *,
-    referred: list[str],
+    original: JsonValue,
     summary: JsonValue,
+    referred: tuple[str, ...],
     tokens_before: int,
     tokens_after: int,
     summarized: bool,
+    empty: bool = False,
 ) -> tuple[Tally, list[str]]:
-    """The tally of one return, and the referred-to facts (`referred_facts` of its original) its summary lost."""
-    present = plain_text(summary)
-    lost = [fact for fact in referred if not mentions(present, fact)]
+    """The tally of one return whose `referred` facts later turns hold, and the ones its summary lost."""
+    present = token_set(plain_text(summary))
+    lost = [fact for fact in referred if fact not in present]
     tally = Tally(
         returns=1,
         summarized=int(summarized),
+        empty=int(empty),
         tokens_before=tokens_before,
         tokens_after=tokens_after,
         facts_referred=len(referred),
         facts_kept=len(referred) - len(lost),
     )
+    if summarized:
+        tally.lines_from_original, tally.lines_identical = line_fidelity(plain_text(original), plain_text(summary))
+        if isinstance(original, str) and (container := _json_container(original)) is not None:
+            tally.json_strings = 1
+            tally.json_strings_parsing = int(isinstance(summary, str) and _json_container(summary) == container)
     return tally, lost
+
+
+def line_fidelity(original: str, summary: str) -> tuple[int, int]:
+    """How many lines of `summary` come from a line of `original`, and how many of those are byte-identical.
+
+    A line comes from an original line when it is one, when it equals one with runs of whitespace
+    collapsed (a rewritten line), or when it is the start of one, a trailing `…` or `...` aside (a
+    cut line). Other lines (markers, a `Key facts:` line, a model's own words) are not counted.
+    """
+    exact = set(original.splitlines())
+    normalized = sorted({' '.join(line.split()) for line in exact})
+    from_original = identical = 0
+    for line in summary.splitlines():
+        if not line.strip():
+            continue
+        if line in exact:
+            from_original += 1
+            identical += 1
+            continue
+        text = ' '.join(line.split())
+        stem = text.removesuffix('…').removesuffix('...').rstrip()
+        at = bisect.bisect_left(normalized, stem)
+        if stem and at < len(normalized) and normalized[at].startswith(stem):
+            from_original += 1
+    return from_original, identical
+
+
+def _json_container(text: str) -> str | None:
+    """'list' or 'object' when `text` is the JSON text of one, else None."""
+    stripped = text.strip()
+    if not stripped or stripped[0] not in '[{':
+        return None
+    try:
+        value: JsonValue = json.loads(stripped)
+    except ValueError:
+        return None
+    return 'list' if isinstance(value, list) else 'object' if isinstance(value, dict) else None

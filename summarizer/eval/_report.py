@@ -1,5 +1,7 @@
-"""The eval's outputs: a Markdown summary a user reads in a minute, a JSON file with every figure,
-and a PNG plot of compression against retention (one point per model and tool).
+"""The eval's outputs: a Markdown summary, a JSON file with every figure, and a PNG plot.
+
+The summary is read in a minute; the plot shows compression against retention (one point per model
+and tool).
 
 Report files hold facts quoted from tool output, which may be private: they are written owner-only.
 The plot needs matplotlib (the `eval` extra); without it the other two files are still written.
@@ -11,6 +13,7 @@ import json
 import logging
 import math
 import os
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,60 +62,115 @@ def _write(path: Path, text: str) -> Path:
 
 def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
     config = run.config
+    scope = (
+        f'oversized tool returns over {run.min_chars:,} characters of JSON'
+        if run.min_chars
+        else 'oversized tool returns'
+    )
     lines = [
         f'# Summarizer eval, {started:%Y-%m-%d %H:%M}',
         '',
-        f'{len(run.histories)} histories from {", ".join(sources)}; threshold {config.threshold_tokens} tokens, '
-        f'target ratio {config.target_ratio}, keep_recent 0 (every oversized tool return is summarized), '
-        f'{_floors(config)}. Tokens are estimates. '
-        f'The `head` baseline keeps the beginning of each return at the same budget. '
-        f'*Blind*: the same model not told which facts later turns quote (`keep_quoted_facts` off), '
-        f'as for a return summarized before anything quotes it.',
+        (
+            f'{count(len(run.histories), "history", "histories")} from {", ".join(sources)}; scored: {scope}; '
+            f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, keep_recent 0 '
+            f'(every oversized tool return is summarized), {_floors(config)}. Tokens are estimates. '
+            f'The `head` baseline keeps the beginning of each return at the same budget. '
+            f'*Retention*: of the facts of a return a later turn holds, the share its summary holds; '
+            f'*blind*: the same model not told which facts later turns quote (`keep_quoted_facts` off), '
+            f'as for a return summarized before anything quotes it. *Identical lines*: of the summary lines '
+            f'that come from an original line, the share byte-identical to it. *JSON parses*: summarized '
+            f'strings holding JSON that still parse as the same type. *Empty*: summaries refused for holding '
+            f'no text. *Typed touched*: typed tool returns (tool search, capability loading, builtin tools) '
+            f'the compaction changed.'
+        ),
         '',
-        '| model | returns | tool-return tokens | compression | retention (kept/referred) | blind retention '
-        '| structure | calls (cached) | summarizer tokens in/out | cost | wall time |',
-        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        (
+            '| model | returns | tool-return tokens | compression | retention (kept/referred) | blind retention '
+            '| identical lines | JSON parses | empty | typed touched | structure | calls (cached) '
+            '| summarizer tokens in/out | cost | wall time |'
+        ),
+        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ]
     for model in run.models:
         overall, report = model.overall, model.report
+        typed, touched = model.typed_parts
         lines.append(
             f'| {_label(model)} | {overall.returns} | {_tokens(overall)} | {_share(overall.compression)} '
-            f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) | {_blind(model)} '
+            f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) | {_blind(model, model.blind.overall if model.blind else None)} '
+            f'| {_share(overall.identical_lines)} | {_json(overall)} | {overall.empty} | {touched} of {typed} '
             f'| {_share(overall.structure_pass_rate)} | {report.model_calls} ({report.cache_hits}) '
             f'| {_thousands(report.summarizer_input_tokens)} / {_thousands(report.summarizer_output_tokens)} '
             f'| {_cost(model.price_usd)} | {model.seconds:.1f} s |'
         )
     lines += ['', 'Whole histories: ' + '; '.join(_history_line(model) for model in run.models) + '.', '']
-    lines += ['## Per tool', '', '| tool | model | returns | tokens | compression | retention | structure |']
-    lines.append('|---|---|--:|--:|--:|--:|--:|')
-    tools = sorted({tool for model in run.models for tool in model.per_tool})
-    for tool in tools:
-        for model in run.models:
-            tally = model.per_tool.get(tool)
-            if tally is not None:
-                lines.append(
-                    f'| {tool} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
-                    f'| {_share(tally.retention)} | {_share(tally.structure_pass_rate)} |'
-                )
+    lines += _grouped_table(run, 'Per content kind', 'kind', lambda model: model.per_kind)
+    lines += _grouped_table(run, 'Per tool', 'tool', lambda model: model.per_tool)
+    if run.skipped:
+        lines += ['## Skipped files', '', *[f'- {reason}' for reason in run.skipped], '']
     problems = run.gate_problems()
-    lines += ['', '## Gate', '']
+    lines += ['## Gate', '']
     lines += [f'- FAIL: {problem}' for problem in problems] or [
-        'PASS: every summary passed the post-check and retention is at or above the floors.'
+        'PASS: every summary passed the post-check and every figure is at or above its floor.'
     ]
     return '\n'.join(lines) + '\n'
+
+
+def _grouped_table(
+    run: EvalRun, title: str, column: str, groups: Callable[[ModelScore], dict[str, Tally]]
+) -> list[str]:
+    lines = [
+        f'## {title}',
+        '',
+        (
+            f'| {column} | model | returns | tokens | compression | retention | blind | identical lines '
+            '| JSON parses | empty | structure |'
+        ),
+        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ]
+    names = sorted({name for model in run.models for name in groups(model)})
+    for name in names:
+        for model in run.models:
+            tally = groups(model).get(name)
+            if tally is None:
+                continue
+            blind = groups(model.blind).get(name) if model.blind is not None else None
+            lines.append(
+                f'| {name} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
+                f'| {_share(tally.retention)} ({tally.facts_kept}/{tally.facts_referred}) '
+                f'| {_blind(model, blind)} | {_share(tally.identical_lines)} | {_json(tally)} | {tally.empty} '
+                f'| {_share(tally.structure_pass_rate)} |'
+            )
+    return [*lines, '']
 
 
 def _floors(config: SummarizerConfig) -> str:
     floors = config.eval
     if not config.keep_quoted_facts:
         return f'keep_quoted_facts off, retention floor {floors.blind_retention_floor:.0%}'
-    return f'retention floor {floors.retention_floor:.0%}, blind {floors.blind_retention_floor:.0%}'
+    return (
+        f'retention floor {floors.retention_floor:.0%}, blind {floors.blind_retention_floor:.0%}, '
+        f'identical lines {floors.identical_lines_floor:.0%}'
+    )
 
 
-def _blind(model: ModelScore) -> str:
+def _blind(model: ModelScore, blind: Tally | None) -> str:
+    """`blind`: the same group's tally in the model's blind run; the baseline is blind anyway."""
     if model.blind is None:
         return 'same' if model.baseline else '-'
-    return f'{_share(model.blind.retention)} ({model.blind.facts_kept}/{model.blind.facts_referred})'
+    return '-' if blind is None else f'{_share(blind.retention)} ({blind.facts_kept}/{blind.facts_referred})'
+
+
+def _json(tally: Tally) -> str:
+    return (
+        f'{_share(tally.json_parse_rate)} ({tally.json_strings_parsing}/{tally.json_strings})'
+        if tally.json_strings
+        else '-'
+    )
+
+
+def count(number: int, one: str, many: str) -> str:
+    """`1 history`, `2 histories`: every count in the same form."""
+    return f'{number:,} {one if number == 1 else many}'
 
 
 def _label(model: ModelScore) -> str:
@@ -152,6 +210,8 @@ def as_data(run: EvalRun, *, started: datetime, sources: list[str]) -> dict[str,
         'started': started.isoformat(),
         'sources': sources,
         'histories': run.histories,
+        'skipped': run.skipped,
+        'min_chars': run.min_chars,
         'config': {
             'threshold_tokens': config.threshold_tokens,
             'target_ratio': config.target_ratio,
@@ -162,6 +222,7 @@ def as_data(run: EvalRun, *, started: datetime, sources: list[str]) -> dict[str,
             'keep_quoted_facts': config.keep_quoted_facts,
             'retention_floor': config.eval.retention_floor,
             'blind_retention_floor': config.eval.blind_retention_floor,
+            'identical_lines_floor': config.eval.identical_lines_floor,
         },
         'models': [_model_data(model) for model in run.models],
         'gate': {'passed': not run.gate_problems(), 'problems': run.gate_problems()},
@@ -175,7 +236,8 @@ def _model_data(model: ModelScore) -> dict[str, object]:
         'name': model.name,
         'baseline': model.baseline,
         'overall': model.overall.as_dict(),
-        'blind': model.blind.as_dict() if model.blind is not None else None,
+        'blind': model.blind.overall.as_dict() if model.blind is not None else None,
+        'typed_parts': {'seen': model.typed_parts[0], 'touched': model.typed_parts[1]},
         'history_tokens_before': before,
         'history_tokens_after': after,
         'cost': {
@@ -188,6 +250,10 @@ def _model_data(model: ModelScore) -> dict[str, object]:
             'wall_seconds': round(model.seconds, 3),
         },
         'per_tool': {tool: tally.as_dict() for tool, tally in model.per_tool.items()},
+        'per_kind': {kind: tally.as_dict() for kind, tally in model.per_kind.items()},
+        'blind_per_kind': (
+            {kind: tally.as_dict() for kind, tally in model.blind.per_kind.items()} if model.blind is not None else None
+        ),
         'histories': [
             {
                 'name': history.name,
@@ -200,6 +266,7 @@ def _model_data(model: ModelScore) -> dict[str, object]:
                         'tool_name': score.tool_name,
                         'tool_call_id': score.tool_call_id,
                         'message_index': score.message_index,
+                        'kind': score.kind,
                         **score.tally.as_dict(),
                         'lost_facts': score.lost,
                     }
@@ -288,7 +355,7 @@ def plot_figure(run: EvalRun) -> Figure:
                 label=f'{model.name}: overall',
             )
             stars.append(overall)
-        blind = _point(model.blind) if model.blind is not None else None
+        blind = _point(model.blind.overall) if model.blind is not None else None
         if blind is not None:
             axes.scatter(
                 *blind,

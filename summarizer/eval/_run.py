@@ -18,20 +18,22 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from genai_prices import Usage, calc_price
+from pydantic_ai.messages import BaseToolReturnPart, ModelRequest, ModelResponse, ToolReturnPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import FunctionModel
 
 from .._cache import SummaryCache
 from .._config import SummarizerConfig
+from .._kinds import detect_kind
 from .._models import resolve_model
 from .._originals import OriginalStore
 from .._pipeline import Compactor, Report
-from .._quoted import LaterTurns, plain_text, referred_facts
+from .._quoted import LaterTurns
 from .._shape import JsonValue
 from .._stored import StoredCompaction, StoredHistory, compact_stored
 from .._summarize import Summarizer
@@ -56,6 +58,10 @@ class HistoryScore:
     """Estimated tokens of the whole stored history, before and after."""
     tokens_after: int
     failures: list[str] = field(default_factory=list[str])
+    typed_parts: int = 0
+    """Tool returns pydantic-ai types (a `tool_kind`, a class of its own): never to be summarized."""
+    typed_touched: int = 0
+    """Of those, the ones the compacted history changed."""
 
     @property
     def tally(self) -> Tally:
@@ -70,7 +76,7 @@ class ModelScore:
     seconds: float
     price_usd: float | None
     """None when genai-prices does not know the model; 0 for the embedded ones."""
-    blind: Tally | None = None
+    blind: ModelScore | None = None
     """The same model with `keep_quoted_facts` off (see the module's docstring); None if it was off anyway."""
 
     @property
@@ -83,11 +89,24 @@ class ModelScore:
 
     @property
     def per_tool(self) -> dict[str, Tally]:
-        tools: dict[str, Tally] = {}
+        return self._grouped(lambda score: score.tool_name)
+
+    @property
+    def per_kind(self) -> dict[str, Tally]:
+        """Figures per content kind (`summarizer._kinds.ContentKind`)."""
+        return self._grouped(lambda score: score.kind)
+
+    @property
+    def typed_parts(self) -> tuple[int, int]:
+        """Typed tool returns seen, and how many of them compaction changed (should be none)."""
+        return sum(h.typed_parts for h in self.histories), sum(h.typed_touched for h in self.histories)
+
+    def _grouped(self, key: Callable[[ReturnScore], str]) -> dict[str, Tally]:
+        groups: dict[str, Tally] = {}
         for history in self.histories:
             for score in history.returns:
-                tools.setdefault(score.tool_name, Tally()).add(score.tally)
-        return dict(sorted(tools.items()))
+                groups.setdefault(key(score), Tally()).add(score.tally)
+        return dict(sorted(groups.items()))
 
     @property
     def history_tokens(self) -> tuple[int, int]:
@@ -100,6 +119,10 @@ class EvalRun:
     """The config every model ran with (`keep_recent` 0)."""
     models: list[ModelScore]
     histories: list[str]
+    min_chars: int = 0
+    """Only returns whose JSON text is longer than this were scored."""
+    skipped: list[str] = field(default_factory=list[str])
+    """Files of the sources that were not histories, each with why."""
 
     @property
     def retention_floor(self) -> float:
@@ -123,12 +146,35 @@ class EvalRun:
                 )
             if overall.retention is not None and overall.retention < floor:
                 problems.append(f'{model.name}: fact retention {overall.retention:.1%} is below the floor {floor:.1%}')
-            blind = model.blind.retention if model.blind is not None else None
+            blind = model.blind.overall.retention if model.blind is not None else None
             if blind is not None and blind < floors.blind_retention_floor:
                 problems.append(
                     f'{model.name}: blind fact retention {blind:.1%} is below the floor {floors.blind_retention_floor:.1%}'
                 )
+            problems += _fidelity_problems(model, floor=floors.identical_lines_floor)
         return problems
+
+
+def _fidelity_problems(model: ModelScore, *, floor: float) -> list[str]:
+    """Lines rewritten, JSON broken, empty summaries, typed returns touched: what no summary may do."""
+    overall, problems = model.overall, list[str]()
+    identical = overall.identical_lines
+    if identical is not None and identical < floor:
+        problems.append(
+            f'{model.name}: {identical:.1%} of the summary lines from an original line are byte-identical to it, '
+            f'below the floor {floor:.1%}'
+        )
+    if overall.json_strings_parsing < overall.json_strings:
+        problems.append(
+            f'{model.name}: {overall.json_strings - overall.json_strings_parsing} of {overall.json_strings} '
+            'summaries of a string holding JSON no longer parse as the same JSON type'
+        )
+    if overall.empty:
+        problems.append(f'{model.name}: {overall.empty} empty summaries (their originals were kept)')
+    typed, touched = model.typed_parts
+    if touched:
+        problems.append(f'{model.name}: {touched} of {typed} typed tool returns were changed')
+    return problems
 
 
 def eval_models(names: Sequence[str], config: SummarizerConfig) -> dict[str, Model]:
@@ -144,24 +190,30 @@ def eval_models(names: Sequence[str], config: SummarizerConfig) -> dict[str, Mod
 
 
 async def run_eval(
-    histories: Sequence[EvalHistory], *, models: dict[str, Model], config: SummarizerConfig, cache: SummaryCache
+    histories: Sequence[EvalHistory],
+    *,
+    models: dict[str, Model],
+    config: SummarizerConfig,
+    cache: SummaryCache,
+    min_chars: int = 0,
 ) -> EvalRun:
-    """Every model over every history, one model after the other (so wall times do not mix)."""
+    """Every model over every history, one model after the other (so wall times do not mix).
+
+    `min_chars`: score only the oversized returns whose JSON text is longer (all are summarized).
+    """
     config = dataclasses.replace(config, keep_recent=0)
-    referred: _Referred = {}  # every model scores the same returns: their referred-to facts are found once
     scores = [
-        await _score_model(name, model, histories, config=config, cache=cache, referred=referred)
+        await _score_model(name, model, histories, config=config, cache=cache, min_chars=min_chars)
         for name, model in models.items()
     ]
     if config.keep_quoted_facts:
         blind_config = dataclasses.replace(config, keep_quoted_facts=False)
         for score, model in zip(scores, models.values()):
             if not score.baseline:  # truncation ignores the quoted facts: its figures are blind already
-                blind = await _score_model(
-                    score.name, model, histories, config=blind_config, cache=cache, referred=referred
+                score.blind = await _score_model(
+                    score.name, model, histories, config=blind_config, cache=cache, min_chars=min_chars
                 )
-                score.blind = blind.overall
-    return EvalRun(config=config, models=scores, histories=[history.name for history in histories])
+    return EvalRun(config=config, models=scores, histories=[history.name for history in histories], min_chars=min_chars)
 
 
 async def _score_model(
@@ -171,7 +223,7 @@ async def _score_model(
     *,
     config: SummarizerConfig,
     cache: SummaryCache,
-    referred: _Referred,
+    min_chars: int,
 ) -> ModelScore:
     summarizer = Summarizer(config=config, model=model, cache=cache)
     # No originals store: the eval measures summaries as models write them, and keeps no tool output.
@@ -184,44 +236,45 @@ async def _score_model(
         report.add(result.report)
     return ModelScore(
         name=name,
-        histories=[_score_history(history, result, compactor, referred) for history, result in zip(histories, results)],
+        histories=[
+            _score_history(history, result, compactor, min_chars=min_chars)
+            for history, result in zip(histories, results)
+        ],
         report=report,
         seconds=seconds,
         price_usd=_price(model, report, config),
     )
 
 
-_Referred = dict[tuple[Path, int, int], list[str]]
-"""The referred-to facts of each scored return: history file, message index, part index."""
-
-
 def _score_history(
-    history: EvalHistory, result: StoredCompaction, compactor: Compactor, referred: _Referred
+    history: EvalHistory, result: StoredCompaction, compactor: Compactor, *, min_chars: int
 ) -> HistoryScore:
     before = history.stored
     after = StoredHistory.parse(result.text) if result.text is not None else before
-    failed = {(failure.message_index, failure.part_index) for failure in result.report.failures}
+    reasons = {(f.message_index, f.part_index): f.reason for f in result.report.failures}
     later = LaterTurns(before.messages)
     returns: list[ReturnScore] = []
     for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
+        if len(candidate.text) <= min_chars:
+            continue
         ref = (candidate.message_index, candidate.part_index)
-        summarized = result.text is not None and ref not in failed
+        summarized = result.text is not None and ref not in reasons
         summary = _content(after, ref) if summarized else candidate.content
-        key = (history.path, *ref)
-        if key not in referred:
-            referred[key] = referred_facts(plain_text(candidate.content), later.text_after(candidate.message_index))
         tally, lost = score_return(
-            referred=referred[key],
+            original=candidate.content,
             summary=summary,
+            referred=later.quoted_facts(candidate.content, message_index=candidate.message_index),
             tokens_before=candidate.tokens,
             tokens_after=content_tokens(summary, compactor.tokenizer) if summarized else candidate.tokens,
             summarized=summarized,
+            empty='empty summary' in reasons.get(ref, ''),
         )
         returns.append(
             ReturnScore(
                 tool_name=candidate.tool_name,
                 tool_call_id=candidate.part.tool_call_id,
                 message_index=candidate.message_index,
+                kind=str(detect_kind(candidate.content)),
                 tally=tally,
                 lost=lost,
             )
@@ -231,21 +284,45 @@ def _score_history(
     ]
     if result.text is None and result.report.failed and not failures:
         failures.append('the rewrite failed the post-check: every summary of this history was dropped')
+    typed, touched = typed_parts(before, after)
     return HistoryScore(
         name=history.name,
         returns=returns,
         tokens_before=result.tokens_before,
         tokens_after=result.tokens_after,
         failures=failures,
+        typed_parts=typed,
+        typed_touched=touched,
     )
 
 
-def _content(stored: StoredHistory, ref: tuple[int, int]) -> JsonValue:
+def typed_parts(before: StoredHistory, after: StoredHistory) -> tuple[int, int]:
+    """How many tool returns of `before` pydantic-ai types, and how many of them `after` changed.
+
+    Typed: a return part of a class of its own (tool search, capability loading, builtin tools) or
+    with a `tool_kind`; pydantic-ai rebuilds an agent's tools from them, so compaction must leave
+    them alone.
+    """
+    refs = [
+        (message_index, part_index)
+        for message_index, message in enumerate(before.messages)
+        if isinstance(message, (ModelRequest, ModelResponse))
+        for part_index, part in enumerate(message.parts)
+        if isinstance(part, BaseToolReturnPart) and (type(part) is not ToolReturnPart or part.tool_kind is not None)
+    ]
+    return len(refs), sum(_stored_part(before, ref) != _stored_part(after, ref) for ref in refs)
+
+
+def _stored_part(stored: StoredHistory, ref: tuple[int, int]) -> object:
     message = stored.data[ref[0]]
     assert isinstance(message, dict) and isinstance(message['parts'], list)
-    part = message['parts'][ref[1]]
+    return message['parts'][ref[1]]
+
+
+def _content(stored: StoredHistory, ref: tuple[int, int]) -> JsonValue:
+    part = _stored_part(stored, ref)
     assert isinstance(part, dict)
-    return part['content']
+    return part['content']  # type: ignore[return-value]  # stored parts are JSON objects
 
 
 def _price(model: Model, report: Report, config: SummarizerConfig) -> float | None:

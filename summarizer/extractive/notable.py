@@ -107,5 +107,5 @@ def split_rows(lines: Sequence[str]) -> list[list[str]]:
     commas = Counter(line.count(',') for line in sample)
     count, agreeing = commas.most_common(1)[0] if commas else (0, 0)
     if count >= 2 and agreeing >= _PRESENT * len(sample):
-        return [next(csv.reader([line]), []) for line in lines]  # line by line: rows stay aligned with lines
+        return [next(csv.reader([line]), list[str]()) for line in lines]  # line by line: rows stay aligned with lines
     return [line.split() for line in lines]

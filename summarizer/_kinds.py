@@ -1,0 +1,184 @@
+"""What kind of content a tool returned, told from the content itself.
+
+Each kind has its own extractive strategy (`summarizer.extractive`) and its own line in the eval's
+report: a diff must keep its file and hunk headers, a test run its failures and summary line, a
+log its errors, a listing whole lines. Detection reads the content only (never the tool's name,
+which says little: `bash` returns diffs, logs and file reads alike) and only a bounded sample of a
+long text, its head and its tail, so it costs the same on a 20 MB log as on a 60 KB one.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+
+__all__ = ('ContentKind', 'detect_kind')
+
+
+class ContentKind(StrEnum):
+    """The kinds of tool output the embedded model summarizes each in its own way."""
+
+    DIFF = 'diff'
+    """A unified diff: `diff --git`, `---`/`+++` file headers, `@@` hunk headers."""
+    CODE = 'code'
+    """Source code, or a numbered file read (`cat -n`: `    12\\t...`, or `12: ...`)."""
+    SHELL = 'shell'
+    """Command and test output: tracebacks, pytest summaries, compiler errors, `$ ` prompts."""
+    LOG = 'log'
+    """Timestamped or leveled lines."""
+    LISTING = 'listing'
+    """`grep -n` (`path:line:text`) or `find`/`ls` output (a path a line)."""
+    RECORDS = 'records'
+    """A JSON list or object of records (anything structured but search results)."""
+    SEARCH = 'search'
+    """A list of search results: items with a url and a title or some content."""
+    PROSE = 'prose'
+    """Text: prose, Markdown, HTML."""
+    JSON_TEXT = 'json_text'
+    """A string holding a JSON list or object (`json.dumps(rows)` returned as text)."""
+    OTHER = 'other'
+    """Scalars, empty content, binary blobs (base64)."""
+
+
+_HEAD_CHARS = 48_000
+_TAIL_CHARS = 16_000
+"""A long text is told from its head and its tail: a traceback or a test summary comes last."""
+
+_M = re.MULTILINE
+_DIFF_GIT = re.compile(r'^diff --git ', _M)
+_DIFF_FILES = re.compile(r'^--- \S.*\n\+\+\+ \S', _M)
+_HUNK = re.compile(r'^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@', _M)
+_NUMBERED = re.compile(r'^ *\d+(?:\t|[:|-](?: |$)|→)', _M)
+"""A numbered file read: `cat -n` (`    12\\t`), `12: `, `12| `, `12→`, or `grep -n` in one file (`12-`)."""
+_GREP = re.compile(r'^(?=[^\s:]*[/.][A-Za-z])[\w./~@+-]+?[:-]\d+[:-]', _M)
+"""`path:12:text` (a match) or `path-13-text` (context): the path has a `/` or an extension, a date has not."""
+_PATH_LINE = re.compile(r'^(?:\./|/|~/)?[\w.@+-]+(?:/[\w.@+-]+)*/?$', _M)
+_PATH_SHAPED = re.compile(r'[/.]')
+_LS_LONG = re.compile(r'^[dlcbps-][rwxsStT-]{9}[.@+]? +\d+ ', _M)
+_TIMESTAMP = re.compile(
+    r'^\W{0,2}(?:\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}'
+    r'|\d{2}/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s)',
+    _M,
+)
+_LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:| ]', _M)
+_SHELL_MARK = re.compile(
+    r'^(?:Traceback \(most recent call last\):|={3,} .*\b(?:passed|failed|errors?|no tests ran)\b.*={3,}'
+    r'|(?:FAILED|ERROR|PASSED) [\w./-]+(?:::|\.py)|\$ \S|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
+    r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w.]+(?:Error|Exception): |E {3}|Ran \d+ tests? in '
+    r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
+    r'|FAILED \((?:failures|errors)=|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL))',
+    _M,
+)
+_CODE_LINE = re.compile(
+    r'^\s*(?:(?:async )?def \w+\(|class \w+[(:]|(?:from [\w.]+ )?import [\w.*{]|#include\b|package \w'
+    r'|(?:export )?(?:default )?(?:async )?function\b|(?:pub(?:\(\w+\))? )?(?:fn|struct|enum|impl|trait|mod) \w'
+    r'|func \w|(?:public|private|protected|static) \w|(?:const|let|var) \w+ *=|@\w+|return\b|if \(|\} else'
+    r'|#!/|\w+ *= *[\w\[{(\'"]|[})\]];?$|.*[{:;]$)',
+    _M,
+)
+_YAML_FIELD = re.compile(r'^ *(?:- )?[\w-]+: ', _M)
+"""A record serialized as YAML (`- id: 3`, `  status: open`) or as `key: value` lines."""
+_INDENTED = re.compile(r'^(?: {4}|\t)+\S', _M)
+"""Prose is rarely indented; code with long docstrings has few definition lines but many indented ones."""
+_HTML = re.compile(r'<(?:html|head|body|div|p|span|a|table|tr|td|li|ul|h[1-6]|script|meta)\b', re.IGNORECASE)
+_ANSI = re.compile(r'\x1b\[[\d;]*[A-Za-z]')
+"""Terminal colours (`pytest --color=yes`): read past, not kept out of the summary."""
+_BASE64 = re.compile(r'[A-Za-z0-9+/=]{200,}')
+_RESULT_URL = re.compile(r'^(?:URL|Url|Link|Source|url|link): *https?://', _M)
+"""Search results written as text: `Title: ...` / `URL: https://...` blocks."""
+_URL_KEYS = frozenset({'url', 'link', 'href', 'uri', 'source', 'source_url'})
+_TEXT_KEYS = frozenset({'title', 'name', 'content', 'snippet', 'text', 'body', 'description', 'summary', 'raw_content'})
+_RESULT_LISTS = ('results', 'items', 'organic', 'organic_results', 'hits', 'documents', 'data', 'web')
+
+
+def detect_kind(content: object) -> ContentKind:
+    """The kind of `content`: a string by its lines, a list or object by its items' keys."""
+    if isinstance(content, str):
+        return _text_kind(content)
+    if isinstance(content, Mapping):
+        mapping: Mapping[object, object] = content  # pyright: ignore[reportUnknownVariableType]
+        if not mapping:
+            return ContentKind.OTHER
+        for key in _RESULT_LISTS:
+            if _is_search(mapping.get(key)):
+                return ContentKind.SEARCH
+        main = _main_text(mapping)
+        return _text_kind(main) if main is not None else ContentKind.RECORDS
+    if isinstance(content, Sequence) and not isinstance(content, (bytes, bytearray)):
+        if not content:
+            return ContentKind.OTHER
+        return ContentKind.SEARCH if _is_search(list(content)) else ContentKind.RECORDS  # pyright: ignore[reportUnknownArgumentType]
+    return ContentKind.OTHER
+
+
+def _main_text(mapping: Mapping[object, object]) -> str | None:
+    """The string holding most of an object's text (`stdout` beside `exit_code`), if one does."""
+    texts = [value for value in mapping.values() if isinstance(value, str)]
+    if not texts:
+        return None
+    main = max(texts, key=len)
+    others = sum(len(json.dumps(value, default=str)) for value in mapping.values() if value is not main)
+    return main if len(main) > 2 * others else None
+
+
+def _is_search(value: object) -> bool:
+    """Whether `value` is a list whose items (most of them) have a url and a title or some content."""
+    if not isinstance(value, list) or not value:
+        return False
+    items: list[object] = value  # pyright: ignore[reportUnknownVariableType]
+    hits = 0
+    for item in items[:50]:
+        if isinstance(item, dict):
+            keys = {str(key).lower() for key in item}  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+            hits += bool(keys & _URL_KEYS) and bool(keys & _TEXT_KEYS)
+    return hits * 2 > min(len(items), 50)
+
+
+def _text_kind(text: str) -> ContentKind:
+    sample = text if len(text) <= _HEAD_CHARS + _TAIL_CHARS else f'{text[:_HEAD_CHARS]}\n{text[-_TAIL_CHARS:]}'
+    sample = _ANSI.sub('', sample)
+    stripped = sample.strip()
+    if not stripped:
+        return ContentKind.OTHER
+    if stripped[0] in '[{' and _is_json_container(text):
+        return ContentKind.JSON_TEXT
+    if _DIFF_GIT.search(sample) or (_DIFF_FILES.search(sample) and _HUNK.search(sample)):
+        return ContentKind.DIFF
+    lines = sum(1 for line in sample.splitlines() if line.strip())
+    if sum(map(len, _BASE64.findall(sample))) > 0.8 * len(stripped):  # an encoded file: no lines to keep
+        return ContentKind.OTHER
+
+    def share(pattern: re.Pattern[str]) -> float:
+        return len(pattern.findall(sample)) / lines
+
+    if share(_NUMBERED) > 0.5:
+        return ContentKind.CODE
+    shell_marks = len(_SHELL_MARK.findall(sample))
+    if shell_marks >= 2 and shell_marks > 0.3 * lines:  # before listings and logs: `f.c:1:2: error`, `FAILED t.py`
+        return ContentKind.SHELL
+    if share(_GREP) > 0.5 or share(_LS_LONG) > 0.5:
+        return ContentKind.LISTING
+    if lines >= 3 and share(_PATH_LINE) > 0.6 and len(_PATH_SHAPED.findall(sample)) >= lines:
+        return ContentKind.LISTING
+    if len(_RESULT_URL.findall(sample)) >= 3:
+        return ContentKind.SEARCH
+    if lines >= 3 and max(share(_TIMESTAMP), share(_LEVEL)) > 0.4:
+        return ContentKind.LOG
+    if lines >= 5 and _YAML_FIELD.match(stripped) and share(_YAML_FIELD) > 0.15:
+        return ContentKind.RECORDS
+    if shell_marks >= 2 or (shell_marks and lines < 20):
+        return ContentKind.SHELL
+    code = share(_CODE_LINE)
+    if lines >= 3 and (code > 0.25 or (code > 0.12 and share(_INDENTED) > 0.3)) and not _HTML.search(sample[:2000]):
+        return ContentKind.CODE
+    return ContentKind.PROSE
+
+
+def _is_json_container(text: str) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, (list, dict))

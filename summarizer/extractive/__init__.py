@@ -1,0 +1,46 @@
+"""The embedded summarizer: deterministic, offline, extractive, fact-keeping (see README.md here).
+
+It never writes a word that is not in the content: it keeps lines (byte for byte) and list items,
+drops the rest with a marker saying how many lines went, and may add one `Key facts:` line of
+facts the kept lines lack. How it chooses depends on the kind of content (`summarizer._kinds`):
+each kind has its module here.
+"""
+
+from __future__ import annotations
+
+from .._kinds import ContentKind, detect_kind
+from .._shape import JsonValue
+from . import json_text
+from .budget import WorkBudgetExceeded, current_deadline, time_limit
+from .tree import FACTS_PREFIX, summarize_value
+
+__all__ = ('FACTS_PREFIX', 'WorkBudgetExceeded', 'summarize', 'time_limit')
+
+
+def summarize(
+    content: JsonValue,
+    *,
+    budget_tokens: int,
+    max_items: int | None = None,
+    quoted: tuple[str, ...] = (),
+) -> JsonValue:
+    """A summary of `content` of about `budget_tokens` estimated tokens, keeping its shape.
+
+    `quoted`: facts of `content` that later turns quote, kept before anything else that fits.
+    `max_items`: the most items a list summary may keep. Inside `time_limit(seconds)` the work
+    stops with `WorkBudgetExceeded` once they are up (the model runs in a thread nothing else can stop).
+    """
+    deadline = current_deadline()
+    if isinstance(content, str):
+        kind = detect_kind(content)
+        if kind is ContentKind.JSON_TEXT:
+            value = json_text.parse(content)
+            if value is not None:
+                return json_text.summarize(
+                    content, value, budget_tokens=budget_tokens, quoted=quoted, deadline=deadline
+                )
+        return summarize_value(content, budget_tokens=budget_tokens, quoted=quoted, kind=kind, deadline=deadline)
+    summary = summarize_value(content, budget_tokens=budget_tokens, quoted=quoted, deadline=deadline)
+    if isinstance(summary, list) and max_items is not None:
+        summary = summary[: max(max_items, 1)]
+    return summary

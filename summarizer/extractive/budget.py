@@ -1,0 +1,80 @@
+"""What a summary may spend: estimated tokens, and the time the embedded model may work.
+
+Token costs are additive estimates (`cost`) so a greedy choice can add them up; the real count of
+the rendered summary (`tokens`) settles it at the end. The work limit makes the model stoppable:
+it runs in a worker thread that `asyncio.timeout` cannot stop, so it checks its own deadline in
+every loop that grows with the content and gives up with `WorkBudgetExceeded`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Generator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from .._shape import JsonValue
+from .._tokens import estimate_tokens, json_text
+
+__all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'time_limit', 'tokens')
+
+
+def cost(text: str) -> float:
+    """Estimated tokens of a piece of text, additive: ASCII characters / 4, one per other character."""
+    if text.isascii():
+        return len(text) / 4
+    ascii_chars = len(text.encode('ascii', 'ignore'))
+    return ascii_chars / 4 + (len(text) - ascii_chars)
+
+
+def tokens(value: JsonValue) -> int:
+    """Estimated tokens of a summary as the post-check counts them."""
+    return estimate_tokens(json_text(value))
+
+
+class WorkBudgetExceeded(Exception):
+    """The embedded model ran past its time limit and stopped; the content keeps its original.
+
+    Not a `TimeoutError`: a deterministic model would run out of time again, so this is never retried.
+    """
+
+
+@dataclass(slots=True)
+class Deadline:
+    """A point in `time.monotonic()` the work must not run past (None: no limit)."""
+
+    at: float | None
+    seconds: float | None = None
+
+    @classmethod
+    def after(cls, seconds: float | None) -> Deadline:
+        return cls(at=None if seconds is None else time.monotonic() + seconds, seconds=seconds)
+
+    def check(self) -> None:
+        """Raise `WorkBudgetExceeded` once the deadline has passed; cheap enough to call every ~1,000 steps."""
+        if self.at is not None and time.monotonic() > self.at:
+            raise WorkBudgetExceeded(f'the embedded summarizer stopped after its {self.seconds:g} s time limit')
+
+
+NO_DEADLINE = Deadline(at=None)
+_CURRENT: ContextVar[Deadline] = ContextVar('summarizer_extractive_deadline', default=NO_DEADLINE)
+
+
+@contextmanager
+def time_limit(seconds: float | None) -> Generator[Deadline]:
+    """Work done inside stops `seconds` from now (None: no limit).
+
+    A context variable rather than a parameter, so the model's whole request (parsing the prompt
+    too) counts against it, while offline summarizers that never look at it need not accept it.
+    """
+    token = _CURRENT.set(Deadline.after(seconds))
+    try:
+        yield _CURRENT.get()
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_deadline() -> Deadline:
+    """The deadline of the `time_limit` the work runs in (no limit outside one)."""
+    return _CURRENT.get()

@@ -1,0 +1,155 @@
+r"""Lines of a text as the summary may keep them: whole, in order, with a marker where some were dropped.
+
+A kept line is the original line byte for byte (indentation, inner spacing, a trailing `\\r`): an
+agent copies an `old_str` out of a summarized file read, and Python code means its indentation.
+Lines are dropped, never rewritten. Each run of dropped lines becomes one marker line saying how
+many (`… 212 lines omitted …`), so a reader knows the text was cut, and where. A run of blank lines
+between two kept lines is kept as it is: it costs nothing worth a marker.
+
+Only a line too long for any budget (a paragraph on one line, a minified blob) is cut into pieces:
+contiguous slices at sentence ends or spaces. All of its pieces kept give back the line; some kept
+are joined by ` … `, so the cut still shows.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Callable, Sequence
+
+__all__ = ('MARKER_COST', 'MAX_LINE_CHARS', 'OMISSION', 'Joined', 'marker', 'pieces', 'render', 'split_lines')
+
+MAX_LINE_CHARS = 400
+"""A longer line is cut into pieces (a listing's lines never are: see `pieces`)."""
+OMISSION = re.compile(r'^… \d+ (?:similar )?lines? omitted …$')
+"""What a marker line looks like: the eval tells markers from kept lines by it."""
+MARKER_COST = 7.0
+"""Estimated tokens of a marker line and its line break (`… 1234 lines omitted …`: two `…` count one each)."""
+INLINE_CUT = ' … '
+_SENTENCE_END = re.compile(r'(?<=[.!?;])\s+(?=\S)')
+
+
+def split_lines(text: str) -> list[str]:
+    r"""The lines of `text`, each exactly as written (`\r` kept): joined by `\n` they give `text` back."""
+    return text.split('\n')
+
+
+def marker(count: int, *, similar: bool = False) -> str:
+    """The line standing for `count` dropped lines (`similar`: all like the kept line above them)."""
+    noun = 'line' if count == 1 else 'lines'
+    return f'… {count} similar {noun} omitted …' if similar else f'… {count} {noun} omitted …'
+
+
+def pieces(line: str, *, limit: int = MAX_LINE_CHARS) -> list[str]:
+    """`line` as contiguous slices of at most about `limit` characters, cut after a sentence or at a space."""
+    if len(line) <= limit:
+        return [line]
+    cuts = [match.end() for match in _SENTENCE_END.finditer(line)]
+    result: list[str] = []
+    start = 0
+    while len(line) - start > limit:
+        end = start + limit
+        best = max((cut for cut in cuts if start + limit // 4 < cut <= end), default=0)
+        if not best:
+            space = line.rfind(' ', start + limit // 2, end)
+            best = space + 1 if space > 0 else end
+        result.append(line[start:best])
+        start = best
+    result.append(line[start:])
+    return result
+
+
+def render(
+    lines: Sequence[str],
+    kept: dict[int, list[str] | None],
+    *,
+    signature: Callable[[str], str] | None = None,
+) -> list[str]:
+    """The summary lines: `lines` at the indices of `kept`, a marker for each run of dropped ones.
+
+    `kept` maps a line index to None (the whole line) or the pieces of it that were kept.
+    `signature`: lines with the same signature are alike (a log line with other numbers); a run
+    of dropped lines all like the kept line above it is marked as `similar`.
+    """
+    out: list[str] = []
+    previous = -1
+    for index in sorted(kept):
+        _gap(out, lines, previous, index, signature)
+        chosen = kept[index]
+        out.append(lines[index] if chosen is None else INLINE_CUT.join(piece.strip() for piece in chosen))
+        previous = index
+    _gap(out, lines, previous, len(lines), signature)
+    return out
+
+
+def _gap(
+    out: list[str], lines: Sequence[str], previous: int, index: int, signature: Callable[[str], str] | None
+) -> None:
+    dropped = lines[previous + 1 : index]
+    if not dropped:
+        return
+    if not any(line.strip() for line in dropped):
+        if 0 <= previous and index < len(lines):
+            out.extend(dropped)  # blank lines between two kept lines: kept as they are
+        return
+    similar = False
+    if signature is not None and previous >= 0:
+        above = signature(lines[previous])
+        similar = all(signature(line) == above for line in dropped if line.strip())
+    out.append(marker(len(dropped), similar=similar))
+
+
+# -- what each kind of text keeps first: a bonus per line, added to the weight of the facts it holds
+
+MUST = 100.0
+"""A line the kind is not readable without (a diff's file and hunk headers, a test run's summary)."""
+HIGH = 10.0
+"""A line a reader of the kind acts on (an error, a definition, a failed test)."""
+MID = 3.0
+"""A line worth a specific fact (a changed line of a diff, a warning, a heading)."""
+LOW = 1.0
+ALARM = re.compile(
+    r'\b(?:error|errors|fatal|fail(?:ed|s|ure)?|exception|caused by|panic|critical|warn(?:ing)?|denied|refused'
+    r'|timed? ?out|killed|oom\w*|traceback|todo|fixme|regression|forces replacement|will be destroyed)\b',
+    re.IGNORECASE | re.MULTILINE,
+)
+"""Words that mark a line as trouble, in any kind of text: what a reader of a log, a build or a plan acts on."""
+
+
+class Joined:
+    """Lines joined into one text, so a pattern runs over all of them in one compiled pass.
+
+    Per-line `re.search` calls cost more in the call than in the matching; `finditer` over the
+    joined text (patterns anchored with `^` under `re.MULTILINE`, never matching across a line
+    break) and a bisection from a match's offset to its line keep the strategies linear and fast.
+    """
+
+    __slots__ = ('lines', 'starts', 'text')
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+        self.text = '\n'.join(lines)
+        self.starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def matching(self, pattern: re.Pattern[str]) -> list[int]:
+        """The indices of the lines `pattern` matches in, in order, each once."""
+        found: list[int] = []
+        starts, last = self.starts, -1
+        for match in pattern.finditer(self.text):
+            index = bisect.bisect_right(starts, match.start()) - 1
+            if index != last:
+                found.append(index)
+                last = index
+        return found
+
+    def bonuses(self, rules: Sequence[tuple[re.Pattern[str], float]]) -> list[float]:
+        """Per line, the largest bonus of the rules whose pattern matches in it (0 if none)."""
+        result = [0.0] * len(self.lines)
+        for pattern, bonus in rules:
+            for index in self.matching(pattern):
+                result[index] = max(result[index], bonus)
+        return result

@@ -1,0 +1,36 @@
+"""Logs (timestamped or leveled lines): every error line it can, repeated lines folded.
+
+A log repeats itself: the same line with another timestamp or request id. Lines alike but for
+their numbers share a `signature`; only the first of them competes for the budget (unless it holds
+a quoted fact), and a run of dropped lines all like the kept one above is marked `… 57 similar
+lines omitted …`: the count survives, the copies do not.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .lines import HIGH, LOW, MID, Joined
+
+_RULES = (
+    (
+        re.compile(
+            r'\b(?:ERROR|FATAL|CRITICAL|SEVERE|EMERG|ALERT|PANIC|Exception|Caused by)\b|\berror\b',
+            re.IGNORECASE | re.MULTILINE,
+        ),
+        HIGH,
+    ),
+    (re.compile(r'\b(?:WARN|WARNING)\b', re.IGNORECASE | re.MULTILINE), MID),
+    (re.compile(r'^[ \t]+at [\w.$<>]+\(|^[ \t]+\.\.\. \d+ more', re.MULTILINE), LOW),
+)
+_VARIABLE = re.compile(r'\d+|[0-9a-f]{8,}')
+
+
+def line_bonuses(lines: Joined) -> list[float]:
+    """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
+    return lines.bonuses(_RULES)
+
+
+def signature(line: str) -> str:
+    """`line` with its numbers and hex ids masked: lines alike but for those fold together."""
+    return _VARIABLE.sub('#', line)

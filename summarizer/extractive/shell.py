@@ -1,0 +1,77 @@
+"""Command and test output: errors, the exception of a traceback and its last frames, the summary lines.
+
+What a reader acts on after a command is whether it failed and why: the pytest or unittest summary
+(`=== 1 failed, 47 passed ===`, `FAILED t.py::test_x`, `Ran 12 tests`, `FAILED (failures=1)`), a
+compiler's `file:line:col: error:`, and for a traceback the exception line and the frames nearest
+to it (the place that raised). A long run of passing tests is what gets dropped.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from .lines import HIGH, LOW, MID, MUST, Joined
+
+_RULES = (
+    (
+        re.compile(
+            r'^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran|short test summary info|FAILURES|ERRORS)\b'
+            r'|^(?:FAILED|ERROR)[ :]|^Ran \d+ tests? in |^FAILED \((?:failures|errors)=|^OK(?: \(|$)'
+            r'|^[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|^error(?:\[E\d+\])?: |^npm ERR!|^make(?:\[\d+\])?: \*\*\*'
+            r'|^\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|^E {3}',
+            re.MULTILINE,
+        ),
+        MUST,
+    ),
+    (
+        re.compile(
+            r'^\$ |^Traceback \(most recent call last\)|\.\.\. (?:FAIL|ERROR)\b| (?:FAILED|ERROR)\b', re.MULTILINE
+        ),
+        HIGH,
+    ),
+    (re.compile(r'^[\w./-]+\.\w+:\d+(?::\d+)?: warning|^warning: |\bexit (?:code|status) \d+', re.MULTILINE), MID),
+    (re.compile(r'^_{3,} .* _{3,}$|^-{3,} .* -{3,}$', re.MULTILINE), LOW),
+)
+_FRAME = re.compile(r'^[ \t]*File "[^"\n]+", line \d+|^[\w./-]+\.py:\d+: in \w', re.MULTILINE)
+_LAST_FRAMES = 2
+"""Frames of a traceback kept first, counted back from the exception: where it was raised."""
+
+
+def line_bonuses(lines: Joined) -> list[float]:
+    """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
+    result = lines.bonuses(_RULES)
+    frames = lines.matching(_FRAME)
+    last: list[int] = []
+    for position, index in enumerate(frames):  # the last frames of each traceback: before a gap in the frames
+        following = frames[position + 1] if position + 1 < len(frames) else None
+        if following is None or following - index > 3:
+            last.extend(frames[max(0, position - _LAST_FRAMES + 1) : position + 1])
+    for index in last:
+        result[index] = max(result[index], HIGH)
+        if index + 1 < len(lines):  # the source line under a frame
+            result[index + 1] = max(result[index + 1], MID)
+    for index in _exception_lines(lines.lines, frames):
+        result[index] = MUST  # the exception, and the frame that raised it with its source line
+        for frame in (index - 2, index - 1):
+            if frame >= 0 and result[frame] >= MID:
+                result[frame] = MUST
+    if lines:
+        result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
+    return result
+
+
+def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:
+    """The line naming the exception after each traceback: the first unindented line after its last frame.
+
+    Its name varies too much to match (`decimal.InvalidOperation: ...`, `KeyError: 'sku'`).
+    """
+    found: list[int] = []
+    for position, index in enumerate(frames):
+        if position + 1 < len(frames) and frames[position + 1] - index <= 3:
+            continue  # not the last frame of its traceback
+        for after in range(index + 1, min(index + 4, len(lines))):
+            if lines[after][:1] not in ('', ' ', '\t'):
+                found.append(after)
+                break
+    return found

@@ -1,0 +1,29 @@
+"""Which strategy each kind of text gets: its line bonuses, how alike lines fold, whether lines may be cut."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .._kinds import ContentKind
+from . import code, diff, listing, log, prose, records, search, shell
+from .lines import Joined
+
+LineBonuses = Callable[[Joined], list[float]]
+
+LINE_BONUSES: dict[ContentKind, LineBonuses] = {
+    ContentKind.DIFF: diff.line_bonuses,
+    ContentKind.CODE: code.line_bonuses,
+    ContentKind.SHELL: shell.line_bonuses,
+    ContentKind.LOG: log.line_bonuses,
+    ContentKind.LISTING: listing.line_bonuses,
+    ContentKind.SEARCH: search.line_bonuses,
+    ContentKind.RECORDS: records.line_bonuses,
+    ContentKind.PROSE: prose.line_bonuses,
+}
+"""A kind missing here (other, JSON text read as lines) gets no bonuses: facts and trouble words decide."""
+SIGNATURES: dict[ContentKind, Callable[[str], str]] = {ContentKind.LOG: log.signature}
+"""Kinds whose lines alike but for their numbers fold into one (see `log`)."""
+WHOLE_LINES = frozenset({ContentKind.LISTING})
+"""Kinds whose lines are never cut into pieces, however long."""
+TABLES = frozenset({ContentKind.LOG, ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SHELL, ContentKind.OTHER})
+"""Kinds whose lines may be rows of a table (CSV, command output): the rows that stand out count more."""

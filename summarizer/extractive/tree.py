@@ -1,0 +1,820 @@
+"""Line and item selection: one greedy pass that spends the budget where the facts are.
+
+The content becomes a tree whose objects keep their keys and scalars (the shape contract), whose
+lists may keep any of their items, and whose texts are cut into units: their lines (a line too
+long for any budget, into pieces, see `lines`). One greedy pass over the whole tree adds the unit
+or list item bringing the most new weight per token, so the budget goes where the facts are rather
+than where the bytes are. A unit weighs the facts it holds (`_facts`) and the bonus its kind of text
+gives its line (`strategies`: a diff's headers, a test run's summary, a log's errors); a fact
+weighs by its kind, by how often the content repeats it, by its place (a field of the content or
+of a short list counts fully, an item deep in a long list less) and double when it belongs to a
+row that stands out (`notable`). It stops at a share of the budget; the facts still missing then
+go, most specific first, into one `Key facts: ...` line at the end of the root text or of the last
+long text that was cut (never into a short field), and the budget left goes back to units.
+
+When the pipeline knows what later turns already quote (`quoted`, see `_quoted`), those facts are
+pinned: they weigh `_QUOTED_GAIN` times more, so the units holding them are chosen first and the
+ones no unit carries head the facts line.
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from .._facts import find_facts, quoted_strings, token_set
+from .._kinds import ContentKind, detect_kind
+from .._quoted import plain_text
+from .._shape import JsonValue
+from . import lines as text_lines
+from .budget import NO_DEADLINE, Deadline, cost, tokens
+from .lines import ALARM, HIGH, MARKER_COST, MUST
+from .notable import column_extremes, notable_rows, split_rows
+from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
+
+FACTS_PREFIX = 'Key facts: '
+_FACTS_SEPARATOR = '; '
+_UNIT_SHARE = 0.4
+"""Share of the budget units may take before the facts line gets its turn."""
+_MIN_UNIT_SHARE = 0.1
+_FACTS_SHARE = 0.6
+"""Share of the budget the facts line may take for facts no later turn quotes (guesses); quoted ones may take more."""
+_REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
+"""Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
+else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
+_WEIGHTS = {
+    'cve': 4.0, 'hash': 3.0, 'uuid': 3.0, 'email': 3.0, 'ip': 3.0, 'url': 2.5, 'id': 3.0, 'identifier': 2.0,
+    'domain': 2.5, 'path': 2.0, 'dotted': 2.0, 'quoted': 1.5, 'flag': 1.5, 'date': 1.0, 'number': 1.0,
+}  # fmt: skip
+"""How likely a later turn quotes a fact of each kind: an id is quoted verbatim, a number less often."""
+_NOTABLE_BONUS = 4.0
+"""For a row or item holding a column's extreme or a rare value: worth a specific fact or so."""
+_EDGE_BONUS = 1.0
+"""For the first and last unit of a text and the first item of a list: titles, totals, top results."""
+_FIELD_BONUS = 3.0
+"""For the value of a short text field (`"as_owner": "Stark Industries Ltd"`): holding no fact, still what a
+record is about; it comes with its item whenever it fits."""
+_ALARM_BONUS = 3.0
+"""For a line of trouble: worth a specific fact, so it beats a routine line of the same size."""
+_NOTABLE_GAIN = 2.0
+"""A fact of a row or item that stands out weighs this many times more (in the facts line above all)."""
+_REPEAT_GAIN = 0.25
+"""A fact repeated 2^k times weighs 1 + k times this more: what an output keeps coming back to is salient."""
+_SHORT_LIST = 3
+_LIST_DISCOUNT = 0.5
+"""Items past the first of a list of n > 3 weigh 1 / (1 + this * log2(n / 3)): a third less at n = 13."""
+_TUPLE_ITEMS = 4
+"""A list of at most this many scalars is one value (a pair, a point), kept whole or not at all."""
+_QUOTED_GAIN = 25.0
+"""A fact a later turn quotes outweighs any the summarizer only guesses at (a CVE weighs 4, a notable row 2x)."""
+_KIND_SAMPLE_CHARS = 400
+"""A nested text shorter than this is a field value, not a document: no kind strategy for it."""
+_MAX_LIST_CHOICES = 5_000
+"""A longer list offers only some items as choices (its head, its tail, its extremes, those holding a
+quoted fact): no budget keeps more than a few hundred items, and building them all would cost more
+than the summary is worth (a list of a million numbers)."""
+_LIST_HEAD, _LIST_TAIL = 2_000, 500
+_ID_KEY = re.compile(r'(?:^|[_-])(?:[iI]d|ID|[nN]umber|[nN]o|[nN]um)_?$|[a-z](?:Id|ID|Number|No|Num)$')
+"""Keys naming identifiers (`id`, `user_id`, `orderId`, `number`, `id_`): the largest id is no notable row."""
+_HEAD_LINES, _TAIL_LINES = 200, 20
+_FILLER_BONUS = 0.1
+"""A line of the head or tail of a text holding nothing of note still fills budget left over, earlier
+lines first; past those, such a line is no choice at all (a long text has thousands of them)."""
+_PRICE_EXPONENT = 0.5
+_SEPARATOR_COST = cost(_FACTS_SEPARATOR)
+_LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
+_LOCATION = re.compile(r'.+\.\w+[-:]\d+')
+"""A file with a line number glued on (`tests.py-430` of a `grep -n` context line): a place, not a name."""
+_MIN_FACT_COST = 1.25
+_PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
+"""Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
+_WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
+"""What a line is split into to look its facts up (see `_Tree._line_facts`)."""
+_BUNDLED_CHARS = 200
+"""A field value up to this long goes with its item (a name, a status, a title, an id)."""
+_CHECK_EVERY = 512
+_SCAN_CHUNK = 50_000
+"""Steps between two looks at the deadline."""
+
+
+def summarize_value(
+    content: JsonValue,
+    *,
+    budget_tokens: int,
+    quoted: tuple[str, ...] = (),
+    kind: ContentKind | None = None,
+    deadline: Deadline = NO_DEADLINE,
+    facts_line: bool = True,
+) -> JsonValue:
+    """A summary of `content` of about `budget_tokens` estimated tokens, keeping its shape.
+
+    `kind`: the kind of a string content, when known. `facts_line`: whether a `Key facts:` line may
+    be added (not inside a JSON text, which must still parse).
+    """
+    tree = _Tree(content, quoted=quoted, kind=kind, deadline=deadline)
+    tree.select_required(budget_tokens * (_REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE))
+    tree.select(budget_tokens * (tree.unit_share(budget_tokens) if facts_line else 1.0))
+    if facts_line:
+        tree.pick_key_facts(budget_tokens)
+    tree.select(budget_tokens)  # the facts line's cost is spent already
+    tree.drop_kept_facts()
+    tree.ensure_something()
+    summary = tree.render()
+    while tokens(summary) > budget_tokens and tree.undo():  # the estimates are close, not exact
+        deadline.check()
+        summary = tree.render()
+    return summary
+
+
+# -- the tree ------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False, slots=True)
+class _Item:
+    """A list item: in the summary only when chosen; its skeleton is its keys and scalars."""
+
+    cost: float
+    facts: tuple[str, ...]
+    outer: _Item | None
+    bonus: float = 0.0
+    prior: float = 1.0
+    """How likely a reader quotes from this item for its place alone (see `_place_prior`)."""
+    chosen: bool = False
+    forced: bool = False
+    """Chosen so the summary is not empty: kept even over the budget (see `ensure_something`)."""
+    inner: list[_Choice] = field(default_factory=list['_Choice'])
+    """Units and items whose nearest enclosing item this is: they get cheaper once it is chosen."""
+    siblings: list[_Item] = field(default_factory=list['_Item'])
+    bundled: list[_Unit] = field(default_factory=list['_Unit'])
+    """Its short one-line fields, kept whenever it is (see `_Tree._bundle`)."""
+    """The same position in the other lists of equal length of the object holding this item's list."""
+
+
+@dataclass(eq=False, slots=True)
+class _Text:
+    lines: list[str]
+    units: list[_Unit] = field(default_factory=list['_Unit'])
+    pieces: dict[int, int] = field(default_factory=dict[int, int])
+    """Line index -> how many pieces a line cut into pieces has."""
+    signature: Callable[[str], str] | None = None
+    facts_line: str | None = None
+    """The `Key facts:` line, on the one text that carries it."""
+
+
+@dataclass(eq=False, slots=True)
+class _Unit:
+    text: str
+    line: int
+    """The index of its line in its text."""
+    cost: float
+    facts: tuple[str, ...]
+    outer: _Item | None
+    node: _Text
+    position: int
+    """Its place among its text's units: choosing it may open or close a run of dropped units."""
+    whole: bool = True
+    """The whole line (not a piece of it)."""
+    bonus: float = 0.0
+    chosen: bool = False
+    forced: bool = False
+    in_bundle: bool = False
+    """Part of its item (`_Item.bundled`): no choice of its own."""
+
+
+_Choice: TypeAlias = '_Unit | _Item'
+
+
+@dataclass(eq=False, slots=True)
+class _List:
+    items: list[tuple[_Item, _Node]]
+
+
+@dataclass(eq=False, slots=True)
+class _Object:
+    members: dict[str, _Node]
+
+
+_Node: TypeAlias = '_Text | _List | _Object | JsonValue'
+_Path = tuple[str, ...]
+"""A JSON path with list positions as `*`: the values under one path form a column."""
+
+
+class _Tree:
+    """The content as choices (units, items) with costs and facts, and the greedy that makes them."""
+
+    def __init__(
+        self, content: JsonValue, *, quoted: tuple[str, ...], kind: ContentKind | None, deadline: Deadline
+    ) -> None:
+        self._deadline = deadline
+        self._steps = 0
+        self._quoted = frozenset(quoted)
+        self._kinds: dict[str, str] = {}
+        self._found: dict[str, tuple[str, ...]] = {}
+        self._counts: Counter[str] = Counter()
+        self._priors: dict[str, float] = {}
+        self._notable: set[str] = set()
+        """Facts of the rows and items that stand out (`notable`): the facts line lists them first."""
+        self._columns: dict[_Path, list[tuple[str, _Item | None]]] = {}
+        self._choices: list[_Choice] = []
+        self._texts: list[tuple[_Text, _Item | None]] = []
+        self._done: list[tuple[_Choice, list[_Item]]] = []
+        self.covered: set[str] = set()
+        self.key_facts: list[str] = []
+        self._heap: list[tuple[float, int, _Choice]] = []
+        self._started = False
+        self._waiting: list[_Choice] = []
+        self._pushed = 0
+        self._nested = not isinstance(content, str)
+        self._root_kind = kind
+        self.root = self._build(content, outer=None, path=())
+        self.spent = self._skeleton_cost(self.root)
+        self.covered.update(self._skeleton_facts(self.root))
+        self._mark_extremes()
+        self._pin(quoted)
+        self._weights = {
+            fact: _WEIGHTS.get(fact_kind, 1.0)
+            * self._priors.get(fact, 1.0)
+            * (1 + _REPEAT_GAIN * math.log2(max(self._counts[fact], 1)))
+            * (_NOTABLE_GAIN if fact in self._notable else 1.0)
+            * (_QUOTED_GAIN if fact in self._quoted else 1.0)
+            for fact, fact_kind in self._kinds.items()
+        }
+
+    def unit_share(self, budget_tokens: int) -> float:
+        """Share of the budget lines and items may take before the facts line gets its turn.
+
+        Usually `_UNIT_SHARE`; less when the quoted facts are many, so the facts line (the cheapest
+        carrier of a fact: its own tokens only) can hold those no line will.
+        """
+        listed = sum(cost(fact) + _SEPARATOR_COST for fact in self._quoted if fact in self._kinds)
+        return max(_MIN_UNIT_SHARE, min(_UNIT_SHARE, 1 - listed / max(budget_tokens, 1)))
+
+    def _step(self) -> None:
+        self._steps += 1
+        if self._steps % _CHECK_EVERY == 0:
+            self._deadline.check()
+
+    # -- building
+
+    def _facts(self, text: str, *, count: bool = True, outer: _Item | None = None) -> tuple[str, ...]:
+        found = self._found.get(text)
+        if found is None:  # keys and short values repeat across records: extract once
+            facts = find_facts(text)
+            found = self._found[text] = tuple(fact.text for fact in facts)
+            for fact in facts:
+                self._kinds.setdefault(fact.text, fact.kind)
+        if count:
+            self._counts.update(found)
+            prior, priors = outer.prior if outer is not None else 1.0, self._priors
+            for fact in found:
+                if priors.get(fact, 0.0) < prior:
+                    priors[fact] = prior
+        return found
+
+    def _text_facts(self, text: str, *, places: Collection[str] = ()) -> frozenset[str]:
+        """The facts of a whole text, found in one pass (see `_line_facts`), but the line numbers in `places`."""
+        facts = [fact for fact in find_facts(text) if fact.text not in places]
+        for fact in facts:
+            self._kinds.setdefault(fact.text, fact.kind)
+        return frozenset(fact.text for fact in facts)
+
+    def _line_facts(self, line: str, known: frozenset[str], *, outer: _Item | None) -> tuple[str, ...]:
+        """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
+
+        One `find_facts` over the whole text and a split per line cost far less than `find_facts`
+        per line, which judges every token of every line again. (A path's trailing part, `mod.py` of
+        `/repo/mod.py`, is credited to the line holding the whole path only: weights, not presence.)
+        """
+        held = known.intersection(_WORDS.findall(line))
+        if '"' in line or "'" in line or '`' in line:
+            held |= known.intersection(quoted_strings(line))
+        found = tuple(sorted(held))  # sorted: weight sums are float
+        if found:
+            self._counts.update(found)
+            prior, priors = outer.prior if outer is not None else 1.0, self._priors
+            for fact in found:
+                if priors.get(fact, 0.0) < prior:
+                    priors[fact] = prior
+        return found
+
+    def _build(self, value: JsonValue, *, outer: _Item | None, path: _Path) -> _Node:
+        self._step()
+        if isinstance(value, str):
+            return self._text(value, outer=outer, path=path)
+        if isinstance(value, dict):
+            members: dict[str, _Node] = {}
+            for key, item in value.items():
+                self._facts(key, outer=outer)
+                members[key] = self._build(item, outer=outer, path=(*path, key))
+            self._align([child for child in members.values() if isinstance(child, _List)])
+            return _Object(members=members)
+        if isinstance(value, list) and not _is_tuple(value):
+            node = _List(items=[])
+            for index in self._offered(value):
+                element = value[index]
+                prior = (outer.prior if outer is not None else 1.0) * _place_prior(index, len(value))
+                item = _Item(cost=0.0, facts=(), outer=outer, bonus=_EDGE_BONUS if index == 0 else 0.0, prior=prior)
+                child = self._build(element, outer=item, path=(*path, '*'))
+                item.cost = self._skeleton_cost(child) + 0.25
+                item.facts = tuple(sorted(self._skeleton_facts(child)))  # sorted: weight sums are float
+                self._bundle(item)
+                node.items.append((item, child))
+                self._add_choice(item)
+            return node
+        for index, scalar in enumerate(value if isinstance(value, list) else [value]):
+            if scalar is not None and not isinstance(scalar, bool):
+                self._facts(str(scalar), outer=outer)
+                self._columns.setdefault((*path, str(index)), []).append((str(scalar), outer))
+        return value
+
+    def _bundle(self, item: _Item) -> None:
+        """Make an item's short one-line fields part of it: a kept record is whole, not a skeleton of `""`s."""
+        for unit in item.inner:
+            if (
+                isinstance(unit, _Unit)
+                and len(unit.node.units) == 1
+                and unit.whole
+                and len(unit.text) <= _BUNDLED_CHARS
+            ):
+                item.bundled.append(unit)
+        if item.bundled:
+            bundled = set(item.bundled)
+            item.inner = [choice for choice in item.inner if choice not in bundled]
+            item.cost += sum(unit.cost for unit in item.bundled)
+            item.facts = tuple(sorted({*item.facts, *(fact for unit in item.bundled for fact in unit.facts)}))
+            for unit in item.bundled:
+                unit.in_bundle = True
+
+    def _offered(self, value: list[JsonValue]) -> Sequence[int]:
+        """The positions of a list offered as choices: all of them, or of a very long list some (see `_MAX_LIST_CHOICES`)."""
+        if len(value) <= _MAX_LIST_CHOICES:
+            return range(len(value))
+        offered = set(range(_LIST_HEAD)) | set(range(len(value) - _LIST_TAIL, len(value)))
+        low: tuple[float, int] | None = None
+        high: tuple[float, int] | None = None
+        for start in range(0, len(value), _SCAN_CHUNK):  # in chunks, the deadline looked at between them
+            self._deadline.check()
+            numbers = [
+                (item, index)
+                for index, item in enumerate(value[start : start + _SCAN_CHUNK], start)
+                if isinstance(item, (int, float)) and not isinstance(item, bool)
+            ]
+            if numbers:
+                low = min(numbers) if low is None else min(low, min(numbers))
+                high = max(numbers) if high is None else max(high, max(numbers))
+        offered |= {extreme[1] for extreme in (low, high) if extreme is not None}
+        if self._quoted:
+            for index, item in enumerate(value):
+                if index % _CHECK_EVERY == 0:
+                    self._deadline.check()
+                text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+                if not token_set(text).isdisjoint(self._quoted):
+                    offered.add(index)
+        return sorted(offered)
+
+    def _pin(self, quoted: tuple[str, ...]) -> None:
+        """Make each quoted fact a fact of the tree, held by the units whose text holds it.
+
+        Most are facts `find_facts` found already; one that is not (a phrase the quoting found) is
+        learnt here by the units that hold it.
+        """
+        missing = [fact for fact in quoted if fact not in self._kinds]
+        if not missing:
+            return
+        for fact in missing:
+            self._kinds[fact] = 'quoted'
+        for choice in self._choices:
+            if isinstance(choice, _Unit):
+                held = [fact for fact in missing if fact in choice.text]
+                if held:
+                    choice.facts = (*choice.facts, *held)
+                    if choice.in_bundle and choice.outer is not None:  # its item holds them
+                        choice.outer.facts = (*choice.outer.facts, *held)
+
+    def _add_choice(self, choice: _Choice) -> None:
+        self._choices.append(choice)
+        if choice.outer is not None:
+            choice.outer.inner.append(choice)
+
+    def _text(self, text: str, *, outer: _Item | None, path: _Path) -> _Text:
+        kind = self._root_kind if not path and not self._nested else None
+        if kind is None:
+            kind = detect_kind(text) if len(text) >= _KIND_SAMPLE_CHARS else ContentKind.PROSE
+        node = _Text(lines=text_lines.split_lines(text), signature=SIGNATURES.get(kind))
+        numbered = [(index, line) for index, line in enumerate(node.lines) if line.strip()]
+        if not numbered:
+            return node
+        plain = [line for _, line in numbered]
+        joined = text_lines.Joined(plain)
+        bonuses, standing_out = _line_bonuses(kind, joined)
+        limit = len(text) + 1 if kind in WHOLE_LINES else text_lines.MAX_LINE_CHARS
+        places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
+        known = self._text_facts(joined.text, places=places)
+        seen: set[str] = set()
+        for number, (index, line) in enumerate(numbered):
+            self._step()
+            key = node.signature(line) if node.signature is not None else line
+            if (
+                key in seen
+                and bonuses[number] < HIGH
+                and (not self._quoted or token_set(line).isdisjoint(self._quoted))
+            ):
+                self._line_facts(line, known, outer=outer)  # a repeat: its facts count as salient, not its tokens
+                continue
+            seen.add(key)
+            parts = text_lines.pieces(line, limit=limit)
+            if len(parts) > 1:
+                node.pieces[index] = len(parts)
+            for piece_number, piece in enumerate(parts):
+                bonus = bonuses[number] if piece_number == 0 else 0.0
+                notable = _NOTABLE_BONUS * standing_out.get(number, 0.0) if piece_number == 0 else 0.0
+                facts = self._line_facts(piece, known, outer=outer)
+                if notable:
+                    self._notable.update(facts)
+                if not (facts or bonus or notable):
+                    if _HEAD_LINES <= number < len(plain) - _TAIL_LINES:
+                        continue  # nothing to gain: it could never be chosen
+                    bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
+                node.units.append(
+                    _Unit(
+                        text=piece,
+                        line=index,
+                        cost=cost(piece) + (_escapes(piece) if self._nested else 0.0) + 0.5,
+                        facts=facts,
+                        outer=outer,
+                        node=node,
+                        position=len(node.units),
+                        whole=len(parts) == 1,
+                        bonus=bonus + notable,
+                    )
+                )
+        self._add_units(node, outer=outer, path=path)
+        return node
+
+    def _add_units(self, node: _Text, *, outer: _Item | None, path: _Path) -> None:
+        """Offer a text's units as choices, its first and last line (a title, a total) and a short field's value first."""
+        units = node.units
+        if units:
+            units[0].bonus += _EDGE_BONUS
+        if len(units) > 1:
+            units[-1].bonus += _EDGE_BONUS
+        if len(units) == 1:
+            self._columns.setdefault(path, []).append((units[0].text, outer))
+            if self._nested and units[0].whole:  # a field's short value: a name, a status, a title
+                units[0].bonus += _FIELD_BONUS * (outer.prior if outer is not None else 1.0)
+        for unit in units:
+            self._add_choice(unit)
+        self._texts.append((node, outer))
+
+    def _align(self, lists: list[_List]) -> None:
+        """Columns stored as sibling lists (`time`, `temperature`): the same position belongs together."""
+        by_length: dict[int, list[_List]] = {}
+        for node in lists:
+            by_length.setdefault(len(node.items), []).append(node)
+        for group in by_length.values():
+            if len(group) > 1:
+                for position in range(len(group[0].items)):
+                    row = [node.items[position][0] for node in group]
+                    for item in row:
+                        item.siblings = [other for other in row if other is not item]
+
+    def _mark_extremes(self) -> None:
+        """The items holding the largest and smallest value of each numeric column stand out."""
+        for path, cells in self._columns.items():
+            if len(cells) < 3 or _names_ids(path):
+                continue
+            self._deadline.check()
+            for row in column_extremes([(index, text) for index, (text, _) in enumerate(cells)]):
+                item = cells[row][1]
+                if item is not None:
+                    self._notable.update(item.facts)
+                for sibling in item.siblings if item else []:
+                    sibling.bonus += _NOTABLE_BONUS
+                while item is not None:
+                    item.bonus += _NOTABLE_BONUS
+                    item = item.outer
+
+    def _skeleton_cost(self, node: _Node) -> float:
+        if isinstance(node, _Text):
+            return 0.5 + (MARKER_COST if len(node.units) > 1 else 0.0)  # nothing kept: one marker
+        if isinstance(node, _List):
+            return 0.5
+        if isinstance(node, _Object):
+            return 0.5 + sum(
+                cost(json.dumps(key, ensure_ascii=False)) + 0.5 + self._skeleton_cost(child)
+                for key, child in node.members.items()
+            )
+        return cost(json.dumps(node, ensure_ascii=False))
+
+    def _skeleton_facts(self, node: _Node) -> set[str]:
+        if isinstance(node, _Object):
+            facts = {fact for key in node.members for fact in self._facts(key, count=False)}
+            for child in node.members.values():
+                facts |= self._skeleton_facts(child)
+            return facts
+        if isinstance(node, (_Text, _List)):
+            return set()
+        values = node if isinstance(node, list) else [node]
+        return {
+            fact
+            for value in values
+            if value is not None and not isinstance(value, bool)
+            for fact in self._facts(str(value), count=False)
+        }
+
+    # -- choosing
+
+    def _closed(self, choice: _Choice) -> list[_Item]:
+        """The items around `choice` not chosen yet, which choosing it brings in."""
+        closed: list[_Item] = []
+        item = choice.outer
+        while item is not None and not item.chosen:
+            closed.append(item)
+            item = item.outer
+        return closed
+
+    def _value(self, choice: _Choice) -> tuple[float, float]:
+        """(gain, cost) of choosing `choice` now."""
+        closed = self._closed(choice) if choice.outer is not None else []
+        covered, weights = self.covered, self._weights
+        if closed:
+            facts = dict.fromkeys(choice.facts).keys() | {fact for item in closed for fact in item.facts}
+            new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
+            gain = sum(weights[fact] for fact in new) + choice.bonus + sum(item.bonus for item in closed)
+            return gain, choice.cost + sum(item.cost for item in closed)
+        gain = sum(weights[fact] for fact in choice.facts if fact not in covered) + choice.bonus  # facts: distinct
+        return gain, choice.cost
+
+    def select(self, limit: float) -> None:
+        """Greedily choose units and items by new weight per token while the spending stays under `limit`.
+
+        Lazy greedy: a choice's worth only falls as facts get covered, so one popped whose fresh
+        worth still tops the heap is the best; what did not fit waits for a larger limit.
+        """
+        if not self._started:
+            self._started = True
+            for choice in self._choices:
+                self._push(choice)
+        else:
+            for choice in self._waiting:
+                self._push(choice)
+            self._waiting = []
+        heap = self._heap
+        while heap:
+            self._step()
+            _, _, choice = heapq.heappop(heap)
+            if choice.chosen:
+                continue
+            gain, price = self._value(choice)
+            if gain <= 0:
+                continue
+            if self.spent + price > limit:
+                self._waiting.append(choice)
+                continue
+            if heap and gain / price < -heap[0][0] - 1e-9:  # stale: worth less than when pushed
+                self._push(choice, gain, price)
+                continue
+            for item in self._choose(choice):  # what they enclose just got cheaper
+                for inner in item.inner:
+                    self._push(inner)
+
+    def select_required(self, limit: float) -> None:
+        """Choose the lines their kind requires (a diff's file and hunk headers), best worth first, up to `limit`."""
+        required = sorted(
+            (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
+            key=lambda unit: (-self._value(unit)[0] / unit.cost, unit.position),
+        )
+        for unit in required:
+            self._step()
+            price = unit.cost + sum(item.cost for item in self._closed(unit)) + MARKER_COST * _runs_opened(unit)
+            if self.spent + price <= limit:
+                self._choose(unit)
+
+    def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
+        if choice.chosen or (isinstance(choice, _Unit) and choice.in_bundle):
+            return
+        if gain is None:
+            gain, price = self._value(choice)
+        if gain > 0:
+            self._pushed += 1
+            heapq.heappush(self._heap, (-gain / price, self._pushed, choice))
+
+    def _choose(self, choice: _Choice) -> list[_Item]:
+        closed = self._closed(choice)
+        for item in (*closed, choice):
+            item.chosen = True
+            self.covered.update(item.facts)
+            self.spent += item.cost
+            if isinstance(item, _Item):
+                for unit in item.bundled:
+                    unit.chosen = True  # paid for with the item
+        if isinstance(choice, _Unit):
+            self.spent += MARKER_COST * _runs_opened(choice)
+        self._done.append((choice, closed))
+        return [*closed, choice] if isinstance(choice, _Item) else closed
+
+    def ensure_something(self) -> None:
+        """If nothing was chosen, choose the cheapest list item or unit anyway: never an empty summary.
+
+        A list keeps at least one whole item where one fits: its skeleton (keys, numbers), its
+        short texts, and of its long texts what the budget leaves, which the checks then judge
+        against the threshold. Choices inside it come after it; undoing never drops it.
+        """
+        if self._done or not self._choices:
+            return
+        outermost = [choice for choice in self._choices if choice.outer is None]
+        pool = outermost or self._choices
+        forced = min(pool, key=lambda choice: choice.cost + sum(item.cost for item in self._closed(choice)))
+        closed = self._closed(forced)
+        for item in (forced, *closed):
+            item.forced = True
+        self._choose(forced)
+        self._done.clear()  # never undone
+        for item in (*closed, forced) if isinstance(forced, _Item) else closed:
+            for inner in item.inner:
+                if isinstance(inner, _Unit) and not inner.chosen:
+                    self._choose(inner)  # the short texts of the item it keeps: undone first if too much
+
+    def undo(self) -> bool:
+        """Drop the last choice (and the items it brought in, or failing that the last key fact)."""
+        if self.key_facts:
+            self.key_facts.pop()
+            return True
+        if not self._done:
+            return False
+        choice, closed = self._done.pop()
+        for item in (choice, *closed):
+            if not item.forced:
+                item.chosen = False
+                for unit in item.bundled if isinstance(item, _Item) else ():
+                    unit.chosen = False
+        return True
+
+    # -- the facts line
+
+    def pick_key_facts(self, budget: int) -> None:
+        """The facts no chosen unit carries, the likeliest to be quoted per token first, while they fit.
+
+        Only where a long text was cut can they go: a `Key facts:` line never lands in a short
+        field (`"status": "available"`) or an object without text.
+        """
+        if self._carrier() is None:
+            return
+        rendered = self.render()
+        present = token_set(plain_text(rendered))
+        room = budget - tokens(rendered) - cost(FACTS_PREFIX) - 1
+        guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
+        listed: set[str] = set()
+        weights = self._weights
+        ranked = sorted(
+            self._kinds, key=lambda fact: -weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT
+        )
+        for fact in ranked:
+            if room < _MIN_FACT_COST:
+                break
+            quoted = fact in self._quoted
+            left = room if quoted else min(room, guessed_room)
+            if left < _MIN_FACT_COST or fact in present or fact in listed or _LOCATION.fullmatch(fact):
+                continue  # no room, or held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
+            price = cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST
+            if price > left:
+                continue
+            self.key_facts.append(fact)
+            listed |= token_set(fact)
+            room -= price
+            if not quoted:
+                guessed_room -= price
+        self.spent += self.facts_line_cost()
+
+    def drop_kept_facts(self) -> None:
+        """Take off the facts line what lines chosen after it now hold: it lists only what the lines lack."""
+        if self.key_facts:
+            listed, self.key_facts = self.key_facts, []
+            present = token_set(plain_text(self.render()))
+            self.key_facts = [fact for fact in listed if fact not in present]
+
+    def facts_line_cost(self) -> float:
+        if not self.key_facts:
+            return 0.0
+        return cost(FACTS_PREFIX) + sum(cost(_written(fact)) + _SEPARATOR_COST for fact in self.key_facts)
+
+    def _carrier(self) -> _Text | None:
+        """The text that carries the facts line: the root text, or the last long text of a kept item."""
+        for node, outer in reversed(self._texts):
+            if node is self.root or (len(node.units) > 1 and (outer is None or outer.chosen)):
+                return node
+        return None
+
+    # -- rendering
+
+    def render(self) -> JsonValue:
+        carrier = self._carrier() if self.key_facts else None
+        for node, _ in self._texts:
+            node.facts_line = None
+        if carrier is not None:
+            carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(map(_written, self.key_facts))
+        return _render(self.root)
+
+
+def _written(fact: str) -> str:
+    """How a fact is written on the facts line so that it reads as that fact again.
+
+    A quoted string's text (`%s__in`, `field required`) is no token of its own: bare, a reader (and
+    `_facts`) would see other tokens or plain words; in backticks it is the quoted string it was.
+    """
+    if fact in token_set(fact):
+        return fact
+    return f'`{fact}`' if '`' not in fact else f'"{fact}"'
+
+
+def _escapes(text: str) -> float:
+    """What writing `text` inside a JSON string adds to its cost: a backslash per quote, backslash or tab."""
+    return (text.count('"') + text.count('\\') + text.count('\t')) / 4
+
+
+def _runs_opened(unit: _Unit) -> int:
+    """How many more runs of dropped units its text has once `unit` is kept (-1, 0 or 1)."""
+    units = unit.node.units
+    if len(units) == 1:
+        return 0  # a one-line text never has a marker (see `_skeleton_cost`)
+    left = unit.position > 0 and not units[unit.position - 1].chosen
+    right = unit.position + 1 < len(units) and not units[unit.position + 1].chosen
+    return 1 if left and right else -1 if not left and not right else 0
+
+
+def _line_numbers(lines: text_lines.Joined) -> set[str]:
+    """The numbers a numbered read (`cat -n`) or `grep -n` puts before a line: where it is, not a fact of it."""
+    return set(_LINE_NUMBER.findall(lines.text))
+
+
+def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[float], dict[int, float]]:
+    """Per line, its kind's bonus (trouble words for the kinds without rules of their own), and the rows standing out."""
+    several = len(lines) > 1
+    bonuses = LINE_BONUSES[kind](lines) if kind in LINE_BONUSES and several else [0.0] * len(lines)
+    if kind not in LINE_BONUSES or kind in _PLAIN_KINDS:  # the others name their own trouble lines
+        for number in lines.matching(ALARM):
+            bonuses[number] = max(bonuses[number], _ALARM_BONUS)
+    standing_out = notable_rows(split_rows(lines.lines)) if kind in TABLES and several else {}
+    return bonuses, standing_out
+
+
+def _names_ids(path: _Path) -> bool:
+    """Whether a column holds identifiers (`id`, `user_id`, `orderId`, `number`): its extremes mean nothing."""
+    keys = [key for key in path if key != '*' and not key.isdigit()]
+    return bool(keys) and _ID_KEY.search(keys[-1]) is not None
+
+
+def _place_prior(index: int, size: int) -> float:
+    """How likely a reader quotes from the item at `index` of a list of `size`, for its place alone.
+
+    A short list is a field holding a few values: each counts in full. In a long one (results,
+    records, rows) a reader quotes one item of many, most often the first; the rest count less,
+    the longer the list the less.
+    """
+    if size <= _SHORT_LIST or index == 0:
+        return 1.0
+    return 1 / (1 + _LIST_DISCOUNT * math.log2(size / _SHORT_LIST))
+
+
+def _is_tuple(value: list[JsonValue]) -> bool:
+    return len(value) <= _TUPLE_ITEMS and all(
+        not isinstance(item, (list, dict)) and not (isinstance(item, str) and len(item) > 40) for item in value
+    )
+
+
+def _render(node: _Node) -> JsonValue:
+    if isinstance(node, _Text):
+        return _render_text(node)
+    if isinstance(node, _List):
+        return [_render(child) for item, child in node.items if item.chosen]
+    if isinstance(node, _Object):
+        return {key: _render(child) for key, child in node.members.items()}
+    return node
+
+
+def _render_text(node: _Text) -> str:
+    kept: dict[int, list[str] | None] = {}
+    for unit in node.units:
+        if unit.chosen:
+            if unit.whole:
+                kept[unit.line] = None
+            else:
+                chosen = kept.setdefault(unit.line, [])
+                assert chosen is not None
+                chosen.append(unit.text)
+    for index, chosen in kept.items():
+        if chosen is not None and len(chosen) == node.pieces[index]:
+            kept[index] = None  # every piece: the line itself
+    if not kept and len(node.units) <= 1:
+        text = ''
+    else:
+        text = '\n'.join(text_lines.render(node.lines, kept, signature=node.signature))
+    if node.facts_line is not None:
+        return f'{text}\n{node.facts_line}' if text else node.facts_line
+    return text

@@ -1,0 +1,56 @@
+"""Source code and numbered reads: definitions stay, indentation and numbers untouched, the quoted line kept."""
+
+from __future__ import annotations
+
+from extractive_checks import kept_lines
+
+from summarizer._kinds import ContentKind, detect_kind
+from summarizer.extractive import summarize
+
+SOURCE = [
+    'import json',
+    'from pathlib import Path',
+    '',
+    '',
+    'class InventoryStore:',
+    '    """Keeps stock levels on disk."""',
+    '',
+    '    def __init__(self, root: Path) -> None:',
+    '        self.root = root',
+    '        self._cache: dict[str, int] = {}',
+    '',
+]
+for n in range(30):
+    SOURCE += [
+        f'    def adjust_{n}(self, sku: str, delta: int) -> int:',
+        f'        level = self._cache.get(sku, {n})',
+        '        level  +=  delta   # aligned on purpose',
+        '        if level < 0:',
+        f'            raise ValueError(f"negative stock for {{sku}} in bucket {n}")',
+        '        self._cache[sku] = level',
+        '        return level',
+        '',
+    ]
+NUMBERED = '\n'.join(f'{number:6}\t{line}' for number, line in enumerate(SOURCE, start=1))
+
+
+def test_a_numbered_read_keeps_its_outline_and_the_quoted_line_verbatim() -> None:
+    assert detect_kind(NUMBERED) is ContentKind.CODE
+    summary = summarize(NUMBERED, budget_tokens=400, quoted=('adjust_17',))
+    assert isinstance(summary, str)
+    kept = kept_lines(NUMBERED, summary)
+    assert '     5\tclass InventoryStore:' in kept
+    assert '     8\t    def __init__(self, root: Path) -> None:' in kept
+    assert any(line.endswith('    def adjust_17(self, sku: str, delta: int) -> int:') for line in kept)
+    definitions = [line for line in kept if '    def adjust_' in line]
+    bodies = [line for line in kept if 'level' in line]
+    assert len(definitions) >= 5 and len(definitions) > len(bodies)  # the outline before bodies
+
+
+def test_plain_source_keeps_imports_and_signatures() -> None:
+    text = '\n'.join(SOURCE)
+    assert detect_kind(text) is ContentKind.CODE
+    summary = summarize(text, budget_tokens=300)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert {'import json', 'from pathlib import Path', 'class InventoryStore:'} <= set(kept)

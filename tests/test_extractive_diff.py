@@ -1,0 +1,44 @@
+"""Diffs: every file header and hunk header stays, lines verbatim, the quoted identifier kept."""
+
+from __future__ import annotations
+
+from extractive_checks import kept_lines
+
+from summarizer._kinds import ContentKind, detect_kind
+from summarizer.extractive import summarize
+
+
+def _file_diff(path: str, hunks: int) -> list[str]:
+    lines = [
+        f'diff --git a/{path} b/{path}',
+        'index 4e1f0a2..9c3b7d1 100644',
+        f'--- a/{path}',
+        f'+++ b/{path}',
+    ]
+    for hunk in range(hunks):
+        start = 40 + hunk * 60
+        lines.append(f'@@ -{start},9 +{start},10 @@ def handler_{hunk}(request):')
+        lines += [f'     context_{hunk}_{n} = request.args.get("k{n}")' for n in range(4)]
+        lines += [
+            f'-    result = compute_{hunk}(context_{hunk}_0)',
+            f'+    result = compute_{hunk}(context_{hunk}_0, strict=True)',
+        ]
+        lines += ['+    if result is None:', '+        raise LookupError("missing result")']
+        lines += [f'     return render_{hunk}(result)', '']
+    return lines
+
+
+DIFF = '\n'.join(
+    _file_diff('src/shop/cart.py', 3) + _file_diff('src/shop/pricing.py', 4) + _file_diff('tests/test_cart.py', 2)
+)
+
+
+def test_every_file_and_hunk_header_stays_and_lines_are_verbatim() -> None:
+    assert detect_kind(DIFF) is ContentKind.DIFF
+    summary = summarize(DIFF, budget_tokens=450, quoted=('compute_5',))
+    assert isinstance(summary, str)
+    kept = kept_lines(DIFF, summary)
+    headers = [line for line in DIFF.split('\n') if line.startswith(('diff --git', '--- ', '+++ ', '@@ '))]
+    assert all(header in kept for header in headers)
+    assert '-    result = compute_5(context_5_0)' in kept or 'compute_5' in summary
+    assert len(summary) < len(DIFF) / 2

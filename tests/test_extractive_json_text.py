@@ -1,0 +1,62 @@
+"""JSON inside a string: summarized by its shape and written back in its own style, so it still parses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from summarizer._kinds import ContentKind, detect_kind
+from summarizer._tokens import estimate_tokens
+from summarizer.extractive import summarize
+
+ROWS = [
+    {'id': 9000 + n, 'customer': f'Customer {n}', 'city': 'Zürich' if n % 5 == 0 else 'Lyon', 'total': 12.5 + n}
+    for n in range(80)
+]
+
+
+@pytest.mark.parametrize(
+    ('text', 'style'),
+    [
+        (json.dumps(ROWS), 'default'),
+        (json.dumps(ROWS, separators=(',', ':'), ensure_ascii=False), 'compact'),
+        (json.dumps(ROWS, indent=2), 'indent 2'),
+    ],
+)
+def test_a_list_in_a_string_comes_back_as_a_shorter_list_of_the_same_style(text: str, style: str) -> None:
+    assert detect_kind(text) is ContentKind.JSON_TEXT
+    summary = summarize(text, budget_tokens=300, quoted=('9042',))
+    assert isinstance(summary, str) and estimate_tokens(summary) <= 300
+    value = json.loads(summary)
+    assert isinstance(value, list) and 0 < len(value) < len(ROWS)
+    assert all(row in ROWS for row in value)
+    assert any(row['id'] == 9042 for row in value)
+    if style == 'indent 2':
+        assert summary.startswith('[\n  {\n    "id": ')
+    elif style == 'compact':
+        assert '"id":' in summary and '", "' not in summary and 'Zürich' in summary
+    else:
+        assert '"id": ' in summary and '\\u00fc' in summary
+
+
+def test_an_object_in_a_string_keeps_every_key_and_its_number_literals() -> None:
+    text = '{"report": "weekly", "ratio": 1E2, "delta": -0, "rows": ' + json.dumps(ROWS) + ', "ok": true}'
+    summary = summarize(text, budget_tokens=250)
+    assert isinstance(summary, str)
+    value = json.loads(summary)
+    assert isinstance(value, dict) and list(value) == ['report', 'ratio', 'delta', 'rows', 'ok']
+    assert '"ratio": 1E2' in summary and '"delta": -0' in summary
+    assert value['rows'] and len(value['rows']) < len(ROWS)
+
+
+def test_an_indented_object_too_wide_for_its_style_comes_back_compact() -> None:
+    """Every key and number of an indented object exceeds the budget in its own style: compact JSON fits."""
+    stats = {f'engine_{n:02d}': {'malicious': n % 7, 'undetected': 60 - n, 'category': 'clean'} for n in range(40)}
+    text = json.dumps({'indicator': '203.0.113.77', 'last_analysis_results': stats}, indent=2)
+    budget = 600
+    summary = summarize(text, budget_tokens=budget)
+    assert isinstance(summary, str) and estimate_tokens(summary) <= budget
+    value = json.loads(summary)
+    assert isinstance(value, dict) and list(value) == ['indicator', 'last_analysis_results']
+    assert '\n' not in summary

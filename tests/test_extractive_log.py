@@ -1,0 +1,35 @@
+"""Logs: every error line it can, repeated lines folded with a count."""
+
+from __future__ import annotations
+
+from extractive_checks import kept_lines
+
+from summarizer._kinds import ContentKind, detect_kind
+from summarizer.extractive import summarize
+
+
+def _log() -> str:
+    lines: list[str] = []
+    for n in range(600):
+        stamp = f'2025-02-03T10:{n // 60:02d}:{n % 60:02d}.{n * 13 % 1000:03d}Z'
+        if n in (150, 420):
+            lines.append(f'{stamp} ERROR payments.worker charge {7000 + n} failed: card_declined (gateway=stripe)')
+        elif n == 300:
+            lines.append(f'{stamp} WARN  payments.worker retrying charge {7000 + n} after 503 from gateway')
+        else:
+            lines.append(f'{stamp} INFO  payments.worker heartbeat ok queue_depth={n % 7}')
+    return '\n'.join(lines)
+
+
+LOG = _log()
+
+
+def test_error_lines_are_kept_and_repeats_are_folded_with_a_count() -> None:
+    assert detect_kind(LOG) is ContentKind.LOG
+    summary = summarize(LOG, budget_tokens=250)
+    assert isinstance(summary, str)
+    kept = kept_lines(LOG, summary)
+    errors = [line for line in LOG.split('\n') if ' ERROR ' in line]
+    assert all(line in kept for line in errors)
+    assert any(line.endswith('similar lines omitted …') for line in summary.split('\n'))
+    assert sum('heartbeat ok' in line for line in kept) <= 3

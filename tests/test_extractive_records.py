@@ -1,0 +1,83 @@
+"""Records: objects keep every key, lists keep whole items where one fits; YAML-like records by their first lines."""
+
+from __future__ import annotations
+
+from extractive_checks import kept_lines
+
+from summarizer._kinds import ContentKind, detect_kind
+from summarizer._shape import JsonValue, shape_mismatch
+from summarizer._tokens import content_tokens
+from summarizer.extractive import summarize
+from summarizer.extractive.budget import NO_DEADLINE
+from summarizer.extractive.tree import _Tree  # pyright: ignore[reportPrivateUsage]
+
+TICKETS: list[JsonValue] = [
+    {
+        'id': f'TCK-{4100 + n}',
+        'subject': f'Printer on floor {n % 6} jams after firmware {n % 3}.2 update',
+        'status': 'open' if n % 4 else 'pending',
+        'assignee': {'name': f'Agent {n % 5}', 'team': 'it-support'},
+        'tags': ['hardware', f'floor-{n % 6}'],
+        'priority': n % 3,
+    }
+    for n in range(60)
+]
+
+
+def test_a_list_keeps_whole_items_and_the_quoted_one() -> None:
+    assert detect_kind(TICKETS) is ContentKind.RECORDS
+    summary = summarize(TICKETS, budget_tokens=300, quoted=('TCK-4147',))
+    assert isinstance(summary, list) and shape_mismatch(TICKETS, summary) is None
+    assert content_tokens(summary) <= 300
+    assert all(item in TICKETS for item in summary)  # whole items: every field as it was
+    assert any(isinstance(item, dict) and item['id'] == 'TCK-4147' for item in summary)
+
+
+def test_an_object_keeps_every_key() -> None:
+    account: JsonValue = {
+        'account': 'acct_8842',
+        'owner': 'Ana Lopez',
+        'plan': {'name': 'business', 'seats': 40},
+        'invoices': TICKETS,
+        'notes': '\n'.join(f'call {n}: customer asked about seat pricing for team {n}' for n in range(80)),
+    }
+    summary = summarize(account, budget_tokens=350)
+    assert isinstance(summary, dict) and list(summary) == list(account)
+    assert summary['account'] == 'acct_8842' and summary['owner'] == 'Ana Lopez'
+    assert summary['plan'] == {'name': 'business', 'seats': 40}
+
+
+YAML = '\n'.join(
+    line
+    for n in range(40)
+    for line in [
+        f"- id_: '{n}'",
+        f'  subject: Weekly sync {n}',
+        f'  sender: person{n}@example.com',
+        '  body: Notes from the weekly sync about the roadmap and the hiring plan for the next',
+        '    quarter, with action items for every team lead.',
+        f'  timestamp: 2024-05-{n % 28 + 1:02d} 10:00:00',
+    ]
+)
+
+
+def test_yaml_records_keep_their_first_lines_verbatim() -> None:
+    assert detect_kind(YAML) is ContentKind.RECORDS
+    summary = summarize(YAML, budget_tokens=300, quoted=('person23@example.com',))
+    assert isinstance(summary, str)
+    kept = kept_lines(YAML, summary)
+    assert '  sender: person23@example.com' in kept
+    assert sum(line.startswith('- id_:') for line in kept) >= 5
+
+
+def test_the_spending_of_many_short_fields_matches_the_summary() -> None:
+    """Choosing a record's one-line field used to count a marker taken away (-7 tokens each): the spending
+    went negative, ten times the budget got chosen, and thousands of undo-and-render rounds trimmed it."""
+    orders: list[JsonValue] = [
+        {'id': f'ord-{n:05d}', 'customer': f'cust_{n * 37 % 5000}', 'status': ('open', 'shipped')[n % 2]}
+        for n in range(3000)
+    ]
+    tree = _Tree(orders, quoted=(), kind=None, deadline=NO_DEADLINE)
+    tree.select(600)
+    assert 0 < tree.spent <= 600
+    assert abs(content_tokens(tree.render()) - tree.spent) < 0.2 * tree.spent

@@ -1,0 +1,74 @@
+"""Shell and test output: failures, the exception and its last frames, the summary lines stay."""
+
+from __future__ import annotations
+
+from extractive_checks import kept_lines
+
+from summarizer._kinds import ContentKind, detect_kind
+from summarizer.extractive import summarize
+
+PASSING = [f'tests/test_orders.py::test_order_case_{n} PASSED{" " * 20}[{n * 100 // 160:3d}%]' for n in range(150)]
+PYTEST = '\n'.join(
+    [
+        '============================= test session starts ==============================',
+        'platform linux -- Python 3.12.4, pytest-8.3.2, pluggy-1.5.0',
+        'rootdir: /srv/shop',
+        'collected 151 items',
+        '',
+        *PASSING[:90],
+        'tests/test_orders.py::test_refund_rounding FAILED                         [ 57%]',
+        *PASSING[90:],
+        '',
+        '=================================== FAILURES ===================================',
+        '____________________________ test_refund_rounding _____________________________',
+        '',
+        '    def test_refund_rounding():',
+        '        order = make_order(total="19.99")',
+        '>       assert refund(order, ratio=1 / 3) == Decimal("6.66")',
+        "E       AssertionError: assert Decimal('6.67') == Decimal('6.66')",
+        '',
+        'tests/test_orders.py:88: AssertionError',
+        '=========================== short test summary info ============================',
+        "FAILED tests/test_orders.py::test_refund_rounding - AssertionError: assert Decimal('6.67') == Decimal('6.66')",
+        '======================== 1 failed, 150 passed in 4.21s =========================',
+    ]
+)
+
+TRACEBACK = '\n'.join(
+    [
+        '$ python -m shop.import_prices data/prices.csv',
+        *[f'imported row {n}: sku=SKU-{n:04d} price={n * 3}.99' for n in range(120)],
+        'Traceback (most recent call last):',
+        '  File "/srv/shop/shop/import_prices.py", line 41, in <module>',
+        '    main(sys.argv[1])',
+        '  File "/srv/shop/shop/import_prices.py", line 33, in main',
+        '    for row in read_rows(path):',
+        '  File "/srv/shop/shop/csvio.py", line 17, in read_rows',
+        '    yield parse_price(line)',
+        '  File "/srv/shop/shop/csvio.py", line 9, in parse_price',
+        '    return Decimal(text)',
+        "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]",
+    ]
+)
+
+
+def test_a_pytest_run_keeps_its_failure_and_summary_lines() -> None:
+    assert detect_kind(PYTEST) is ContentKind.SHELL
+    summary = summarize(PYTEST, budget_tokens=350)
+    assert isinstance(summary, str)
+    kept = kept_lines(PYTEST, summary)
+    assert '======================== 1 failed, 150 passed in 4.21s =========================' in kept
+    assert any(line.startswith('FAILED tests/test_orders.py::test_refund_rounding') for line in kept)
+    assert "E       AssertionError: assert Decimal('6.67') == Decimal('6.66')" in kept
+    assert sum('PASSED' in line for line in kept) < 30
+
+
+def test_a_traceback_keeps_the_exception_and_its_last_frames() -> None:
+    assert detect_kind(TRACEBACK) is ContentKind.SHELL
+    summary = summarize(TRACEBACK, budget_tokens=250)
+    assert isinstance(summary, str)
+    kept = kept_lines(TRACEBACK, summary)
+    assert "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in kept
+    assert '  File "/srv/shop/shop/csvio.py", line 9, in parse_price' in kept
+    assert '    return Decimal(text)' in kept
+    assert '$ python -m shop.import_prices data/prices.csv' in kept

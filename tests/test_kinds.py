@@ -1,0 +1,198 @@
+"""Content kinds are told from the content alone: each example is written as its tool prints it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from summarizer._kinds import ContentKind, detect_kind
+
+DIFF = """\
+diff --git a/src/billing/invoice.py b/src/billing/invoice.py
+index 3f2a1c0..8b9d4e1 100644
+--- a/src/billing/invoice.py
++++ b/src/billing/invoice.py
+@@ -41,7 +41,8 @@ def total_due(invoice):
+     subtotal = sum(line.amount for line in invoice.lines)
+-    return subtotal * (1 + invoice.tax_rate)
++    taxed = subtotal * (1 + invoice.tax_rate)
++    return round(taxed, 2)
+"""
+
+NUMBERED_READ = '\n'.join(
+    f'{number:6}\t{line}'
+    for number, line in enumerate(
+        ['import os', '', 'def load_config(path):', '    with open(path) as handle:', '        return handle.read()'],
+        start=1,
+    )
+)
+
+ARROW_READ = '\n'.join(
+    f'{number:6}→{line}'
+    for number, line in enumerate(['class Parser:', '    def parse_file(self, path):', '        ...'])
+)
+
+SOURCE = """\
+import json
+from pathlib import Path
+
+
+class Settings:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def load(self) -> dict:
+        return json.loads((self.root / 'settings.json').read_text())
+"""
+
+PYTEST = """\
+============================= test session starts ==============================
+platform linux -- Python 3.12.3, pytest-8.3.2, pluggy-1.5.0
+collected 48 items
+
+tests/test_invoice.py ......F.........                                   [100%]
+
+=================================== FAILURES ===================================
+_____________________________ test_total_rounding ______________________________
+E       AssertionError: assert 107.00000000000001 == 107.0
+=========================== short test summary info ============================
+FAILED tests/test_invoice.py::test_total_rounding - AssertionError: assert 107.00000000000001 == 107.0
+========================= 1 failed, 47 passed in 0.84s =========================
+"""
+
+TRACEBACK = """\
+$ python manage.py migrate
+Traceback (most recent call last):
+  File "/srv/app/manage.py", line 22, in <module>
+    main()
+  File "/srv/app/manage.py", line 18, in main
+    execute_from_command_line(sys.argv)
+django.db.utils.OperationalError: no such table: billing_invoice
+"""
+
+COMPILER = """\
+src/parser.c:118:9: error: use of undeclared identifier 'tokn'
+src/parser.c:131:5: warning: unused variable 'depth' [-Wunused-variable]
+make: *** [Makefile:24: build/parser.o] Error 1
+"""
+
+LOG = '\n'.join(
+    f'2024-03-11T09:14:{second:02}.{second * 7:03}Z {level} worker-{second % 3} job {1000 + second} {message}'
+    for second, (level, message) in enumerate(
+        [
+            ('INFO', 'started'),
+            ('INFO', 'fetched 120 rows'),
+            ('WARN', 'retrying upstream'),
+            ('ERROR', 'timeout after 30s'),
+        ]
+        * 3
+    )
+)
+
+GREP = """\
+src/billing/invoice.py:41:    subtotal = sum(line.amount for line in invoice.lines)
+src/billing/invoice.py:44:    return round(taxed, 2)
+src/billing/tax.py:12:def tax_rate(country: str) -> float:
+tests/test_invoice.py:30:    assert total_due(invoice) == 107.0
+"""
+
+FIND = """\
+./src/billing/__init__.py
+./src/billing/invoice.py
+./src/billing/tax.py
+./tests/test_invoice.py
+./README.md
+"""
+
+MARKDOWN = """\
+# Release notes
+
+Version 4.2 brings faster exports and a new billing dashboard. Invoices can now be
+grouped by customer, and the tax report honours the reduced rate for books.
+
+Upgrading needs no migration; the old export endpoint keeps working until June.
+"""
+
+SEARCH_TEXT = """\
+Title: Rounding money in Python
+URL: https://example.org/python-money-rounding
+Use decimal.Decimal and quantize, never float, for currency amounts.
+
+Title: Banker's rounding explained
+URL: https://example.com/bankers-rounding
+Python's round() rounds half to even.
+
+Title: Decimal module reference
+URL: https://docs.example.net/decimal
+The decimal module provides support for fast correctly rounded arithmetic.
+"""
+
+YAML_RECORDS = """\
+- id_: '12'
+  subject: Quarterly review
+  sender: ana.lopez@example.com
+  status: sent
+- id_: '13'
+  subject: Invoice 2024-117
+  sender: billing@example.com
+  status: received
+"""
+
+
+@pytest.mark.parametrize(
+    ('content', 'kind'),
+    [
+        (DIFF, ContentKind.DIFF),
+        (NUMBERED_READ, ContentKind.CODE),
+        (ARROW_READ, ContentKind.CODE),
+        (SOURCE, ContentKind.CODE),
+        (PYTEST, ContentKind.SHELL),
+        (TRACEBACK, ContentKind.SHELL),
+        (COMPILER, ContentKind.SHELL),
+        (LOG, ContentKind.LOG),
+        (GREP, ContentKind.LISTING),
+        (FIND, ContentKind.LISTING),
+        (MARKDOWN, ContentKind.PROSE),
+        (SEARCH_TEXT, ContentKind.SEARCH),
+        (YAML_RECORDS, ContentKind.RECORDS),
+        (json.dumps([{'id': 1, 'name': 'a'}, {'id': 2, 'name': 'b'}]), ContentKind.JSON_TEXT),
+        (json.dumps({'user': {'id': 7}}, indent=2), ContentKind.JSON_TEXT),
+        ('[not json', ContentKind.PROSE),
+        ('', ContentKind.OTHER),
+        ('[Binary file: chart.png (image/png)]\nBase64: ' + 'iVBORw0KGgo' * 40, ContentKind.OTHER),
+    ],
+)
+def test_text_kinds(content: str, kind: ContentKind) -> None:
+    assert detect_kind(content) is kind
+
+
+def test_structured_kinds() -> None:
+    results = [
+        {'url': 'https://example.org/a', 'title': 'A', 'content': 'first page'},
+        {'url': 'https://example.org/b', 'title': 'B', 'content': 'second page'},
+    ]
+    assert detect_kind(results) is ContentKind.SEARCH
+    assert detect_kind({'query': 'rounding', 'results': results}) is ContentKind.SEARCH
+    assert detect_kind([{'id': 1, 'status': 'open'}, {'id': 2, 'status': 'closed'}]) is ContentKind.RECORDS
+    assert detect_kind({'id': 1, 'owner': {'name': 'Ana'}, 'tags': ['x']}) is ContentKind.RECORDS
+    assert detect_kind([]) is ContentKind.OTHER
+    assert detect_kind(42) is ContentKind.OTHER
+
+
+def test_an_object_wrapping_one_text_has_that_texts_kind() -> None:
+    """`{"stdout": ..., "exit_code": 1}` is shell output, not a record."""
+    assert detect_kind({'stdout': PYTEST, 'stderr': '', 'exit_code': 1}) is ContentKind.SHELL
+    assert detect_kind({'output': DIFF}) is ContentKind.DIFF
+    assert detect_kind({'stdout': 'ok', 'stderr': 'warning: x', 'exit_code': 0}) is ContentKind.RECORDS
+
+
+def test_colours_do_not_hide_test_output() -> None:
+    coloured = '\n'.join(f'\x1b[32mPASSED\x1b[0m tests/test_invoice.py::test_case_{index}' for index in range(30))
+    assert detect_kind(coloured) is ContentKind.SHELL
+
+
+def test_a_long_text_is_told_from_its_head_and_tail() -> None:
+    """The traceback at the end of a 2 MB build log still makes it shell output; the middle is not read."""
+    text = 'compiling module\n' * 120_000 + TRACEBACK
+    assert detect_kind(text) is ContentKind.SHELL
