@@ -292,7 +292,7 @@ def build_contexts(
     """
     model = model if model is not None else instant_model()
     if not isinstance(messages[-1], ModelRequest):
-        raise ValueError('messages must end with the pending ModelRequest')
+        raise TypeError('messages must end with the pending ModelRequest')
     if via_agent:
         cap = _Capture()
         agent = Agent(model, capabilities=[cap])
@@ -395,7 +395,7 @@ def hook_overhead(
         return t
 
     timing = asyncio.run(run_all())
-    n_msgs, n_req = _count_messages(messages)
+    n_msgs, _ = _count_messages(messages)
     out.update(
         case=type(cap).__name__,
         mode=mode,
@@ -431,6 +431,10 @@ def _tool_pairs(messages: Sequence[ModelMessage]) -> list[tuple[ToolCallPart, To
     ]
 
 
+_NO_REQUEST_LIMIT = UsageLimits(request_limit=None)
+"""`tool_hook_overhead`'s default: a run of the whole history must not stop at pydantic-ai's request limit."""
+
+
 def tool_hook_overhead(
     cap: AbstractCapability[Any],
     history: Sequence[ModelMessage],
@@ -438,7 +442,7 @@ def tool_hook_overhead(
     repeat: int = 5,
     number: int = 1,
     via_agent: bool = True,
-    usage_limits: UsageLimits | None = UsageLimits(request_limit=None),
+    usage_limits: UsageLimits | None = _NO_REQUEST_LIMIT,
 ) -> dict[str, Any]:
     """Time `after_tool_execute` over every tool return of `history` (one history = one timed call).
 
@@ -484,16 +488,16 @@ def tool_hook_overhead(
         reduced[0] = n
 
     timing = measure(run_history, repeat=repeat, number=number, setup=fresh_usage)
-    n_msgs, n_req = _count_messages(history)
-    return dict(
-        case=type(cap).__name__,
-        us_per_history=timing.median_ns / 1000,
-        us_per_tool_return=timing.median_ns / 1000 / max(1, len(pairs)),
-        us_per_request_amortized=timing.median_ns / 1000 / max(1, n_req),
-        tool_returns=len(pairs),
-        reduced=reduced[0],
-        requests=n_req,
-    )
+    _, n_req = _count_messages(history)
+    return {
+        'case': type(cap).__name__,
+        'us_per_history': timing.median_ns / 1000,
+        'us_per_tool_return': timing.median_ns / 1000 / max(1, len(pairs)),
+        'us_per_request_amortized': timing.median_ns / 1000 / max(1, n_req),
+        'tool_returns': len(pairs),
+        'reduced': reduced[0],
+        'requests': n_req,
+    }
 
 
 # --------------------------------------------------------------------------------------------------

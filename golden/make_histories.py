@@ -56,15 +56,15 @@ def scenario(name: str):
 
 
 def sha256(rng: random.Random) -> str:
-    return '%064x' % rng.getrandbits(256)
+    return f'{rng.getrandbits(256):064x}'
 
 
 def md5(rng: random.Random) -> str:
-    return '%032x' % rng.getrandbits(128)
+    return f'{rng.getrandbits(128):032x}'
 
 
 def sha1(rng: random.Random) -> str:
-    return '%040x' % rng.getrandbits(160)
+    return f'{rng.getrandbits(160):040x}'
 
 
 def uid(rng: random.Random) -> str:
@@ -403,7 +403,7 @@ def web_results(
         if rng.random() < 0.5:
             other = rng.choice(bank['domains'])
             head, _, rest = src.partition('\nPublished:')
-            t, _, u = head.partition('\nURL: ')
+            t, _, _ = head.partition('\nURL: ')
             src = f'{t}\nURL: https://{other}/syndication/{rng.randint(100000, 999999)}\nPublished:{rest}'
         items.insert(rng.randint(k + 1, len(items)), src)
     return items
@@ -3465,8 +3465,10 @@ def s15():
             + r.choice(
                 [
                     f'compiled client chunk {r.randint(100, 999)} ({r.randint(3, 400)} kB)',
-                    f'warn  - ./src/{r.choice(["lib", "hooks", "components/ui"])}/{r.choice(["useCart", "format", "Button", "Modal", "analytics"])}.ts: '
-                    f"React Hook useEffect has a missing dependency: '{r.choice(['locale', 'cartId', 'onClose'])}'",
+                    (
+                        f'warn  - ./src/{r.choice(["lib", "hooks", "components/ui"])}/{r.choice(["useCart", "format", "Button", "Modal", "analytics"])}.ts: '
+                        f"React Hook useEffect has a missing dependency: '{r.choice(['locale', 'cartId', 'onClose'])}'"
+                    ),
                     f'info  - Collecting page data for /{r.choice(["products", "cart", "account", "search", "checkout"])}/[slug]',
                     'Browserslist: caniuse-lite is outdated. Please run: npx update-browserslist-db@latest',
                 ]
@@ -4228,7 +4230,6 @@ def s20():
 @scenario('21_all_tiny_calendar')
 def s21():
     c = Conv(2121, '2025-09-15T08:45:00.000000', provider='openai')
-    r = c.rng
     c.facts = [
         'evt_7Hq2kLm9',
         'Room Matterhorn',
@@ -4610,8 +4611,10 @@ def s24():
         rows.append(
             [
                 r.choice(['public', 'public', 'reporting', 'audit']),
-                f'{r.choice(["customer", "product", "invoice", "shipment", "payment", "session", "cart", "coupon", "review", "inventory"])}_'
-                f'{r.choice(["items", "log", "history", "snapshots", "links", "events", "attributes", "archive"])}{r.choice(["", "_2023", "_2024", "_v2"])}',
+                (
+                    f'{r.choice(["customer", "product", "invoice", "shipment", "payment", "session", "cart", "coupon", "review", "inventory"])}_'
+                    f'{r.choice(["items", "log", "history", "snapshots", "links", "events", "attributes", "archive"])}{r.choice(["", "_2023", "_2024", "_v2"])}'
+                ),
                 r.randint(1000, 90_000_000),
                 r.randint(0, 50000),
                 r.randint(0, 90_000_000),

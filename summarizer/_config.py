@@ -11,7 +11,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar, get_args
+from typing import Literal, TypeVar, cast, get_args
 
 import yaml
 
@@ -170,9 +170,19 @@ def _read_yaml(path: Path) -> dict[str, object]:
         raise ConfigError(f'{path}: cannot read config: {exc}') from None
     if loaded is None:
         return {}
-    if not isinstance(loaded, dict):
+    options = _mapping(loaded)
+    if options is None:
         raise ConfigError(f'{path}: a config file must be a mapping of option names to values')
-    return loaded
+    return options
+
+
+def _mapping(value: object) -> dict[str, object] | None:
+    """`value` if it is a YAML mapping, else None.
+
+    `yaml.safe_load` is typed `Any`, and `isinstance` cannot narrow what a dict holds: the items stay
+    as YAML gave them, checked by the caller (key names) or by the dataclass they are passed to.
+    """
+    return cast('dict[str, object]', value) if isinstance(value, dict) else None
 
 
 def _from_mapping(data: dict[str, object], *, base_dir: Path | None) -> SummarizerConfig:
@@ -207,32 +217,37 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
 def _sub(cls: type[_Section], current: _Section, value: object, *, source: str) -> _Section:
     if isinstance(value, cls):
         return value
-    if not isinstance(value, dict):
+    options = _mapping(value)
+    if options is None:
         raise ConfigError(f'{source} must be a mapping')
     known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(value) - known)
+    unknown = sorted(set(options) - known)
     if unknown:
         raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
-    value = {key: tuple(item) if isinstance(item, list) else item for key, item in value.items()}  # YAML lists
-    if 'directory' in value and value['directory'] is not None:
-        value = {**value, 'directory': Path(str(value['directory']))}
-    return dataclasses.replace(current, **value)
+    # YAML lists as tuples, the type of the sequence options
+    changes: dict[str, object] = {key: (*item,) if isinstance(item, list) else item for key, item in options.items()}
+    if 'directory' in changes and changes['directory'] is not None:
+        changes['directory'] = Path(str(changes['directory']))
+    return dataclasses.replace(current, **changes)
 
 
 def _tool_rules(value: object, *, base_dir: Path, source: str) -> dict[str, ToolRule]:
-    if not isinstance(value, dict):
+    tools = _mapping(value)
+    if tools is None:
         raise ConfigError(f'{source}: tools must be a mapping of tool names to overrides')
     rules: dict[str, ToolRule] = {}
-    for name, rule in value.items():
+    for name, rule in tools.items():
         if isinstance(rule, ToolRule):
             rules[str(name)] = rule
             continue
-        if not isinstance(rule, dict) or set(rule) - {'threshold_tokens', 'skip', 'prompt'}:
+        options = _mapping(rule)
+        if options is None or set(options) - {'threshold_tokens', 'skip', 'prompt'}:
             raise ConfigError(f'{source}: tools.{name} takes only threshold_tokens, skip and prompt')
-        prompt = rule.get('prompt')
+        prompt = options.get('prompt')
         rules[str(name)] = ToolRule(
-            threshold_tokens=rule.get('threshold_tokens'),
-            skip=bool(rule.get('skip', False)),
+            # passed on as YAML gave it, as every option is (a dataclass does not check types)
+            threshold_tokens=cast('int | None', options.get('threshold_tokens')),
+            skip=bool(options.get('skip', False)),
             prompt=(base_dir / str(prompt)) if prompt else None,
         )
     return rules

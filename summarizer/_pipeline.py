@@ -12,6 +12,7 @@ import asyncio
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from opentelemetry.trace import Tracer
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
@@ -74,7 +75,8 @@ class Report:
         for item in dataclasses.fields(self):
             mine = getattr(self, item.name)
             if isinstance(mine, list):
-                mine.extend(getattr(other, item.name))
+                # `getattr` is typed Any, and `isinstance` cannot narrow what a list holds
+                cast('list[object]', mine).extend(getattr(other, item.name))
             else:
                 setattr(self, item.name, mine + getattr(other, item.name))
 
@@ -183,7 +185,7 @@ class Compactor:
         check_integrity(messages, output, changed={ref[0] for ref in accepted})
         for outcome in accepted.values():
             report.summarized += 1
-            report.tokens_after += content_tokens(outcome.summary, self.tokenizer)  # type: ignore[arg-type]
+            report.tokens_after += content_tokens(outcome.summary, self.tokenizer)
         report.tokens_before = sum(candidate.tokens for candidate in due)
         report.tokens_after += sum(
             candidate.tokens for candidate in due if (candidate.message_index, candidate.part_index) not in accepted
@@ -275,7 +277,7 @@ def _count(report: Report, outcome: Outcome) -> None:
 def _replace_contents(message: ModelMessage, contents: dict[int, JsonValue]) -> ModelMessage:
     assert isinstance(message, ModelRequest)  # only requests hold tool returns
     parts = [
-        dataclasses.replace(part, content=contents[index]) if index in contents else part  # type: ignore[call-arg]
+        dataclasses.replace(part, content=contents[index]) if index in contents else part
         for index, part in enumerate(message.parts)
     ]
     return dataclasses.replace(message, parts=parts)

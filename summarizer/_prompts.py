@@ -1,7 +1,7 @@
-"""Prompt templates (files in prompts/<version>/) and the framing of tool content as data.
+r"""Prompt templates (files in prompts/<version>/) and the framing of tool content as data.
 
 The tool content goes into the prompt as JSON inside a `<tool_content>` element whose `<` characters
-are escaped as `\\u003c`. Untrusted text therefore cannot close the element early or open a fake one:
+are escaped as `\u003c`. Untrusted text therefore cannot close the element early or open a fake one:
 anything it says stays inside one JSON value that the system prompt tells the model is data.
 """
 
@@ -45,7 +45,9 @@ class Prompt:
         content_text: str | None = None,
         quoted: tuple[str, ...] = (),
     ) -> str:
-        """`content_text`: the content's `json_text`, when already at hand (the walk measured it);
+        """The user prompt for one content, framed as data.
+
+        `content_text`: the content's `json_text`, when already at hand (the walk measured it);
         `quoted`: the facts later turns quote, which the summary must keep.
         """
         max_items = len(content) if isinstance(content, list) else None

@@ -16,6 +16,8 @@ has the measurements behind the llama-cpp-python dialect.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
+from typing import cast
 
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.openai import OpenAIChatModel
@@ -75,7 +77,9 @@ def constrained_settings(settings: ModelSettings | None, parameters: ModelReques
     output = parameters.output_object
     merged = ModelSettings(**(settings or {}))
     if parameters.output_mode in ('native', 'prompted') and output is not None:
-        extra_body = dict(merged.get('extra_body') or {})
+        # pydantic-ai types `extra_body` as object (the openai client merges it into the JSON body: a mapping),
+        # and `ModelSettings.get` is partially unknown to pyright without legacy httpx (`timeout`'s type) installed
+        extra_body = dict(cast('Mapping[str, Mapping[str, object] | None]', merged).get('extra_body') or {})
         extra_body['response_format'] = {'type': 'json_object', 'schema': output.json_schema}
         merged['extra_body'] = extra_body
     elif parameters.output_mode == 'tool' and len(parameters.output_tools) == 1 and not parameters.function_tools:

@@ -107,7 +107,9 @@ class Summarizer:
     _prompts: PromptBook = field(init=False)
     _model_id: str = field(init=False)
     _flights: dict[str, _Flight] = field(default_factory=dict[str, _Flight], init=False)
-    _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(default_factory=dict, init=False)
+    _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
+        default_factory=dict[asyncio.AbstractEventLoop, asyncio.Semaphore], init=False
+    )
 
     def __post_init__(self) -> None:
         self._prompts = PromptBook(self.config)
@@ -276,7 +278,9 @@ class Summarizer:
         )
         async for attempt in retrying:
             with attempt:
-                if first is not None:
+                # tenacity swallows the raise below (AttemptManager.__exit__ returns True) but types it
+                # `bool | None`, so pyright takes the raise as leaving the loop and `first` as never None here
+                if first is not None:  # pyright: ignore[reportUnnecessaryComparison]
                     failed, first = first, None
                     raise failed
                 return await self._attempt(candidate, system, prompt, outcome)
@@ -350,7 +354,7 @@ def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
         return _EDGE_BLANK_LINES.sub('', text)  # not strip(): the first kept line keeps its indentation
     text = text.strip()
     try:
-        wrapped = json.loads(_strip_fence(text))
+        wrapped: JsonValue = json.loads(_strip_fence(text))
     except json.JSONDecodeError as exc:
         raise SummaryFailed(f'the answer is not JSON{_cut(response)}: {exc}') from None
     if not isinstance(wrapped, dict) or SUMMARY_KEY not in wrapped:

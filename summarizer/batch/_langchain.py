@@ -199,12 +199,13 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -
             )
             continue
         new_texts[position] = text
-        assert rows[position].content_span is not None and after.content_span is not None
+        before = rows[position].content_span
+        assert before is not None and after.content_span is not None
         name = str(rows[position].data.get('name') or 'tool')
         replaced.append(
             Replaced(
                 text_index=position,
-                before=rows[position].content_span,
+                before=before,
                 after=after.content_span,
                 where=f'message {position}',
                 tool_name=name,

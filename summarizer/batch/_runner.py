@@ -33,10 +33,11 @@ import signal
 import sqlite3
 import sys
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from .._check import CheckFailed
 from .._config import SummarizerConfig
@@ -143,6 +144,7 @@ class SourceReport:
         """A journaled report (counts only: its failures were reported by the run that met them)."""
         histories = data['histories']
         assert isinstance(histories, dict)
+        seen = cast('dict[str, int]', histories)  # as `as_json` wrote it (the journal is JSON: typed Any)
         counts = Report(
             summarized=int(data['returns_summarized']),  # type: ignore[call-overload]
             failed=int(data['summaries_failed']),  # type: ignore[call-overload]
@@ -153,9 +155,9 @@ class SourceReport:
             source=str(data['source']),
             kind=str(data['kind']),
             output=data['output'] if isinstance(data['output'], str) else None,
-            histories=int(histories['seen']),
-            changed=int(histories['changed']),
-            failed=int(histories['failed']),
+            histories=int(seen['seen']),
+            changed=int(seen['changed']),
+            failed=int(seen['failed']),
             counts=counts,
             tokens_before=int(data['tokens_before']),  # type: ignore[call-overload]
             tokens_after=int(data['tokens_after']),  # type: ignore[call-overload]
@@ -286,7 +288,7 @@ def resumed(source: Source, entries: dict[str, dict[str, object]], target: Targe
         return None
     report = entry['report']
     assert isinstance(report, dict)
-    return SourceReport.from_json(report)
+    return SourceReport.from_json(cast('dict[str, object]', report))  # the journal is JSON (json.loads: Any)
 
 
 async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
@@ -386,7 +388,7 @@ async def run_sources(
     target: Target,
     journal: Journal | None,
     on_tick: OnTick,
-    process: Callable[[Unit], Awaitable[Done]] | None = None,
+    process: Callable[[Unit], Coroutine[Any, Any, Done]] | None = None,  # a coroutine: it goes to create_task
 ) -> list[SourceReport]:
     """Compact every source with one compactor, histories overlapping across sources, writes in order.
 

@@ -25,6 +25,7 @@ import pydantic
 from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
 
 from .._config import SummarizerConfig
+from .._shape import JsonValue
 from .._tokens import Tokenizer, estimate_tokens
 from .._walk import plain_json_text
 
@@ -45,7 +46,10 @@ def _part_kinds(union: object) -> frozenset[str]:
     return frozenset(cls.__dataclass_fields__['part_kind'].default for cls in tagged)
 
 
-_PART_KINDS = {'request': _part_kinds(ModelRequestPart), 'response': _part_kinds(ModelResponsePart)}
+_PART_KINDS: dict[object, frozenset[str]] = {  # keyed by a message's `kind`, which may be any JSON value
+    'request': _part_kinds(ModelRequestPart),
+    'response': _part_kinds(ModelResponsePart),
+}
 
 
 def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) -> Screened | None:
@@ -54,7 +58,7 @@ def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) 
         return None  # the bounds below hold for the estimate only
     try:
         text = raw.decode('utf-8') if isinstance(raw, bytes) else raw
-        data = json.loads(text)
+        data: JsonValue = json.loads(text)
     except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
         return None
     if not isinstance(data, list):
@@ -62,12 +66,18 @@ def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) 
     lowest = min([config.threshold_tokens, *map(config.threshold_for, config.tools)])
     returns = 0
     for message in data:
-        parts = message.get('parts') if isinstance(message, dict) else None
-        known = _PART_KINDS.get(message.get('kind')) if isinstance(parts, list) else None  # type: ignore[union-attr]
+        if not isinstance(message, dict):
+            return None
+        parts = message.get('parts')
+        if not isinstance(parts, list):
+            return None
+        known = _PART_KINDS.get(message.get('kind'))
         if known is None:
             return None
-        for part in parts:  # type: ignore[union-attr]
-            kind = part.get('part_kind') if isinstance(part, dict) else None
+        for part in parts:
+            if not isinstance(part, dict):
+                return None
+            kind = part.get('part_kind')
             if kind not in known or kind == 'retry-prompt':  # a legacy retry prompt may load as a tool return
                 return None
             if kind == 'tool-return':  # a request's part: no response part has that kind
