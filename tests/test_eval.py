@@ -342,3 +342,44 @@ def test_unusable_model_is_one_line(histories: Path, tmp_path: Path, capsys: pyt
     code, _, err = _run(capsys, str(histories), '--model', 'nosuch:model', '--report', str(tmp_path / 'report'))
     assert (code, err) == (2, "summarizer: model 'nosuch:model': Unknown model: nosuch:model\n")
     assert not (tmp_path / 'report').exists()
+
+
+def test_the_summary_in_a_log_is_markdown_one_table_row_per_line(
+    histories: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv('COLUMNS', '80')  # not a terminal (capsys): the width must not cut or wrap anything
+    code, out, err = _run(capsys, str(histories), '--report', str(tmp_path / 'report'))
+    assert code == 0, err
+    summary = (tmp_path / 'report' / 'summary.md').read_text()
+    rows = [line for line in out.splitlines() if line.startswith('| extractive |')]
+    assert rows and all(len(row) > 80 for row in rows)  # whole rows, as summary.md has them
+    assert all(row in summary for row in rows)
+
+
+def test_tables_wider_than_the_terminal_become_one_item_per_row() -> None:
+    from summarizer.cli.eval import fit_tables
+
+    lines = [
+        'Intro.',
+        '| kind | model | returns | compression | retention |',
+        '|---|---|--:|--:|--:|',
+        '| code | extractive | 91 | 80.7% | 99.9% (2228/2230) |',
+        '| diff | head (baseline) | 23 | 80.2% | 20.0% (2/10) |',
+        '',
+        '| a | b |',
+        '|---|---|',
+        '| 1 | 2 |',
+    ]
+    text = '\n'.join(lines)
+    fitted = fit_tables(text, width=40).split('\n')
+    assert fitted[0] == 'Intro.'
+    assert fitted[1:5] == [
+        '- **code / extractive**',
+        '  - returns: 91',
+        '  - compression: 80.7%',
+        '  - retention: 99.9% (2228/2230)',
+    ]
+    assert fitted[5] == '- **diff / head (baseline)**'
+    assert fitted[-3:] == ['| a | b |', '|---|---|', '| 1 | 2 |']  # fits: left as a table
+    assert all(len(line) <= 40 for line in fitted)
+    assert fit_tables(text, width=200) == text

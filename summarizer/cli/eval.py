@@ -10,7 +10,6 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from rich.console import Console
 from rich.markdown import Markdown
 
 from .._cache import SummaryCache
@@ -19,7 +18,7 @@ from .._stored import StoredHistory
 from ..batch import Source, SourceError, discover
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
 from ..eval._report import count as _count
-from ._common import InputError, parse_history, read_input
+from ._common import InputError, console, parse_history, read_input
 
 DEFAULT_SOURCE = Path('golden') / 'histories'
 
@@ -97,18 +96,22 @@ def run(arguments: argparse.Namespace) -> int:
         finally:
             cache.close()
     result.skipped = skipped
-    console = Console()
+    screen = console()
     if arguments.update_golden:
         changed = asyncio.run(update_golden({history.path: history.stored.text for history in histories}))
-        console.print(f'golden outputs: {len(changed)} of {len(histories)} updated', highlight=False)
+        screen.print(f'golden outputs: {len(changed)} of {len(histories)} updated')
     sources = [str(source) for source in arguments.sources or [_default_source()]]
     folder = arguments.report or default_folder(started)
     try:
         written = write_report(result, folder, started=started, sources=sources)
     except OSError as exc:
         raise InputError(f'{folder}: cannot write the report: {exc.strerror or exc}') from None
-    console.print(Markdown(markdown(result, started=started, sources=sources)))
-    console.print(f'report: {", ".join(str(path) for path in written)}', highlight=False)
+    summary = markdown(result, started=started, sources=sources)
+    if screen.is_terminal:  # the tables as records where they are wider than the terminal
+        screen.print(Markdown(fit_tables(summary, width=screen.width)))
+    else:  # a log or a pipe: the Markdown itself, one table row per line, never wrapped
+        screen.print(summary, markup=False)
+    screen.print(f'report: {", ".join(str(path) for path in written)}', markup=False)
     problems = result.gate_problems()
     for problem in problems:
         print(f'summarizer eval: gate failed: {problem}', file=sys.stderr)
@@ -159,3 +162,38 @@ def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory
         EvalHistory(name=path.stem if stems.count(path.stem) == 1 else str(path), path=path, stored=stored)
         for path, stored in histories
     ], skipped
+
+
+def fit_tables(text: str, *, width: int) -> str:
+    """`text` with each Markdown table wider than `width` rewritten as a list, one item per row.
+
+    The eval's tables have a dozen columns: squeezed into 80 columns, a terminal shows only the first
+    letters of each cell. As a list, each row is its first cell followed by one `column: value`
+    line per other cell, which any width shows whole.
+    """
+    out: list[str] = []
+    lines = text.split('\n')
+    index = 0
+    while index < len(lines):
+        if not lines[index].startswith('|'):
+            out.append(lines[index])
+            index += 1
+            continue
+        end = index
+        while end < len(lines) and lines[end].startswith('|'):
+            end += 1
+        table = lines[index:end]
+        index = end
+        if max(len(line) for line in table) <= width or len(table) < 3:
+            out.extend(table)
+            continue
+        header, *rows = (_cells(line) for line in table[:1] + table[2:])  # table[1] is the |---| rule
+        key = 2 if header[1:2] == ['model'] else 1  # a row is named by its first cell, and its model
+        for row in rows:
+            out.append('- **' + ' / '.join(row[:key]) + '**')
+            out.extend(f'  - {name}: {cell}' for name, cell in zip(header[key:], row[key:]))
+    return '\n'.join(out)
+
+
+def _cells(line: str) -> list[str]:
+    return [cell.strip() for cell in line.strip().strip('|').split('|')]
