@@ -19,6 +19,7 @@ from .._write import atomic_write
 from ..batch import (
     BatchAborted,
     Journal,
+    Source,
     SourceError,
     SourceReport,
     Target,
@@ -29,6 +30,7 @@ from ..batch import (
     run_batch,
     shard,
 )
+from ..batch._runner import OnTick
 from ._common import InputError, add_config_options, load_config, report_table
 
 
@@ -50,7 +52,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action='store_true',
         help='with --in-place: VACUUM each changed SQLite database so the file shrinks (needs its size free)',
     )
-    parser.add_argument('--jobs', type=int, default=1, metavar='N', help='worker processes (sources are dealt to them)')
+    parser.add_argument(
+        '--jobs', type=int, default=1, metavar='N', help='worker processes (with --engine ray: actors per stage)'
+    )
+    parser.add_argument(
+        '--engine',
+        choices=('local', 'ray'),
+        default='local',
+        help="local processes, or Ray Data (pip install '.[ray]'; docs/scale.md)",
+    )
+    parser.add_argument(
+        '--ray-address', metavar='ADDR', help='with --engine ray: the cluster to join (default: a local one)'
+    )
     parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
     parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
     parser.add_argument(
@@ -73,6 +86,8 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
     if arguments.jobs < 1:
         raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
+    if arguments.ray_address and arguments.engine != 'ray':
+        raise InputError('--ray-address works with --engine ray only')
     if arguments.vacuum and not arguments.in_place:
         raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
@@ -103,9 +118,14 @@ def run(arguments: argparse.Namespace) -> int:
                 journal.record(source, earlier[source.key])  # the new journal stays complete
         size = sum(source.path.stat().st_size for source in todo)
         with _Progress(console, total=size) as progress:
-            reports = run_batch(
-                todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
-            )
+            if arguments.engine == 'ray':
+                reports = _run_on_ray(
+                    todo, config=config, target=target, journal=journal, arguments=arguments, on_tick=progress.tick
+                )
+            else:
+                reports = run_batch(
+                    todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
+                )
     except BatchAborted as exc:
         raise InputError(str(exc)) from None
     seconds = time.perf_counter() - started
@@ -114,6 +134,30 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size)
     return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _run_on_ray(
+    sources: list[Source],
+    *,
+    config: SummarizerConfig,
+    target: Target,
+    journal: Journal,
+    arguments: argparse.Namespace,
+    on_tick: OnTick,
+) -> list[SourceReport]:
+    try:
+        from ..ray import run_on_ray
+    except ImportError:
+        raise InputError("--engine ray needs the ray extra: pip install 'tool-return-summarizer[ray]'") from None
+    return run_on_ray(
+        sources,
+        config=config,
+        target=target,
+        journal=journal,
+        on_tick=on_tick,
+        actors=arguments.jobs,
+        address=arguments.ray_address,
+    )
 
 
 def _batch_config(config: SummarizerConfig, arguments: argparse.Namespace) -> SummarizerConfig:
