@@ -8,8 +8,11 @@ columns added. It runs in three stages of actor pools, each actor holding one `C
 1. **plan**: each history is walked as for compaction, but its summarizer only records the cache key
    of every content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget
    and quoted facts) with the candidate itself;
-2. **summarize**: the planned contents are grouped by key (a shuffle, `groupby('key')`), and each
-   unique content is summarized once by an actor pool holding the real model and the summary cache;
+2. **distinct + summarize**: one planned row is kept per key (the driver reads the small key and
+   owner columns and picks the first history by hash for each key; a filter keeps those rows), and
+   each unique content is summarized once by an actor pool holding the real model and the summary
+   cache. (Ray's `groupby` was the first choice; its hash shuffle's aggregator actors found no CPU
+   while the actor pools held a small node's, and the job hung: see docs/scale.md.)
 3. **compact**: the summaries (small next to the histories) are broadcast through the object store,
    and each history is compacted by a `Compactor` whose summarizer answers from them, so no model is
    called here and the rewrite, the post-check and the originals store are exactly `batch`'s.
@@ -21,16 +24,21 @@ pure function of its input rows, so a retried task yields the same rows, once.
 `summarizer batch --engine ray` uses the same stages for files (`run_on_ray`); see docs/scale.md.
 """
 
+# pyarrow ships no type information and ray's is partial: their members are unknown to pyright.
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+# pyright: reportUnknownParameterType=false
+
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import pickle
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar
 
 import pyarrow as pa
 import ray
@@ -59,6 +67,7 @@ REPORT_COLUMNS = ('summarized', 'failed', 'tokens_before', 'tokens_after', 'mode
 the model calls made for contents this row was the first (by history hash) to need, and why the row
 was left as it was (None when it was not)."""
 
+_S = TypeVar('_S', bound=Summarizer)
 _ROW = Where(path=Path('<dataset row>'))
 _PLAN_SCHEMA = pa.schema(
     [('key', pa.string()), ('owner', pa.string()), ('slot', pa.string()), ('candidate', pa.binary())]
@@ -171,10 +180,10 @@ class _Answering(Summarizer):
         return answer.outcome(candidate, first=owner == self.row)
 
 
-def _summarizer(settings: _Settings, kind: type[Summarizer]) -> Summarizer:
+def _summarizer(settings: _Settings, kind: type[_S]) -> _S:
     """A summarizer of `kind` with the configured model; only the real one (stage 2) uses the disk cache."""
     if kind is Summarizer:
-        return Summarizer.from_config(settings.config, model=settings.model)
+        return kind.from_config(settings.config, model=settings.model)  # type: ignore[return-value]
     model = resolve_model(settings.config, settings.model)
     return kind(config=settings.config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
 
@@ -193,7 +202,6 @@ class _Plan:
 
     def __init__(self, settings: _Settings, column: str) -> None:
         self.planner = _summarizer(settings, _Planner)
-        assert isinstance(self.planner, _Planner)
         self.compactor = Compactor(config=settings.config, summarizer=self.planner, originals=OriginalStore.disabled())
         self.column = column
 
@@ -275,7 +283,7 @@ def _summarize_unique(
     answers: dict[str, tuple[str, _Answer]] = {}
     if chosen:
         unique = planned.map_batches(
-            _only_chosen, fn_kwargs={'chosen': [ray.put(chosen)]}, batch_format='pyarrow', batch_size=batch_size
+            functools.partial(_only_chosen, chosen=[ray.put(chosen)]), batch_format='pyarrow', batch_size=batch_size
         )
         summarized = unique.map_batches(
             _Summarize,
@@ -300,7 +308,6 @@ class _Compact:
         keep_report: bool,
     ) -> None:
         answering = _summarizer(settings, _Answering)
-        assert isinstance(answering, _Answering)
         answering.answers = ray.get(answers[0])
         self.answering = answering
         self.compactor = Compactor(config=settings.config, summarizer=answering)
