@@ -407,7 +407,8 @@ def _run_on_ray(
     settings = _Settings(config=config, model=None)
     results: dict[str, Done] = {}
     if texts:
-        ds = ray.data.from_items([{'messages': raw} for raw in texts.values()])
+        # each row carries its input's hash: results are matched by it, never by the order rows come back in
+        ds = ray.data.from_items([{'digest': digest, 'messages': raw} for digest, raw in texts.items()])
         answers = _summarize_unique(ds, column='messages', settings=settings, actors=actors, batch_size=16)
         compacted = ds.map_batches(
             _Compact,
@@ -421,8 +422,9 @@ def _run_on_ray(
             batch_size=16,
             compute=ray.data.ActorPoolStrategy(size=actors),
         )
-        for (digest, raw), row in zip(texts.items(), compacted.iter_rows(), strict=True):
-            results[digest] = _done(raw, row)
+        for row in compacted.iter_rows():
+            digest = str(row['digest'])
+            results[digest] = _done(texts[digest], row)
     compactor = Compactor(config=config)
 
     async def process(unit: Unit) -> Done:

@@ -46,7 +46,6 @@ def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         log_to_driver=False,
         runtime_env={'env_vars': {'PYTHONPATH': path, 'SUMMARIZER_CACHE_DIR': str(cache)}},
     )
-    ray.data.DataContext.get_current().execution_options.preserve_order = True
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield
     ray.shutdown()
@@ -68,6 +67,10 @@ class Counted:
         with self.log.open('a') as log:
             log.write(hashlib.sha256(json.dumps(content).encode()).hexdigest() + '\n')
         return extractive_summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+
+def by_id(row: dict[str, object]) -> int:
+    return int(row['id'])  # type: ignore[call-overload]  # rows come back in any order
 
 
 def calls(log: Path) -> list[str]:
@@ -104,7 +107,7 @@ def test_byte_exact_as_local_and_each_content_summarized_once(tmp_path: Path) ->
     log = tmp_path / 'calls'
     model = embedded_model('counted', Counted(log))
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=4)
-    result = compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all()
+    result = sorted(compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all(), key=by_id)
 
     unique = set(calls(log))
     assert len(calls(log)) == len(unique) == 6  # 6 unique contents over 4 blocks and 2 actors
@@ -121,9 +124,11 @@ def test_byte_exact_as_local_and_each_content_summarized_once(tmp_path: Path) ->
 def test_bad_row_is_reported_in_its_row(tmp_path: Path) -> None:
     good = stored(f'unique\n{BIG_TEXT}')
     broken = good.replace('"tool-return"', '"tool-retrun"', 1)
-    items = [{'messages': good}, {'messages': '{"not": "a history"}'}, {'messages': broken}, {'messages': '[{'}]
+    items = [{'id': n, 'messages': text} for n, text in enumerate([good, '{"not": "a history"}', broken, '[{'])]
     model = embedded_model('counted', Counted(tmp_path / 'calls'))
-    result = compact_dataset(ray.data.from_items(items), config=config(), model=model, actors=1).take_all()
+    result = sorted(
+        compact_dataset(ray.data.from_items(items), config=config(), model=model, actors=2).take_all(), key=by_id
+    )
 
     assert result[0]['error'] is None and result[0]['summarized'] == 1 and result[0]['messages'] != good
     assert result[1]['error'] == 'expected a JSON list of messages, found dict'
@@ -146,7 +151,7 @@ def test_actor_killed_mid_job_is_retried_once_written_once(tmp_path: Path) -> No
     log, marker = tmp_path / 'calls', tmp_path / 'died'
     model = embedded_model('counted', Counted(log, die_once=marker))
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=3)
-    result = compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all()
+    result = sorted(compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all(), key=by_id)
 
     assert marker.exists()  # an actor did die
     expected = local(histories, embedded_model('counted', Counted(tmp_path / 'local-calls')))
@@ -155,8 +160,14 @@ def test_actor_killed_mid_job_is_retried_once_written_once(tmp_path: Path) -> No
     assert all(row['error'] is None for row in result)
 
 
-def test_cli_engine_ray_out_and_in_place(tmp_path: Path) -> None:
+def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     histories = rows()[:6]
+    iter_rows = ray.data.Dataset.iter_rows
+
+    def out_of_order(self: ray.data.Dataset) -> Iterator[dict[str, object]]:
+        return reversed(list(iter_rows(self)))  # rows come back in any order: results must not go by position
+
+    monkeypatch.setattr(ray.data.Dataset, 'iter_rows', out_of_order)
     folder = tmp_path / 'in'
     (folder / 'sub').mkdir(parents=True)
     (folder / 'a.jsonl').write_text('\n'.join(histories[:4]) + '\n\n' + '{"broken": \n')
@@ -165,7 +176,7 @@ def test_cli_engine_ray_out_and_in_place(tmp_path: Path) -> None:
     local_out, ray_out = tmp_path / 'local', tmp_path / 'ray'
     assert main(['batch', '--keep-recent', '0', str(folder), '--out', str(local_out)]) == 1  # the broken line
     report = tmp_path / 'report.json'
-    arguments = ['batch', '--keep-recent', '0', '--engine', 'ray', '--report', str(report)]
+    arguments = ['batch', '--keep-recent', '0', '--engine', 'ray', '--jobs', '2', '--report', str(report)]
     assert main([*arguments, str(folder), '--out', str(ray_out)]) == 1
     for name in ('a.jsonl', 'sub/b.json', 'c.json'):
         assert (ray_out / name).read_bytes() == (local_out / name).read_bytes()
