@@ -64,8 +64,8 @@ __all__ = ['REPORT_COLUMNS', 'compact_dataset']
 
 REPORT_COLUMNS = ('summarized', 'failed', 'tokens_before', 'tokens_after', 'model_calls', 'error')
 """Added to every row: returns summarized and failed, the history's estimated tokens before and after,
-the model calls made for contents this row was the first (by history hash) to need, and why the row
-was left as it was (None when it was not)."""
+the model calls made for contents this row was the first (by history hash) to need (rows holding the
+very same history are each charged), and why the row was left as it was (None when it was not)."""
 
 _S = TypeVar('_S', bound=Summarizer)
 _ROW = Where(path=Path('<dataset row>'))
@@ -92,6 +92,8 @@ def compact_dataset(
     may be a `Model` object. `actors` is the size of each stage's actor pool, `batch_size` the rows
     per task. Every unique content is summarized once however many rows and blocks hold it. The
     input is read twice (plan, then compact): materialize it first if reading it is expensive.
+    The plan and summarize stages run before this returns (every summary must exist before a row
+    is compacted); the compact stage is lazy, like any Dataset.
     """
     settings = _Settings.of(config, model, overrides)
     answers = _summarize_unique(ds, column=column, settings=settings, actors=actors, batch_size=batch_size)
