@@ -212,8 +212,9 @@ class Summarizer:
     async def _call_with_retries(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
         """The first attempt runs bare, then tenacity takes over.
 
-        tenacity's set-up costs ~40 µs a call, more than the rest of our request path, and most calls succeed. A retryable failure then enters tenacity as its attempt 1
-        (re-raised, not re-sent), so waits and the attempt budget are exactly tenacity's.
+        tenacity's set-up costs ~40 µs a call, more than the rest of our request path, and most calls
+        succeed. A retryable failure then enters tenacity as its attempt 1 (re-raised, not re-sent), so
+        waits and the attempt budget are exactly tenacity's.
         """
         try:
             return await self._attempt(candidate, system, prompt, outcome)
