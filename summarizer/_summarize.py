@@ -135,6 +135,17 @@ class Summarizer:
         share = math.ceil(candidate.tokens * self.config.target_ratio)
         return max(1, min(max(share, self.config.min_summary_tokens), candidate.threshold_tokens - 1))
 
+    def key_for(self, candidate: Candidate) -> str:
+        """The cache key of `candidate`'s summary: what a data engine groups identical work by (`summarizer.ray`)."""
+        return cache_key(
+            content=candidate.text,
+            model=self._model_id,
+            prompt=self._prompts.for_tool(candidate.tool_name, candidate.shape).identity,
+            shape=candidate.shape,
+            budget_tokens=self.budget_for(candidate),
+            quoted=candidate.quoted,
+        )
+
     async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
         """Summarize `candidate`, in a span of its own on `tracer` (an instrumented run's `RunContext.tracer`).
 
@@ -186,14 +197,7 @@ class Summarizer:
             return Outcome(candidate=candidate, failure=failure)
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         budget = self.budget_for(candidate)
-        key = cache_key(
-            content=candidate.text,
-            model=self._model_id,
-            prompt=prompt.identity,
-            shape=candidate.shape,
-            budget_tokens=budget,
-            quoted=candidate.quoted,
-        )
+        key = self.key_for(candidate)
         cached = self.cache.get(key)
         if cached is not None and self._problem(candidate, cached) is None:
             return Outcome(candidate=candidate, summary=cached, source='cache')

@@ -33,6 +33,7 @@ from ..batch import (
     run_batch,
     shard,
 )
+from ..batch._runner import OnTick
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
 POSTGRES_SCHEMES = ('postgresql://', 'postgres://')
@@ -67,7 +68,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action='store_true',
         help='with --in-place: VACUUM each changed SQLite database so the file shrinks (needs its size free)',
     )
-    parser.add_argument('--jobs', type=int, default=1, metavar='N', help='worker processes (sources are dealt to them)')
+    parser.add_argument(
+        '--jobs', type=int, default=1, metavar='N', help='worker processes (with --engine ray: actors per stage)'
+    )
+    parser.add_argument(
+        '--engine',
+        choices=('local', 'ray'),
+        default='local',
+        help="local processes, or Ray Data (pip install '.[ray]'; docs/scale.md)",
+    )
+    parser.add_argument(
+        '--ray-address', metavar='ADDR', help='with --engine ray: the cluster to join (default: a local one)'
+    )
     parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
     parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
     parser.add_argument(
@@ -90,6 +102,8 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
     if arguments.jobs < 1:
         raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
+    if arguments.ray_address and arguments.engine != 'ray':
+        raise InputError('--ray-address works with --engine ray only')
     if arguments.vacuum and not arguments.in_place:
         raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
@@ -129,9 +143,14 @@ def run(arguments: argparse.Namespace) -> int:
                 journal.record(source, earlier[source.key])  # the new journal stays complete
         size = sum(source.size() for source in todo)
         with _Progress(screen, total=size) as progress:
-            reports = run_batch(
-                todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
-            )
+            if arguments.engine == 'ray':
+                reports = _run_on_ray(
+                    todo, config=config, target=target, journal=journal, arguments=arguments, on_tick=progress.tick
+                )
+            else:
+                reports = run_batch(
+                    todo, config=config, target=target, journal=journal, jobs=arguments.jobs, on_tick=progress.tick
+                )
     except BatchAborted as exc:
         raise InputError(str(exc)) from None
     seconds = time.perf_counter() - started
@@ -165,6 +184,30 @@ def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list
     except ImportError:
         raise InputError("PostgreSQL sources need psycopg: pip install 'tool-return-summarizer[postgres]'") from None
     return postgres_sources(urls, config=config.batch, target=target)
+
+
+def _run_on_ray(
+    sources: list[Source],
+    *,
+    config: SummarizerConfig,
+    target: Target,
+    journal: Journal,
+    arguments: argparse.Namespace,
+    on_tick: OnTick,
+) -> list[SourceReport]:
+    try:
+        from ..ray import run_on_ray
+    except ImportError:
+        raise InputError("--engine ray needs the ray extra: pip install 'tool-return-summarizer[ray]'") from None
+    return run_on_ray(
+        sources,
+        config=config,
+        target=target,
+        journal=journal,
+        on_tick=on_tick,
+        actors=arguments.jobs,
+        address=arguments.ray_address,
+    )
 
 
 def _batch_config(config: SummarizerConfig, arguments: argparse.Namespace) -> SummarizerConfig:

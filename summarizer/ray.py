@@ -1,0 +1,469 @@
+"""Compaction on Ray Data: one stored history per row, each unique content summarized once cluster-wide.
+
+`compact_dataset(ds)` returns `ds` with its history column compacted byte-exactly (the same screen,
+splicing and post-check as `summarizer batch`: every row goes through `compact_unit`) and report
+columns added. It runs in three stages of actor pools, each actor holding one `Compactor` or
+`Summarizer`, so the model client, the cache handle and the embedded model load once per actor:
+
+1. **plan**: each history is walked as for compaction, but its summarizer only records the cache key
+   of every content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget
+   and quoted facts) with the candidate itself;
+2. **distinct + summarize**: one planned row is kept per key (the driver reads the small key and
+   owner columns and picks the first history by hash for each key; a filter keeps those rows), and
+   each unique content is summarized once by an actor pool holding the real model and the summary
+   cache. (Ray's `groupby` was the first choice; its hash shuffle's aggregator actors found no CPU
+   while the actor pools held a small node's, and the job hung: see docs/scale.md.)
+3. **compact**: the summaries (small next to the histories) are broadcast through the object store,
+   and each history is compacted by a `Compactor` whose summarizer answers from them, so no model is
+   called here and the rewrite, the post-check and the originals store are exactly `batch`'s.
+
+A row that is not a valid history, or whose rewrite fails the check, keeps its original value and
+says why in `error`; it never fails the job. Ray retries a task whose actor died: every stage is a
+pure function of its input rows, so a retried task yields the same rows, once.
+
+`summarizer batch --engine ray` uses the same stages for files (`run_on_ray`); see docs/scale.md.
+"""
+
+# pyarrow ships no type information and ray's is partial: their members are unknown to pyright.
+# pyright: reportUnknownMemberType=false, reportUnknownVariableType=false, reportUnknownArgumentType=false
+# pyright: reportUnknownParameterType=false
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import pickle
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+import pyarrow as pa
+import ray
+import ray.data
+from pydantic_ai.models import Model
+
+from ._cache import SummaryCache
+from ._config import SummarizerConfig
+from ._models import resolve_model
+from ._originals import OriginalStore
+from ._pipeline import Compactor, Report
+from ._shape import JsonValue
+from ._summarize import Outcome, Summarizer
+from ._walk import Candidate
+from ._write import remove_temporaries
+from .batch._runner import OnTick, compact_unit, run_sources
+from .batch._sources import Done, Source, StoredUnit, Target, Unit, Where
+
+if TYPE_CHECKING:
+    from .batch._runner import Journal, SourceReport
+
+__all__ = ['REPORT_COLUMNS', 'compact_dataset']
+
+REPORT_COLUMNS = ('summarized', 'failed', 'tokens_before', 'tokens_after', 'model_calls', 'error')
+"""Added to every row: returns summarized and failed, the history's estimated tokens before and after,
+the model calls made for contents this row was the first (by history hash) to need (rows holding the
+very same history are each charged), and why the row was left as it was (None when it was not)."""
+
+_S = TypeVar('_S', bound=Summarizer)
+_ROW = Where(path=Path('<dataset row>'))
+_PLAN_SCHEMA = pa.schema(
+    [('key', pa.string()), ('owner', pa.string()), ('slot', pa.string()), ('candidate', pa.binary())]
+)
+_ANSWER_SCHEMA = pa.schema([('key', pa.string()), ('owner', pa.string()), ('answer', pa.binary())])
+
+
+def compact_dataset(
+    ds: ray.data.Dataset,
+    *,
+    column: str = 'messages',
+    config: SummarizerConfig | None = None,
+    model: Model | str | None = None,
+    actors: int = 2,
+    batch_size: int = 16,
+    **overrides: object,
+) -> ray.data.Dataset:
+    """`ds` with each history in `column` compacted byte-exactly, plus the `REPORT_COLUMNS`.
+
+    `column` holds one pydantic-ai history per row as JSON text (`str` or UTF-8 `bytes`, kept as
+    given). `config` and `overrides` (config keys, as for `Compactor`) choose the summarizer; `model`
+    may be a `Model` object. `actors` is the size of each stage's actor pool, `batch_size` the rows
+    per task. Every unique content is summarized once however many rows and blocks hold it. The
+    input is read twice (plan, then compact): materialize it first if reading it is expensive.
+    The plan and summarize stages run before this returns (every summary must exist before a row
+    is compacted); the compact stage is lazy, like any Dataset.
+    """
+    settings = _Settings.of(config, model, overrides)
+    answers = _summarize_unique(ds, column=column, settings=settings, actors=actors, batch_size=batch_size)
+    return ds.map_batches(
+        _Compact,
+        fn_constructor_kwargs={'settings': settings, 'answers': [answers], 'column': column, 'keep_report': False},
+        batch_format='pyarrow',
+        batch_size=batch_size,
+        compute=ray.data.ActorPoolStrategy(size=actors),
+    )
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What every actor needs to build its compactor: shipped to the actors once, by pickle."""
+
+    config: SummarizerConfig
+    model: Model | str | None
+
+    @classmethod
+    def of(
+        cls, config: SummarizerConfig | None, model: Model | str | None, overrides: Mapping[str, object]
+    ) -> _Settings:
+        return cls(config=(config or SummarizerConfig.load()).override(**overrides), model=model)
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """What the summarize stage made of one unique content: an `Outcome` without its candidate."""
+
+    summary: JsonValue | None
+    failure: str | None
+    rejected: bool
+    source: Literal['model', 'cache', 'shared', 'none']
+    attempts: int
+    input_tokens: int
+    output_tokens: int
+
+    def outcome(self, candidate: Candidate, *, first: bool) -> Outcome:
+        """The outcome for one history's candidate; only the first history to need it is charged its calls."""
+        if not first:
+            return Outcome(
+                candidate=candidate,
+                summary=self.summary,
+                failure=self.failure,
+                rejected=self.rejected,
+                source='shared' if self.summary is not None else 'none',
+            )
+        return Outcome(
+            candidate=candidate,
+            summary=self.summary,
+            failure=self.failure,
+            rejected=self.rejected,
+            source=self.source,
+            attempts=self.attempts,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+        )
+
+
+@dataclass
+class _Planner(Summarizer):
+    """Records the key and candidate of each content instead of summarizing it (stage 1)."""
+
+    planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
+
+    async def summarize(self, candidate: Candidate) -> Outcome:
+        self.planned.setdefault(self.key_for(candidate), candidate)
+        return Outcome(candidate=candidate, failure='planned')
+
+
+@dataclass
+class _Answering(Summarizer):
+    """Answers each content from the summarize stage's results (stage 3): no model call."""
+
+    answers: Mapping[str, tuple[str, _Answer]] = field(default_factory=dict[str, tuple[str, _Answer]])
+    """key -> (the hash of the first history needing it, its answer)."""
+    row: str = ''
+    """The hash of the history being compacted (one at a time per actor)."""
+
+    async def summarize(self, candidate: Candidate) -> Outcome:
+        found = self.answers.get(self.key_for(candidate))
+        if found is None:  # a row that changed between the stages (CLI), or a planner/compactor mismatch
+            return Outcome(candidate=candidate, failure='not summarized by the summarize stage')
+        owner, answer = found
+        return answer.outcome(candidate, first=owner == self.row)
+
+
+def _summarizer(settings: _Settings, kind: type[_S]) -> _S:
+    """A summarizer of `kind` with the configured model; only the real one (stage 2) uses the disk cache."""
+    if kind is Summarizer:
+        return kind.from_config(settings.config, model=settings.model)  # type: ignore[return-value]
+    model = resolve_model(settings.config, settings.model)
+    return kind(config=settings.config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
+
+
+def _digest(raw: str | bytes) -> str:
+    data = raw if isinstance(raw, bytes) else raw.encode('utf-8', 'surrogatepass')
+    return hashlib.sha256(data).hexdigest()
+
+
+def _unit(raw: str | bytes) -> StoredUnit:
+    return StoredUnit(where=_ROW, raw=raw)
+
+
+class _Plan:
+    """Stage 1 actor: rows -> (content key, history hash, pickled candidate), one per content to summarize."""
+
+    def __init__(self, settings: _Settings, column: str) -> None:
+        self.planner = _summarizer(settings, _Planner)
+        self.compactor = Compactor(config=settings.config, summarizer=self.planner, originals=OriginalStore.disabled())
+        self.column = column
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        keys: list[str] = []
+        owners: list[str] = []
+        slots: list[str] = []
+        candidates: list[bytes] = []
+        for raw in batch.column(self.column).to_pylist():
+            if not isinstance(raw, str | bytes):
+                continue  # reported by the compact stage
+            self.planner.planned.clear()
+            asyncio.run(compact_unit(_unit(raw), self.compactor))  # errors are reported by the compact stage
+            digest, slot = _digest(raw), uuid.uuid4().hex  # the slot tells identical histories apart
+            for key, candidate in self.planner.planned.items():
+                keys.append(key)
+                owners.append(digest)
+                slots.append(slot)
+                candidates.append(pickle.dumps(candidate))
+        return pa.table([keys, owners, slots, candidates], schema=_PLAN_SCHEMA)
+
+
+def _only_chosen(batch: pa.Table, chosen: list[ray.ObjectRef[dict[str, tuple[str, str]]]]) -> pa.Table:
+    """The distinct step: of the rows planning one key, only the one chosen to summarize it."""
+    table = ray.get(chosen[0])
+    keys, owners, slots = (batch.column(name).to_pylist() for name in ('key', 'owner', 'slot'))
+    keep = [table[key] == (owner, slot) for key, owner, slot in zip(keys, owners, slots, strict=True)]
+    return batch.filter(pa.array(keep, type=pa.bool_()))
+
+
+class _Summarize:
+    """Stage 2 actor: one unique content per row -> its pickled `_Answer` (the only stage calling the model)."""
+
+    def __init__(self, settings: _Settings) -> None:
+        self.summarizer = _summarizer(settings, Summarizer)
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        candidates = [pickle.loads(raw) for raw in batch.column('candidate').to_pylist()]
+        outcomes = asyncio.run(self._all(candidates))
+        answers = [
+            pickle.dumps(
+                _Answer(
+                    summary=outcome.summary,
+                    failure=outcome.failure,
+                    rejected=outcome.rejected,
+                    source=outcome.source,
+                    attempts=outcome.attempts,
+                    input_tokens=outcome.input_tokens,
+                    output_tokens=outcome.output_tokens,
+                )
+            )
+            for outcome in outcomes
+        ]
+        return pa.table([batch.column('key'), batch.column('owner'), answers], schema=_ANSWER_SCHEMA)
+
+    async def _all(self, candidates: Sequence[Candidate]) -> list[Outcome]:
+        try:
+            return await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in candidates))
+        finally:
+            self.summarizer.cache.flush()  # the batch's summaries are in the disk cache before the task ends
+
+
+def _summarize_unique(
+    ds: ray.data.Dataset, *, column: str, settings: _Settings, actors: int, batch_size: int
+) -> ray.ObjectRef[dict[str, tuple[str, _Answer]]]:
+    """Stages 1 and 2: every unique content's answer, keyed by cache key, put in the object store."""
+    planned = ds.map_batches(
+        _Plan,
+        fn_constructor_kwargs={'settings': settings, 'column': column},
+        batch_format='pyarrow',
+        batch_size=batch_size,
+        compute=ray.data.ActorPoolStrategy(size=actors),
+    ).materialize()
+    chosen: dict[str, tuple[str, str]] = {}  # key -> the (owner, slot) of the row that summarizes it
+    for row in planned.select_columns(['key', 'owner', 'slot']).iter_rows():
+        key, mine = str(row['key']), (str(row['owner']), str(row['slot']))
+        if key not in chosen or mine < chosen[key]:
+            chosen[key] = mine
+    answers: dict[str, tuple[str, _Answer]] = {}
+    if chosen:
+        unique = planned.map_batches(
+            functools.partial(_only_chosen, chosen=[ray.put(chosen)]), batch_format='pyarrow', batch_size=batch_size
+        )
+        summarized = unique.map_batches(
+            _Summarize,
+            fn_constructor_kwargs={'settings': settings},
+            batch_format='pyarrow',
+            batch_size=max(settings.config.concurrency, 1),
+            compute=ray.data.ActorPoolStrategy(size=actors),
+        )
+        for row in summarized.iter_rows():
+            answers[str(row['key'])] = (str(row['owner']), pickle.loads(row['answer']))
+    return ray.put(answers)
+
+
+class _Compact:
+    """Stage 3 actor: each history compacted with the summaries of stage 2, byte-exactly, report columns added."""
+
+    def __init__(
+        self,
+        settings: _Settings,
+        answers: list[ray.ObjectRef[dict[str, tuple[str, _Answer]]]],
+        column: str,
+        keep_report: bool,
+    ) -> None:
+        answering = _summarizer(settings, _Answering)
+        answering.answers = ray.get(answers[0])
+        self.answering = answering
+        self.compactor = Compactor(config=settings.config, summarizer=answering)
+        self.column = column
+        self.keep_report = keep_report
+
+    def __call__(self, batch: pa.Table) -> pa.Table:
+        values = batch.column(self.column).to_pylist()
+        done = [self._one(raw) for raw in values]
+        new = [_encoded(item, raw) for item, raw in zip(done, values, strict=True)]
+        index = batch.schema.get_field_index(self.column)
+        table = batch.set_column(index, self.column, pa.array(new, type=batch.schema.field(self.column).type))
+        columns: dict[str, list[object]] = {
+            'summarized': [item.report.summarized for item in done],
+            'failed': [item.report.failed for item in done],
+            'tokens_before': [item.tokens_before for item in done],
+            'tokens_after': [item.tokens_after for item in done],
+            'model_calls': [item.report.model_calls for item in done],
+            'error': [_error(item) for item in done],
+        }
+        if self.keep_report:
+            columns['_report'] = [pickle.dumps((item.report, item.error, item.message_index)) for item in done]
+        for name, data in columns.items():
+            table = table.append_column(name, pa.array(data))
+        return table
+
+    def _one(self, raw: object) -> Done:
+        if not isinstance(raw, str | bytes):
+            return Done(unit=_unit(''), error=f'expected JSON text, found {type(raw).__name__}')
+        self.answering.row = _digest(raw)
+        return asyncio.run(compact_unit(_unit(raw), self.compactor))
+
+
+def _encoded(done: Done, raw: object) -> object:
+    """The new value in the input's own type: text stays text, bytes stay (UTF-8) bytes."""
+    if not done.changed or done.text is None:
+        return raw
+    return done.text.encode('utf-8') if isinstance(raw, bytes) else done.text
+
+
+def _error(done: Done) -> str | None:
+    if done.error is None:
+        return None
+    return f'message {done.message_index}: {done.error}' if done.message_index is not None else done.error
+
+
+# -- summarizer batch --engine ray -----------------------------------------------------------------
+
+
+def run_on_ray(
+    sources: list[Source],
+    *,
+    config: SummarizerConfig,
+    target: Target,
+    journal: Journal | None,
+    on_tick: OnTick,
+    actors: int,
+    address: str | None,
+) -> list[SourceReport]:
+    """`run_batch` on the Ray cluster at `address`: the one this process joined already, else a new local one."""
+    if address is None and ray.is_initialized():
+        return _run_on_ray(sources, config=config, target=target, journal=journal, on_tick=on_tick, actors=actors)
+    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    try:
+        return _run_on_ray(sources, config=config, target=target, journal=journal, on_tick=on_tick, actors=actors)
+    finally:
+        ray.shutdown()
+
+
+def _run_on_ray(
+    sources: list[Source],
+    *,
+    config: SummarizerConfig,
+    target: Target,
+    journal: Journal | None,
+    on_tick: OnTick,
+    actors: int,
+) -> list[SourceReport]:
+    """`run_batch`, with the histories compacted on Ray: read, compact on the cluster, write as `batch` does.
+
+    The histories are read once to build the dataset (identical ones once), compacted by
+    `compact_dataset`'s stages, then read again by the sources' own reading and writing (atomic,
+    compare-and-swap, journaled) with each history's result looked up by its hash. A history that
+    changed between the two reads, and LangChain sessions (several rows each), are compacted here.
+    """
+    if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
+        remove_temporaries([source.output(target) for source in sources])
+    texts: dict[str, str | bytes] = {}
+    for source in sources:
+        source.open(Target(dry_run=True))
+        try:
+            for unit in source.units():
+                if isinstance(unit, StoredUnit):
+                    texts.setdefault(_digest(unit.raw), unit.raw)
+        finally:
+            source.abort()
+    settings = _Settings(config=config, model=None)
+    results: dict[str, Done] = {}
+    if texts:
+        # each row carries its input's hash: results are matched by it, never by the order rows come back in
+        ds = ray.data.from_items([{'digest': digest, 'messages': raw} for digest, raw in texts.items()])
+        answers = _summarize_unique(ds, column='messages', settings=settings, actors=actors, batch_size=16)
+        compacted = ds.map_batches(
+            _Compact,
+            fn_constructor_kwargs={
+                'settings': settings,
+                'answers': [answers],
+                'column': 'messages',
+                'keep_report': True,
+            },
+            batch_format='pyarrow',
+            batch_size=16,
+            compute=ray.data.ActorPoolStrategy(size=actors),
+        )
+        for row in compacted.iter_rows():
+            digest = str(row['digest'])
+            results[digest] = _done(texts[digest], row)
+    compactor = Compactor(config=config)
+
+    async def process(unit: Unit) -> Done:
+        known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
+        if known is None:
+            return await compact_unit(unit, compactor)
+        return Done(
+            unit=unit,
+            report=known.report,
+            tokens_before=known.tokens_before,
+            tokens_after=known.tokens_after,
+            text=known.text,
+            error=known.error,
+            message_index=known.message_index,
+        )
+
+    try:
+        return asyncio.run(
+            run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick, process=process)
+        )
+    finally:
+        compactor.summarizer.cache.close()
+
+
+def _done(raw: str | bytes, row: dict[str, object]) -> Done:
+    """A row of the compact stage as the `Done` of its history (the CLI's reports and writes use it)."""
+    value = row['messages']
+    changed = value != raw
+    report, error, message_index = pickle.loads(row['_report'])  # type: ignore[arg-type]
+    assert isinstance(report, Report)
+    text = (value.decode('utf-8') if isinstance(value, bytes) else str(value)) if changed else None
+    return Done(
+        unit=_unit(raw),
+        report=report,
+        tokens_before=int(row['tokens_before']),  # type: ignore[call-overload]
+        tokens_after=int(row['tokens_after']),  # type: ignore[call-overload]
+        text=text,
+        error=error,
+        message_index=message_index,
+    )

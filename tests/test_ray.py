@@ -1,0 +1,188 @@
+"""`summarizer.ray` on a real local Ray instance: byte-exact, deduplicated cluster-wide, robust to bad rows and dead actors.
+
+One Ray instance (2 CPUs, no dashboard, 127.0.0.1 only) serves the whole module; without the `ray`
+extra every test here is skipped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
+from pydantic_ai.messages import ModelMessagesTypeAdapter
+
+from summarizer import SummarizerConfig
+from summarizer._extractive import summarize as extractive_summarize
+from summarizer._models import embedded_model
+from summarizer._pipeline import Compactor
+from summarizer._shape import JsonValue
+from summarizer.batch._runner import compact_unit
+from summarizer.batch._sources import StoredUnit, Where
+from summarizer.cli import main
+
+ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
+from summarizer.ray import compact_dataset
+
+pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning', 'ignore::FutureWarning')
+
+
+@pytest.fixture(scope='module', autouse=True)
+def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """One local Ray for the module; its workers import the project and these tests, and cache nowhere shared."""
+    here = Path(__file__).parent
+    path = os.pathsep.join([str(here.parent), str(here), os.environ.get('PYTHONPATH', '')])
+    cache = tmp_path_factory.mktemp('ray-worker-cache')
+    ray.init(
+        num_cpus=2,
+        _node_ip_address='127.0.0.1',
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={'env_vars': {'PYTHONPATH': path, 'SUMMARIZER_CACHE_DIR': str(cache)}},
+    )
+    ray.data.DataContext.get_current().enable_progress_bars = False
+    yield
+    ray.shutdown()
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The extractive summarizer, recording each call in a file (actors are processes); optionally dying once."""
+
+    log: Path
+    die_once: Path | None = None
+
+    def __call__(
+        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        if self.die_once is not None and not self.die_once.exists():
+            self.die_once.touch()
+            os._exit(1)  # the actor's process dies mid-task, as an OOM kill would
+        with self.log.open('a') as log:
+            log.write(hashlib.sha256(json.dumps(content).encode()).hexdigest() + '\n')
+        return extractive_summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+
+def by_id(row: dict[str, object]) -> int:
+    return int(row['id'])  # type: ignore[call-overload]  # rows come back in any order
+
+
+def calls(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def stored(*contents: object) -> str:
+    return ModelMessagesTypeAdapter.dump_json(history(*contents)).decode()
+
+
+def config() -> SummarizerConfig:
+    return SummarizerConfig.load(keep_recent=0, cache={'enabled': False}, originals={'enabled': False})
+
+
+def rows() -> list[str]:
+    """12 histories, 6 unique contents between them (4 texts, the list, the object): each in several rows."""
+    texts = [f'topic {n}\n{BIG_TEXT}' for n in range(4)]
+    return [stored(texts[n % 4], BIG_LIST if n % 2 else BIG_OBJECT, texts[(n + 1) % 4]) for n in range(12)]
+
+
+def local(histories: list[str], model: object) -> list[str | None]:
+    """The local engine's result for each history (None: unchanged)."""
+    compactor = Compactor(config=config(), model=model)  # type: ignore[arg-type]
+
+    async def run() -> list[str | None]:
+        done = [await compact_unit(StoredUnit(where=Where(path=Path('x')), raw=raw), compactor) for raw in histories]
+        return [item.text for item in done]
+
+    return asyncio.run(run())
+
+
+def test_byte_exact_as_local_and_each_content_summarized_once(tmp_path: Path) -> None:
+    histories = rows()
+    log = tmp_path / 'calls'
+    model = embedded_model('counted', Counted(log))
+    ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=4)
+    result = sorted(compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all(), key=by_id)
+
+    unique = set(calls(log))
+    assert len(calls(log)) == len(unique) == 6  # 6 unique contents over 4 blocks and 2 actors
+    expected = local(histories, embedded_model('counted', Counted(tmp_path / 'local-calls')))
+    assert [row['id'] for row in result] == list(range(12))
+    assert [row['messages'] for row in result] == [new or old for new, old in zip(expected, histories, strict=True)]
+    assert all(new is not None for new in expected)
+    assert all(row['error'] is None and row['failed'] == 0 for row in result)
+    assert [row['summarized'] for row in result] == [3] * 12
+    assert all(row['tokens_after'] < row['tokens_before'] for row in result)
+    assert sum(row['model_calls'] for row in result) == 6  # each call charged to one row
+
+
+def test_bad_row_is_reported_in_its_row(tmp_path: Path) -> None:
+    good = stored(f'unique\n{BIG_TEXT}')
+    broken = good.replace('"tool-return"', '"tool-retrun"', 1)
+    items = [{'id': n, 'messages': text} for n, text in enumerate([good, '{"not": "a history"}', broken, '[{'])]
+    model = embedded_model('counted', Counted(tmp_path / 'calls'))
+    result = sorted(
+        compact_dataset(ray.data.from_items(items), config=config(), model=model, actors=2).take_all(), key=by_id
+    )
+
+    assert result[0]['error'] is None and result[0]['summarized'] == 1 and result[0]['messages'] != good
+    assert result[1]['error'] == 'expected a JSON list of messages, found dict'
+    assert result[2]['error'] is not None and result[2]['error'].startswith('message 2: ')
+    assert "unknown part_kind 'tool-retrun'" in result[2]['error']
+    assert result[3]['error'] is not None and 'invalid JSON' in result[3]['error']
+    assert [row['messages'] for row in result[1:]] == [item['messages'] for item in items[1:]]  # kept, byte for byte
+
+
+def test_bytes_column_stays_bytes(tmp_path: Path) -> None:
+    raw = stored(f'bytes\n{BIG_TEXT}').encode()
+    model = embedded_model('counted', Counted(tmp_path / 'calls'))
+    [row] = compact_dataset(ray.data.from_items([{'messages': raw}]), config=config(), model=model, actors=1).take_all()
+    expected = local([raw.decode()], model)[0]
+    assert isinstance(row['messages'], bytes) and row['messages'] == (expected or '').encode()
+
+
+def test_actor_killed_mid_job_is_retried_once_written_once(tmp_path: Path) -> None:
+    histories = rows()[:6]
+    log, marker = tmp_path / 'calls', tmp_path / 'died'
+    model = embedded_model('counted', Counted(log, die_once=marker))
+    ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=3)
+    result = sorted(compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all(), key=by_id)
+
+    assert marker.exists()  # an actor did die
+    expected = local(histories, embedded_model('counted', Counted(tmp_path / 'local-calls')))
+    assert [row['id'] for row in result] == list(range(6))  # every row once: none lost, none twice
+    assert [row['messages'] for row in result] == expected
+    assert all(row['error'] is None for row in result)
+
+
+def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    histories = rows()[:6]
+    iter_rows = ray.data.Dataset.iter_rows
+
+    def out_of_order(self: ray.data.Dataset) -> Iterator[dict[str, object]]:
+        return reversed(list(iter_rows(self)))  # rows come back in any order: results must not go by position
+
+    monkeypatch.setattr(ray.data.Dataset, 'iter_rows', out_of_order)
+    folder = tmp_path / 'in'
+    (folder / 'sub').mkdir(parents=True)
+    (folder / 'a.jsonl').write_text('\n'.join(histories[:4]) + '\n\n' + '{"broken": \n')
+    (folder / 'sub' / 'b.json').write_text(histories[4])
+    (folder / 'c.json').write_text(histories[5])
+    local_out, ray_out = tmp_path / 'local', tmp_path / 'ray'
+    assert main(['batch', '--keep-recent', '0', str(folder), '--out', str(local_out)]) == 1  # the broken line
+    report = tmp_path / 'report.json'
+    arguments = ['batch', '--keep-recent', '0', '--engine', 'ray', '--jobs', '2', '--report', str(report)]
+    assert main([*arguments, str(folder), '--out', str(ray_out)]) == 1
+    for name in ('a.jsonl', 'sub/b.json', 'c.json'):
+        assert (ray_out / name).read_bytes() == (local_out / name).read_bytes()
+    problems = [f for source in json.loads(report.read_text())['sources'] for f in source['failures']]
+    assert [(p['kind'], p['line']) for p in problems] == [('history', 6)]
+
+    assert main([*arguments, str(folder / 'c.json'), '--in-place']) == 0
+    assert (folder / 'c.json').read_bytes() == (local_out / 'c.json').read_bytes()
+    assert main(['batch', '--engine', 'ray', str(folder), '--out', str(tmp_path / 'x'), '--jobs', '0']) == 2
