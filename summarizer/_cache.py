@@ -16,6 +16,7 @@ import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 import diskcache
 
@@ -105,7 +106,8 @@ class SummaryCache:
         if cache is None:
             return None
         try:
-            raw = cache.get(key)
+            # diskcache is untyped; this cache only ever stores the `str` of `storable_json`
+            raw = cast('str | None', cache.get(key))  # pyright: ignore[reportUnknownMemberType]
             return None if raw is None else json.loads(raw)
         except _DISK_ERRORS as exc:
             self._degrade(exc)
@@ -133,15 +135,16 @@ class SummaryCache:
             # once for the whole flush keeps the same bound on the cache's size for about a third less
             # per summary. `update=False`: this process only; the setting stored in the cache stays.
             # Summaries never expire, so only the size can call for culling.
-            cull_limit = cache.cull_limit
-            cache.reset('cull_limit', 0, update=False)
+            # diskcache sets its settings as attributes at run time and leaves `reset`/`set` untyped
+            cull_limit = cast('int', cache.cull_limit)  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
+            cache.reset('cull_limit', 0, update=False)  # pyright: ignore[reportUnknownMemberType, reportArgumentType]
             try:
                 with cache.transact():
                     for key, raw in staged.items():
-                        cache.set(key, raw)
+                        cache.set(key, raw)  # pyright: ignore[reportUnknownMemberType]
             finally:
-                cache.reset('cull_limit', cull_limit, update=False)
-            if cache.volume() > cache.size_limit:
+                cache.reset('cull_limit', cull_limit, update=False)  # pyright: ignore[reportUnknownMemberType, reportArgumentType]
+            if cache.volume() > cast('int', cache.size_limit):  # pyright: ignore[reportAttributeAccessIssue, reportUnknownMemberType]
                 cache.cull()
         except _DISK_ERRORS as exc:
             self._degrade(exc)

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
     ModelRequest,
     ModelRequestPart,
     ModelResponse,
-    RetryPromptPart,
+    RetryPromptPart,  # pyright: ignore[reportDeprecated]  # stored histories still hold it
     ToolCallPart,
     ToolReturnPart,
 )
@@ -104,7 +104,7 @@ def integrity_problems(
             calls = (
                 {part.tool_call_id for part in previous.parts if isinstance(part, ToolCallPart)}
                 if isinstance(previous, ModelResponse)
-                else set()
+                else set[str]()
             )
             answered = _answered_ids(message)
             for answer in dict.fromkeys(answered):
@@ -119,7 +119,7 @@ def _answered_ids(request: ModelRequest) -> list[str]:
     return [
         part.tool_call_id
         for part in request.parts
-        if isinstance(part, ToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)
+        if isinstance(part, ToolReturnPart) or (isinstance(part, RetryPromptPart) and part.tool_name is not None)  # pyright: ignore[reportDeprecated]
     ]
 
 
@@ -226,7 +226,9 @@ def _check_part(part: ModelRequestPart, index: int, part_index: int) -> None:
         raise CheckFailed(f'message {index} part {part_index} no longer validates: {exc.errors()[0]["msg"]}') from None
 
 
-def compare_message_json(old: dict[str, object], new: dict[str, object], index: int, changed_parts: set[int]) -> None:
+def compare_message_json(
+    old: dict[str, JsonValue], new: dict[str, JsonValue], index: int, changed_parts: set[int]
+) -> None:
     """Check (b) for one serialized message: equal but for the `content` of `changed_parts`."""
     if {key: value for key, value in old.items() if key != 'parts'} != {
         key: value for key, value in new.items() if key != 'parts'
@@ -240,7 +242,11 @@ def compare_message_json(old: dict[str, object], new: dict[str, object], index: 
             if old_part != new_part:
                 raise CheckFailed(f'message {index} part {part_index}: changed but was not summarized')
             continue
-        if not isinstance(old_part, dict) or old_part.get('part_kind') != 'tool-return':
+        if (
+            not isinstance(old_part, dict)
+            or not isinstance(new_part, dict)
+            or old_part.get('part_kind') != 'tool-return'
+        ):
             raise CheckFailed(f'message {index} part {part_index}: only tool-return content may change')
         if {k: v for k, v in old_part.items() if k != 'content'} != {
             k: v for k, v in new_part.items() if k != 'content'

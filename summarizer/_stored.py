@@ -207,7 +207,10 @@ def validate(data: object) -> list[ModelMessage]:
     except ValidationError as exc:
         error = exc.errors()[0]
         location = list(error['loc'])
-        index = location.pop(0) if location and isinstance(location[0], int) else None
+        first = location[0] if location else None
+        index = first if isinstance(first, int) else None
+        if index is not None:
+            location.pop(0)
         where = '.'.join(str(piece) for piece in location if not _is_union_tag(piece))
         raise HistoryError(f'{where + ": " if where else ""}{_problem(error, where)}', message_index=index) from None
 
@@ -320,7 +323,7 @@ def _separators(original: str) -> tuple[str, str]:
     return (', ', ': ') if ', ' in original or ': ' in original or '\n' in original else (',', ':')
 
 
-def _message(data: list[JsonValue], index: int) -> dict[str, object]:
+def _message(data: list[JsonValue], index: int) -> dict[str, JsonValue]:
     message = data[index]
     assert isinstance(message, dict)
     return message
@@ -328,8 +331,10 @@ def _message(data: list[JsonValue], index: int) -> dict[str, object]:
 
 def _part_content(data: list[JsonValue], ref: PartRef) -> JsonValue:
     parts = _message(data, ref[0])['parts']
-    assert isinstance(parts, list) and isinstance(parts[ref[1]], dict)
-    return parts[ref[1]]['content']
+    assert isinstance(parts, list)
+    part = parts[ref[1]]
+    assert isinstance(part, dict)
+    return part['content']
 
 
 def _first_difference(before: str, after: str, start_before: int, start_after: int) -> str:
@@ -351,7 +356,7 @@ def _first_difference(before: str, after: str, start_before: int, start_after: i
 # -- the scanner -----------------------------------------------------------------------------------
 
 
-class _Scanner:
+class Scanner:
     def __init__(self, text: str) -> None:
         self.text = text
         self.position = 0
@@ -470,7 +475,7 @@ class _Scanned:
 
 
 def _scan(text: str) -> _Scanned:
-    scanner = _Scanner(text)
+    scanner = Scanner(text)
     if text.startswith('\ufeff'):
         scanner.position = 1
     if scanner.peek() != '[':
@@ -491,7 +496,7 @@ def _scan(text: str) -> _Scanned:
         fields: dict[str, JsonValue] = {}
 
         def member() -> None:
-            key = _key(scanner)
+            key = read_key(scanner)
             if key == 'parts' and scanner.peek() == '[':
                 fields[key] = _parts(scanner, index, spans, literals)
             else:
@@ -508,7 +513,7 @@ def _scan(text: str) -> _Scanned:
     return _Scanned(data=messages, spans=spans, literals=literals)
 
 
-def _key(scanner: _Scanner) -> str:
+def read_key(scanner: Scanner) -> str:
     plain = _PLAIN_KEY.match(scanner.text, scanner.position)
     if plain is not None:  # the common case in one regex step; escapes and errors take the long way
         scanner.position = plain.end()
@@ -522,7 +527,7 @@ def _key(scanner: _Scanner) -> str:
 
 
 def _parts(
-    scanner: _Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]], literals: dict[PartRef, Literals]
+    scanner: Scanner, message_index: int, spans: dict[PartRef, tuple[int, int]], literals: dict[PartRef, Literals]
 ) -> list[JsonValue]:
     parts: list[JsonValue] = []
 
@@ -533,7 +538,7 @@ def _parts(
         fields: dict[str, JsonValue] = {}
 
         def member() -> None:
-            key = _key(scanner)
+            key = read_key(scanner)
             if key != 'content':
                 fields[key] = scanner.value()[0]
                 return

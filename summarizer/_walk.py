@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeGuard, cast
 
 from pydantic_ai.messages import (
     BinaryContent,
@@ -32,7 +32,7 @@ from pydantic_ai.messages import (
 from pydantic_core import to_jsonable_python
 
 from ._config import SummarizerConfig
-from ._shape import MAX_DEPTH, JsonValue, Structure, nested_deeper_than, plain_structure, shape_name
+from ._shape import MAX_DEPTH, JsonValue, Structure, is_dict, nested_deeper_than, plain_structure, shape_name
 from ._tokens import Tokenizer, estimate_tokens, json_text
 
 _MULTIMODAL = (BinaryContent, FileUrl, UploadedFile)
@@ -272,11 +272,15 @@ def _has_multimodal(value: object) -> bool:
 def _walk_multimodal(value: object) -> bool:
     if isinstance(value, _MULTIMODAL):
         return True
-    if isinstance(value, (list, tuple)):
+    if _is_sequence(value):
         return any(_walk_multimodal(item) for item in value)
-    if isinstance(value, dict):
+    if is_dict(value):
         return any(_walk_multimodal(item) for item in value.values())
     return False
+
+
+def _is_sequence(value: object) -> TypeGuard[list[object] | tuple[object, ...]]:
+    return isinstance(value, (list, tuple))
 
 
 def _call_args(messages: Sequence[ModelMessage], message_index: int, tool_call_id: str) -> str:

@@ -21,7 +21,7 @@ from .._check import CheckFailed, PartRef
 from .._originals import Replaced, record_rewrite
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
-from .._stored import HistoryError, Literals, _key, _Scanner, ambiguous_reason, dump_content
+from .._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
 from .._tokens import content_tokens
 
 
@@ -38,14 +38,14 @@ class Row:
 
     @classmethod
     def parse(cls, text: str) -> Row:
-        scanner = _Scanner(text)
+        scanner = Scanner(text)
         fields: dict[str, JsonValue] = {}
         data: dict[str, JsonValue] = {}
         span: list[tuple[int, int]] = []
         literals: list[Literals | None] = []
 
         def data_member() -> None:
-            key = _key(scanner)
+            key = read_key(scanner)
             if key != 'content':
                 data[key] = scanner.value()[0]
                 return
@@ -54,7 +54,7 @@ class Row:
             literals.append(written)
 
         def member() -> None:
-            key = _key(scanner)
+            key = read_key(scanner)
             if key == 'data' and scanner.peek() == '{':
                 scanner.items('{', '}', data_member)
                 fields[key] = data

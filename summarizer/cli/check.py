@@ -16,7 +16,7 @@ from .._stored import HistoryError, StoredHistory, check_rewrite
 from ._common import InputError, parse_history, read_input
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
     """Add `check` to the command's subcommands."""
     parser = commands.add_parser(
         'check',
