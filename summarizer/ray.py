@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Literal, TypeVar
 import pyarrow as pa
 import ray
 import ray.data
+from opentelemetry.trace import Tracer
 from pydantic_ai.models import Model
 
 from ._cache import SummaryCache
@@ -160,7 +161,7 @@ class _Planner(Summarizer):
 
     planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
 
-    async def summarize(self, candidate: Candidate) -> Outcome:
+    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
         self.planned.setdefault(self.key_for(candidate), candidate)
         return Outcome(candidate=candidate, failure='planned')
 
@@ -174,7 +175,7 @@ class _Answering(Summarizer):
     row: str = ''
     """The hash of the history being compacted (one at a time per actor)."""
 
-    async def summarize(self, candidate: Candidate) -> Outcome:
+    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
         found = self.answers.get(self.key_for(candidate))
         if found is None:  # a row that changed between the stages (CLI), or a planner/compactor mismatch
             return Outcome(candidate=candidate, failure='not summarized by the summarize stage')
