@@ -7,6 +7,8 @@ holds for all of them.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import math
 import sys
 import time
@@ -272,3 +274,19 @@ def test_quoted_facts_on_the_facts_line_read_back_as_those_facts() -> None:
     summary = summarize(text, budget_tokens=120, quoted=quoted)
     assert isinstance(summary, str) and FACTS_PREFIX in summary
     assert set(quoted) <= token_set(summary)
+
+
+def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> None:
+    """Issue 13 point 5: no empty summary, even when no whole line fits (it was `[""]`, refused as empty)."""
+    from summarizer.extractive import summarize
+
+    plain = ['text with filler ' * 19 + 'text'] * 4  # no fact anywhere: was `[""]`
+    with_facts = [f'entry {n}: ' + ' '.join(f'word{n}x{m} filler text' for m in range(25)) for n in range(4)]
+    for texts, budget in itertools.product((plain, with_facts), (20, 40, 60)):
+        summary = summarize(texts, budget_tokens=budget)
+        assert isinstance(summary, list) and summary and all(isinstance(item, str) for item in summary)
+        lines = [line for item in summary if isinstance(item, str) for line in item.split('\n')]
+        assert any(line.strip() for line in lines), (budget, summary)
+        for line in lines:  # a marker, the facts line, or a slice of an original: never a rewrite
+            assert OMISSION.match(line) or line.startswith(FACTS_PREFIX) or any(line in text for text in texts), line
+        assert estimate_tokens(json.dumps(summary)) <= budget + 10

@@ -31,7 +31,7 @@ from typing import TypeAlias
 from .._facts import find_facts, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
-from .._shape import JsonValue
+from .._shape import JsonValue, carries_text
 from . import lines as text_lines
 from .budget import NO_DEADLINE, Deadline, cost, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
@@ -46,6 +46,9 @@ _MIN_UNIT_SHARE = 0.1
 _FACTS_SHARE = 0.6
 """Share of the budget the facts line may take for facts no later turn quotes (guesses); quoted ones may take more."""
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
+_CHARS_PER_TOKEN = 4
+_MIN_PIECE_CHARS = 40
+"""Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
 """Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
 else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
 _WEIGHTS = {
@@ -117,7 +120,20 @@ def summarize_value(
     `kind`: the kind of a string content, when known. `facts_line`: whether a `Key facts:` line may
     be added (not inside a JSON text, which must still parse).
     """
-    tree = _Tree(content, quoted=quoted, kind=kind, deadline=deadline)
+    summary = _summarize_tree(
+        _Tree(content, quoted=quoted, kind=kind, deadline=deadline), budget_tokens, facts_line, deadline, bool(quoted)
+    )
+    if not carries_text(summary) and carries_text(content):
+        # Every line is longer than the budget (a list of long one-line texts under a low threshold):
+        # cut lines into pieces that fit, so the summary keeps the start of one rather than nothing.
+        piece_chars = max(_MIN_PIECE_CHARS, budget_tokens * _CHARS_PER_TOKEN // 2)
+        tree = _Tree(content, quoted=quoted, kind=kind, deadline=deadline, max_line_chars=piece_chars)
+        summary = _summarize_tree(tree, budget_tokens, facts_line, deadline, bool(quoted))
+    return summary
+
+
+def _summarize_tree(tree: _Tree, budget_tokens: int, facts_line: bool, deadline: Deadline, quoted: bool) -> JsonValue:
+    """One selection over `tree`: required units, then the rest by gain, the facts line, and never nothing."""
     tree.select_required(budget_tokens * (_REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE))
     tree.select(budget_tokens * (tree.unit_share(budget_tokens) if facts_line else 1.0))
     if facts_line:
@@ -209,8 +225,16 @@ class _Tree:
     """The content as choices (units, items) with costs and facts, and the greedy that makes them."""
 
     def __init__(
-        self, content: JsonValue, *, quoted: tuple[str, ...], kind: ContentKind | None, deadline: Deadline
+        self,
+        content: JsonValue,
+        *,
+        quoted: tuple[str, ...],
+        kind: ContentKind | None,
+        deadline: Deadline,
+        max_line_chars: int = text_lines.MAX_LINE_CHARS,
     ) -> None:
+        self._max_line_chars = max_line_chars
+        """Lines longer than this are cut into pieces (see `text_lines.pieces`)."""
         self._deadline = deadline
         self._steps = 0
         self._quoted = frozenset(quoted)
@@ -413,7 +437,7 @@ class _Tree:
         plain = [line for _, line in numbered]
         joined = text_lines.Joined(plain)
         bonuses, standing_out = _line_bonuses(kind, joined)
-        limit = len(text) + 1 if kind in WHOLE_LINES else text_lines.MAX_LINE_CHARS
+        limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
         seen: set[str] = set()
