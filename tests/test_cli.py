@@ -137,3 +137,12 @@ def test_bad_config_is_a_clear_error(tmp_path: Path, old_schema_file: Path, caps
     config.write_text('threshold_tokens: 500\nthreshhold: 3\n')
     assert main(['compact', str(old_schema_file), '--config', str(config)]) == 2
     assert 'unknown option(s): threshhold' in capsys.readouterr().err
+
+
+def test_the_quickstart_example_is_compacted_with_the_shipped_defaults(tmp_path: Path) -> None:
+    """The README's first command must show a saving: the example's first tool round is outside `keep_recent`."""
+    example = Path(__file__).parent.parent / 'examples' / 'research_history.json'
+    out = tmp_path / 'compacted.json'
+    assert main(['compact', str(example), '-o', str(out)]) == 0
+    assert len(out.read_bytes()) < len(example.read_bytes()) / 2
+    assert main(['check', str(example), str(out)]) == 0
