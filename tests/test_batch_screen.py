@@ -63,8 +63,20 @@ async def test_a_screened_history_is_passed_through_with_its_counts(tmp_path: Pa
         json.dumps([{'kind': 'request', 'parts': [{'part_kind': 'retry-prompt', 'content': 'x'}]}]).encode(),
         with_tool_content([float('nan'), 'short']),
         b'\xff[]',
+        b'[{"kind": [1], "parts": []}]',
+        b'[{"kind": "request", "parts": [{"part_kind": {"a": 1}}]}]',
     ],
-    ids=['not a list', 'not JSON', 'unknown kind', 'unknown part kind', 'legacy retry prompt', 'NaN', 'not UTF-8'],
+    ids=[
+        'not a list',
+        'not JSON',
+        'unknown kind',
+        'unknown part kind',
+        'legacy retry prompt',
+        'NaN',
+        'not UTF-8',
+        'kind a list',
+        'part kind an object',
+    ],
 )
 def test_what_the_screen_cannot_prove_takes_the_full_path(raw: bytes) -> None:
     assert screen(raw, config=SMALL, tokenizer=estimate_tokens) is None
@@ -84,3 +96,12 @@ def test_field_level_problems_are_not_validated_when_nothing_is_summarized() -> 
     data = json.loads(stored('short'))
     data[0]['timestamp'] = 'not a date'
     assert screen(json.dumps(data), config=SMALL, tokenizer=estimate_tokens) is not None
+
+
+def test_a_kind_that_is_no_string_is_one_line_of_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from summarizer.cli import main
+
+    (tmp_path / 'h.json').write_text('[{"kind": [1], "parts": []}]')
+    assert main(['batch', str(tmp_path), '--dry-run']) == 1  # the source fails, reported; no traceback
+    err = capsys.readouterr().err
+    assert 'h.json' in err and 'Traceback' not in err

@@ -71,14 +71,17 @@ def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) 
         parts = message.get('parts')
         if not isinstance(parts, list):
             return None
-        known = _PART_KINDS.get(message.get('kind'))
+        message_kind = message.get('kind')
+        known = _PART_KINDS.get(message_kind) if isinstance(message_kind, str) else None  # a list is unhashable
         if known is None:
             return None
         for part in parts:
             if not isinstance(part, dict):
                 return None
             kind = part.get('part_kind')
-            if kind not in known or kind == 'retry-prompt':  # a legacy retry prompt may load as a tool return
+            if (
+                not isinstance(kind, str) or kind not in known or kind == 'retry-prompt'
+            ):  # a legacy retry prompt may load as a tool return
                 return None
             if kind == 'tool-return':  # a request's part: no response part has that kind
                 returns += 1
