@@ -294,12 +294,16 @@ class _Tree:
             for fact in facts:
                 self._kinds.setdefault(fact.text, fact.kind)
         if count:
-            self._counts.update(found)
-            prior, priors = outer.prior if outer is not None else 1.0, self._priors
-            for fact in found:
-                if priors.get(fact, 0.0) < prior:
-                    priors[fact] = prior
+            self._count(found, outer)
         return found
+
+    def _count(self, found: tuple[str, ...], outer: _Item | None) -> None:
+        """One more occurrence of each fact, with the highest prior of the items holding it."""
+        self._counts.update(found)
+        prior, priors = outer.prior if outer is not None else 1.0, self._priors
+        for fact in found:
+            if priors.get(fact, 0.0) < prior:
+                priors[fact] = prior
 
     def _text_facts(self, text: str, *, places: Collection[str] = ()) -> frozenset[str]:
         """The facts of a whole text, found in one pass (see `_line_facts`), but the line numbers in `places`."""
@@ -320,11 +324,7 @@ class _Tree:
             held |= known.intersection(quoted_strings(line))
         found = tuple(sorted(held))  # sorted: weight sums are float
         if found:
-            self._counts.update(found)
-            prior, priors = outer.prior if outer is not None else 1.0, self._priors
-            for fact in found:
-                if priors.get(fact, 0.0) < prior:
-                    priors[fact] = prior
+            self._count(found, outer)
         return found
 
     def _build(self, value: JsonValue, *, outer: _Item | None, path: _Path) -> _Node:
