@@ -31,6 +31,7 @@ pure function of its input rows, so a retried task yields the same rows, once.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import hashlib
 import pickle
@@ -135,19 +136,11 @@ class _Answer:
 
     def outcome(self, candidate: Candidate, *, first: bool) -> Outcome:
         """The outcome for one history's candidate; only the first history to need it is charged its calls."""
+        outcome = Outcome(candidate=candidate, summary=self.summary, failure=self.failure, rejected=self.rejected)
         if not first:
-            return Outcome(
-                candidate=candidate,
-                summary=self.summary,
-                failure=self.failure,
-                rejected=self.rejected,
-                source='shared' if self.summary is not None else 'none',
-            )
-        return Outcome(
-            candidate=candidate,
-            summary=self.summary,
-            failure=self.failure,
-            rejected=self.rejected,
+            return dataclasses.replace(outcome, source='shared' if self.summary is not None else 'none')
+        return dataclasses.replace(
+            outcome,
             source=self.source,
             attempts=self.attempts,
             input_tokens=self.input_tokens,
