@@ -427,15 +427,7 @@ def _run_on_ray(
         known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
         if known is None:
             return await compact_unit(unit, compactor)
-        return Done(
-            unit=unit,
-            report=known.report,
-            tokens_before=known.tokens_before,
-            tokens_after=known.tokens_after,
-            text=known.text,
-            error=known.error,
-            message_index=known.message_index,
-        )
+        return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
 
     try:
         return asyncio.run(
