@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -127,3 +128,18 @@ def test_verbose_batch_logs_above_the_progress_bar(old_schema_file: Path) -> Non
     logged = [line.split('\r')[-1] for line in result.stderr.split('\n') if 'INFO ' in line]
     assert len(logged) == 2, result.stderr
     assert all(line.startswith('\x1b[2KINFO summarized ') for line in logged), logged
+
+
+def test_verbose_batch_with_worker_processes_logs_what_each_worker_summarized(old_schema_file: Path) -> None:
+    """`-v` reaches the `--jobs` workers: each source's summaries are logged once, by the parent."""
+    folder = old_schema_file.parent / 'histories'  # not the folder the cache lives in
+    folder.mkdir()
+    for name in ('first.json', 'second.json'):
+        shutil.copy(old_schema_file, folder / name)
+    result = run_cli('batch', str(folder), '--dry-run', '--keep-recent', '0', '--jobs', '2', '-v')
+    assert result.returncode == 0, result.stderr
+    logged = [line for line in result.stderr.splitlines() if line.startswith('INFO summarized ')]
+    assert len(logged) == 4, result.stderr  # two returns in each of the two sources, each worker its own
+    quiet = run_cli('batch', str(folder), '--dry-run', '--keep-recent', '0', '--jobs', '2')
+    assert quiet.returncode == 0, quiet.stderr
+    assert 'INFO' not in quiet.stderr

@@ -26,6 +26,7 @@ import errno
 import functools
 import hashlib
 import json
+import logging
 import multiprocessing
 import os
 import queue
@@ -36,6 +37,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from logging.handlers import QueueHandler, QueueListener
 from pathlib import Path
 from typing import Any, cast
 
@@ -467,27 +469,56 @@ def run_batch(
         return _run_shard(sources, config, target, journal, on_tick)
     context = multiprocessing.get_context('spawn')  # no fork of a process with threads and open files
     ticks: multiprocessing.Queue[Tick] = context.Queue()
-    with ProcessPoolExecutor(
-        max_workers=len(shards), mp_context=context, initializer=_start_worker, initargs=(ticks, os.getpid())
-    ) as pool:
-        futures = [pool.submit(_worker, shard, config, target, journal) for shard in shards]
-        while not all(future.done() for future in futures) or not ticks.empty():
-            try:
-                on_tick(ticks.get(timeout=0.1))
-            except queue.Empty:
-                pass
-        results = [future.result() for future in futures]
+    records: multiprocessing.Queue[logging.LogRecord] = context.Queue()
+    level = _LOGGER.getEffectiveLevel()
+    listener = QueueListener(records, _Replay())
+    listener.start()
+    try:
+        with ProcessPoolExecutor(
+            max_workers=len(shards),
+            mp_context=context,
+            initializer=_start_worker,
+            initargs=(ticks, records, level, os.getpid()),
+        ) as pool:
+            futures = [pool.submit(_worker, shard, config, target, journal) for shard in shards]
+            while not all(future.done() for future in futures) or not ticks.empty():
+                try:
+                    on_tick(ticks.get(timeout=0.1))
+                except queue.Empty:
+                    pass
+            results = [future.result() for future in futures]
+    finally:
+        listener.stop()  # every record the workers sent is handled before the summary lines print
     by_source = {report.source: report for shard_reports in results for report in shard_reports}
     return [by_source[source.name] for source in sources]
 
+
+_LOGGER = logging.getLogger('summarizer')
 
 _ticks: multiprocessing.Queue[Tick] | None = None
 """A worker process's way to report progress to the parent."""
 
 
-def _start_worker(ticks: multiprocessing.Queue[Tick], parent: int) -> None:
+class _Replay(logging.Handler):
+    """Hands a worker's log record to the parent's logger of the same name.
+
+    So `-v` shows what every worker summarized, through the parent's handlers: above the progress
+    bar, in the parent's format, never a second writer on the terminal.
+    """
+
+    def emit(self, record: logging.LogRecord) -> None:
+        logging.getLogger(record.name).handle(record)
+
+
+def _start_worker(
+    ticks: multiprocessing.Queue[Tick], records: multiprocessing.Queue[logging.LogRecord], level: int, parent: int
+) -> None:
+    """A spawned worker starts with default logging: give it the parent's verbosity and route its records home."""
     global _ticks
     _ticks = ticks
+    _LOGGER.setLevel(level)
+    _LOGGER.addHandler(QueueHandler(records))
+    _LOGGER.propagate = False
     _die_with(parent)
 
 
