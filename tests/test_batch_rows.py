@@ -146,4 +146,31 @@ def test_a_blob_row_that_is_not_utf8_is_refused_and_its_session_left_alone(tmp_p
     [failure] = read_report(report)['chat.db']['failures']  # type: ignore[misc]
     assert (failure['session'], failure['row_id']) == ('s1', '1')
     offset = bad_rows[0].index(b'\xff')
-    assert failure['problem'] == f'a BLOB row that is not UTF-8 text (byte {offset})'
+    assert failure['problem'] == f'a row that is not UTF-8 text (byte {offset})'
+
+
+def test_a_text_row_that_is_not_utf8_fails_alone_and_the_other_rows_are_compacted(tmp_path: Path) -> None:
+    """SQLite keeps whatever bytes a TEXT value was given; one such row is that row's failure, not its source's."""
+    database = tmp_path / 'latin1.db'
+    originals = [stored(17), stored(18), stored(19)]
+    bad = originals[1].replace(b'history 18', b'history \xff18', 1)  # a Latin-1 byte in a tool return
+    with sqlite3.connect(database) as connection:
+        connection.execute('CREATE TABLE conversations (id TEXT, messages TEXT)')
+        connection.executemany(
+            'INSERT INTO conversations (id, messages) VALUES (?, CAST(? AS TEXT))',
+            [('a', originals[0]), ('b', bad), ('c', originals[2])],
+        )
+    connection.close()
+    report = tmp_path / 'r.json'
+
+    assert batch(database, '--in-place', '--report', report) == 1
+
+    after = rows(database, 'SELECT id, typeof(messages), CAST(messages AS BLOB) FROM conversations ORDER BY rowid')
+    assert after[1] == ('b', 'text', bad)  # every byte and the storage class kept
+    for (_, kind, text), original in zip([after[0], after[2]], [originals[0], originals[2]]):
+        assert kind == 'text' and text != original
+        check_rewrite(StoredHistory.parse(original), StoredHistory.parse(bytes(text)))
+    [failure] = read_report(report)['latin1.db']['failures']  # type: ignore[misc]
+    assert failure['row_id'] == 'b'
+    offset = bad.index(b'\xff')
+    assert failure['problem'] == f'not UTF-8 text at line 1 (byte {offset})'

@@ -154,7 +154,7 @@ def row_text(stored: str | bytes, position: int) -> str:
     try:
         return stored.decode('utf-8')
     except UnicodeDecodeError as exc:
-        raise HistoryError(f'a BLOB row that is not UTF-8 text (byte {exc.start})', message_index=position) from None
+        raise HistoryError(f'a row that is not UTF-8 text (byte {exc.start})', message_index=position) from None
 
 
 def stored_like(stored: str | bytes, text: str) -> str | bytes:

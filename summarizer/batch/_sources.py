@@ -336,6 +336,7 @@ class SqliteSource(Source):
             copy_database(self.path, database)
         uri = f'{database.resolve().as_uri()}?mode=ro' if target.dry_run else database.resolve().as_uri()
         self._connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
+        self._connection.text_factory = _text_or_bytes
         self._database = database
         self._pending = 0
         self._backed_up = False
@@ -480,6 +481,18 @@ class SqliteSource(Source):
             if self._connection.in_transaction:
                 self._connection.execute('ROLLBACK')
             self._connection.close()
+
+
+def _text_or_bytes(data: bytes) -> str | bytes:
+    """A TEXT value as `str`, or its bytes when they are not UTF-8 (SQLite stores what it is given).
+
+    The default factory raises for the whole query, so one such row would fail its whole source; as
+    bytes it is one history reported as not UTF-8 and left as it was, and the other rows go on.
+    """
+    try:
+        return data.decode('utf-8')
+    except UnicodeDecodeError:
+        return data
 
 
 def shown_id(row_id: object) -> str:
