@@ -9,6 +9,7 @@ failed. `check` refuses non-JSON literals and any changed literal.
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -176,3 +177,20 @@ def test_langchain_rows_keep_their_number_literals(tmp_path: Path) -> None:
     tool_rows = {session: row for session, row in rows if row.startswith('{"type": "tool"')}
     assert '"reading": 1E2,' in tool_rows['odd'] and len(tool_rows['odd']) < len(sessions['odd'][2]) / 2
     assert tool_rows['twice'] == sessions['twice'][2]  # byte for byte
+
+
+def test_batch_reports_a_skipped_content_in_its_report_and_output(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A skipped content is no failure (exit 0) but is listed, with where it is and why, in both outputs."""
+    source = tmp_path / 'in' / 'h.json'
+    source.parent.mkdir()
+    source.write_text(stored('1.0', '1.00'), encoding='utf-8')
+    report = tmp_path / 'report.json'
+    argv = ['batch', str(source.parent), '--out', str(tmp_path / 'out'), '--keep-recent', '0', '--report', str(report)]
+    assert main(argv) == 0
+    [skip] = json.loads(report.read_text())['sources'][0]['skipped']
+    assert (skip['kind'], skip['path'], skip['message_index']) == ('skipped', str(source), 2)
+    assert 'the same number written another way' in skip['problem']
+    [line] = [line for line in capsys.readouterr().err.splitlines() if line.startswith('skipped ')]
+    assert line.startswith(f'skipped {source} message 2: ') and 'another way' in line

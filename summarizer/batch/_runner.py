@@ -57,10 +57,10 @@ class BatchAborted(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class Problem:
-    """A failed history (nothing written for it) or a failed summary (original content kept)."""
+    """A failed history (nothing written for it), a failed summary (original content kept) or a skipped one."""
 
     kind: str
-    """`history`, `summary` or `source`."""
+    """`history`, `summary`, `source` or `skipped`."""
     where: Where
     message_index: int | None
     problem: str
@@ -88,6 +88,9 @@ class SourceReport:
     tokens_before: int = 0
     tokens_after: int = 0
     problems: list[Problem] = field(default_factory=list[Problem])
+    skipped: list[Problem] = field(default_factory=list[Problem])
+    """Oversized returns never sent (a number literal that could not be written back as it is):
+    reported, not failures, since nothing was tried and the original is the output."""
     resumed: bool = False
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
 
@@ -119,6 +122,10 @@ class SourceReport:
             Problem(kind='summary', where=done.unit.where, message_index=failure.message_index, problem=failure.reason)
             for failure in done.report.failures
         )
+        self.skipped.extend(
+            Problem(kind='skipped', where=done.unit.where, message_index=skipped.message_index, problem=skipped.reason)
+            for skipped in done.report.skipped
+        )
 
     @property
     def ok(self) -> bool:
@@ -139,6 +146,7 @@ class SourceReport:
             'cache_hits': counts.cache_hits,
             'model_calls': counts.model_calls,
             'failures': [problem.as_json() for problem in self.problems],
+            'skipped': [problem.as_json() for problem in self.skipped],
         }
 
     @classmethod

@@ -324,6 +324,8 @@ def _summary(console: Console, reports: list[SourceReport], *, seconds: float, s
     for report in reports:
         for problem in report.problems:
             console.print(Text.assemble((f'{problem.kind} failed', 'yellow'), f' {problem.describe()}'))
+        for skipped in report.skipped:
+            console.print(Text.assemble(('skipped', 'dim'), f' {skipped.describe()}'))
 
 
 def _write_report(path: Path, reports: list[SourceReport], *, seconds: float, size: int) -> None:
