@@ -167,8 +167,13 @@ class SummarizeToolReturnsProcessor(_Options):
     def report(self) -> Report:
         return self._session.report
 
-    async def __call__(self, messages: list[ModelMessage]) -> list[ModelMessage]:
-        return await self._session.process(messages)
+    async def __call__(self, ctx: RunContext[Any], messages: list[ModelMessage]) -> list[ModelMessage]:
+        """Summarize `messages`; `ctx` is the run's, for its tracer.
+
+        pydantic-ai passes the run context to a processor whose first parameter is a `RunContext`, so in
+        an instrumented run each summary is a span, as with the capability.
+        """
+        return await self._session.process(messages, tracer=ctx.tracer)
 
 
 summarize_tool_returns = SummarizeToolReturnsProcessor

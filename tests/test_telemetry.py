@@ -9,16 +9,17 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import StatusCode
 from pydantic_ai import Agent
+from pydantic_ai.capabilities import AbstractCapability, ProcessHistory
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
-from summarizer.capability import SummarizeToolReturns
+from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
 OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST}
 
 
-def agent(summarize: SummarizeToolReturns, *, instrument: InstrumentationSettings | None) -> Agent[None, str]:
+def agent(summarize: AbstractCapability[None], *, instrument: InstrumentationSettings | None) -> Agent[None, str]:
     """Calls `logs`, then `search`, then answers: the `logs` return is summarized before the third request."""
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -97,3 +98,17 @@ async def test_no_span_when_the_agent_is_not_instrumented(exporter: InMemorySpan
     summarize = SummarizeToolReturns(threshold_tokens=1000, keep_recent=1)
     await agent(summarize, instrument=None).run('look')
     assert summarize.report.summarized == 1 and exporter.get_finished_spans() == ()
+
+
+async def test_the_history_processor_form_makes_the_same_spans(
+    exporter: InMemorySpanExporter, settings: InstrumentationSettings
+) -> None:
+    processor = summarize_tool_returns(threshold_tokens=1000, keep_recent=1)
+    await agent(ProcessHistory(processor), instrument=settings).run('look')
+
+    (span,) = summary_spans(exporter)
+    attributes = dict(span.attributes or {})
+    assert span.name == 'summarize logs' and attributes['summarizer.outcome'] == 'summarized'
+    assert attributes['summarizer.tokens_after'] == processor.report.tokens_after
+    run = next(s for s in exporter.get_finished_spans() if s.name.startswith('invoke_agent') or s.name == 'agent run')
+    assert span.context is not None and run.context is not None and span.context.trace_id == run.context.trace_id
