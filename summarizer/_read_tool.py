@@ -141,9 +141,53 @@ def render(
 
 
 def _matcher(pattern: str) -> Callable[[str], bool]:
-    """A line matches when it holds `pattern` as text or, if it compiles, matches it as a regular expression."""
+    """A line matches when it holds `pattern` as text or, if it compiles, matches it as a regular expression.
+
+    The pattern comes from a model. Python's `re` backtracks and never gives up: a repeated group that
+    itself repeats (`(a+)+$`, `(x|x.)*y`) takes exponential time on a line that almost matches, and it
+    holds the GIL, so the whole application would stall. Such a pattern is matched as plain text only.
+    """
+    if _nested_repetition(pattern):
+        return lambda line: pattern in line
     try:
         expression = re.compile(pattern)
     except re.error:
         return lambda line: pattern in line
     return lambda line: pattern in line or expression.search(line) is not None
+
+
+_QUANTIFIER = re.compile(r'[*+]|\{\d*,\d*\}')
+"""An unbounded or ranged repetition right after a group (a plain `?` or `{n}` cannot blow up)."""
+
+
+def _nested_repetition(pattern: str) -> bool:
+    """Whether a repeated group of `pattern` holds a repetition or an alternative (star height over 1).
+
+    A scan of the pattern's text, not a parse: escapes and character classes are stepped over, and
+    each open group remembers whether it holds `*`, `+`, `{m,n}` or `|`.
+    """
+    groups: list[bool] = []  # per open group: does it hold a repetition or an alternative?
+    position, length = 0, len(pattern)
+    while position < length:
+        char = pattern[position]
+        if char == '\\':
+            position += 2
+            continue
+        if char == '[':
+            end = position + 1 + (pattern[position + 1 : position + 2] == '^')
+            end = pattern.find(']', end + 1)  # a ']' right after '[' or '[^' is a member
+            position = length if end < 0 else end + 1
+            continue
+        if char == '(':
+            groups.append(False)
+        elif char == ')' and groups:
+            risky = groups.pop()
+            repeated = _QUANTIFIER.match(pattern, position + 1)
+            if risky and repeated:
+                return True
+            if groups and (risky or repeated):
+                groups[-1] = True
+        elif groups and (char == '|' or _QUANTIFIER.match(pattern, position)):
+            groups[-1] = True
+        position += 1
+    return False

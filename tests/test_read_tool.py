@@ -160,6 +160,23 @@ def test_render_ranges_and_bad_ranges() -> None:
     assert len(cut) <= 1000 and '(line cut)' in cut and 'start_line=2' in cut
 
 
+@pytest.mark.parametrize('pattern', [r'(a+)+$', r'(x|xa)*b', r'(\w+\s?)*;', r'(?:a*)*z'])
+def test_a_pattern_that_could_backtrack_forever_is_matched_as_plain_text(pattern: str) -> None:
+    """A repeated group that repeats inside takes exponential time on a near miss (`'a' * 40 + '!'` for
+    `(a+)+$`) and would stall the application: such a model-given pattern is only a substring."""
+    text = '\n'.join(['a' * 22 + '!', 'aaa', 'xaxab', 'word word;', 'aaz', f'the text {pattern} itself'])
+    answer = render(text, title='t', start_line=None, end_line=None, pattern=pattern, max_characters=1000)
+    assert answer.splitlines()[1:] == [f'6: the text {pattern} itself'], answer
+
+
+def test_a_safe_regex_still_matches_as_a_regex() -> None:
+    text = 'def load_config():\ndef save_config():\nx = 10.0.0.1\ndef other():'
+    answer = render(text, title='t', start_line=None, end_line=None, pattern=r'def (load|save)_', max_characters=1000)
+    assert [line.split(':')[0] for line in answer.splitlines()[1:]] == ['1', '2']
+    answer = render(text, title='t', start_line=None, end_line=None, pattern=r'(\d+\.){3}\d', max_characters=1000)
+    assert answer.splitlines()[1:] == ['3: x = 10.0.0.1']
+
+
 async def test_a_later_run_reads_the_originals_of_a_history_compacted_elsewhere() -> None:
     compacted = await compactor(keep_recent=0).compact(history(BIG_TEXT))  # e.g. by `summarizer compact`
     assert returns_of(compacted.messages, 'search')[0].content != BIG_TEXT
