@@ -15,14 +15,16 @@ checks: longer than the original).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
 import time
-from dataclasses import dataclass
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import cast
 
 from summarizer import extractive
 from summarizer._prompts import DataBlock, parse_data_block
@@ -65,6 +67,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         self.faults: dict[str, str] = {}
         """Marker in a content -> how its batch request fails (see the module docstring)."""
         self._expired_once: set[str] = set()
+        self._file_ids = itertools.count(1)
 
     @property
     def base_url(self) -> str:
@@ -127,8 +130,7 @@ class FakeOpenAI(ThreadingHTTPServer):
 
     def upload(self, data: bytes) -> dict[str, object]:
         with self.lock:
-            file_id = f'file-{len(self.files) + 1}'
-            self.files[file_id] = data
+            file_id = self._store(data)
         return {
             'id': file_id,
             'object': 'file',
@@ -204,7 +206,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         batch.status = 'completed'
 
     def _store(self, data: bytes) -> str:
-        file_id = f'file-{len(self.files) + 1}'
+        file_id = f'file-{next(self._file_ids)}'  # never reused: pydantic-ai deletes input files it is done with
         self.files[file_id] = data
         return file_id
 
@@ -215,12 +217,11 @@ class FakeOpenAI(ThreadingHTTPServer):
 
 def _block(body: dict[str, object]) -> DataBlock:
     """The summary request's data block: in the last user item of a Responses request's `input`."""
-    items = body['input']
-    assert isinstance(items, list)
-    for item in reversed(items):  # pyright: ignore[reportUnknownVariableType]
-        if isinstance(item, dict) and item.get('role') == 'user':  # pyright: ignore[reportUnknownMemberType]
-            content = item['content']  # pyright: ignore[reportUnknownVariableType]
-            text = content if isinstance(content, str) else ''.join(str(part.get('text', '')) for part in content)  # pyright: ignore[reportUnknownArgumentType, reportUnknownMemberType, reportUnknownVariableType]
+    items = cast('list[dict[str, object]]', body['input'])  # the Responses API's input items, as JSON
+    for item in reversed(items):
+        if item.get('role') == 'user':
+            content = cast('str | list[dict[str, object]]', item['content'])
+            text = content if isinstance(content, str) else ''.join(str(part.get('text', '')) for part in content)
             block = parse_data_block(text)
             assert block is not None
             return block
@@ -292,6 +293,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             server.answered.append(block.content)
         summary = extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
+        assert isinstance(summary, str)
         server.summaries[block.content] = summary
         time.sleep(server.delay)
         self._send(

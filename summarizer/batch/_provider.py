@@ -32,6 +32,7 @@ from typing import cast
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai.capabilities import BatchModelRequests
+from pydantic_ai.exceptions import ModelAPIError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model
 
@@ -238,6 +239,16 @@ def _batch_id(response: ModelResponse) -> str:
     return parts[1] if len(parts) >= 3 else '?'
 
 
+def _unreachable(error: BaseException) -> bool:
+    """Whether checking on a batch failed (after pydantic-ai's tolerance of 3 failed checks), not the request.
+
+    A transient error with a status or a connection behind it. pydantic-ai reports a request the batch ended
+    without running (expired, cancelled, missing), after its resubmissions, as a plain `ModelAPIError`: that is
+    the request's outcome, not a failure to reach the batch.
+    """
+    return is_transient(error) and type(error) is not ModelAPIError
+
+
 def _resubmissions(response: ModelResponse) -> int:
     """How often pydantic-ai submitted the request again before this result (`provider_details['batch']`)."""
     ticket = (response.provider_details or {}).get('batch')
@@ -301,7 +312,7 @@ class _Collector:
                 messages[-1] = response
                 await asyncio.sleep(self.batched.continuation_delay(response) or 0)
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
-            if is_transient(exc):  # the batch could not be checked: it keeps running, the next --resume collects it
+            if _unreachable(exc):  # the batch could not be checked: it keeps running, the next --resume collects it
                 return _Answer(failure=f'{describe(exc)}; still pending: --resume collects it', attempts=1)
             self.settled.append(key)  # a later run submits it again, as a live rerun would call again
             return _Answer(failure=describe(exc), attempts=1)

@@ -108,20 +108,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(arguments: argparse.Namespace) -> int:
     """Discover, compact and report; exit 0 (all done), 1 (some histories or summaries failed), 2 (bad input)."""
-    if not (arguments.out or arguments.in_place or arguments.dry_run):
-        raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
-    if arguments.jobs < 1:
-        raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
-    if arguments.ray_address and arguments.engine != 'ray':
-        raise InputError('--ray-address works with --engine ray only')
-    if arguments.vacuum and not arguments.in_place:
-        raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
+    _check_options(arguments, config)
     batching = config.provider_batch.enabled
-    if batching and arguments.engine == 'ray':
-        raise InputError('--provider-batch works with the local engine only (Ray runs live calls on its actors)')
-    if batching and arguments.jobs > 1:
-        raise InputError('--provider-batch runs in one process (the provider does the work): drop --jobs')
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
     out = arguments.out if isinstance(arguments.out, Path) else None
@@ -186,6 +175,22 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size)
     return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _check_options(arguments: argparse.Namespace, config: SummarizerConfig) -> None:
+    """Options that cannot go together: one line, exit 2, before anything is read."""
+    if not (arguments.out or arguments.in_place or arguments.dry_run):
+        raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
+    if arguments.jobs < 1:
+        raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
+    if arguments.ray_address and arguments.engine != 'ray':
+        raise InputError('--ray-address works with --engine ray only')
+    if arguments.vacuum and not arguments.in_place:
+        raise InputError('--vacuum works with --in-place only')
+    if config.provider_batch.enabled and arguments.engine == 'ray':
+        raise InputError('--provider-batch works with the local engine only (Ray runs live calls on its actors)')
+    if config.provider_batch.enabled and arguments.jobs > 1:
+        raise InputError('--provider-batch runs in one process (the provider does the work): drop --jobs')
 
 
 def _path_or_url(text: str) -> Path | str:
