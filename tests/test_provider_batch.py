@@ -1,10 +1,12 @@
 """`summarizer batch --provider-batch`: pydantic-ai's real OpenAI batch code against a loopback fake of the
 Files and Batches endpoints (tests/fake_openai.py): same bytes as a live run, one submission per unique
-content, resume without resubmitting, failed and expired requests keep their originals.
+content, resume without resubmitting, failed and expired requests keep their originals. One test uses
+pydantic-ai's in-memory batch API (a `FunctionModel`) through the library entry point.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -17,11 +19,18 @@ from typing import cast
 
 import pytest
 from fake_openai import FakeOpenAI, fake_openai
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
+from genai_prices import Usage, calc_price
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
 from test_batch import read_report
 
+from summarizer import extractive
+from summarizer._config import SummarizerConfig
+from summarizer._pipeline import Compactor
 from summarizer._stored import StoredHistory, check_rewrite
+from summarizer.batch import Journal, Source, Target, discover, result_settings
+from summarizer.batch._provider import run_provider_batch
+from summarizer.batch._runner import run_sources
 from summarizer.cli import main
 
 CONFIG = 'model: openai:gpt-4.1-mini\nkeep_recent: 0\nprovider_batch:\n  poll_seconds: 0.05\n  max_poll_seconds: 0.2\n'
@@ -76,7 +85,7 @@ def tool_contents(data: bytes) -> list[object]:
 
 
 def test_a_batch_run_writes_the_bytes_a_live_run_writes(
-    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     inputs = write_inputs(tmp_path / 'in', corpus())
     monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / 'live-cache'))
@@ -95,11 +104,54 @@ def test_a_batch_run_writes_the_bytes_a_live_run_writes(
     assert len(server.batches_created) == 1
     assert sorted(server.batch_requests) == sorted(set(server.batch_requests))  # each unique content once ...
     assert len(server.batch_requests) == 4
+    usage = Usage(input_tokens=4 * 100, output_tokens=4 * 20)  # the fake's usage for each of the 4 answers
+    price = calc_price(usage, model_ref='gpt-4.1-mini', provider_id='openai', price_context={'processing': 'batch'})
+    assert f'${price.total_price:.6f} at batch prices' in capsys.readouterr().err
     live, batched = read_report(tmp_path / 'live.json'), read_report(report)
     assert total(batched, 'model_calls') == 4  # ... charged to one history each
     assert [source['returns_summarized'] for source in batched.values()] == [
         source['returns_summarized'] for source in live.values()
     ]
+
+
+def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> None:
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    calls: list[object] = []
+    model = summarizer_model(lambda content, budget: extractive.summarize(content, budget_tokens=budget), calls)  # pyright: ignore[reportArgumentType]
+    config = SummarizerConfig.load(keep_recent=0)
+
+    def sources(out: Path) -> list[Source]:
+        return discover([tmp_path / 'in'], config=config.batch, out=out)
+
+    live = Compactor(config=config, model=model)
+    asyncio.run(
+        run_sources(
+            sources(tmp_path / 'live'),
+            compactor=live,
+            target=Target(out=tmp_path / 'live'),
+            journal=None,
+            on_tick=print,
+        )
+    )
+    live.summarizer.cache.close()
+    live_calls, calls[:] = len(calls), []
+    journal = Journal(tmp_path / 'journal.jsonl', settings=result_settings(config))
+    journal.start(resume=False)
+    notes: list[str] = []
+    reports = run_provider_batch(
+        sources(tmp_path / 'batch'),
+        config=config.override(cache={'enabled': False}),  # every answer from the batch, none from the live run's cache
+        target=Target(out=tmp_path / 'batch'),
+        journal=journal,
+        on_tick=print,
+        on_note=notes.append,
+        model=model,
+    )
+    assert all(report.ok for report in reports)
+    for name in inputs:
+        assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes() != inputs[name]
+    assert len(calls) == live_calls == 4  # each unique content once, in one in-memory batch
+    assert '"submitted"' in (tmp_path / 'journal.jsonl').read_text()
 
 
 def test_cache_hits_are_not_submitted(tmp_path: Path, server: FakeOpenAI) -> None:
@@ -170,8 +222,9 @@ def _journaled_submission(cache: Path) -> bool:
 
 
 @pytest.mark.slow
-def test_killed_after_submission_resumes_with_no_second_submission(
-    tmp_path: Path, server: FakeOpenAI, isolated_cache: Path
+@pytest.mark.parametrize('stop', [signal.SIGKILL, signal.SIGINT], ids=['SIGKILL', 'Ctrl-C'])
+def test_stopped_after_submission_resumes_with_no_second_submission(
+    tmp_path: Path, server: FakeOpenAI, isolated_cache: Path, stop: signal.Signals
 ) -> None:
     inputs = write_inputs(tmp_path / 'in', corpus())
     config = tmp_path / 'config.yaml'
@@ -186,9 +239,10 @@ def test_killed_after_submission_resumes_with_no_second_submission(
             assert first.poll() is None and time.monotonic() < deadline, 'the run never journaled its batch'
             time.sleep(0.05)
     finally:
-        os.kill(first.pid, signal.SIGKILL)
-        first.wait()
+        os.kill(first.pid, stop)
+        first.wait(timeout=30)
     assert len(server.batches_created) == 1
+    assert [batch.status for batch in server.batches.values()] == ['in_progress']  # stopping never cancels it
     for name, data in inputs.items():
         assert (tmp_path / 'in' / name).read_bytes() == data  # nothing written while the batch ran
 

@@ -28,6 +28,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
+from decimal import Decimal
 from typing import cast
 
 from pydantic import TypeAdapter, ValidationError
@@ -108,6 +109,26 @@ class _Answer:
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    price: Price | None = None
+    """What the answer cost at batch prices, and would have cost live (genai-prices; None: model not priced)."""
+
+
+@dataclass(frozen=True)
+class Price:
+    batch: Decimal
+    live: Decimal
+
+    @classmethod
+    def of(cls, response: ModelResponse) -> Price | None:
+        """genai-prices' price of a batch result (pydantic-ai marks it `processing: batch`), and the live one."""
+        live = dataclasses.replace(
+            response,
+            provider_details={k: v for k, v in (response.provider_details or {}).items() if k != 'processing'},
+        )
+        try:
+            return cls(batch=response.cost().total_price, live=live.cost().total_price)
+        except (LookupError, ValueError, AssertionError):  # a model genai-prices does not know, or no usage
+            return None
 
 
 @dataclass
@@ -203,8 +224,23 @@ async def _summarize_in_batches(
         summarizer.cache.flush()  # every result read is cached before anything is written
     if collector.settled:
         journal.record_settled(collector.settled)
-    on_note(f'provider batch: {sum(answer.summary is not None for answer in answers):,} of {len(answers):,} summarized')
+    on_note(
+        f'provider batch: {sum(answer.summary is not None for answer in answers):,} of {len(answers):,} summarized{_cost(answers)}'
+    )
     return dict(zip(pending, answers, strict=True))
+
+
+def _cost(answers: list[_Answer]) -> str:
+    """`, $B at batch prices ($L live)` for the results read in this run, when genai-prices prices the model."""
+    prices = [answer.price for answer in answers if answer.price is not None]
+    if not prices:
+        return ''
+    batch, live = sum(price.batch for price in prices), sum(price.live for price in prices)
+    return f', {_dollars(batch)} at batch prices ({_dollars(live)} live, genai-prices)'
+
+
+def _dollars(value: Decimal) -> str:
+    return f'${value:,.2f}' if value >= 1 else f'${value:.6f}'
 
 
 async def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]:
@@ -320,6 +356,7 @@ class _Collector:
             attempts=1 + _resubmissions(response),
             input_tokens=response.usage.input_tokens,
             output_tokens=response.usage.output_tokens,
+            price=Price.of(response),
         )
         try:
             summary = self.summarizer.summary_from(candidate, response)
