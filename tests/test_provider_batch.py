@@ -246,6 +246,11 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
     for name, data in inputs.items():
         assert (tmp_path / 'in' / name).read_bytes() == data  # nothing written while the batch ran
 
+    again = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert again.returncode == 2  # without --resume it would submit the same requests again: refused
+    assert 'an earlier run left 4 requests in provider batches: --resume collects them' in again.stderr
+    assert len(server.batches_created) == 1
+
     server.hold_batches = False  # the provider finishes the batch while nobody waits on it
     report = tmp_path / 'report.json'
     rerun = subprocess.run([*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False)

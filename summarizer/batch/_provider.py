@@ -235,7 +235,7 @@ def _cost(answers: list[_Answer]) -> str:
     prices = [answer.price for answer in answers if answer.price is not None]
     if not prices:
         return ''
-    batch, live = sum(price.batch for price in prices), sum(price.live for price in prices)
+    batch, live = sum((price.batch for price in prices), Decimal(0)), sum((price.live for price in prices), Decimal(0))
     return f', {_dollars(batch)} at batch prices ({_dollars(live)} live, genai-prices)'
 
 
@@ -326,7 +326,10 @@ class _Collector:
                 batches.setdefault(_batch_id(response), {})[key] = _dumped(response)
             for batch_id, entries in batches.items():
                 self.journal.record_submitted(batch_id, entries)
-                self.on_note(f'provider batch: submitted {batch_id} ({len(entries):,} requests)')
+                self.on_note(
+                    f'provider batch: submitted {batch_id} ({len(entries):,} requests), journaled: '
+                    'a stopped run resumed with --resume collects it'
+                )
         return submitted
 
     async def collect(

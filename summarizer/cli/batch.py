@@ -141,6 +141,8 @@ def run(arguments: argparse.Namespace) -> int:
     screen = console(stderr=True)
     started = time.perf_counter()
     try:
+        if batching and not arguments.resume:
+            _refuse_pending_batches(journal)
         finished = journal.start(resume=arguments.resume)
         earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
         todo = [source for source in sources if source.key not in earlier]
@@ -191,6 +193,19 @@ def _check_options(arguments: argparse.Namespace, config: SummarizerConfig) -> N
         raise InputError('--provider-batch works with the local engine only (Ray runs live calls on its actors)')
     if config.provider_batch.enabled and arguments.jobs > 1:
         raise InputError('--provider-batch runs in one process (the provider does the work): drop --jobs')
+
+
+def _refuse_pending_batches(journal: Journal) -> None:
+    """Stop a run that would submit again what an earlier run's provider batches are still doing (and bill twice)."""
+    if not journal.path.is_file():
+        return
+    earlier = Journal(journal.path, settings=journal.settings)
+    earlier.start(resume=True)  # reads, never truncates
+    if earlier.submitted:
+        raise InputError(
+            f'{journal.path}: an earlier run left {count(len(earlier.submitted), "request")} in provider batches: '
+            '--resume collects them (delete the journal to submit them again)'
+        )
 
 
 def _path_or_url(text: str) -> Path | str:
