@@ -68,7 +68,7 @@ def check_batchable(model: Model) -> None:
     if is_deterministic(model) or model.batch_max_requests is None:
         raise NoBatchApi(
             f'model {model.model_name!r} ({model.system}) has no provider batch API: --provider-batch needs '
-            'openai:, anthropic: or google- models (the embedded model runs locally at no cost)'
+            'openai:, anthropic: or google: models (the embedded model runs locally at no cost)'
         )
 
 
