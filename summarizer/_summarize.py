@@ -382,6 +382,23 @@ class Summarizer:
         return ModelRequestParameters(output_mode=self.config.output_mode, output_object=output, allow_text_output=True)
 
 
+@dataclass
+class Planner(Summarizer):
+    """Records the cache key and candidate of each content instead of summarizing it.
+
+    The plan step of a run whose summaries are made elsewhere, each unique content once: Ray's summarize
+    stage (`summarizer.ray`), the provider's batch API (`batch._provider`). A history compacted with it
+    walks exactly as for compaction (thresholds, `keep_recent`, tool rules, quoted facts), so the keys are
+    those the compaction will look up.
+    """
+
+    planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
+
+    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
+        self.planned.setdefault(self.key_for(candidate), candidate)
+        return Outcome(candidate=candidate, failure='planned')
+
+
 def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
     for part in response.parts:
         if isinstance(part, ToolCallPart) and part.tool_name == _OUTPUT_TOOL:

@@ -42,7 +42,7 @@ from .._models import ModelBuildError, is_deterministic, model_id
 from .._originals import OriginalStore
 from .._pipeline import Compactor
 from .._shape import JsonValue
-from .._summarize import Outcome, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
+from .._summarize import Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
 from .._walk import Candidate
 from .._write import remove_temporaries
 from ._runner import Journal, OnTick, SourceReport, compact_unit, run_sources
@@ -129,17 +129,6 @@ class Price:
             return cls(batch=response.cost().total_price, live=live.cost().total_price)
         except (LookupError, ValueError, AssertionError):  # a model genai-prices does not know, or no usage
             return None
-
-
-@dataclass
-class _Planner(Summarizer):
-    """Records the key and candidate of each content instead of summarizing it (the plan step)."""
-
-    planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
-
-    async def _summarize(self, candidate: Candidate) -> Outcome:
-        self.planned.setdefault(self.key_for(candidate), candidate)
-        return Outcome(candidate=candidate, failure='planned')
 
 
 @dataclass
@@ -245,7 +234,7 @@ def _dollars(value: Decimal) -> str:
 
 async def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]:
     """Each unique content the compaction of `sources` will ask for, by cache key (first candidate seen)."""
-    planner = _Planner(config=summarizer.config, model=summarizer.model, cache=summarizer.cache)
+    planner = Planner(config=summarizer.config, model=summarizer.model, cache=summarizer.cache)
     compactor = Compactor(config=summarizer.config, summarizer=planner, originals=OriginalStore.disabled())
     for source in sources:
         try:
