@@ -90,9 +90,12 @@ def run_provider_batch(
     try:
         answers = asyncio.run(_summarize_in_batches(sources, summarizer, journal, on_note))
         answering = _Answering(
-            config=config, model=summarizer.model, cache=summarizer.cache, tokenizer=summarizer.tokenizer
+            config=config,
+            model=summarizer.model,
+            cache=summarizer.cache,
+            tokenizer=summarizer.tokenizer,
+            answers=answers,
         )
-        answering.answers = answers
         compactor = Compactor(config=config, summarizer=answering)
         return asyncio.run(run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick))
     finally:
@@ -109,17 +112,19 @@ class _Answer:
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
-    price: Price | None = None
+    price: _Price | None = None
     """What the answer cost at batch prices, and would have cost live (genai-prices; None: model not priced)."""
 
 
 @dataclass(frozen=True)
-class Price:
+class _Price:
+    """One result's price in dollars: what it cost in the batch, and what the same usage costs live."""
+
     batch: Decimal
     live: Decimal
 
     @classmethod
-    def of(cls, response: ModelResponse) -> Price | None:
+    def of(cls, response: ModelResponse) -> _Price | None:
         """genai-prices' price of a batch result (pydantic-ai marks it `processing: batch`), and the live one."""
         live = dataclasses.replace(
             response,
@@ -136,7 +141,7 @@ class _Answering(Summarizer):
     """Answers each content from the batch results or the cache: never a live call."""
 
     answers: dict[str, _Answer] = field(default_factory=dict[str, _Answer])
-    _charged: set[str] = field(default_factory=set[str])
+    _charged: set[str] = field(default_factory=set[str], init=False)
     """Keys whose request was counted: the first history to use a result is charged its call, the others share it."""
 
     async def _summarize(self, candidate: Candidate) -> Outcome:
@@ -287,11 +292,14 @@ def _dumped(response: ModelResponse) -> object:
 
 @dataclass
 class _Collector:
+    """Submits and collects through the model `BatchModelRequests` wraps, journaling every batch a request is in."""
+
     batched: Model
     summarizer: Summarizer
     journal: Journal
     on_note: OnNote
     settled: list[str] = field(default_factory=list[str])
+    """Keys whose result was read and failed: journaled as settled, so the next run submits them again."""
 
     async def submit(self, requests: dict[str, SummaryRequest]) -> dict[str, ModelResponse | _Answer]:
         """Queue every request at once; journal each batch's pending responses as soon as the batch exists."""
@@ -348,7 +356,7 @@ class _Collector:
             attempts=1 + _resubmissions(response),
             input_tokens=response.usage.input_tokens,
             output_tokens=response.usage.output_tokens,
-            price=Price.of(response),
+            price=_Price.of(response),
         )
         try:
             summary = self.summarizer.summary_from(candidate, response)
