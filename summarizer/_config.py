@@ -20,7 +20,7 @@ from ._resources import data_path
 OutputMode = Literal['tool', 'native', 'prompted']
 Server = Literal['openai', 'vllm', 'ollama', 'llama.cpp', 'llama-cpp-python']
 """Which kind of OpenAI-compatible server answers at `base_url` (see `_servers`)."""
-_Section = TypeVar('_Section', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig')
+_Section = TypeVar('_Section', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig', 'ProviderBatchConfig')
 READ_TOOL_NAME = 'read_tool_return'
 """The plugin's tool that reads originals back: its own returns are never summarized."""
 
@@ -90,6 +90,21 @@ class BatchConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ProviderBatchConfig:
+    """`summarizer batch --provider-batch`: summaries through the provider's batch API (docs/scale.md)."""
+
+    enabled: bool = False
+    max_requests: int = 1000
+    """Requests per submitted batch (the provider's own limit caps it)."""
+    poll_seconds: float = 30.0
+    """The first wait before checking a batch; it grows by half each check ..."""
+    max_poll_seconds: float = 600.0
+    """... up to this."""
+    max_resubmissions: int = 2
+    """How often a request that expired or failed transiently is submitted again in a new batch."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class EvalConfig:
     retention_floor: float = 0.95
     blind_retention_floor: float = 0.8
@@ -123,6 +138,7 @@ class SummarizerConfig:
     originals: OriginalsConfig = field(default_factory=OriginalsConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     batch: BatchConfig = field(default_factory=BatchConfig)
+    provider_batch: ProviderBatchConfig = field(default_factory=ProviderBatchConfig)
 
     def __post_init__(self) -> None:
         if self.threshold_tokens < 2:
@@ -137,6 +153,16 @@ class SummarizerConfig:
             raise ConfigError(f'output_mode must be tool, native or prompted, got {self.output_mode!r}')
         if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 200:
             raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 200')
+        batching = self.provider_batch
+        if (
+            batching.max_requests < 1
+            or batching.max_resubmissions < 0
+            or not 0 < batching.poll_seconds <= batching.max_poll_seconds
+        ):
+            raise ConfigError(
+                'provider_batch: max_requests must be >= 1, max_resubmissions >= 0, '
+                'and 0 < poll_seconds <= max_poll_seconds'
+            )
 
     @classmethod
     def load(cls, path: Path | None = None, /, **overrides: object) -> SummarizerConfig:
@@ -206,6 +232,8 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
             changes[key] = _sub(EvalConfig, config.eval, value, source=f'{source}: eval')
         elif key == 'batch':
             changes[key] = _sub(BatchConfig, config.batch, value, source=f'{source}: batch')
+        elif key == 'provider_batch':
+            changes[key] = _sub(ProviderBatchConfig, config.provider_batch, value, source=f'{source}: provider_batch')
         else:
             changes[key] = value
     try:

@@ -30,7 +30,15 @@ from pydantic_ai.exceptions import (
     ModelServerError,
     ModelUnavailableError,
 )
-from pydantic_ai.messages import ModelRequest, ModelResponse, SystemPromptPart, TextPart, ToolCallPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    UserPromptPart,
+)
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.output import OutputObjectDefinition
 from pydantic_ai.settings import ModelSettings
@@ -84,6 +92,15 @@ class Outcome:
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class SummaryRequest:
+    """The model request summarizing one content: the same whether it is sent live or in a provider batch."""
+
+    messages: list[ModelMessage]
+    settings: ModelSettings
+    parameters: ModelRequestParameters
 
 
 class SummaryFailed(Exception):
@@ -195,11 +212,9 @@ class Summarizer:
                 f'{candidate.tokens:,} tokens, over max_content_tokens ({self.config.max_content_tokens:,}): not sent'
             )
             return Outcome(candidate=candidate, failure=failure)
-        prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
-        budget = self.budget_for(candidate)
         key = self.key_for(candidate)
-        cached = self.cache.get(key)
-        if cached is not None and self._problem(candidate, cached) is None:
+        cached = self.cached(candidate, key)
+        if cached is not None:
             return Outcome(candidate=candidate, summary=cached, source='cache')
 
         loop = asyncio.get_running_loop()
@@ -214,24 +229,14 @@ class Summarizer:
         self._flights[key] = flight
         outcome = Outcome(candidate=candidate, source='model')
         try:
-            text = prompt.render(
-                tool_name=candidate.tool_name,
-                content=candidate.content,
-                shape=candidate.shape,
-                budget_tokens=budget,
-                call_args=candidate.call_args,
-                content_text=candidate.text,
-                quoted=candidate.quoted,
-            )
+            request = self.request_for(candidate)
             async with self._limit(loop):
-                summary = await self._call_with_retries(candidate, prompt.system, text, outcome)
-            problem = self._problem(candidate, summary)
-            if problem:
-                raise SummaryFailed(problem)
+                response = await self._call_with_retries(request, outcome)
+            summary = self.summary_from(candidate, response)
             outcome.summary = summary
             self.cache.stage(key, summary)  # written by the compactor in one transaction
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
-            outcome.failure = _describe(exc)
+            outcome.failure = describe(exc)
             outcome.rejected = isinstance(exc, SummaryFailed)
             # The reason may quote the content (a key, a summary fragment, a provider echoing the
             # request): only its kind is logged above DEBUG.
@@ -244,6 +249,41 @@ class Summarizer:
             flight.future.set_result(outcome.summary)
             del self._flights[key]
         return outcome
+
+    def request_for(self, candidate: Candidate) -> SummaryRequest:
+        """The one model request that summarizes `candidate`, sent live or in a provider batch (`batch._provider`)."""
+        prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
+        text = prompt.render(
+            tool_name=candidate.tool_name,
+            content=candidate.content,
+            shape=candidate.shape,
+            budget_tokens=self.budget_for(candidate),
+            call_args=candidate.call_args,
+            content_text=candidate.text,
+            quoted=candidate.quoted,
+        )
+        return SummaryRequest(
+            messages=[ModelRequest(parts=[SystemPromptPart(prompt.system), UserPromptPart(text)])],
+            settings=ModelSettings(max_tokens=_OUTPUT_CAP_PER_THRESHOLD_TOKEN * candidate.threshold_tokens),
+            parameters=self._parameters(candidate),
+        )
+
+    def summary_from(self, candidate: Candidate, response: ModelResponse) -> JsonValue:
+        """The summary a model's answer holds, if it passes the checks.
+
+        Raises:
+            SummaryFailed: the answer is not a usable summary (the original is kept).
+        """
+        summary = _read_summary(response, candidate)
+        problem = self._problem(candidate, summary)
+        if problem:
+            raise SummaryFailed(problem)
+        return summary
+
+    def cached(self, candidate: Candidate, key: str) -> JsonValue | None:
+        """The cached summary under `key`, if it passes the checks for `candidate` (else it is made again)."""
+        cached = self.cache.get(key)
+        return cached if cached is not None and self._problem(candidate, cached) is None else None
 
     def _problem(self, candidate: Candidate, summary: JsonValue) -> str | None:
         return summary_problem(
@@ -261,7 +301,7 @@ class Summarizer:
             semaphore = self._limits[loop] = asyncio.Semaphore(self.config.concurrency)
         return semaphore
 
-    async def _call_with_retries(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
+    async def _call_with_retries(self, request: SummaryRequest, outcome: Outcome) -> ModelResponse:
         """One model request, retried on transient errors as `config` says.
 
         The first attempt runs bare: tenacity's set-up costs ~40 µs a call, more than the rest of our
@@ -269,7 +309,7 @@ class Summarizer:
         (re-raised, not re-sent), so waits and the attempt budget are exactly tenacity's.
         """
         try:
-            return await self._attempt(candidate, system, prompt, outcome)
+            return await self._attempt(request, outcome)
         except Exception as exc:
             if not self._retryable(exc):
                 raise
@@ -287,21 +327,21 @@ class Summarizer:
                 if first is not None:  # pyright: ignore[reportUnnecessaryComparison]
                     failed, first = first, None
                     raise failed
-                return await self._attempt(candidate, system, prompt, outcome)
+                return await self._attempt(request, outcome)
         raise AssertionError('unreachable: tenacity reraises the last error')  # pragma: no cover
 
-    async def _attempt(self, candidate: Candidate, system: str, prompt: str, outcome: Outcome) -> JsonValue:
+    async def _attempt(self, request: SummaryRequest, outcome: Outcome) -> ModelResponse:
         outcome.attempts += 1
         async with asyncio.timeout(self.config.timeout_seconds):
             response = await model_request(
                 self.model,
-                [ModelRequest(parts=[SystemPromptPart(system), UserPromptPart(prompt)])],
-                model_settings=ModelSettings(max_tokens=_OUTPUT_CAP_PER_THRESHOLD_TOKEN * candidate.threshold_tokens),
-                model_request_parameters=self._parameters(candidate),
+                request.messages,
+                model_settings=request.settings,
+                model_request_parameters=request.parameters,
             )
         outcome.input_tokens += response.usage.input_tokens
         outcome.output_tokens += response.usage.output_tokens
-        return _read_summary(response, candidate)
+        return response
 
     def _retryable(self, error: BaseException) -> bool:
         """Transient errors, unless the server asks for a longer wait than `retry_max_seconds`.
@@ -340,6 +380,23 @@ class Summarizer:
             return ModelRequestParameters(output_mode='tool', output_tools=[tool], allow_text_output=False)
         output = OutputObjectDefinition(json_schema=schema, name=_OUTPUT_TOOL, description=description)
         return ModelRequestParameters(output_mode=self.config.output_mode, output_object=output, allow_text_output=True)
+
+
+@dataclass
+class Planner(Summarizer):
+    """Records the cache key and candidate of each content instead of summarizing it.
+
+    The plan step of a run whose summaries are made elsewhere, each unique content once: Ray's summarize
+    stage (`summarizer.ray`), the provider's batch API (`batch._provider`). A history compacted with it
+    walks exactly as for compaction (thresholds, `keep_recent`, tool rules, quoted facts), so the keys are
+    those the compaction will look up.
+    """
+
+    planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
+
+    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
+        self.planned.setdefault(self.key_for(candidate), candidate)
+        return Outcome(candidate=candidate, failure='planned')
 
 
 def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
@@ -399,7 +456,7 @@ def retry_after_seconds(error: BaseException | None) -> float:
     return wait if wait is not None else 0.0
 
 
-def _describe(error: BaseException) -> str:
+def describe(error: BaseException) -> str:
     if isinstance(error, SummaryFailed):
         return str(error)
     if isinstance(error, TimeoutError):

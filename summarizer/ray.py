@@ -53,7 +53,7 @@ from ._models import resolve_model
 from ._originals import OriginalStore
 from ._pipeline import Compactor, Report
 from ._shape import JsonValue
-from ._summarize import Outcome, Summarizer
+from ._summarize import Outcome, Planner, Summarizer
 from ._walk import Candidate
 from ._write import remove_temporaries
 from .batch._runner import OnTick, compact_unit, run_sources
@@ -149,17 +149,6 @@ class _Answer:
 
 
 @dataclass
-class _Planner(Summarizer):
-    """Records the key and candidate of each content instead of summarizing it (stage 1)."""
-
-    planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
-
-    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
-        self.planned.setdefault(self.key_for(candidate), candidate)
-        return Outcome(candidate=candidate, failure='planned')
-
-
-@dataclass
 class _Answering(Summarizer):
     """Answers each content from the summarize stage's results (stage 3): no model call."""
 
@@ -197,7 +186,7 @@ class _Plan:
     """Stage 1 actor: rows -> (content key, history hash, pickled candidate), one per content to summarize."""
 
     def __init__(self, settings: _Settings, column: str) -> None:
-        self.planner = _summarizer(settings, _Planner)
+        self.planner = _summarizer(settings, Planner)
         self.compactor = Compactor(config=settings.config, summarizer=self.planner, originals=OriginalStore.disabled())
         self.column = column
 

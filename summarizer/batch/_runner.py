@@ -242,6 +242,9 @@ class Journal:
     def __init__(self, path: Path, *, settings: dict[str, object]) -> None:
         self.path = path
         self.settings = settings
+        self.submitted: dict[str, object] = {}
+        """Provider batch requests an earlier run submitted and did not settle: cache key -> the pending response
+        (pydantic-ai's `ModelResponse` holding the batch handle, as JSON), for `--provider-batch --resume`."""
 
     def start(self, *, resume: bool) -> dict[str, dict[str, object]]:
         """The entries of an earlier run with the same settings when resuming (else the journal starts empty)."""
@@ -264,12 +267,32 @@ class Journal:
                 entry: dict[str, object] = json.loads(line)
             except (json.JSONDecodeError, UnicodeDecodeError):
                 continue  # a line cut by a kill: that source is simply done again
-            if entry.get('settings') == self.settings:
-                entries[str(entry['key'])] = entry  # other settings: the source is done again
+            if entry.get('settings') != self.settings:
+                continue  # other settings: the source is done again, the batches submitted for it not collected
+            submitted, settled = entry.get('submitted'), entry.get('settled')
+            if isinstance(submitted, dict):
+                self.submitted.update(cast('dict[str, object]', submitted))
+            elif isinstance(settled, list):
+                for key in cast('list[object]', settled):
+                    self.submitted.pop(str(key), None)
+            else:
+                entries[str(entry['key'])] = entry
         return entries
 
     def record(self, source: Source, report: SourceReport) -> None:
-        entry = {'key': source.key, 'stamp': source.stamp(), 'settings': self.settings, 'report': report.as_json()}
+        self._append(
+            {'key': source.key, 'stamp': source.stamp(), 'settings': self.settings, 'report': report.as_json()}
+        )
+
+    def record_submitted(self, batch_id: str, pending: dict[str, object]) -> None:
+        """Requests just submitted in provider batch `batch_id`: cache key -> pending response JSON."""
+        self._append({'batch_id': batch_id, 'settings': self.settings, 'submitted': pending})
+
+    def record_settled(self, keys: list[str]) -> None:
+        """Submitted requests whose result was read and failed: a resumed run submits them again, as a rerun calls again."""
+        self._append({'settings': self.settings, 'settled': keys})
+
+    def _append(self, entry: dict[str, object]) -> None:
         line = (json.dumps(entry, ensure_ascii=False) + '\n').encode('utf-8')
         try:
             descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

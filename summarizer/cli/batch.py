@@ -33,6 +33,7 @@ from ..batch import (
     run_batch,
     shard,
 )
+from ..batch._provider import check_batchable, run_provider_batch
 from ..batch._runner import OnTick
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
@@ -80,7 +81,16 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         '--ray-address', metavar='ADDR', help='with --engine ray: the cluster to join (default: a local one)'
     )
-    parser.add_argument('--resume', action='store_true', help='skip sources an earlier run of the same job finished')
+    parser.add_argument(
+        '--provider-batch',
+        action='store_true',
+        help="summaries through the provider's batch API (about half price, minutes to hours; docs/scale.md)",
+    )
+    parser.add_argument(
+        '--resume',
+        action='store_true',
+        help='skip sources an earlier run of the same job finished (and collect the provider batches it submitted)',
+    )
     parser.add_argument('--report', type=Path, metavar='FILE', help='write a JSON report (owner-readable only)')
     parser.add_argument(
         '--journal', type=Path, metavar='FILE', help='journal of finished sources (default: in the cache)'
@@ -98,15 +108,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 
 def run(arguments: argparse.Namespace) -> int:
     """Discover, compact and report; exit 0 (all done), 1 (some histories or summaries failed), 2 (bad input)."""
-    if not (arguments.out or arguments.in_place or arguments.dry_run):
-        raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
-    if arguments.jobs < 1:
-        raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
-    if arguments.ray_address and arguments.engine != 'ray':
-        raise InputError('--ray-address works with --engine ray only')
-    if arguments.vacuum and not arguments.in_place:
-        raise InputError('--vacuum works with --in-place only')
     config = _batch_config(load_config(arguments), arguments)
+    _check_options(arguments, config)
+    batching = config.provider_batch.enabled
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
     out = arguments.out if isinstance(arguments.out, Path) else None
@@ -114,7 +118,9 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError('--backup and --vacuum are for files; back a PostgreSQL table up with pg_dump')
     if files and isinstance(arguments.out, str):
         raise InputError(f'{files[0]}: --out for files must be a folder, not a postgresql:// URL')
-    resolve_model(config)  # a model that cannot be built stops the run here, before any journal or output
+    model = resolve_model(config)  # a model that cannot be built stops the run here, before any journal or output
+    if batching:
+        check_batchable(model)
     target = Target(
         out=out,
         out_url=arguments.out if isinstance(arguments.out, str) else None,
@@ -135,6 +141,8 @@ def run(arguments: argparse.Namespace) -> int:
     screen = console(stderr=True)
     started = time.perf_counter()
     try:
+        if batching and not arguments.resume:
+            _refuse_pending_batches(journal)
         finished = journal.start(resume=arguments.resume)
         earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
         todo = [source for source in sources if source.key not in earlier]
@@ -143,7 +151,17 @@ def run(arguments: argparse.Namespace) -> int:
                 journal.record(source, earlier[source.key])  # the new journal stays complete
         size = sum(source.size() for source in todo)
         with _Progress(screen, total=size) as progress:
-            if arguments.engine == 'ray':
+            if batching:
+                reports = run_provider_batch(
+                    todo,
+                    config=config,
+                    target=target,
+                    journal=journal,
+                    on_tick=progress.tick,
+                    on_note=progress.note,
+                    model=model,
+                )
+            elif arguments.engine == 'ray':
                 reports = _run_on_ray(
                     todo, config=config, target=target, journal=journal, arguments=arguments, on_tick=progress.tick
                 )
@@ -159,6 +177,35 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size)
     return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _check_options(arguments: argparse.Namespace, config: SummarizerConfig) -> None:
+    """Options that cannot go together: one line, exit 2, before anything is read."""
+    if not (arguments.out or arguments.in_place or arguments.dry_run):
+        raise InputError('choose where results go: --out DIR, --in-place or --dry-run')
+    if arguments.jobs < 1:
+        raise InputError(f'--jobs must be at least 1, got {arguments.jobs}')
+    if arguments.ray_address and arguments.engine != 'ray':
+        raise InputError('--ray-address works with --engine ray only')
+    if arguments.vacuum and not arguments.in_place:
+        raise InputError('--vacuum works with --in-place only')
+    if config.provider_batch.enabled and arguments.engine == 'ray':
+        raise InputError('--provider-batch works with the local engine only (Ray runs live calls on its actors)')
+    if config.provider_batch.enabled and arguments.jobs > 1:
+        raise InputError('--provider-batch runs in one process (the provider does the work): drop --jobs')
+
+
+def _refuse_pending_batches(journal: Journal) -> None:
+    """Stop a run that would submit again what an earlier run's provider batches are still doing (and bill twice)."""
+    if not journal.path.is_file():
+        return
+    earlier = Journal(journal.path, settings=journal.settings)
+    earlier.start(resume=True)  # reads, never truncates
+    if earlier.submitted:
+        raise InputError(
+            f'{journal.path}: an earlier run left {count(len(earlier.submitted), "request")} in provider batches: '
+            '--resume collects them (delete the journal to submit them again)'
+        )
 
 
 def _path_or_url(text: str) -> Path | str:
@@ -220,7 +267,10 @@ def _batch_config(config: SummarizerConfig, arguments: argparse.Namespace) -> Su
         'langchain_table': arguments.langchain_table,
     }
     batch = dataclasses.replace(config.batch, **{key: value for key, value in overrides.items() if value is not None})
-    return dataclasses.replace(config, batch=batch)
+    provider_batch = config.provider_batch
+    if arguments.provider_batch:
+        provider_batch = dataclasses.replace(provider_batch, enabled=True)
+    return dataclasses.replace(config, batch=batch, provider_batch=provider_batch)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -280,6 +330,10 @@ class _Progress:
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
             self._bar.stop()
+
+    def note(self, text: str) -> None:
+        """A line about the run as a whole (a provider batch submitted, collected), above the bar on a terminal."""
+        self.console.print(Text(text))
 
     def tick(self, tick: Tick) -> None:
         if tick.finished is None:

@@ -1,0 +1,367 @@
+"""`summarizer batch --provider-batch`: the run's summaries through the provider's batch API, at about half price.
+
+A batch answers in minutes to hours, so the run is split where `summarizer.ray` splits it, around the model:
+
+1. **plan**: every history is walked as for compaction, but its summarizer only records the cache key and
+   candidate of each content it would summarize, so each unique content is sent once, and a cache hit never;
+2. **submit**: each unique content's request (the very request a live call sends: `Summarizer.request_for`)
+   goes through the model `BatchModelRequests` (pydantic-ai's batch capability) wraps, which groups
+   them into batches. Each request comes back as a pending response: pydantic-ai's own serializable ticket
+   naming the batch. Those go into the run's journal, one line per batch, as soon as the batch exists;
+3. **collect**: each pending response is sent back through the batched model, which checks on its batch
+   (one check per batch and interval, shared), reads and decodes its result, and submits a request again
+   after expiry or a transient failure (`max_resubmissions`), exactly as for an agent run. A result is read
+   with the same structured-output parsing and checks as a live answer, and cached;
+4. **compact**: the sources are compacted by `run_sources` with a summarizer answering from those results
+   (and the cache): the same splicing, post-check, writes and journal as a live run.
+
+`--resume` re-attaches: the journal's pending responses of contents still to summarize are collected, not
+submitted again. A request whose result was read and failed is marked settled, so a later run submits it again
+(a live rerun calls again too); one whose batch could not be reached stays pending for the next `--resume`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from decimal import Decimal
+from typing import cast
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_ai.capabilities import BatchModelRequests
+from pydantic_ai.exceptions import ModelAPIError
+from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.models import Model
+
+from .._config import SummarizerConfig
+from .._models import ModelBuildError, is_deterministic, model_id
+from .._originals import OriginalStore
+from .._pipeline import Compactor
+from .._shape import JsonValue
+from .._summarize import Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
+from .._walk import Candidate
+from .._write import remove_temporaries
+from ._runner import Journal, OnTick, SourceReport, compact_unit, run_sources
+from ._sources import Source, SourceProblem, Target
+
+OnNote = Callable[[str], None]
+_PENDING = TypeAdapter(ModelResponse)
+_SUBMIT_WAIT = timedelta(seconds=1)
+"""How long the pool waits for more requests before submitting a batch that is not full: all of a run's requests
+are queued at once, and a resubmission after a batch ends waits for the others of that batch."""
+
+
+class NoBatchApi(ModelBuildError):
+    """`--provider-batch` with a model that has no provider batch API."""
+
+
+def check_batchable(model: Model) -> None:
+    """Refuse a model without a provider batch API, in one line.
+
+    The embedded model is a `FunctionModel`, which pydantic-ai gives an in-memory batch API for tests; it
+    is refused too, as it runs here, for free, with nothing to wait for or to resume.
+    """
+    if is_deterministic(model) or model.batch_max_requests is None:
+        raise NoBatchApi(
+            f'model {model.model_name!r} ({model.system}) has no provider batch API: --provider-batch needs '
+            'openai:, anthropic: or google: models (the embedded model runs locally at no cost)'
+        )
+
+
+def run_provider_batch(
+    sources: list[Source],
+    *,
+    config: SummarizerConfig,
+    target: Target,
+    journal: Journal,
+    on_tick: OnTick,
+    on_note: OnNote,
+    model: Model | None = None,
+) -> list[SourceReport]:
+    """`run_batch` with the summaries made by the provider's batch API, in this process (`model`: a test's)."""
+    summarizer = Summarizer.from_config(config, model=model)
+    check_batchable(summarizer.model)
+    if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
+        remove_temporaries([path for source in sources for path in source.temporaries(target)])
+    try:
+        answers = asyncio.run(_summarize_in_batches(sources, summarizer, journal, on_note))
+        answering = _Answering(
+            config=config,
+            model=summarizer.model,
+            cache=summarizer.cache,
+            tokenizer=summarizer.tokenizer,
+            answers=answers,
+        )
+        compactor = Compactor(config=config, summarizer=answering)
+        return asyncio.run(run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick))
+    finally:
+        summarizer.cache.close()
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Answer:
+    """What the batch made of one unique content."""
+
+    summary: JsonValue | None = None
+    failure: str | None = None
+    rejected: bool = False
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    price: _Price | None = None
+    """What the answer cost at batch prices, and would have cost live (genai-prices; None: model not priced)."""
+
+
+@dataclass(frozen=True)
+class _Price:
+    """One result's price in dollars: what it cost in the batch, and what the same usage costs live."""
+
+    batch: Decimal
+    live: Decimal
+
+    @classmethod
+    def of(cls, response: ModelResponse) -> _Price | None:
+        """genai-prices' price of a batch result (pydantic-ai marks it `processing: batch`), and the live one."""
+        live = dataclasses.replace(
+            response,
+            provider_details={k: v for k, v in (response.provider_details or {}).items() if k != 'processing'},
+        )
+        try:
+            return cls(batch=response.cost().total_price, live=live.cost().total_price)
+        except (LookupError, ValueError, AssertionError):  # a model genai-prices does not know, or no usage
+            return None
+
+
+@dataclass
+class _Answering(Summarizer):
+    """Answers each content from the batch results or the cache: never a live call."""
+
+    answers: dict[str, _Answer] = field(default_factory=dict[str, _Answer])
+    _charged: set[str] = field(default_factory=set[str], init=False)
+    """Keys whose request was counted: the first history to use a result is charged its call, the others share it."""
+
+    async def _summarize(self, candidate: Candidate) -> Outcome:
+        if candidate.tokens > self.config.max_content_tokens:
+            return await super()._summarize(candidate)  # reported as never sent, without a call
+        key = self.key_for(candidate)
+        answer = self.answers.get(key)
+        if answer is None:
+            cached = self.cached(candidate, key)
+            if cached is not None:
+                return Outcome(candidate=candidate, summary=cached, source='cache')
+            return Outcome(
+                candidate=candidate, failure='not in the provider batch (the history changed after it was read)'
+            )
+        if key in self._charged:
+            source = 'shared' if answer.summary is not None else 'none'
+            return Outcome(candidate=candidate, summary=answer.summary, failure=answer.failure, source=source)
+        self._charged.add(key)
+        return Outcome(
+            candidate=candidate,
+            summary=answer.summary,
+            failure=answer.failure,
+            rejected=answer.rejected,
+            source='model',
+            attempts=answer.attempts,
+            input_tokens=answer.input_tokens,
+            output_tokens=answer.output_tokens,
+        )
+
+
+async def _summarize_in_batches(
+    sources: list[Source], summarizer: Summarizer, journal: Journal, on_note: OnNote
+) -> dict[str, _Answer]:
+    """Plan, submit (or re-attach), collect: every unique content's answer by cache key, results in the cache."""
+    config = summarizer.config
+    planned = await _plan(sources, summarizer)
+    todo: dict[str, Candidate] = {}
+    for key, candidate in planned.items():
+        if candidate.tokens > config.max_content_tokens:
+            continue  # never sent; the compaction reports it
+        if summarizer.cached(candidate, key) is None:
+            todo[key] = candidate
+    if not todo:
+        on_note(f'provider batch: {len(planned):,} unique contents, all in the cache: nothing to submit')
+        return {}
+    batching = config.provider_batch
+    capability = BatchModelRequests(
+        max_requests=batching.max_requests,
+        max_wait=_SUBMIT_WAIT,
+        max_resubmissions=batching.max_resubmissions,
+        poll_interval=timedelta(seconds=batching.poll_seconds),
+        max_poll_interval=timedelta(seconds=batching.max_poll_seconds),
+    )
+    batched = capability.get_wrapper_model(summarizer.model)
+    assert batched is not None  # not batched already: `check_batchable` passed a provider's own model
+    requests = {key: summarizer.request_for(candidate) for key, candidate in todo.items()}
+    pending: dict[str, ModelResponse | _Answer] = {}
+    for key in todo:
+        if (stored := _restored(journal.submitted.get(key))) is not None:
+            pending[key] = stored
+    fresh = {key: request for key, request in requests.items() if key not in pending}
+    on_note(
+        f'provider batch: {len(planned):,} unique contents, {len(planned) - len(todo):,} in the cache, '
+        f'{len(pending):,} re-attached from the journal, {len(fresh):,} to submit to {model_id(summarizer.model)}'
+    )
+    collector = _Collector(batched=batched, summarizer=summarizer, journal=journal, on_note=on_note)
+    try:
+        async with capability:  # on the way out, cancels what is still queued or checking (never a submitted batch)
+            pending.update(await collector.submit(fresh))
+            answers = await asyncio.gather(
+                *(collector.collect(key, todo[key], requests[key], waiting) for key, waiting in pending.items())
+            )
+    finally:
+        summarizer.cache.flush()  # every result read is cached before anything is written
+    if collector.settled:
+        journal.record_settled(collector.settled)
+    on_note(
+        f'provider batch: {sum(answer.summary is not None for answer in answers):,} of {len(answers):,} summarized{_cost(answers)}'
+    )
+    return dict(zip(pending, answers, strict=True))
+
+
+def _cost(answers: list[_Answer]) -> str:
+    """`, $B at batch prices ($L live)` for the results read in this run, when genai-prices prices the model."""
+    prices = [answer.price for answer in answers if answer.price is not None]
+    if not prices:
+        return ''
+    batch, live = sum((price.batch for price in prices), Decimal(0)), sum((price.live for price in prices), Decimal(0))
+    return f', {_dollars(batch)} at batch prices ({_dollars(live)} live, genai-prices)'
+
+
+def _dollars(value: Decimal) -> str:
+    return f'${value:,.2f}' if value >= 1 else f'${value:.6f}'
+
+
+async def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]:
+    """Each unique content the compaction of `sources` will ask for, by cache key (first candidate seen)."""
+    planner = Planner(config=summarizer.config, model=summarizer.model, cache=summarizer.cache)
+    compactor = Compactor(config=summarizer.config, summarizer=planner, originals=OriginalStore.disabled())
+    for source in sources:
+        try:
+            source.open(Target(dry_run=True))
+            for unit in source.units():
+                await compact_unit(unit, compactor)  # bad input is reported by the compaction
+        except (OSError, sqlite3.Error, SourceProblem):
+            continue  # a source that cannot be read is reported by the compaction
+        finally:
+            source.abort()
+    return planner.planned
+
+
+def _restored(stored: object) -> ModelResponse | None:
+    """A journaled pending response, or None if it cannot be read (the content is then submitted again)."""
+    if stored is None:
+        return None
+    try:
+        return _PENDING.validate_python(stored)
+    except ValidationError:
+        return None
+
+
+def _batch_id(response: ModelResponse) -> str:
+    """The provider's batch id of a pending response (`batch:<id>:<custom id>`), for the journal and notes."""
+    parts = (response.provider_response_id or '').split(':')
+    return parts[1] if len(parts) >= 3 else '?'
+
+
+def _unreachable(error: BaseException) -> bool:
+    """Whether checking on a batch failed (after pydantic-ai's tolerance of 3 failed checks), not the request.
+
+    A transient error with a status or a connection behind it. pydantic-ai reports a request the batch ended
+    without running (expired, cancelled, missing), after its resubmissions, as a plain `ModelAPIError`: that is
+    the request's outcome, not a failure to reach the batch.
+    """
+    return is_transient(error) and type(error) is not ModelAPIError
+
+
+def _resubmissions(response: ModelResponse) -> int:
+    """How often pydantic-ai submitted the request again before this result (`provider_details['batch']`)."""
+    ticket = (response.provider_details or {}).get('batch')
+    count = cast('dict[str, object]', ticket).get('resubmissions') if isinstance(ticket, dict) else None
+    return count if isinstance(count, int) else 0
+
+
+def _dumped(response: ModelResponse) -> object:
+    return _PENDING.dump_python(response, mode='json')
+
+
+@dataclass
+class _Collector:
+    """Submits and collects through the model `BatchModelRequests` wraps, journaling every batch a request is in."""
+
+    batched: Model
+    summarizer: Summarizer
+    journal: Journal
+    on_note: OnNote
+    settled: list[str] = field(default_factory=list[str])
+    """Keys whose result was read and failed: journaled as settled, so the next run submits them again."""
+
+    async def submit(self, requests: dict[str, SummaryRequest]) -> dict[str, ModelResponse | _Answer]:
+        """Queue every request at once; journal each batch's pending responses as soon as the batch exists."""
+        tasks = {
+            asyncio.ensure_future(self.batched.request(request.messages, request.settings, request.parameters)): key
+            for key, request in requests.items()
+        }
+        submitted: dict[str, ModelResponse | _Answer] = {}
+        waiting = set(tasks)
+        while waiting:
+            done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            batches: dict[str, dict[str, object]] = {}
+            for task in done:
+                key = tasks[task]
+                error = task.exception()
+                if error is not None:  # the batch was not created (refused, unreachable): nothing to collect
+                    submitted[key] = _Answer(failure=f'not submitted: {describe(error)}')
+                    continue
+                response = task.result()
+                submitted[key] = response
+                batches.setdefault(_batch_id(response), {})[key] = _dumped(response)
+            for batch_id, entries in batches.items():
+                self.journal.record_submitted(batch_id, entries)
+                self.on_note(
+                    f'provider batch: submitted {batch_id} ({len(entries):,} requests), journaled: '
+                    'a stopped run resumed with --resume collects it'
+                )
+        return submitted
+
+    async def collect(
+        self, key: str, candidate: Candidate, request: SummaryRequest, waiting: ModelResponse | _Answer
+    ) -> _Answer:
+        """Wait for one request's result (resubmitted as pydantic-ai decides), read and check it, cache it."""
+        if isinstance(waiting, _Answer):
+            return waiting
+        messages: list[ModelMessage] = [*request.messages, waiting]
+        try:
+            while True:
+                response = await self.batched.request(messages, request.settings, request.parameters)
+                if response.state != 'suspended':
+                    break
+                if response.provider_response_id != waiting.provider_response_id:  # submitted again, in a new batch
+                    self.journal.record_submitted(_batch_id(response), {key: _dumped(response)})
+                    self.on_note(f'provider batch: resubmitted a request in {_batch_id(response)}')
+                waiting = response
+                messages[-1] = response
+                await asyncio.sleep(self.batched.continuation_delay(response) or 0)
+        except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
+            if _unreachable(exc):  # the batch could not be checked: it keeps running, the next --resume collects it
+                return _Answer(failure=f'{describe(exc)}; still pending: --resume collects it', attempts=1)
+            self.settled.append(key)  # a later run submits it again, as a live rerun would call again
+            return _Answer(failure=describe(exc), attempts=1)
+        answer = _Answer(
+            attempts=1 + _resubmissions(response),
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            price=_Price.of(response),
+        )
+        try:
+            summary = self.summarizer.summary_from(candidate, response)
+        except SummaryFailed as exc:
+            self.settled.append(key)
+            return dataclasses.replace(answer, failure=str(exc), rejected=True)
+        self.summarizer.cache.stage(self.summarizer.key_for(candidate), summary)
+        return dataclasses.replace(answer, summary=summary)

@@ -1,0 +1,265 @@
+"""`summarizer batch --provider-batch`: pydantic-ai's real OpenAI batch code against a loopback fake of the
+Files and Batches endpoints (tests/fake_openai.py): same bytes as a live run, one submission per unique
+content, resume without resubmitting, failed and expired requests keep their originals. One test uses
+pydantic-ai's in-memory batch API (a `FunctionModel`) through the library entry point.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import cast
+
+import pytest
+from fake_openai import FakeOpenAI, fake_openai
+from genai_prices import Usage, calc_price
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
+from test_batch import read_report
+
+from summarizer import extractive
+from summarizer._config import SummarizerConfig
+from summarizer._pipeline import Compactor
+from summarizer._stored import StoredHistory, check_rewrite
+from summarizer.batch import Journal, Source, Target, discover, result_settings
+from summarizer.batch._provider import run_provider_batch
+from summarizer.batch._runner import run_sources
+from summarizer.cli import main
+
+CONFIG = 'model: openai:gpt-4.1-mini\nkeep_recent: 0\nprovider_batch:\n  poll_seconds: 0.05\n  max_poll_seconds: 0.2\n'
+
+
+@pytest.fixture
+def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+    with fake_openai() as fake:
+        monkeypatch.setenv('OPENAI_BASE_URL', fake.base_url)
+        monkeypatch.setenv('OPENAI_API_KEY', 'test-key')
+        yield fake
+
+
+def write_inputs(folder: Path, contents: dict[str, list[object]]) -> dict[str, bytes]:
+    folder.mkdir(parents=True)
+    written: dict[str, bytes] = {}
+    for name, items in contents.items():
+        data = ModelMessagesTypeAdapter.dump_json(history(*items))
+        (folder / name).write_bytes(data)
+        written[name] = data
+    return written
+
+
+def corpus() -> dict[str, list[object]]:
+    """Three histories, four unique oversized contents: `shared` is in two of them."""
+    shared = f'shared\n{BIG_TEXT}'
+    return {
+        'a.json': [shared, BIG_LIST],
+        'b.json': [shared, BIG_OBJECT],
+        'c.json': [f'only c\n{BIG_TEXT}'],
+    }
+
+
+def run(tmp_path: Path, *arguments: object, config: str = CONFIG) -> int:
+    path = tmp_path / 'config.yaml'
+    path.write_text(config)
+    return main(['batch', '--config', str(path), *map(str, arguments)])
+
+
+def total(report: dict[str, dict[str, object]], count: str) -> int:
+    return sum(cast('int', source[count]) for source in report.values())
+
+
+def tool_contents(data: bytes) -> list[object]:
+    return [
+        part.content
+        for message in ModelMessagesTypeAdapter.validate_json(data)
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart)
+    ]
+
+
+def test_a_batch_run_writes_the_bytes_a_live_run_writes(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / 'live-cache'))
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'live', '--report', tmp_path / 'live.json') == 0
+    assert server.batches_created == []  # live: the Responses API, one call per unique content
+
+    monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / 'batch-cache'))
+    report = tmp_path / 'batch.json'
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'batch', '--provider-batch', '--report', report) == 0
+
+    for name, original in inputs.items():
+        compacted = (tmp_path / 'batch' / name).read_bytes()
+        assert compacted == (tmp_path / 'live' / name).read_bytes()
+        assert compacted != original
+        check_rewrite(StoredHistory.parse(original), StoredHistory.parse(compacted))
+    assert len(server.batches_created) == 1
+    assert sorted(server.batch_requests) == sorted(set(server.batch_requests))  # each unique content once ...
+    assert len(server.batch_requests) == 4
+    usage = Usage(input_tokens=4 * 100, output_tokens=4 * 20)  # the fake's usage for each of the 4 answers
+    price = calc_price(usage, model_ref='gpt-4.1-mini', provider_id='openai', price_context={'processing': 'batch'})
+    assert f'${price.total_price:.6f} at batch prices' in capsys.readouterr().err
+    live, batched = read_report(tmp_path / 'live.json'), read_report(report)
+    assert total(batched, 'model_calls') == 4  # ... charged to one history each
+    assert [source['returns_summarized'] for source in batched.values()] == [
+        source['returns_summarized'] for source in live.values()
+    ]
+
+
+def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> None:
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    calls: list[object] = []
+    model = summarizer_model(lambda content, budget: extractive.summarize(content, budget_tokens=budget), calls)  # pyright: ignore[reportArgumentType]
+    config = SummarizerConfig.load(keep_recent=0)
+
+    def sources(out: Path) -> list[Source]:
+        return discover([tmp_path / 'in'], config=config.batch, out=out)
+
+    live = Compactor(config=config, model=model)
+    asyncio.run(
+        run_sources(
+            sources(tmp_path / 'live'),
+            compactor=live,
+            target=Target(out=tmp_path / 'live'),
+            journal=None,
+            on_tick=print,
+        )
+    )
+    live.summarizer.cache.close()
+    live_calls, calls[:] = len(calls), []
+    journal = Journal(tmp_path / 'journal.jsonl', settings=result_settings(config))
+    journal.start(resume=False)
+    notes: list[str] = []
+    reports = run_provider_batch(
+        sources(tmp_path / 'batch'),
+        config=config.override(cache={'enabled': False}),  # every answer from the batch, none from the live run's cache
+        target=Target(out=tmp_path / 'batch'),
+        journal=journal,
+        on_tick=print,
+        on_note=notes.append,
+        model=model,
+    )
+    assert all(report.ok for report in reports)
+    for name in inputs:
+        assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes() != inputs[name]
+    assert len(calls) == live_calls == 4  # each unique content once, in one in-memory batch
+    assert '"submitted"' in (tmp_path / 'journal.jsonl').read_text()
+
+
+def test_cache_hits_are_not_submitted(tmp_path: Path, server: FakeOpenAI) -> None:
+    contents = corpus()
+    write_inputs(tmp_path / 'in', contents)
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'first', '--provider-batch') == 0
+    assert len(server.batch_requests) == 4
+
+    new = f'new\n{BIG_TEXT}'
+    write_inputs(tmp_path / 'more', {'d.json': [contents['a.json'][0], new]})
+    assert run(tmp_path, tmp_path / 'in', tmp_path / 'more', '--out', tmp_path / 'second', '--provider-batch') == 0
+    assert len(server.batches_created) == 2
+    assert server.batch_requests[4:] == [json.dumps(new)]  # only the content the cache did not hold
+    for name in contents:
+        assert (tmp_path / 'second' / name).read_bytes() == (tmp_path / 'first' / name).read_bytes()
+
+
+def test_failed_expired_and_rejected_results_keep_their_originals(tmp_path: Path, server: FakeOpenAI) -> None:
+    server.faults = {'MARK-ERR': 'error', 'MARK-EXP': 'expire', 'MARK-ONCE': 'expire-once', 'MARK-BAD': 'bad'}
+    kept = [f'MARK-ERR\n{BIG_TEXT}', f'MARK-EXP\n{BIG_TEXT}', f'MARK-BAD\n{BIG_TEXT}']
+    retried = f'MARK-ONCE\n{BIG_TEXT}'
+    inputs = write_inputs(tmp_path / 'in', {'h.json': [*kept, retried]})
+    report = tmp_path / 'report.json'
+
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--report', report) == 1
+
+    original, compacted = inputs['h.json'], (tmp_path / 'out' / 'h.json').read_bytes()
+    check_rewrite(StoredHistory.parse(original), StoredHistory.parse(compacted))
+    after = tool_contents(compacted)
+    assert after[:3] == kept  # byte for byte: the originals
+    assert after[3] != retried  # expired once, submitted again in a new batch, summarized
+    failures = cast('list[dict[str, object]]', read_report(report)['h.json']['failures'])
+    problems = {cast('int', failure['message_index']): str(failure['problem']) for failure in failures}
+    assert sorted(problems) == [2, 4, 6]
+    assert 'invalid request' in problems[2]
+    assert 'expired before the model ran it' in problems[4]
+    assert 'smaller' in problems[6] or 'tokens' in problems[6]
+    # the first batch; MARK-EXP and MARK-ONCE again; MARK-EXP a last time (max_resubmissions: 2)
+    assert len(server.batches_created) == 3
+    assert server.batch_requests.count(json.dumps(kept[1])) == 3
+    assert server.batch_requests.count(json.dumps(retried)) == 2
+
+
+def test_a_model_without_a_batch_api_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_inputs(tmp_path / 'in', corpus())
+    assert main(['batch', str(tmp_path / 'in'), '--out', str(tmp_path / 'out'), '--provider-batch']) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "model 'extractive'" in line and 'has no provider batch API' in line
+    assert not (tmp_path / 'out').exists()
+
+    server_config = 'model: llama3.2\nbase_url: http://127.0.0.1:9/v1\nprovider_batch:\n  enabled: true\n'
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', config=server_config) == 2
+    assert 'has no provider batch API' in capsys.readouterr().err
+
+
+def test_provider_batch_refuses_jobs_and_ray(
+    tmp_path: Path, server: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_inputs(tmp_path / 'in', corpus())
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--jobs', '2') == 2
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--engine', 'ray') == 2
+    assert capsys.readouterr().err.count('--provider-batch') == 2
+    assert server.batches_created == [] and not (tmp_path / 'out').exists()
+
+
+def _journaled_submission(cache: Path) -> bool:
+    return any('"submitted"' in path.read_text() for path in (cache / 'batch-journals').glob('*.jsonl'))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('stop', [signal.SIGKILL, signal.SIGINT], ids=['SIGKILL', 'Ctrl-C'])
+def test_stopped_after_submission_resumes_with_no_second_submission(
+    tmp_path: Path, server: FakeOpenAI, isolated_cache: Path, stop: signal.Signals
+) -> None:
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    config = tmp_path / 'config.yaml'
+    config.write_text(CONFIG)
+    command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(tmp_path / 'in'), '--in-place']
+    command += ['--config', str(config), '--provider-batch']
+    server.hold_batches = True  # the batch stays in_progress: the run waits on it, as for hours
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
+    try:
+        deadline = time.monotonic() + 60
+        while not _journaled_submission(isolated_cache):
+            assert first.poll() is None and time.monotonic() < deadline, 'the run never journaled its batch'
+            time.sleep(0.05)
+    finally:
+        os.kill(first.pid, stop)
+        first.wait(timeout=30)
+    assert len(server.batches_created) == 1
+    assert [batch.status for batch in server.batches.values()] == ['in_progress']  # stopping never cancels it
+    for name, data in inputs.items():
+        assert (tmp_path / 'in' / name).read_bytes() == data  # nothing written while the batch ran
+
+    again = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert again.returncode == 2  # without --resume it would submit the same requests again: refused
+    assert 'an earlier run left 4 requests in provider batches: --resume collects them' in again.stderr
+    assert len(server.batches_created) == 1
+
+    server.hold_batches = False  # the provider finishes the batch while nobody waits on it
+    report = tmp_path / 'report.json'
+    rerun = subprocess.run([*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False)
+    assert rerun.returncode == 0, rerun.stderr
+    assert '4 re-attached from the journal, 0 to submit' in rerun.stderr
+    assert len(server.batches_created) == 1  # collected, not submitted again
+    assert len(server.batch_requests) == 4
+    for name, data in inputs.items():
+        compacted = (tmp_path / 'in' / name).read_bytes()
+        assert compacted != data
+        check_rewrite(StoredHistory.parse(data), StoredHistory.parse(compacted))
+    assert total(read_report(report), 'returns_summarized') == 5
