@@ -121,7 +121,7 @@ class SummarizerConfig:
     server: Server = 'openai'
     output_mode: OutputMode = 'tool'
     threshold_tokens: int = 1000
-    target_ratio: float = 0.2
+    target_ratio: float = 0.25
     min_summary_tokens: int = 100
     max_content_tokens: int = 1_000_000
     keep_recent: int = 1

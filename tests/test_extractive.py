@@ -19,6 +19,7 @@ from extractive_checks import kept_lines
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 
 from summarizer._check import summary_problem
+from summarizer._config import SummarizerConfig
 from summarizer._facts import find_facts, token_set
 from summarizer._quoted import plain_text
 from summarizer._shape import JsonValue, carries_text, shape_mismatch
@@ -175,7 +176,8 @@ def test_a_small_list_of_nested_records_gets_a_summary_under_a_small_threshold()
     threshold = 256
     tokens = content_tokens(SMALL_RECORDS)
     assert tokens > threshold
-    budget = min(max(math.ceil(tokens * 0.2), 100), threshold - 1)  # as `Summarizer.budget_for`
+    ratio = SummarizerConfig().target_ratio
+    budget = min(max(math.ceil(tokens * ratio), 100), threshold - 1)  # as `Summarizer.budget_for`
     summary = summarize(SMALL_RECORDS, budget_tokens=budget)
     assert isinstance(summary, list) and summary and carries_text(summary)
     assert (

@@ -5,7 +5,7 @@ from __future__ import annotations
 from extractive_checks import kept_lines
 
 from summarizer._kinds import ContentKind, detect_kind
-from summarizer.extractive import summarize
+from summarizer.extractive import FACTS_PREFIX, summarize
 
 SOURCE = [
     'import json',
@@ -54,3 +54,39 @@ def test_plain_source_keeps_imports_and_signatures() -> None:
     assert isinstance(summary, str)
     kept = kept_lines(text, summary)
     assert {'import json', 'from pathlib import Path', 'class InventoryStore:'} <= set(kept)
+
+
+COMPILER = '\n'.join(
+    [
+        'from django.db import connection',
+        '',
+        '',
+        'class InsertCompiler:',
+        *[
+            line
+            for n in range(25)
+            for line in (
+                f'    def execute_batch_{n}(self, cursor, rows):',
+                f'        if self.connection.features.can_return_rows_from_batch_{n}:',
+                f'            return self.connection.ops.fetch_returned_rows_{n}(cursor)',
+                f'        return [self.connection.ops.last_insert_id_{n}(cursor, self.query.meta.table_{n})]',
+                '',
+            )
+        ],
+    ]
+)
+
+
+def test_the_facts_line_names_a_dotted_name_whole_not_a_tail_of_it() -> None:
+    """`self.connection.ops.fetch_returned_rows_3` is what an agent greps for or calls; `ops.fetch_returned_rows_3`
+    or `fetch_returned_rows_3` alone would not be found by a later turn naming the whole, and says less."""
+    summary = summarize(COMPILER, budget_tokens=300)
+    assert isinstance(summary, str)
+    facts_line = summary.split('\n')[-1]
+    assert facts_line.startswith(FACTS_PREFIX)
+    listed = facts_line.removeprefix(FACTS_PREFIX).split('; ')
+    written_alone = {word.strip('()[]:,') for word in COMPILER.split()} | {
+        word.split('(')[0] for word in COMPILER.split()
+    }
+    tails = [fact for fact in listed if fact not in written_alone]
+    assert not tails

@@ -72,3 +72,13 @@ def test_a_traceback_keeps_the_exception_and_its_last_frames() -> None:
     assert '  File "/srv/shop/shop/csvio.py", line 9, in parse_price' in kept
     assert '    return Decimal(text)' in kept
     assert '$ python -m shop.import_prices data/prices.csv' in kept
+
+
+def test_a_pytest_run_keeps_where_it_ran_and_where_the_failure_is() -> None:
+    """The lines an agent acts on next: `rootdir:` (the folder its next command runs in) and the
+    `file:line: Error` location of the failure (the file it opens next)."""
+    summary = summarize(PYTEST, budget_tokens=300)
+    assert isinstance(summary, str)
+    kept = kept_lines(PYTEST, summary)
+    assert 'rootdir: /srv/shop' in kept
+    assert 'tests/test_orders.py:88: AssertionError' in kept

@@ -4,6 +4,11 @@ What a reader acts on after a command is whether it failed and why: the pytest o
 (`=== 1 failed, 47 passed ===`, `FAILED t.py::test_x`, `Ran 12 tests`, `FAILED (failures=1)`), a
 compiler's `file:line:col: error:`, and for a traceback the exception line and the frames nearest
 to it (the place that raised). A long run of passing tests is what gets dropped.
+
+Next come the lines an agent's next command starts from: pytest's `rootdir:` (the folder it runs
+the next command in) and the location under a failure (`tests/test_x.py:88: AssertionError`, the
+file and line it opens next). pytest's section banners (`=== FAILURES ===`, `=== short test summary
+info ===`) are separators, 20 tokens of `=` each: the lines under them are what counts.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from .lines import HIGH, LOW, MID, MUST, Joined
 _RULES = (
     (
         re.compile(
-            r'^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran|short test summary info|FAILURES|ERRORS)\b'
+            r'^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
             r'|^(?:FAILED|ERROR)[ :]|^Ran \d+ tests? in |^FAILED \((?:failures|errors)=|^OK(?: \(|$)'
             r'|^[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|^error(?:\[E\d+\])?: |^npm ERR!|^make(?:\[\d+\])?: \*\*\*'
             r'|^\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|^E {3}',
@@ -26,12 +31,19 @@ _RULES = (
     ),
     (
         re.compile(
-            r'^\$ |^Traceback \(most recent call last\)|\.\.\. (?:FAIL|ERROR)\b| (?:FAILED|ERROR)\b', re.MULTILINE
+            r'^\$ |^Traceback \(most recent call last\)|\.\.\. (?:FAIL|ERROR)\b| (?:FAILED|ERROR)\b'
+            r'|^rootdir: |^[\w./-]+\.\w+:\d+: [A-Z][\w.]*$',
+            re.MULTILINE,
         ),
         HIGH,
     ),
     (re.compile(r'^[\w./-]+\.\w+:\d+(?::\d+)?: warning|^warning: |\bexit (?:code|status) \d+', re.MULTILINE), MID),
-    (re.compile(r'^_{3,} .* _{3,}$|^-{3,} .* -{3,}$', re.MULTILINE), LOW),
+    (
+        re.compile(
+            r'^_{3,} .* _{3,}$|^-{3,} .* -{3,}$|^=+ (?:short test summary info|FAILURES|ERRORS) =+$', re.MULTILINE
+        ),
+        LOW,
+    ),
 )
 _FRAME = re.compile(r'^[ \t]*File "[^"\n]+", line \d+|^[\w./-]+\.py:\d+: in \w', re.MULTILINE)
 _LAST_FRAMES = 2

@@ -685,6 +685,8 @@ class _Tree:
     def pick_key_facts(self, budget: int) -> None:
         """The facts no chosen unit carries, the likeliest to be quoted per token first, while they fit.
 
+        A name is listed whole, not by a tail the text never writes on its own (see `_tails`).
+
         Only where a long text was cut can they go: a `Key facts:` line never lands in a short
         field (`"status": "available"`) or an object without text.
         """
@@ -699,10 +701,13 @@ class _Tree:
         ranked = sorted(
             self._kinds, key=lambda fact: -weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT
         )
+        tails = _tails(self._kinds)
         for fact in ranked:
             if room < _MIN_FACT_COST:
                 break
             quoted = fact in self._quoted
+            if fact in tails and not quoted and not self._counts[fact]:
+                continue  # only ever the tail of a longer name: the whole name holds it (see `_tails`)
             left = room if quoted else min(room, guessed_room)
             if left < _MIN_FACT_COST or fact in present or fact in listed or _LOCATION.fullmatch(fact):
                 continue  # no room, or held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
@@ -744,6 +749,28 @@ class _Tree:
         if carrier is not None:
             carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(map(_written, self.key_facts))
         return _render(self.root)
+
+
+def _tails(facts: Collection[str]) -> set[str]:
+    """What follows a `.` or `/` inside each of `facts` (`parse_file` of `Parser.parse_file`).
+
+    A tail that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
+    not listed by itself on the facts line: the whole name holds it and says where it belongs,
+    while the tail alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
+    and a later turn that names the whole would not find it.
+    """
+    found: set[str] = set()
+    for fact in facts:
+        start = 1
+        while (index := min(_find(fact, '.', start), _find(fact, '/', start))) < len(fact) - 1:
+            found.add(fact[index + 1 :])
+            start = index + 1
+    return found
+
+
+def _find(text: str, char: str, start: int) -> int:
+    index = text.find(char, start)
+    return len(text) if index < 0 else index
 
 
 def _written(fact: str) -> str:
