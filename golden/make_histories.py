@@ -6257,10 +6257,13 @@ class CodingSession:
         funcs = sorted({f for _, f in self.changed})
         self.notes.append('The diff touches ' + ', '.join(f'`{f}`' for f in funcs) + '.')
         if review:
-            self.c.respond(
-                self.c.text(' '.join(self.notes) + ' The full change, for review:\n\n```diff\n' + patch + '\n```')
+            self.run(
+                'python -m pytest -q -x 2>&1 | tail -n 1',
+                f'{self.r.randint(150, 1400)} passed, {self.r.randint(0, 9)} skipped in {self.r.uniform(3, 90):.2f}s',
+                say='The full change, for review:\n\n```diff\n'
+                + patch
+                + '\n```\n\nOne last quick run before I finish.',
             )
-            self.notes = []
         return patch
 
     def final(self, text: str, *, patch: str | None = None) -> None:
@@ -8128,8 +8131,9 @@ def coding_session(
         s.notes.append('mypy: ' + '; '.join(f'{p}:{n} [{code}]' for p, n, code in errors[:2]) + '.')
     if r.random() < 0.3:
         s.run("pip install -e '.[dev]'", pip_output(r, project, []), say='The environment was stale; reinstalling.')
-    out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root=f'/workspace/{project}', verbose=r.random() < 0.7)
-    s.run('python -m pytest -q', out2, say='Full run.')
+    verbose = r.random() < 0.7
+    out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root=f'/workspace/{project}', verbose=verbose)
+    s.run('python -m pytest -v' if verbose else 'python -m pytest -q', out2, say='Full run.')
     _finish(s)
     c.facts = quoted_facts(c, [found[0][0], found[0][1], s.changed[0][0], *(f for _, f in s.changed)])[:6]
     if seed % 2:
