@@ -7824,8 +7824,8 @@ TASKS = [
 ]
 
 
-def _last_commit(s: CodingSession, vocab: PyVocab, paths: list[str], *, seed: int, start: str) -> dict[str, str]:
-    """`git show HEAD` of a commit made to `paths` just before the session; returns the files after it."""
+def _last_commit(s: CodingSession, vocab: PyVocab, paths: list[str], *, seed: int, start: str) -> tuple[str, list[str]]:
+    """A commit made to `paths` just before the session (`s` starts from it): its `git show HEAD`, the functions it changed."""
     r = s.r
     commit = CodingSession(Conv(seed, start), s.files)
     for path in r.sample(paths, 2):
@@ -7852,9 +7852,7 @@ def _last_commit(s: CodingSession, vocab: PyVocab, paths: list[str], *, seed: in
             unified_diff(commit.base, commit.files, r),
         ]
     )
-    s.run('git show HEAD', show, say='Looking at the last merge first.')
-    s.notes.append('That commit changed ' + ', '.join(f'`{f}`' for _, f in commit.changed) + '.')
-    return s.files
+    return show, [f for _, f in commit.changed]
 
 
 def _issue_thread(s: CodingSession, vocab: PyVocab, project: str, path0: str) -> None:
@@ -8048,8 +8046,8 @@ def coding_session(
     doc_path = _project_doc(r, vocab, files)
     s = CodingSession(c, files, reader=reader, shell=shell)
     s.structured_shell = structured
-    if r.random() < 0.5:  # the last commit on main, which the task is about
-        files = _last_commit(s, vocab, paths, seed=seed + 1, start=start)
+    last_commit = _last_commit(s, vocab, paths, seed=seed + 1, start=start) if r.random() < 0.5 else None
+    files = s.files
     defs = [(p, m.group(1)) for p in paths for m in re.finditer(r'^def (\w+)', files[p], re.MULTILINE)]
     path0, fn0 = r.choice(defs)
     excs = sorted({m.group(1) for src in files.values() for m in re.finditer(r'raise (\w+)\(', src)}) or ['ValueError']
@@ -8072,6 +8070,10 @@ def coding_session(
         ),
         c.user(task),
     )
+    if last_commit:  # the last commit on main, which the task may be about
+        show, changed = last_commit
+        s.run('git show HEAD', show, say='Looking at the last merge first.')
+        s.notes.append('That commit changed ' + ', '.join(f'`{f}`' for f in changed) + '.')
     if r.random() < 0.35:  # the issue, through the GitHub MCP server: JSON text
         _issue_thread(s, vocab, project, path0)
     if r.random() < 0.6:
@@ -8351,6 +8353,8 @@ def main() -> int:
         ModelMessagesTypeAdapter.validate_json(raw)
         data = json.loads(raw)
         problems += check_facts(name, data, conv.facts)
+        if data[0]['kind'] != 'request':
+            problems.append(f'{name}: the history does not start with a request')
         (OUT / f'{name}.json').write_bytes(raw)
         facts_out[name] = conv.facts
         rows.append((name, fmt, largest_return(data), len(raw)))
@@ -8414,8 +8418,8 @@ def write_readme(rows) -> None:
         '  results as `{stdout, stderr, exit_code}` objects.',
         '',
         '32-38 follow a scripted plan each; 39-50 are drawn by `coding_session` from their seed (which steps, which tools, numbered',
-        "or plain reads). Among all returns over 4,000 characters, the kind mix is now close to the dev corpus's: code 38%",
-        '(dev corpus 39%), shell 16% (20%), records 17% (12%), prose 13% (9%), listings 6% (7%), diffs 5% (10%); figures per',
+        "or plain reads). Among all returns over 4,000 characters, the kind mix is now close to the dev corpus's: code 40%",
+        '(dev corpus 39%), shell 13% (20%), records 17% (12%), prose 14% (9%), listings 7% (7%), diffs 5% (10%); figures per',
         'kind in docs/eval.md. `facts.json` lists for them a few of the',
         'facts later turns quote; the eval scores every fact a later turn holds, not only these.',
         '',
