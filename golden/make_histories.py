@@ -7099,7 +7099,7 @@ def _fail_lines(rng: random.Random, files: dict[str, str], paths: list[str]) -> 
     return out
 
 
-def _answer_failures(s: CodingSession, found: list[tuple[str, str, int]], *, fix: bool = True) -> None:
+def _answer_failures(s: CodingSession, found: list[tuple[str, str, int]]) -> None:
     """What an agent does with failing tests: name each test and its `file:line`, read there, fix it."""
     r = s.r
     s.notes.append(
@@ -7113,10 +7113,7 @@ def _answer_failures(s: CodingSession, found: list[tuple[str, str, int]], *, fix
             k=1,
             say=f'Reading around {path}:{line}.',
         )
-        if fix:
-            s.edit(
-                path, near=line, say=f'The failure in `{node.split("::")[-1].split(".")[-1]}` comes from line {line}.'
-            )
+        s.edit(path, near=line, say=f'The failure in `{node.split("::")[-1].split(".")[-1]}` comes from line {line}.')
 
 
 @scenario('32_coding_webhook_retry_fix')
