@@ -9,8 +9,10 @@ turn (assistant text, tool-call args or user prompt), and writes them to golden/
 
 from __future__ import annotations
 
+import difflib
 import json
 import random
+import re
 import string
 import sys
 import uuid
@@ -5416,6 +5418,2811 @@ def s31():
     return c
 
 
+# --------------------------------------------------------------------------------------------------
+# coding-agent sessions (32+): the traffic a coding agent produces, as the real corpora record it
+# --------------------------------------------------------------------------------------------------
+#
+# Real coding-agent histories are mostly file reads (numbered and plain), shell and test output,
+# diffs, grep/find listings, a few Markdown docs and JSON text. Later turns reuse identifiers from
+# anywhere in those returns, often many turns later: an edit's `old_str` is a run of lines from the
+# middle of a file read, a final answer repeats the whole patch, a fix names the failing test and
+# `file:line`, a listing's paths are read next. The sessions below are generated from small code
+# bases written for this corpus (no recorded traffic is copied) and reuse facts the same way: which
+# lines a turn quotes is drawn at random over the whole return, not planted.
+
+PY_TEMPLATES = [
+    '''@dataclass(frozen=True, slots=True)
+class <<Cls>>:
+    """<<doc>>"""
+
+    <<attr>>: str
+    <<attr2>>: int = <<num>>
+    <<attr3>>: float = <<flt>>
+    <<attr4>>: tuple[str, ...] = ()
+
+    @property
+    def <<prop>>(self) -> bool:
+        return self.<<attr2>> > 0 and bool(self.<<attr4>>)
+''',
+    '''def <<fn>>(<<arg>>: <<Cls>>, *, <<kw>>: int = <<CONST>>) -> list[str]:
+    """<<doc>>"""
+    out: list[str] = []
+    for index, item in enumerate(<<arg>>.<<attr4>>):
+        if index >= <<kw>>:
+            log.warning("<<fn>>: dropping %d items past %d", len(<<arg>>.<<attr4>>) - index, <<kw>>)
+            break
+        if not item.strip():
+            continue
+        out.append(<<fn2>>(item))
+    return out
+''',
+    '''async def <<fn>>(client: httpx.AsyncClient, <<arg>>: str, *, timeout: float = <<flt>>) -> dict[str, Any]:
+    """<<doc>>"""
+    last: Exception | None = None
+    for attempt in range(1, <<CONST>> + 1):
+        try:
+            response = await client.post(f"/<<route>>/{<<arg>>}", timeout=timeout)
+            response.raise_for_status()
+            return response.json()
+        except (httpx.TransportError, httpx.HTTPStatusError) as exc:
+            last = exc
+            if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code < 500:
+                raise <<Exc>>(f"<<route>> rejected {<<arg>>}: {exc.response.status_code}") from exc
+            await asyncio.sleep(<<fn2>>(attempt))
+    raise <<Exc>>(f"<<route>> unreachable after <<CONST>> attempts") from last
+''',
+    '''class <<Cls>>:
+    """<<doc>>"""
+
+    def __init__(self, <<arg>>: str, <<kw>>: int = <<num>>) -> None:
+        self.<<arg>> = <<arg>>
+        self.<<kw>> = <<kw>>
+        self._<<attr>>: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def <<meth>>(self, key: str) -> int:
+        with self._lock:
+            count = self._<<attr>>.get(key, 0) + 1
+            self._<<attr>>[key] = count
+        if count > self.<<kw>>:
+            raise <<Exc>>(f"{self.<<arg>>}: {key} seen {count} times (limit {self.<<kw>>})")
+        return count
+
+    def <<meth2>>(self) -> None:
+        with self._lock:
+            self._<<attr>>.clear()
+
+    def __repr__(self) -> str:
+        return f"<<Cls>>({self.<<arg>>!r}, <<kw>>={self.<<kw>>})"
+''',
+    """class <<Cls>>(str, enum.Enum):
+    <<E1>> = "<<e1>>"
+    <<E2>> = "<<e2>>"
+    <<E3>> = "<<e3>>"
+    <<E4>> = "<<e4>>"
+
+    @classmethod
+    def <<meth>>(cls, value: str) -> <<Cls>>:
+        try:
+            return cls(value.lower())
+        except ValueError:
+            raise <<Exc>>(f"unknown <<attr>> {value!r}; expected one of {[m.value for m in cls]}") from None
+""",
+    '''_<<CONST>>_RE = re.compile(r"^(?P<<<attr>>>[a-z][a-z0-9_.-]*)(?::(?P<<<attr2>>>\\d+))?$")
+
+
+def <<fn>>(text: str) -> tuple[str, int | None]:
+    """<<doc>>"""
+    match = _<<CONST>>_RE.match(text.strip())
+    if match is None:
+        raise <<Exc>>(f"cannot parse {text!r}")
+    <<attr2>> = match.group("<<attr2>>")
+    return match.group("<<attr>>"), int(<<attr2>>) if <<attr2>> else None
+''',
+    '''@contextlib.contextmanager
+def <<fn>>(path: Path, *, mode: int = 0o<<oct>>) -> Iterator[IO[str]]:
+    """<<doc>>"""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    handle = tmp.open("w", encoding="utf-8")
+    try:
+        yield handle
+        handle.flush()
+        os.fsync(handle.fileno())
+        handle.close()
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        handle.close()
+        tmp.unlink(missing_ok=True)
+        raise
+''',
+    '''def <<fn>>(rows: Sequence[Mapping[str, Any]], *, <<kw>>: str = "<<e1>>") -> dict[str, Any]:
+    """<<doc>>"""
+    payload: dict[str, Any] = {
+        "<<attr>>": [row["<<attr>>"] for row in rows],
+        "<<attr2>>": sum(int(row.get("<<attr2>>", 0)) for row in rows),
+        "<<kw>>": <<kw>>,
+        "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+    if len(rows) > <<CONST>>:
+        payload["truncated"] = True
+        payload["<<attr>>"] = payload["<<attr>>"][:<<CONST>>]
+    return payload
+''',
+    '''class <<Exc>>(<<Base>>):
+    """<<doc>>"""
+
+    def __init__(self, message: str, *, <<attr>>: str | None = None, <<attr2>>: int = <<num>>) -> None:
+        super().__init__(message)
+        self.<<attr>> = <<attr>>
+        self.<<attr2>> = <<attr2>>
+''',
+    '''def <<fn>>(func: Callable[P, R]) -> Callable[P, R]:
+    """<<doc>>"""
+
+    @functools.wraps(func)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        started = time.perf_counter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            elapsed_ms = (time.perf_counter() - started) * 1000
+            if elapsed_ms > <<CONST>>:
+                log.info("%s took %.1f ms", func.__qualname__, elapsed_ms)
+
+    return wrapper
+''',
+    '''def <<fn>>(conn: sqlite3.Connection, <<arg>>: str, *, limit: int = <<num>>) -> list[<<Cls>>]:
+    """<<doc>>"""
+    cursor = conn.execute(
+        "SELECT <<attr>>, <<attr2>>, <<attr3>> FROM <<table>> WHERE <<arg>> = ? ORDER BY <<attr2>> DESC LIMIT ?",
+        (<<arg>>, limit),
+    )
+    return [<<Cls>>(<<attr>>=row[0], <<attr2>>=row[1], <<attr3>>=row[2]) for row in cursor.fetchall()]
+''',
+    '''def <<fn>>(argv: Sequence[str] | None = None) -> int:
+    """<<doc>>"""
+    parser = argparse.ArgumentParser(prog="<<prog>> <<cmd>>")
+    parser.add_argument("<<arg>>", help="<<help>>")
+    parser.add_argument("--<<flag>>", type=int, default=<<CONST>>)
+    parser.add_argument("--<<flag2>>", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        result = <<fn2>>(args.<<arg>>, <<kw>>=args.<<flag_u>>)
+    except <<Exc>> as exc:
+        print(f"<<prog>>: {exc}", file=sys.stderr)
+        return 2
+    if args.<<flag2_u>>:
+        print(json.dumps(result, indent=2, default=str))
+    return 0
+''',
+    """<<CONST>>: Final[Mapping[str, int]] = MappingProxyType(
+    {
+        "<<e1>>": <<num>>,
+        "<<e2>>": <<num2>>,
+        "<<e3>>": <<num3>>,
+        "<<e4>>": <<num4>>,
+    }
+)
+""",
+    '''def <<fn>>(paths: Iterable[Path], *, <<kw>>: str = "*.<<ext>>") -> Iterator[tuple[Path, int]]:
+    """<<doc>>"""
+    for root in paths:
+        for path in sorted(root.rglob(<<kw>>)):
+            if any(part.startswith(".") for part in path.parts):
+                continue
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                continue
+            if size > <<CONST>>:
+                log.debug("<<fn>>: skipping %s (%d bytes)", path, size)
+                continue
+            yield path, size
+''',
+    '''def <<fn>>(<<arg>>: Sequence[<<Cls>>]) -> list[<<Cls>>]:
+    """<<doc>>"""
+    seen: set[str] = set()
+    ordered = sorted(<<arg>>, key=lambda item: (-item.<<attr2>>, item.<<attr>>))
+    unique: list[<<Cls>>] = []
+    for item in ordered:
+        if item.<<attr>> in seen:
+            continue
+        seen.add(item.<<attr>>)
+        unique.append(item)
+    return unique[:<<CONST>>]
+''',
+    '''    def <<meth>>(self, <<arg>>: <<Cls>>, *, force: bool = False) -> None:
+        """<<doc>>"""
+        if not force and <<arg>>.<<attr>> in self._<<attr3>>:
+            return
+        self._<<attr3>>[<<arg>>.<<attr>>] = <<arg>>
+        self._dirty = True
+        if len(self._<<attr3>>) > self.<<kw>>:
+            oldest = min(self._<<attr3>>.values(), key=lambda v: v.<<attr2>>)
+            del self._<<attr3>>[oldest.<<attr>>]
+''',
+]
+"""Blocks of a Python module; `<<name>>` placeholders are filled per block from the module's vocabulary."""
+
+PY_DOC_LINES = [
+    'Called once per batch; the caller holds the lock.',
+    'Kept small on purpose: the worker imports this module at start-up.',
+    'Returns an empty result rather than raising when there is nothing to do.',
+    'The order matters: later entries win.',
+    'Mirrors the behaviour of the v1 endpoint so old clients keep working.',
+    'Safe to call from several threads.',
+    'Raises when the input cannot be read; never returns a partial result.',
+    'Used by the CLI and by the scheduler.',
+    'See docs/design.md for why this is not a database query.',
+    'Only the first match is used.',
+]
+
+PY_HEADER = '''"""<<path>>: <<summary>>."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import enum
+import functools
+import json
+import logging
+import os
+import re
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import IO, Any, Final, ParamSpec, TypeVar
+
+import httpx
+
+from <<pkg>> import <<imports>>
+from <<pkg>>.errors import <<Base>>
+
+log = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+<<consts>>
+'''
+
+
+def _fill_code(template: str, values: dict[str, str]) -> str:
+    out = template
+    for key, value in values.items():
+        out = out.replace(f'<<{key}>>', value)
+    assert '<<' not in out.replace('(?P<', ''), out
+    return out
+
+
+def _camel(words: list[str]) -> str:
+    return ''.join(w[:1].upper() + w[1:] for w in words)
+
+
+class PyVocab:
+    """The names one code base uses: verbs, nouns, classes, errors and routes of its domain."""
+
+    def __init__(self, pkg: str, prog: str, verbs: list[str], nouns: list[str], attrs: list[str], tables: list[str]):
+        self.pkg, self.prog, self.verbs, self.nouns, self.attrs, self.tables = pkg, prog, verbs, nouns, attrs, tables
+
+
+def python_source(rng: random.Random, vocab: PyVocab, path: str, summary: str, n_blocks: int) -> str:
+    """A plausible Python module of `vocab`'s code base: a header, constants, then `n_blocks` blocks."""
+    used: set[str] = set()
+
+    def fresh(make) -> str:
+        for _ in range(200):
+            name = make()
+            if name not in used:
+                used.add(name)
+                return name
+        raise RuntimeError('vocabulary too small')
+
+    def fn() -> str:
+        return fresh(lambda: f'{rng.choice(vocab.verbs)}_{rng.choice(vocab.nouns)}')
+
+    def cls() -> str:
+        return fresh(
+            lambda: _camel(
+                [
+                    rng.choice(vocab.nouns).split('_')[0],
+                    rng.choice(['Spec', 'Record', 'State', 'Entry', 'Plan', 'Window', 'Batch', 'Options']),
+                ]
+            )
+        )
+
+    consts = [
+        fresh(
+            lambda: (
+                f'{rng.choice(vocab.nouns).upper()}_{rng.choice(["LIMIT", "TIMEOUT", "MAX", "BATCH", "RETRIES", "THRESHOLD_MS", "WINDOW"])}'
+            )
+        )
+        for _ in range(6)
+    ]
+    const_values = {c: str(rng.choice([3, 5, 8, 16, 30, 64, 120, 250, 500, 1000, 4096, 86400])) for c in consts}
+    errors = [
+        _camel([rng.choice(vocab.nouns).split('_')[0], rng.choice(['Error', 'Rejected', 'Timeout', 'Conflict'])])
+        for _ in range(3)
+    ]
+    fns_done: list[str] = ['quantize_delay']
+    blocks: list[str] = []
+    for _ in range(n_blocks):
+        template = rng.choice(PY_TEMPLATES)
+        attrs = rng.sample(vocab.attrs, 4)
+        flag = rng.choice(['max-items', 'batch-size', 'limit', 'window', 'retries', 'workers'])
+        flag2 = rng.choice(['json', 'dry-run', 'verbose', 'strict'])
+        enum_vals = rng.sample(
+            ['pending', 'queued', 'running', 'failed', 'retrying', 'done', 'cancelled', 'paused', 'expired', 'skipped'],
+            4,
+        )
+        values = {
+            'Cls': cls(),
+            'fn': fn(),
+            'fn2': rng.choice(fns_done),
+            'meth': fn(),
+            'meth2': fn(),
+            'prop': fresh(
+                lambda: (
+                    f'is_{rng.choice(["ready", "stale", "empty", "due", "active", "complete", "expired"])}_{rng.choice(vocab.nouns)}'
+                )
+            ),
+            'arg': rng.choice(vocab.nouns),
+            'kw': rng.choice(['max_items', 'batch_size', 'window', 'retries', 'capacity', 'limit_per_key']),
+            'attr': attrs[0],
+            'attr2': attrs[1],
+            'attr3': attrs[2],
+            'attr4': attrs[3],
+            'CONST': rng.choice(consts),
+            'Exc': rng.choice(errors),
+            'Base': f'{_camel([vocab.pkg])}Error',
+            'doc': rng.choice(PY_DOC_LINES),
+            'route': rng.choice(['v1/' + n.replace('_', '-') for n in vocab.nouns]),
+            'num': str(rng.randint(2, 60)),
+            'num2': str(rng.randint(100, 999)),
+            'num3': str(rng.randint(1000, 9999)),
+            'num4': str(rng.randint(10, 99) * 100),
+            'flt': f'{rng.randint(1, 30)}.{rng.choice([0, 5, 25])}',
+            'oct': rng.choice(['600', '640', '644']),
+            'table': rng.choice(vocab.tables),
+            'prog': vocab.prog,
+            'cmd': rng.choice(['sync', 'replay', 'prune', 'export', 'inspect']),
+            'help': rng.choice(['what to process', 'the id to inspect', 'a file or folder']),
+            'flag': flag,
+            'flag_u': flag.replace('-', '_'),
+            'flag2': flag2,
+            'flag2_u': flag2.replace('-', '_'),
+            'ext': rng.choice(['json', 'yaml', 'toml', 'ndjson']),
+            'E1': enum_vals[0].upper(),
+            'E2': enum_vals[1].upper(),
+            'E3': enum_vals[2].upper(),
+            'E4': enum_vals[3].upper(),
+            'e1': enum_vals[0],
+            'e2': enum_vals[1],
+            'e3': enum_vals[2],
+            'e4': enum_vals[3],
+        }
+        if 'class <<Exc>>' in template:
+            if values['Exc'] in used:
+                continue
+            used.add(values['Exc'])
+        if template.startswith('    def'):  # a method: attach it to the class block before it
+            if not blocks or not blocks[-1].startswith('class'):
+                continue
+            blocks[-1] = blocks[-1] + '\n' + _fill_code(template, values)
+            continue
+        blocks.append(_fill_code(template, values))
+        if template.lstrip().startswith(('def', 'async def', '@contextlib')):
+            fns_done.append(values['fn'])
+    header = _fill_code(
+        PY_HEADER,
+        {
+            'path': path,
+            'summary': summary,
+            'pkg': vocab.pkg,
+            'imports': ', '.join(sorted(rng.sample(vocab.nouns, 3))),
+            'Base': f'{_camel([vocab.pkg])}Error',
+            'consts': '\n'.join(f'{c} = {v}' for c, v in const_values.items())
+            + '\n\n\ndef quantize_delay(attempt: int) -> float:\n    return min(60.0, 0.5 * 2 ** attempt)\n',
+        },
+    )
+    stdlib = [
+        line
+        for line in header.splitlines()
+        if line.startswith(('import ', 'from collections', 'from types', 'from typing'))
+    ]
+    dropped = {line for line in stdlib if rng.random() < 0.4}
+    header = '\n'.join(line for line in header.splitlines() if line not in dropped)
+    return header + '\n\n' + '\n\n'.join(blocks)
+
+
+TS_TEMPLATES = [
+    """export interface <<Cls>> {
+  <<attr>>: string;
+  <<attr2>>: number;
+  <<attr3>>?: string | null;
+  <<attr4>>: ReadonlyArray<<<Cls2>>>;
+  updatedAt: string;
+}
+""",
+    """export async function <<fn>>(<<arg>>: string, init?: RequestInit): Promise<<<Cls>>> {
+  const res = await fetch(`${API_BASE}/<<route>>/${encodeURIComponent(<<arg>>)}`, {
+    ...init,
+    headers: { Accept: "application/json", ...(init?.headers ?? {}) },
+  });
+  if (!res.ok) {
+    throw new <<Exc>>(`<<route>> ${<<arg>>} failed with ${res.status}`, res.status);
+  }
+  const body = (await res.json()) as unknown;
+  return <<schema>>.parse(body);
+}
+""",
+    """export const <<schema>> = z.object({
+  <<attr>>: z.string().min(1),
+  <<attr2>>: z.number().int().nonnegative(),
+  <<attr3>>: z.string().nullable().optional(),
+  <<attr4>>: z.array(<<schema2>>).default([]),
+  updatedAt: z.string().datetime(),
+});
+export type <<Cls>>Input = z.infer<typeof <<schema>>>;
+""",
+    """export function <<fn>>(state: <<Cls>>State, action: <<Cls>>Action): <<Cls>>State {
+  switch (action.type) {
+    case "<<e1>>":
+      return { ...state, <<attr>>: action.payload, status: "<<e2>>" };
+    case "<<e3>>":
+      return { ...state, status: "<<e4>>", error: action.error ?? null };
+    case "reset":
+      return INITIAL_<<CONST>>;
+    default:
+      return state;
+  }
+}
+""",
+    """export function <<Comp>>({ <<attr>>, <<attr2>>, on<<Evt>> }: <<Comp>>Props) {
+  const [<<st>>, set<<St>>] = useState<<<Cls>> | null>(null);
+  const rows = useMemo(() => <<fn2>>(<<attr>>), [<<attr>>]);
+
+  useEffect(() => {
+    if (!<<st>>) return;
+    on<<Evt>>?.(<<st>>.<<attr>>);
+  }, [<<st>>, on<<Evt>>]);
+
+  return (
+    <table className="<<css>>">
+      <tbody>
+        {rows.map((row) => (
+          <tr key={row.<<attr>>} onClick={() => set<<St>>(row)}>
+            <td>{row.<<attr>>}</td>
+            <td className="num">{formatMoney(row.<<attr2>>, <<attr2>>)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+""",
+    """export class <<Exc>> extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly <<attr>>?: string,
+  ) {
+    super(message);
+    this.name = "<<Exc>>";
+  }
+}
+""",
+    """export function <<fn>>(items: ReadonlyArray<<<Cls>>>, limit = <<CONST>>): <<Cls>>[] {
+  const seen = new Set<string>();
+  const out: <<Cls>>[] = [];
+  for (const item of [...items].sort((a, b) => b.<<attr2>> - a.<<attr2>>)) {
+    if (seen.has(item.<<attr>>)) continue;
+    seen.add(item.<<attr>>);
+    out.push(item);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
+""",
+    """export const <<CONST>>: Record<<<Cls>>Status, string> = {
+  <<e1>>: "<<lab1>>",
+  <<e2>>: "<<lab2>>",
+  <<e3>>: "<<lab3>>",
+  <<e4>>: "<<lab4>>",
+};
+""",
+]
+
+TS_HEADER = """import { useEffect, useMemo, useState } from "react";
+import { z } from "zod";
+
+import { API_BASE } from "<<alias>>/config";
+import { formatMoney } from "<<alias>>/utils/money";
+import type { <<imports>> } from "<<alias>>/types";
+
+export const <<CONST0>> = <<n0>>;
+export const <<CONST1>> = <<n1>>;
+"""
+
+
+def ts_source(rng: random.Random, vocab: PyVocab, n_blocks: int, *, jsx: bool) -> str:
+    """A plausible TypeScript/React module of `vocab`'s front end."""
+    used: set[str] = set()
+
+    def fresh(make) -> str:
+        for _ in range(200):
+            name = make()
+            if name not in used:
+                used.add(name)
+                return name
+        raise RuntimeError('vocabulary too small')
+
+    def camel_noun() -> str:
+        return _camel(rng.choice(vocab.nouns).split('_'))
+
+    def lower_noun() -> str:
+        noun = camel_noun()
+        return noun[:1].lower() + noun[1:]
+
+    consts = [
+        fresh(lambda: f'{rng.choice(vocab.nouns).upper()}_{rng.choice(["LIMIT", "PAGE_SIZE", "TTL_MS", "MAX"])}')
+        for _ in range(2)
+    ]
+    errors = [fresh(lambda: camel_noun() + 'Error') for _ in range(3)]
+    declared: set[str] = set()
+    blocks = []
+    fns = ['sortRows']
+    for _ in range(n_blocks):
+        template = rng.choice([t for t in TS_TEMPLATES if jsx or '<table' not in t])
+        attrs = [_camel(a.split('_'))[:1].lower() + _camel(a.split('_'))[1:] for a in rng.sample(vocab.attrs, 4)]
+        states = rng.sample(['idle', 'loading', 'loaded', 'failed', 'saving', 'saved', 'stale'], 4)
+        cls = fresh(lambda: camel_noun() + rng.choice(['', 'Summary', 'Row', 'Detail', 'Page']))
+        fn_name = fresh(
+            lambda: (
+                rng.choice(['fetch', 'load', 'select', 'dedupe', 'reduce', 'normalize', 'group'])
+                + camel_noun()
+                + rng.choice(['', 's', 'ById'])
+            )
+        )
+        values = {
+            'Cls': cls,
+            'Cls2': camel_noun(),
+            'fn': fn_name,
+            'fn2': rng.choice(fns),
+            'arg': rng.choice(['id', 'slug', 'accountId', 'invoiceId']),
+            'attr': attrs[0],
+            'attr2': attrs[1],
+            'attr3': attrs[2],
+            'attr4': attrs[3],
+            'route': rng.choice(['api/v2/' + n.replace('_', '-') for n in vocab.nouns]),
+            'schema': fresh(lambda: lower_noun() + rng.choice(['Schema', 'InputSchema', 'RowSchema', 'PatchSchema'])),
+            'schema2': lower_noun() + 'Schema',
+            'Exc': rng.choice(errors),
+            'CONST': rng.choice(consts),
+            'Comp': fresh(lambda: camel_noun() + rng.choice(['Table', 'Panel', 'List'])),
+            'Evt': rng.choice(['Select', 'Open', 'Change']),
+            'st': 'selected',
+            'St': 'Selected',
+            'css': f'{rng.choice(vocab.nouns).replace("_", "-")}-table',
+            'e1': states[0],
+            'e2': states[1],
+            'e3': states[2],
+            'e4': states[3],
+            'lab1': states[0].title(),
+            'lab2': states[1].title(),
+            'lab3': states[2].title(),
+            'lab4': states[3].title(),
+        }
+        if 'class <<Exc>>' in template:
+            if values['Exc'] in declared:
+                continue
+            declared.add(values['Exc'])
+        blocks.append(_fill_code(template, values))
+        if 'function' in template:
+            fns.append(fn_name)
+    header = _fill_code(
+        TS_HEADER,
+        {
+            'alias': '@',
+            'imports': ', '.join(sorted({camel_noun() for _ in range(3)})),
+            'CONST0': consts[0],
+            'CONST1': consts[1],
+            'n0': str(rng.choice([20, 50, 100, 250])),
+            'n1': str(rng.choice([30_000, 60_000, 300_000])),
+        },
+    )
+    return header + '\n' + '\n'.join(blocks)
+
+
+# tool outputs ---------------------------------------------------------------------------------------
+
+
+def cat_n(src: str, start: int = 1) -> str:
+    """`cat -n` of `src` (or of the lines from `start` on): six-wide line numbers and a tab."""
+    return '\n'.join(f'{i:>6}\t{line}' for i, line in enumerate(src.splitlines(), start))
+
+
+def grep_n(files: dict[str, str], pattern: str) -> str:
+    """`grep -rn PATTERN` over `files`."""
+    regex = re.compile(pattern)
+    return '\n'.join(
+        f'{path}:{i}:{line}'
+        for path, src in sorted(files.items())
+        for i, line in enumerate(src.splitlines(), 1)
+        if regex.search(line)
+    )
+
+
+def unified_diff(before: dict[str, str], after: dict[str, str], rng: random.Random) -> str:
+    """`git diff` of every file that differs: `diff --git` and `index` headers, three lines of context."""
+    out = []
+    for path in sorted(after):
+        old, new = before.get(path), after[path]
+        if old == new:
+            continue
+        out.append(f'diff --git a/{path} b/{path}')
+        if old is None:
+            out += ['new file mode 100644', f'index 0000000..{sha1(rng)[:7]}']
+        else:
+            out.append(f'index {sha1(rng)[:7]}..{sha1(rng)[:7]} 100644')
+        source = '/dev/null' if old is None else f'a/{path}'
+        out.extend(
+            difflib.unified_diff((old or '').splitlines(), new.splitlines(), source, f'b/{path}', lineterm='', n=3)
+        )
+    return '\n'.join(out)
+
+
+def identifiers(line: str) -> list[str]:
+    """The code-like names of a line: with an underscore, a capital after a lowercase letter, or dotted."""
+    names = re.findall(r'[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*', line)
+    return [n for n in names if len(n) > 3 and ('_' in n.strip('_') or re.search(r'[a-z][A-Z]', n) or '.' in n)]
+
+
+NOTICE_TEMPLATES = [
+    '`{a}` is at line {n} of {path}.',
+    '{path}:{n} is where `{a}` happens.',
+    'Line {n} of {path} uses `{a}`.',
+    'So `{a}` ({path}, line {n}) is the piece that matters here.',
+    'Note `{a}` around line {n}.',
+    '`{a}` (line {n}) looks relevant.',
+]
+NOTICE_PAIR_TEMPLATES = [
+    'Line {n} uses `{a}`, and `{b}` right after it.',
+    '`{b}` feeds `{a}` (line {n}).',
+    'Note `{a}` around line {n}; `{b}` depends on it.',
+    'In {path}, `{a}` calls `{b}` at line {n}.',
+]
+OPENERS = ['', 'OK. ', 'Now I see the structure. ', 'Got it. ', 'Interesting. ', 'Right. ', 'Hmm. ']
+
+
+class CodingSession:
+    """Drives a coding agent's turns over a small code base, reusing facts as real agents do.
+
+    After a return, the next response names facts from lines drawn at random over the whole return
+    (with their line numbers); edits take their `old_str` from the middle of the current file; a
+    test failure is followed by a read of the failing line and a fix; a diff can be repeated whole
+    in the final answer.
+    """
+
+    def __init__(self, conv: Conv, files: dict[str, str], *, reader: str = 'read_file', shell: str = 'bash'):
+        self.c = conv
+        self.r = conv.rng
+        self.files = dict(files)
+        self.base = dict(files)
+        self.reader = reader
+        self.shell = shell
+        self.notes: list[str] = []
+        self.changed: list[tuple[str, str]] = []
+        self.structured_shell = False
+
+    # one tool call and its return ---------------------------------------------------------------
+    def step(self, tool: str, args: dict, content, *, say: str | None = None, think: str | None = None) -> None:
+        c = self.c
+        text = ' '.join([*self.notes, *([say] if say else [])])
+        self.notes = []
+        call = c.call(tool, args)
+        parts = ([c.think(think)] if think else []) + ([c.text(self.r.choice(OPENERS) + text)] if text else []) + [call]
+        c.respond(*parts)
+        c.request(c.ret(call, content))
+
+    def run(self, command: str, output: str, *, say: str | None = None, exit_code: int = 0) -> None:
+        content = output
+        if self.structured_shell:  # {stdout, stderr, exit_code}, as harnesses that keep the streams apart return it
+            content = {
+                'stdout': output,
+                'stderr': '',
+                'exit_code': exit_code,
+                'duration_ms': self.r.randint(80, 90_000),
+            }
+        self.step(self.shell, {'command': command}, content, say=say)
+
+    def notice(self, path: str, content_lines: list[tuple[int, str]], k: int) -> None:
+        """Queue sentences naming facts of `k` lines drawn at random over the return."""
+        candidates = [(n, line, names) for n, line in content_lines if (names := identifiers(line))]
+        for n, line, names in sorted(self.r.sample(candidates, min(k, len(candidates)))):
+            a = self.r.choice(names)
+            others = [x for x in names if x != a]
+            template = self.r.choice(NOTICE_PAIR_TEMPLATES if others else NOTICE_TEMPLATES)
+            self.notes.append(template.format(a=a, b=self.r.choice(others or names), n=n, path=path))
+
+    # file reads --------------------------------------------------------------------------------
+    def read(
+        self,
+        path: str,
+        *,
+        numbered: bool = True,
+        offset: int | None = None,
+        limit: int | None = None,
+        k: int = 3,
+        say: str | None = None,
+        via_shell: bool = False,
+    ) -> None:
+        lines = self.files[path].splitlines()
+        start = offset or 1
+        chosen = lines[start - 1 : start - 1 + limit] if limit else lines[start - 1 :]
+        numbered_lines = list(enumerate(chosen, start))
+        text = cat_n('\n'.join(chosen), start) if numbered else '\n'.join(chosen)
+        if via_shell:
+            command = f'cat -n {path}' if numbered else f'cat {path}'
+            if offset:
+                command = f"sed -n '{start},{start + len(chosen) - 1}p' {path}" + (' | cat -n' if numbered else '')
+            self.run(command, text, say=say)
+        else:
+            args: dict = {'path': path}
+            if offset:
+                args |= {'offset': offset, 'limit': limit}
+            self.step(self.reader, args, text, say=say)
+        self.notice(path, numbered_lines, k)
+        if self.r.random() < 0.35:
+            self.lookup(path, numbered_lines)
+
+    def lookup(self, path: str, numbered_lines: list[tuple[int, str]]) -> None:
+        """`grep -n NAME path` for a name on a random line of a read: agents check where else a name is used."""
+        names = [name for _, line in numbered_lines for name in identifiers(line)]
+        if not names:
+            return
+        name = self.r.choice(names).split('.')[-1]
+        hits = '\n'.join(f'{n}:{line}' for n, line in enumerate(self.files[path].splitlines(), 1) if name in line)
+        self.run(f'grep -n "{name}" {path}', hits or '(no output)', say=f'Where else is `{name}` used?')
+
+    # edits -------------------------------------------------------------------------------------
+    def edit(self, path: str, *, near: int | None = None, say: str | None = None) -> str:
+        """Replace 2-6 lines from the middle of `path` (or near line `near`); returns the enclosing function."""
+        lines = self.files[path].splitlines()
+        r = self.r
+        body = [
+            i
+            for i, l in enumerate(lines)
+            if l.startswith(('    ', '  ')) and l.strip() and not l.strip().startswith(('"""', '#', '//'))
+        ]
+        if near is not None:
+            body = [i for i in body if abs(i + 1 - near) <= 3] or body
+        else:
+            body = [i for i in body if 0.1 * len(lines) < i < 0.9 * len(lines)]
+        first = r.choice(body)
+        count = r.randint(2, 6)
+        old = lines[first : first + count]
+        new = list(old)
+        for j, line in enumerate(new):
+            if ' > ' in line:
+                new[j] = line.replace(' > ', ' >= ', 1)
+                break
+            if (m := re.search(r'(?<![\w.])(\d{1,4})(?![\w.])', line)) and 'range' not in line:
+                new[j] = line[: m.start()] + str(int(m.group(1)) * 2 + 1) + line[m.end() :]
+                break
+        else:
+            indent = old[0][: len(old[0]) - len(old[0].lstrip())]
+            names = identifiers(old[0]) or ['value']
+            if path.endswith(('.ts', '.tsx')):
+                new.insert(1, f'{indent}console.debug("{path.rsplit("/", 1)[-1]}", {names[0].split(".")[0]});')
+            else:
+                new.insert(1, f'{indent}log.debug("%s: %r", {names[0].split(".")[0]!r}, {names[0].split(".")[0]})')
+        func = next(
+            (
+                m.group(1)
+                for l in reversed(lines[:first])
+                if (
+                    m := re.match(
+                        r'\s*(?:async )?(?:def|class|function|export (?:async )?function|export class) (\w+)', l
+                    )
+                )
+            ),
+            'module',
+        )
+        self.files[path] = '\n'.join(lines[:first] + new + lines[first + count :])
+        self.changed.append((path, func))
+        old_str, new_str = '\n'.join(old), '\n'.join(new)
+        call_args = {'path': path, 'old_str': old_str, 'new_str': new_str}
+        self.step(
+            'edit_file',
+            call_args,
+            f'Edited {path}: replaced {count} lines with {len(new)}.',
+            say=say or f'Changing `{func}` in {path}.',
+        )
+        return func
+
+    # diffs -------------------------------------------------------------------------------------
+    def diff(self, *, command: str = 'git diff', say: str | None = None, review: bool = False) -> str:
+        """`git diff` of the session's edits; with `review`, the next turn repeats it whole, as agents do before finishing."""
+        patch = unified_diff(self.base, self.files, self.r)
+        self.run(command, patch + '\n', say=say)
+        funcs = sorted({f for _, f in self.changed})
+        self.notes.append('The diff touches ' + ', '.join(f'`{f}`' for f in funcs) + '.')
+        if review:
+            self.run(
+                'python -m pytest -q -x 2>&1 | tail -n 1',
+                f'{self.r.randint(150, 1400)} passed, {self.r.randint(0, 9)} skipped in {self.r.uniform(3, 90):.2f}s',
+                say='The full change, for review:\n\n```diff\n'
+                + patch
+                + '\n```\n\nOne last quick run before I finish.',
+            )
+        return patch
+
+    def final(self, text: str, *, patch: str | None = None) -> None:
+        if patch:
+            text += '\n\nFinal patch:\n\n```diff\n' + patch + '\n```'
+        self.c.respond(self.c.text(' '.join(self.notes + [text]) if self.notes else text))
+        self.notes = []
+
+
+ERRORS = [
+    ('TypeError', "unsupported operand type(s) for +: 'NoneType' and 'int'"),
+    ('KeyError', "'{a}'"),
+    ('AttributeError', "'NoneType' object has no attribute '{a}'"),
+    ('AssertionError', 'assert {n} == {m}'),
+    ('ValueError', "invalid literal for int() with base 10: '{a}'"),
+    ('IndexError', 'list index out of range'),
+]
+
+
+def _def_before(lines: list[str], index: int) -> str:
+    return next(
+        (m.group(1) for l in reversed(lines[: index + 1]) if (m := re.match(r'\s*(?:async )?def (\w+)', l))), 'main'
+    )
+
+
+def pytest_output(
+    rng: random.Random,
+    files: dict[str, str],
+    tests: list[str],
+    failures: list[tuple[str, int]],
+    *,
+    root: str,
+    verbose: bool = False,
+) -> tuple[str, list[tuple[str, str, int]]]:
+    """A `pytest` run: progress lines, one traceback per failure ending in `path:line`, the summary.
+
+    Returns the text and, per failure, (test node id, source path, line).
+    """
+    out = [
+        '============================= test session starts ==============================',
+        f'platform linux -- Python 3.12.{rng.randint(1, 8)}, pytest-8.{rng.randint(0, 3)}.{rng.randint(0, 4)}, pluggy-1.5.0',
+        f'rootdir: {root}',
+        'configfile: pyproject.toml',
+        f'plugins: anyio-4.{rng.randint(2, 8)}.0, asyncio-0.{rng.randint(21, 24)}.0, cov-5.0.0',
+    ]
+    nodes = []
+    for path, line in failures:
+        lines = files[path].splitlines()
+        func = _def_before(lines, line - 1)
+        test_file = rng.choice(tests)
+        nodes.append(
+            (
+                f'{test_file}::test_{func.strip("_")}_{rng.choice(["edge_case", "handles_empty", "roundtrip", "limits", "retries", "unicode"])}',
+                path,
+                line,
+                func,
+                test_file,
+            )
+        )
+    per_file = {t: rng.randint(8, 40) for t in tests}
+    total = sum(per_file.values())
+    out += [f'collected {total} items', '']
+    failing_files = {n[4] for n in nodes}
+    done = 0
+    defs = sorted(
+        {
+            m.group(1).strip('_')
+            for src in files.values()
+            for m in re.finditer(r'^(?:async )?def (\w+)', src, re.MULTILINE)
+        }
+    )
+    suffixes = [
+        'ok',
+        'empty',
+        'none',
+        'limit',
+        'unicode',
+        'large_batch',
+        'retries',
+        'timeout',
+        'ordering',
+        'roundtrip',
+        'invalid',
+    ]
+    for test_file, count in per_file.items() if verbose else ():
+        failing_here = [n[0] for n in nodes if n[4] == test_file]
+        names = failing_here + [
+            f'{test_file}::test_{rng.choice(defs)}_{rng.choice(suffixes)}' for _ in range(count - len(failing_here))
+        ]
+        rng.shuffle(names)
+        for name in names:
+            done += 1
+            status = (
+                'FAILED' if name in failing_here else rng.choice(['PASSED'] * 30 + ['SKIPPED (needs docker)', 'XFAIL'])
+            )
+            out.append(f'{name} {status} [{done * 100 // total:>3}%]')
+    for test_file, count in per_file.items() if not verbose else ():
+        done += count
+        marks = ['.'] * count
+        if test_file in failing_files:
+            for _ in range(sum(n[4] == test_file for n in nodes)):
+                marks[rng.randrange(count)] = 'F'
+        if rng.random() < 0.2:
+            marks[rng.randrange(count)] = 's'
+        out.append(f'{test_file} {"".join(marks):<50} [{done * 100 // total:>3}%]')
+    out += ['', '=================================== FAILURES ===================================']
+    for node, path, line, func, test_file in nodes:
+        lines = files[path].splitlines()
+        name, message = rng.choice(ERRORS)
+        names = identifiers(lines[line - 1]) or [func]
+        message = message.format(a=rng.choice(names).split('.')[-1], n=rng.randint(100, 999), m=rng.randint(100, 999))
+        test_name = node.split('::')[1]
+        test_line = rng.randint(20, 300)
+        out += [
+            f'{"_" * 20} {test_name} {"_" * 20}',
+            '',
+            f'    def {test_name}({rng.choice(["tmp_path", "client", "store", "monkeypatch"])}):',
+            f'        result = {func}({rng.choice(["payload", "spec", "make_batch(3)", "[]"])})',
+            f'>       assert result == {rng.choice(["expected", "[]", "{}", "snapshot"])}',
+            '',
+            f'{test_file}:{test_line}: ',
+            '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _',
+            '',
+        ]
+        start = max((j for j in range(line - 1) if re.match(r'\s*(?:async )?def ', lines[j])), default=max(0, line - 4))
+        for i in range(max(start, line - 4), line - 1):
+            out.append(f'    {lines[i]}')
+        out += [f'>   {lines[line - 1]}', f'E   {name}: {message}', '', f'{path}:{line}: {name}']
+        if rng.random() < 0.5:
+            out += [
+                '----------------------------- Captured log call ------------------------------',
+                f'WARNING  {path.removesuffix(".py").replace("/", ".").removeprefix("src.")}:{path.rsplit("/", 1)[-1]}:{line - 2} {func}: retrying after {rng.randint(100, 999)} ms',
+            ]
+        out.append('')
+    out.append('=========================== short test summary info ============================')
+    for node, path, line, func, _ in nodes:
+        out.append(f'FAILED {node} - {rng.choice(ERRORS)[0]}')
+    seconds = rng.uniform(2, 90)
+    out.append(
+        f'========= {len(nodes)} failed, {total - len(nodes)} passed, {rng.randint(0, 9)} warnings in {seconds:.2f}s ========='
+    )
+    return '\n'.join(out), [(n[0], n[1], n[2]) for n in nodes]
+
+
+def unittest_output(
+    rng: random.Random,
+    files: dict[str, str],
+    failures: list[tuple[str, int]],
+    *,
+    root: str,
+    module: str,
+    verbose: bool = False,
+) -> tuple[str, list[tuple[str, str, int]]]:
+    """A unittest/Django-style runner: dots, then `ERROR: test (module.Case.test)` tracebacks."""
+    n_tests = rng.randint(180, 420)
+    dots = ['.'] * n_tests
+    out_fail = []
+    found = []
+    for path, line in failures:
+        lines = files[path].splitlines()
+        func = _def_before(lines, line - 1)
+        case = _camel([w for w in func.split('_') if w]) + 'Tests'
+        test = f'test_{func.strip("_")}_{rng.choice(["none", "empty_batch", "limit", "ordering"])}'
+        label = f'{test} ({module}.{case}.{test})'
+        name, message = rng.choice(ERRORS)
+        message = message.format(
+            a=rng.choice(identifiers(lines[line - 1]) or [func]).split('.')[-1],
+            n=rng.randint(100, 999),
+            m=rng.randint(100, 999),
+        )
+        dots[rng.randrange(n_tests)] = 'E'
+        out_fail += [
+            '======================================================================',
+            f'ERROR: {label}',
+            '----------------------------------------------------------------------',
+            'Traceback (most recent call last):',
+            f'  File "{root}/tests/{module.split(".")[-1]}.py", line {rng.randint(30, 400)}, in {test}',
+            f'    self.assertEqual({func}(self.fixture), self.expected)',
+            f'  File "{root}/{path}", line {line}, in {func}',
+            f'    {lines[line - 1].strip()}',
+            f'{name}: {message}',
+            '',
+        ]
+        found.append((f'{module}.{case}.{test}', path, line))
+    out = [f'Creating test database for alias {a!r}...' for a in ('default', 'replica')]
+    out.append('System check identified no issues (0 silenced).')
+    if verbose:
+        defs = sorted(
+            {
+                m.group(1).strip('_')
+                for src in files.values()
+                for m in re.finditer(r'^(?:async )?def (\w+)', src, re.MULTILINE)
+            }
+        )
+        failed = iter(
+            label for label in (line.removeprefix('ERROR: ') for line in out_fail) if label.startswith('test_')
+        )
+        for mark in dots:
+            if mark == 'E':
+                out.append(f'{next(failed, "test_unknown (tests.Unknown.test_unknown)")} ... ERROR')
+                continue
+            test = f'test_{rng.choice(defs)}_{rng.choice(["ok", "empty", "none", "limit", "ordering", "unicode"])}'
+            case = _camel(test.split('_')[1:3]) + 'Tests'
+            result = rng.choice(['ok'] * 25 + ["skipped 'needs postgres'", 'expected failure'])
+            out.append(f'{test} ({module}.{case}.{test}) ... {result}')
+    else:
+        out.append(''.join(dots))
+    out += out_fail
+    out += [
+        '----------------------------------------------------------------------',
+        f'Ran {n_tests} tests in {rng.uniform(3, 60):.3f}s',
+        '',
+        f'FAILED (errors={len(failures)}, skipped={rng.randint(0, 12)})',
+        "Destroying test database for alias 'default'...",
+    ]
+    return '\n'.join(out), found
+
+
+def mypy_output(rng: random.Random, files: dict[str, str], n: int) -> tuple[str, list[tuple[str, int, str]]]:
+    """`mypy` errors at real lines of `files`; returns the text and (path, line, code) per error."""
+    out, errors = [], []
+    lines_of = {p: files[p].splitlines() for p in sorted(files) if p.endswith('.py')}
+    candidates_of = {
+        p: [i for i, l in enumerate(ls) if identifiers(l) and l.startswith('    ')] for p, ls in lines_of.items()
+    }
+    paths = [p for p, candidates in candidates_of.items() if candidates]
+    for _ in range(n):
+        path = rng.choice(paths)
+        lines = lines_of[path]
+        i = rng.choice(candidates_of[path])
+        name = rng.choice(identifiers(lines[i]))
+        code, message = rng.choice(
+            [
+                (
+                    'arg-type',
+                    f'Argument 1 to "{name.split(".")[-1]}" has incompatible type "str | None"; expected "str"',
+                ),
+                (
+                    'union-attr',
+                    f'Item "None" of "{_camel(name.split("_")[:1])} | None" has no attribute "{name.split(".")[-1]}"',
+                ),
+                (
+                    'return-value',
+                    f'Incompatible return value type (got "list[{_camel(name.split("_")[:1])}]", expected "Sequence[str]")',
+                ),
+                ('attr-defined', f'Module has no attribute "{name.split(".")[-1]}"'),
+                ('no-untyped-call', f'Call to untyped function "{name.split(".")[-1]}" in typed context'),
+                ('index', f'Value of type "{_camel(name.split("_")[:1])} | None" is not indexable'),
+            ]
+        )
+        out.append(f'{path}:{i + 1}: error: {message}  [{code}]')
+        if rng.random() < 0.3:
+            out.append(
+                f'{path}:{i + 1}: note: See https://mypy.readthedocs.io/en/stable/_refs.html#code-{code} for more info'
+            )
+        errors.append((path, i + 1, code))
+    out.sort(key=lambda l: (l.split(':')[0], int(l.split(':')[1])))
+    out.append(
+        f'Found {n} errors in {len({e[0] for e in errors})} files (checked {len(files) + rng.randint(20, 80)} source files)'
+    )
+    return '\n'.join(out), errors
+
+
+def tsc_output(rng: random.Random, files: dict[str, str], n: int) -> tuple[str, list[tuple[str, int, str]]]:
+    """`tsc --noEmit` errors at real lines of the TypeScript `files`."""
+    out, errors = [], []
+    paths = sorted(p for p in files if p.endswith(('.ts', '.tsx')))
+    for _ in range(n):
+        path = rng.choice(paths)
+        lines = files[path].splitlines()
+        i = rng.choice([j for j, l in enumerate(lines) if identifiers(l) or re.search(r'\w+\(', l)])
+        names = identifiers(lines[i]) or re.findall(r'(\w+)\(', lines[i])
+        name = rng.choice(names).split('.')[-1]
+        col = max(1, lines[i].find(name) + 1)
+        code, message = rng.choice(
+            [
+                ('TS2345', "Argument of type 'string | undefined' is not assignable to parameter of type 'string'."),
+                ('TS2339', f"Property '{name}' does not exist on type 'never'."),
+                ('TS2322', "Type 'number | null' is not assignable to type 'number'."),
+                ('TS7006', f"Parameter '{name}' implicitly has an 'any' type."),
+                ('TS2532', "Object is possibly 'undefined'."),
+            ]
+        )
+        out.append(f'{path}({i + 1},{col}): error {code}: {message}')
+        errors.append((path, i + 1, code))
+    out.append('')
+    out.append(f'Found {n} errors in {len({e[0] for e in errors})} files.')
+    out.append('')
+    out.append('Errors  Files')
+    for path in sorted({e[0] for e in errors}):
+        first = min(e[1] for e in errors if e[0] == path)
+        out.append(f'{sum(e[0] == path for e in errors):>6}  {path}:{first}')
+    return '\n'.join(out), errors
+
+
+PIP_PACKAGES = [
+    ('httpx', '0.27.2'),
+    ('anyio', '4.6.2'),
+    ('certifi', '2024.8.30'),
+    ('h11', '0.14.0'),
+    ('idna', '3.10'),
+    ('sniffio', '1.3.1'),
+    ('pydantic', '2.9.2'),
+    ('pydantic-core', '2.23.4'),
+    ('annotated-types', '0.7.0'),
+    ('typing-extensions', '4.12.2'),
+    ('pytest', '8.3.3'),
+    ('pluggy', '1.5.0'),
+    ('iniconfig', '2.0.0'),
+    ('packaging', '24.1'),
+    ('coverage', '7.6.4'),
+    ('pytest-cov', '5.0.0'),
+    ('mypy', '1.13.0'),
+    ('mypy-extensions', '1.0.0'),
+    ('ruff', '0.7.2'),
+    ('rich', '13.9.3'),
+    ('markdown-it-py', '3.0.0'),
+    ('mdurl', '0.1.2'),
+    ('pygments', '2.18.0'),
+    ('click', '8.1.7'),
+    ('pyyaml', '6.0.2'),
+    ('sqlalchemy', '2.0.36'),
+    ('greenlet', '3.1.1'),
+    ('structlog', '24.4.0'),
+    ('tenacity', '9.0.0'),
+    ('orjson', '3.10.10'),
+]
+
+
+def pip_output(rng: random.Random, project: str, extra: list[tuple[str, str]]) -> str:
+    """`pip install -e '.[dev]'`: collecting, downloading and the installed set."""
+    out = [
+        f'Obtaining file:///workspace/{project}',
+        '  Installing build dependencies ... done',
+        '  Checking if build backend supports build_editable ... done',
+        '  Getting requirements to build editable ... done',
+        '  Preparing editable metadata (pyproject.toml) ... done',
+    ]
+    packages = rng.sample(PIP_PACKAGES, 22) + extra
+    for name, version in packages:
+        wheel = f'{name.replace("-", "_")}-{version}-{rng.choice(["py3-none-any", "cp312-cp312-manylinux_2_17_x86_64.manylinux2014_x86_64"])}.whl'
+        size = rng.randint(12, 4800)
+        out.append(f'Collecting {name}>={version.rsplit(".", 1)[0]} (from {project}==0.{rng.randint(3, 19)}.0)')
+        out.append(
+            f'  Downloading {wheel} ({size} kB)' if size < 1000 else f'  Downloading {wheel} ({size / 1000:.1f} MB)'
+        )
+        if size >= 1000:
+            out.append(
+                f'     ━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━ {size / 1000:.1f}/{size / 1000:.1f} MB {rng.uniform(8, 60):.1f} MB/s eta 0:00:00'
+            )
+    out.append(f'Building wheels for collected packages: {project}')
+    out.append(f'  Building editable for {project} (pyproject.toml) ... done')
+    out.append(
+        f'  Created wheel for {project}: filename={project}-0.{rng.randint(3, 19)}.0-0.editable-py3-none-any.whl size={rng.randint(3000, 9000)} sha256={sha256(rng)}'
+    )
+    out.append(f'Successfully built {project}')
+    out.append('Installing collected packages: ' + ', '.join(n for n, _ in packages))
+    out.append('Successfully installed ' + ' '.join(f'{n}-{v}' for n, v in packages))
+    return '\n'.join(out)
+
+
+def vitest_output(
+    rng: random.Random, files: dict[str, str], failures: list[tuple[str, int]]
+) -> tuple[str, list[tuple[str, str, int]]]:
+    """A `vitest run`: a line per test file, the failures with a code frame at `path:line:col`."""
+    out = ['', f' RUN  v2.1.{rng.randint(1, 5)} /workspace/web', '']
+    specs = sorted({p.replace('src/', 'src/__tests__/').rsplit('.', 1)[0] + '.test.ts' for p in files})
+    failing = {}
+    found = []
+    for path, line in failures:
+        lines = files[path].splitlines()
+        name = rng.choice(identifiers(lines[line - 1]) or re.findall(r'(\w+)\(', lines[line - 1]) or ['render'])
+        spec = path.replace('src/', 'src/__tests__/').rsplit('.', 1)[0] + '.test.ts'
+        title = f'{path.rsplit("/", 1)[-1].split(".")[0]} > {rng.choice(["handles an empty list", "keeps the order", "formats totals", "rejects a bad id"])}'
+        failing.setdefault(spec, []).append((title, path, line, name))
+        found.append((title, path, line))
+    for spec in specs:
+        n = rng.randint(3, 24)
+        bad = len(failing.get(spec, []))
+        mark = '❯' if bad else '✓'
+        out.append(f' {mark} {spec} ({n} tests{f" | {bad} failed" if bad else ""}) {rng.randint(4, 900)}ms')
+        for title, *_ in failing.get(spec, []):
+            out.append(f'   × {title} {rng.randint(1, 60)}ms')
+    out += ['', f'⎯⎯⎯⎯⎯⎯⎯ Failed Tests {len(found)} ⎯⎯⎯⎯⎯⎯⎯', '']
+    for spec, items in failing.items():
+        for title, path, line, name in items:
+            lines = files[path].splitlines()
+            out += [
+                f' FAIL  {spec} > {title}',
+                f"TypeError: Cannot read properties of undefined (reading '{name.split('.')[-1]}')",
+                f' ❯ {name.split(".")[-1]} {path}:{line}:{max(1, lines[line - 1].find(name.split(".")[0]) + 1)}',
+                '',
+            ]
+            for j in range(max(0, line - 3), min(len(lines), line + 2)):
+                out.append(f'    {j + 1:>3}| {lines[j]}')
+                if j == line - 1:
+                    out.append('       | ' + ' ' * max(0, lines[j].find(name.split('.')[0])) + '^')
+            out += ['', '⎯' * 40, '']
+    passed = sum(rng.randint(3, 24) for _ in specs)
+    out += [
+        f' Test Files  {len(failing)} failed | {len(specs) - len(failing)} passed ({len(specs)})',
+        f'      Tests  {len(found)} failed | {passed} passed ({passed + len(found)})',
+        f'   Start at  {rng.randint(8, 18):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}',
+        f'   Duration  {rng.uniform(2, 40):.2f}s (transform {rng.randint(100, 900)}ms, setup 0ms, collect {rng.uniform(1, 9):.2f}s, tests {rng.randint(100, 3000)}ms)',
+    ]
+    return '\n'.join(out), found
+
+
+DOC_SENTENCES = [
+    'The {noun} stage runs after validation and before anything is written, so a failure here leaves no partial state.',
+    'Each {noun} is processed at most once per window; a second attempt inside the same window is dropped and logged.',
+    'If you change `{const}`, restart the workers: the value is read once at start-up.',
+    '`{fn}` in `{path}` is the only place that talks to the upstream API; everything else goes through it.',
+    'Tests for this live in `{test}`; run them with `pytest {test} -q`.',
+    'We keep the {noun} records for {days} days, then the nightly job prunes them.',
+    'Batches larger than {n} items are split before they reach `{fn}`.',
+    'The default of {n} was measured on the staging cluster in {month}; see the benchmark notes below.',
+    "Errors are wrapped in `{exc}` so that callers can tell our failures from the transport's.",
+    'Nothing in this path blocks the event loop: file I/O runs in a thread.',
+    'Use `--{flag}` to override the configured value for a single run.',
+    'The {noun} format is versioned; readers accept the current and the previous version.',
+]
+
+
+def markdown_doc(rng: random.Random, vocab: PyVocab, files: dict[str, str], title: str, *, sections: int) -> str:
+    """A project document: overview, configuration table, CLI examples, design notes, a changelog."""
+    defs = [(p, m.group(1)) for p, s in files.items() for m in re.finditer(r'^(?:async )?def (\w+)', s, re.MULTILINE)]
+    consts = sorted({m.group(1) for s in files.values() for m in re.finditer(r'^([A-Z][A-Z_]+) = ', s, re.MULTILINE)})
+    excs = sorted({m.group(1) for s in files.values() for m in re.finditer(r'raise (\w+)\(', s)}) or ['RuntimeError']
+
+    def sentence() -> str:
+        path, fn = rng.choice(defs)
+        return rng.choice(DOC_SENTENCES).format(
+            noun=rng.choice(vocab.nouns).replace('_', ' '),
+            const=rng.choice(consts),
+            fn=fn,
+            path=path,
+            test=f'tests/test_{rng.choice(vocab.nouns)}.py',
+            days=rng.choice([7, 14, 30, 90]),
+            n=rng.choice([50, 200, 500, 1000]),
+            month=rng.choice(['March', 'June', 'September']),
+            exc=rng.choice(excs),
+            flag=rng.choice(['batch-size', 'dry-run', 'window', 'workers']),
+        )
+
+    out = [
+        f'# {title}',
+        '',
+        ' '.join(sentence() for _ in range(4)),
+        '',
+        '## Configuration',
+        '',
+        '| setting | default | meaning |',
+        '|---|---|---|',
+    ]
+    for const in consts[:10]:
+        value = next(m.group(1) for s in files.values() if (m := re.search(rf'^{const} = (.+)$', s, re.MULTILINE)))
+        out.append(f'| `{vocab.prog.upper()}_{const}` | `{value}` | {sentence().split(",")[0].rstrip(".")}. |')
+    out += ['', '## Command line', '', '```bash']
+    for _ in range(4):
+        out.append(
+            f'{vocab.prog} {rng.choice(["sync", "replay", "prune", "export", "inspect"])} {rng.choice(vocab.nouns)} --{rng.choice(["batch-size", "window", "workers"])} {rng.choice([8, 50, 200])}'
+        )
+    out += ['```', '']
+    for s in range(sections):
+        out += [
+            f'## {rng.choice(["Design", "Failure handling", "Ordering", "Limits", "Storage", "Upgrading", "Observability"])} notes ({s + 1})',
+            '',
+        ]
+        for _ in range(rng.randint(2, 3)):
+            out += [' '.join(sentence() for _ in range(rng.randint(2, 4))), '']
+        if rng.random() < 0.5:
+            out += ['- ' + sentence() for _ in range(3)] + ['']
+    out += ['## Changelog', '']
+    major, minor = 0, rng.randint(8, 14)
+    for i in range(6):
+        out += [
+            f'### {major}.{minor - i}.{rng.randint(0, 4)} ({2025 - i // 3}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d})',
+            '',
+        ]
+        for _ in range(rng.randint(2, 4)):
+            _, fn = rng.choice(defs)
+            out.append(
+                f'- {rng.choice(["Fixed", "Changed", "Added", "Removed"])} {f"`{fn}`" if rng.random() < 0.3 else "the " + rng.choice(vocab.nouns).replace("_", " ")} {rng.choice(["handling of empty batches", "retry timing", "ordering of results", "the default limit", "error messages"])} (#{rng.randint(800, 2400)}).'
+            )
+        out.append('')
+    return '\n'.join(out)
+
+
+def find_listing(rng: random.Random, files: dict[str, str], extra_dirs: list[str], n_extra: int) -> str:
+    """`find . -type f` of a repository: the code base's files among plausible others."""
+    paths = {f'./{p}' for p in files}
+    kinds = {
+        'test': (
+            [
+                'test_api',
+                'test_models',
+                'test_cli',
+                'test_config',
+                'test_errors',
+                'test_utils',
+                'conftest',
+                'factories',
+                'helpers',
+            ],
+            ['.py'],
+        ),
+        'fixture': (['sample', 'golden', 'payload', 'snapshot', 'response', 'request'], ['.json', '.yaml', '.txt']),
+        'doc': (['index', 'usage', 'configuration', 'design', 'changelog', 'faq', 'upgrading', 'api'], ['.md', '.rst']),
+        'migration': (
+            ['0001_initial', '0002_add_index', '0003_backfill', '0004_drop_legacy', '0005_partition'],
+            ['.sql', '.py'],
+        ),
+        'script': (['release', 'bootstrap', 'lint', 'bench', 'dump_schema'], ['.sh', '.py']),
+        'src': (
+            ['utils', 'types', 'constants', 'errors', 'base', 'compat', 'settings', 'schema'],
+            ['.py', '.ts', '.tsx'],
+        ),
+    }
+    while len(paths) < len(files) + n_extra:
+        d = rng.choice(extra_dirs)
+        kind = next((k for k in ('fixture', 'test', 'doc', 'migration', 'script') if k in d), 'src')
+        stems, exts = kinds[kind]
+        ext = (
+            rng.choice(exts)
+            if kind != 'src'
+            else rng.choice(['.ts', '.tsx'] if any(p.endswith('.ts') for p in files) else ['.py'])
+        )
+        stem = rng.choice(stems)
+        paths.add(
+            f'./{d}/{stem}_{rng.randint(1, 60)}{ext}'
+            if kind in ('fixture', 'test') and rng.random() < 0.5
+            else f'./{d}/{stem}{ext}'
+        )
+    return '\n'.join(sorted(paths))
+
+
+RELAY = PyVocab(
+    'relay',
+    'relay',
+    [
+        'deliver',
+        'sign',
+        'verify',
+        'schedule',
+        'enqueue',
+        'dequeue',
+        'retry',
+        'expire',
+        'load',
+        'store',
+        'flush',
+        'replay',
+        'resolve',
+        'render',
+        'parse',
+        'drain',
+        'throttle',
+        'rotate',
+        'revoke',
+        'register',
+        'probe',
+        'backfill',
+        'compact',
+        'archive',
+        'notify',
+        'route',
+        'coalesce',
+    ],
+    [
+        'webhook',
+        'delivery',
+        'endpoint',
+        'signature',
+        'attempt',
+        'payload',
+        'subscription',
+        'secret',
+        'batch',
+        'dead_letter',
+        'event_type',
+        'backoff',
+        'tenant',
+        'cursor',
+        'receipt',
+        'header_set',
+        'timeout_budget',
+        'circuit',
+        'outbox',
+        'digest',
+        'fanout',
+        'topic_filter',
+        'replay_window',
+    ],
+    [
+        'endpoint_url',
+        'event_id',
+        'attempt_count',
+        'next_attempt_at',
+        'status_code',
+        'signing_key',
+        'tenant_id',
+        'max_attempts',
+        'created_at',
+        'response_ms',
+        'payload_hash',
+        'topic',
+        'last_error',
+        'retry_after_s',
+        'content_type',
+        'delivered_at',
+        'http_method',
+        'region',
+        'shard_key',
+        'secret_version',
+        'ack_deadline',
+        'idempotency_key',
+    ],
+    ['deliveries', 'endpoints', 'attempts', 'subscriptions', 'outbox_events'],
+)
+QUILL = PyVocab(
+    'quill',
+    'quill',
+    [
+        'render',
+        'parse',
+        'collect',
+        'resolve',
+        'slugify',
+        'load',
+        'write',
+        'highlight',
+        'index',
+        'link',
+        'merge',
+        'strip',
+        'expand',
+        'walk',
+        'paginate',
+        'minify',
+        'fingerprint',
+        'localize',
+        'truncate',
+        'embed',
+        'inline',
+        'sort',
+        'bundle',
+        'preload',
+    ],
+    [
+        'page',
+        'front_matter',
+        'template',
+        'asset',
+        'heading',
+        'toc',
+        'permalink',
+        'shortcode',
+        'theme',
+        'sitemap',
+        'feed',
+        'taxonomy',
+        'draft',
+        'section',
+        'excerpt',
+        'footnote',
+        'image_set',
+        'redirect',
+        'menu',
+        'partial',
+        'locale',
+        'search_doc',
+        'breadcrumb',
+    ],
+    [
+        'source_path',
+        'slug',
+        'title',
+        'weight',
+        'published_at',
+        'template_name',
+        'output_dir',
+        'base_url',
+        'lang',
+        'tags',
+        'word_count',
+        'checksum',
+        'reading_time',
+        'canonical_url',
+        'summary_len',
+        'og_image',
+        'draft_until',
+        'sort_key',
+        'layout_name',
+        'alias_paths',
+        'expiry_date',
+    ],
+    ['pages', 'assets', 'redirects', 'taxonomies'],
+)
+STOCKPILE = PyVocab(
+    'stockpile',
+    'stockpile',
+    [
+        'reserve',
+        'release',
+        'allocate',
+        'count',
+        'adjust',
+        'transfer',
+        'sync',
+        'reconcile',
+        'import',
+        'export',
+        'pick',
+        'ship',
+        'split',
+        'load',
+        'replenish',
+        'quarantine',
+        'relabel',
+        'consolidate',
+        'forecast',
+        'audit',
+        'backorder',
+        'cancel',
+        'merge',
+        'batch',
+    ],
+    [
+        'sku',
+        'bin_location',
+        'reservation',
+        'stock_level',
+        'shipment',
+        'purchase_order',
+        'warehouse',
+        'pick_list',
+        'supplier',
+        'lot',
+        'cycle_count',
+        'carrier',
+        'pallet',
+        'tote',
+        'wave',
+        'dock_slot',
+        'kit',
+        'return_order',
+        'safety_stock',
+        'putaway_task',
+    ],
+    [
+        'sku_code',
+        'bin_id',
+        'quantity_on_hand',
+        'reserved_qty',
+        'warehouse_id',
+        'lot_number',
+        'expires_on',
+        'unit_cost',
+        'order_ref',
+        'picked_at',
+        'carrier_code',
+        'reorder_point',
+        'pallet_id',
+        'tote_barcode',
+        'zone_code',
+        'lead_time_days',
+        'min_qty',
+        'max_qty',
+        'hazmat_class',
+        'received_at',
+        'serial_number',
+    ],
+    ['stock_levels', 'reservations', 'shipments', 'lots', 'pick_waves'],
+)
+LEDGER_WEB = PyVocab(
+    'ledger',
+    'ledger',
+    ['fetch', 'load'],
+    [
+        'invoice',
+        'line_item',
+        'customer',
+        'payment',
+        'credit_note',
+        'tax_rate',
+        'account',
+        'statement',
+        'refund',
+        'subscription',
+        'payout',
+    ],
+    [
+        'invoice_id',
+        'amount_cents',
+        'currency',
+        'due_date',
+        'customer_name',
+        'status',
+        'tax_total',
+        'issued_at',
+        'line_count',
+        'balance_cents',
+        'memo',
+        'external_ref',
+    ],
+    [],
+)
+
+
+def py_project(seed: int, vocab: PyVocab, modules: list[tuple[str, str, int]]) -> dict[str, str]:
+    """The modules of a Python code base: (path, one-line summary, number of blocks) each."""
+    rng = random.Random(seed)
+    return {path: python_source(rng, vocab, path, summary, n) + '\n' for path, summary, n in modules}
+
+
+def ts_project(seed: int, vocab: PyVocab, modules: list[tuple[str, int]]) -> dict[str, str]:
+    rng = random.Random(seed)
+    return {path: ts_source(rng, vocab, n, jsx=path.endswith('.tsx')) for path, n in modules}
+
+
+def _py_tests(files: dict[str, str]) -> list[str]:
+    return sorted({f'tests/test_{p.rsplit("/", 1)[-1]}' for p in files if not p.endswith('__init__.py')})
+
+
+def _fail_lines(rng: random.Random, files: dict[str, str], paths: list[str]) -> list[tuple[str, int]]:
+    """A line inside a function body of each of `paths`, anywhere in the file."""
+    out = []
+    for path in paths:
+        lines = files[path].splitlines()
+        body = [i + 1 for i, l in enumerate(lines) if l.startswith('        ') and identifiers(l)]
+        out.append((path, rng.choice(body)))
+    return out
+
+
+def _answer_failures(s: CodingSession, found: list[tuple[str, str, int]]) -> None:
+    """What an agent does with failing tests: name each test and its `file:line`, read there, fix it."""
+    r = s.r
+    s.notes.append(
+        f'{len(found)} failing: ' + '; '.join(f'`{node}` fails at {path}:{line}' for node, path, line in found) + '.'
+    )
+    for node, path, line in found:
+        s.read(
+            path,
+            offset=max(1, line - r.randint(10, 30)),
+            limit=r.choice([40, 60, 80]),
+            k=1,
+            say=f'Reading around {path}:{line}.',
+        )
+        s.edit(path, near=line, say=f'The failure in `{node.split("::")[-1].split(".")[-1]}` comes from line {line}.')
+
+
+@scenario('32_coding_webhook_retry_fix')
+def s32():
+    c = Conv(3232, '2025-10-02T08:14:00.000000', provider='anthropic')
+    r = c.rng
+    files = py_project(
+        32,
+        RELAY,
+        [
+            ('src/relay/delivery.py', 'sending webhook deliveries and recording attempts', 22),
+            ('src/relay/retry.py', 'backoff schedules and dead-lettering', 12),
+            ('src/relay/signing.py', 'HMAC signatures for outgoing webhooks', 9),
+            ('src/relay/store.py', 'SQLite persistence of deliveries and attempts', 16),
+            ('src/relay/api/routes.py', 'HTTP routes for endpoints and subscriptions', 14),
+            ('src/relay/cli.py', 'the relay command line', 8),
+        ],
+    )
+    s = CodingSession(c, files)
+    c.request(
+        c.sys(
+            'You are a coding agent working in the relay repository (webhook delivery service). Use the tools to read, edit and test code. Keep changes minimal and run the tests before finishing.'
+        ),
+        c.user(
+            'Deliveries to slow endpoints are retried forever instead of going to the dead-letter queue after max_attempts. Find out why and fix it. The tests in tests/ should pass.'
+        ),
+    )
+    s.run(
+        'find . -type f -not -path "./.git/*" | sort',
+        find_listing(r, files, ['tests', 'tests/fixtures', 'docs', 'migrations', 'scripts', 'src/relay/api'], 150),
+        say='Let me look at the layout first.',
+    )
+    s.notes.append('The retry logic is probably in src/relay/retry.py and src/relay/delivery.py.')
+    s.read('src/relay/delivery.py', k=4)
+    s.read('src/relay/retry.py', k=3)
+    s.run('grep -rn "attempt" src/relay', grep_n(files, r'attempt'), say='Where are attempts counted?')
+    s.notes += [
+        f'{hit.split(":")[0]}:{hit.split(":")[1]} has `{identifiers(hit.split(":", 2)[2])[0]}`.'
+        for hit in r.sample([h for h in grep_n(files, r'attempt').splitlines() if identifiers(h.split(':', 2)[2])], 3)
+    ]
+    s.read('src/relay/store.py', k=3)
+    s.read('src/relay/signing.py', k=2)
+    out, found = pytest_output(
+        r,
+        files,
+        _py_tests(files),
+        _fail_lines(r, files, ['src/relay/retry.py', 'src/relay/delivery.py', 'src/relay/store.py']),
+        root='/workspace/relay',
+        verbose=True,
+    )
+    s.run('python -m pytest tests/ -q', out, say='Running the tests before changing anything.', exit_code=1)
+    _answer_failures(s, found)
+    s.read('src/relay/api/routes.py', k=3, say='Checking how the API exposes dead letters.')
+    s.edit('src/relay/api/routes.py')
+    text, errors = mypy_output(r, s.files, 14)
+    s.run('mypy src/relay', text, say='Type-checking.', exit_code=1)
+    s.notes.append(
+        'mypy: '
+        + '; '.join(f'{p}:{n} [{code}]' for p, n, code in r.sample(errors, 3))
+        + ' are in code I did not touch.'
+    )
+    patch = s.diff()
+    c.facts = [found[0][0], f'{found[0][1]}:{found[0][2]}', 'src/relay/retry.py', s.changed[0][1]]
+    s.final(
+        'Fixed. The retry counter is now compared against the limit, so a delivery goes to the dead-letter queue after max_attempts. Changed: '
+        + ', '.join(f'`{f}` ({p})' for p, f in s.changed)
+        + '.',
+        patch=patch,
+    )
+    return c
+
+
+def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
+    """Feature work: a new function written after an existing one (an edit whose `old_str` is that function's last lines)."""
+    lines = s.files[path].splitlines()
+    r = s.r
+    ends = [
+        i
+        for i in range(1, len(lines) - 1)
+        if lines[i] == '' and lines[i - 1].startswith('    ') and 0.2 * len(lines) < i < 0.95 * len(lines)
+    ]
+    end = r.choice(ends)
+    block = python_source(random.Random(r.random()), vocab, path, 'x', 2).split('\n\n\n')[-1].strip('\n')
+    name = re.search(r'(?:def|class) (\w+)', block)
+    old = lines[end - 2 : end]
+    new = old + ['', ''] + block.splitlines()
+    s.files[path] = '\n'.join(lines[: end - 2] + new + lines[end:])
+    func = name.group(1) if name else 'module'
+    s.changed.append((path, func))
+    s.step(
+        'edit_file',
+        {'path': path, 'old_str': '\n'.join(old), 'new_str': '\n'.join(new)},
+        f'Edited {path}: replaced 2 lines with {len(new)}.',
+        say=say,
+    )
+    return func
+
+
+@scenario('33_coding_ts_invoice_types')
+def s33():
+    c = Conv(3333, '2025-10-06T13:40:00.000000', provider='openai')
+    r = c.rng
+    files = ts_project(
+        33,
+        LEDGER_WEB,
+        [
+            ('src/api/invoices.ts', 14),
+            ('src/api/payments.ts', 10),
+            ('src/components/InvoiceTable.tsx', 9),
+            ('src/components/PaymentPanel.tsx', 8),
+            ('src/store/invoiceSlice.ts', 12),
+            ('src/utils/money.ts', 7),
+        ],
+    )
+    s = CodingSession(c, files, reader='read_file', shell='shell')
+    s.structured_shell = True
+    c.request(
+        c.sys(
+            'You are a coding assistant in the ledger-web repository (React, TypeScript, zod, vitest). You can run shell commands and edit files.'
+        ),
+        c.user(
+            'After the zod upgrade `pnpm typecheck` fails and two vitest suites are red. Please get both green without weakening types.'
+        ),
+    )
+    text, errors = tsc_output(r, files, 34)
+    s.run('pnpm typecheck', text, say='Running the type check.', exit_code=2)
+    s.notes.append('The first errors: ' + '; '.join(f'{p}({n}) {code}' for p, n, code in errors[:3]) + '.')
+    for path in [
+        'src/api/invoices.ts',
+        'src/store/invoiceSlice.ts',
+        'src/components/InvoiceTable.tsx',
+        'src/api/payments.ts',
+    ]:
+        s.read(path, numbered=False, via_shell=True, k=r.randint(2, 4))
+    for path, line, code in r.sample(errors, 3):
+        s.edit(path, near=line, say=f'Fixing {code} at {path}:{line}.')
+    out, found = vitest_output(
+        r, s.files, _fail_lines_ts(r, s.files, ['src/components/PaymentPanel.tsx', 'src/utils/money.ts'])
+    )
+    s.run('pnpm vitest run', out, say='Now the tests.', exit_code=1)
+    s.notes.append('Failing: ' + '; '.join(f'"{t}" at {p}:{n}' for t, p, n in found) + '.')
+    for title, path, line in found:
+        s.read(path, numbered=False, via_shell=True, k=2)
+        s.edit(path, near=line, say=f'{path}:{line} reads a property of undefined.')
+    if 'src/utils/money.ts' not in [f[1] for f in found]:
+        s.read('src/utils/money.ts', numbered=False, via_shell=True, k=2)
+    text2, errors2 = tsc_output(r, s.files, 19)
+    s.run('pnpm typecheck', text2, say='Type check again.', exit_code=2)
+    s.notes.append(
+        f'{len(errors2)} errors left, all outside the files this task touches, e.g. {errors2[0][0]}({errors2[0][1]}) {errors2[0][2]}.'
+    )
+    patch = s.diff()
+    c.facts = [errors[0][0], errors[0][2], found[0][1], s.changed[0][1]]
+    s.final(
+        'Both suites are green again and the changed files type-check. Changes: '
+        + ', '.join(f'`{f}` in {p}' for p, f in s.changed)
+        + '.',
+        patch=patch,
+    )
+    return c
+
+
+def _fail_lines_ts(rng: random.Random, files: dict[str, str], paths: list[str]) -> list[tuple[str, int]]:
+    out = []
+    for path in paths:
+        lines = files[path].splitlines()
+        body = [
+            i + 1 for i, l in enumerate(lines) if l.startswith('    ') and (identifiers(l) or re.search(r'\w+\(', l))
+        ]
+        out.append((path, rng.choice(body)))
+    return out
+
+
+@scenario('34_coding_site_generator_refactor')
+def s34():
+    c = Conv(3434, '2025-10-08T10:05:00.000000', provider='anthropic')
+    r = c.rng
+    files = py_project(
+        34,
+        QUILL,
+        [
+            ('quill/render.py', 'turning parsed pages into HTML', 24),
+            ('quill/frontmatter.py', 'YAML and TOML front matter', 10),
+            ('quill/toc.py', 'tables of contents from headings', 8),
+            ('quill/collect.py', 'walking the content folder', 13),
+            ('quill/plugins/feeds.py', 'RSS and Atom feeds', 11),
+            ('quill/plugins/sitemap.py', 'sitemap.xml', 7),
+            ('quill/cli.py', 'the quill command line', 9),
+        ],
+    )
+    s = CodingSession(c, files, reader='read')
+    c.request(
+        c.sys(
+            'You are an autonomous software engineer. Work in /workspace/quill. Read before you edit; run the test suite before you finish.'
+        ),
+        c.user(
+            'Drafts leak into the RSS feed and the sitemap when `--drafts` is not passed. Fix it, and document the behaviour in docs/configuration.md.'
+        ),
+    )
+    s.run(
+        "pip install -e '.[dev]'",
+        pip_output(r, 'quill', [('markdown-it-py', '3.0.0'), ('jinja2', '3.1.4'), ('tomli-w', '1.1.0')]),
+        say='Setting up the environment.',
+    )
+    out, found = unittest_output(
+        r,
+        files,
+        _fail_lines(r, files, ['quill/plugins/feeds.py', 'quill/collect.py']),
+        root='/workspace/quill',
+        module='tests.test_build',
+    )
+    s.run('python -m unittest discover -s tests', out, say='Baseline test run.', exit_code=1)
+    s.notes.append('Errors: ' + '; '.join(f'{t} raises at {p}:{n}' for t, p, n in found) + '.')
+    s.run('grep -rn "draft" quill/', grep_n(files, r'draft|page'), say='Where are drafts handled?')
+    s.notes += [
+        f'{h.split(":")[0]}:{h.split(":")[1]}' + ' matters.'
+        for h in r.sample(grep_n(files, r'draft|page').splitlines(), 3)
+    ]
+    for path in [
+        'quill/collect.py',
+        'quill/plugins/feeds.py',
+        'quill/render.py',
+        'quill/plugins/sitemap.py',
+        'quill/frontmatter.py',
+    ]:
+        s.read(path, numbered=path != 'quill/render.py', k=r.randint(2, 5))
+    for _, path, line in found:
+        s.edit(path, near=line)
+    _add_block(s, 'quill/plugins/sitemap.py', QUILL, say='The sitemap needs the same filter.')
+    s.edit('quill/render.py')
+    doc = markdown_doc(r, QUILL, files, 'Configuration', sections=3)
+    s.files['docs/configuration.md'] = doc
+    s.base['docs/configuration.md'] = doc
+    s.read('docs/configuration.md', numbered=False, via_shell=True, k=2, say='Now the docs.')
+    doc_lines = doc.splitlines()
+    i = next(j for j, l in enumerate(doc_lines) if l.startswith('## Command line'))
+    s.files['docs/configuration.md'] = '\n'.join(
+        doc_lines[: i - 1]
+        + [
+            '',
+            'Drafts (`draft: true` in the front matter) are left out of the build, the feeds and the sitemap unless `--drafts` is passed.',
+        ]
+        + doc_lines[i - 1 :]
+    )
+    s.step(
+        'edit_file',
+        {
+            'path': 'docs/configuration.md',
+            'old_str': doc_lines[i - 2] + '\n\n' + doc_lines[i],
+            'new_str': doc_lines[i - 2]
+            + '\n\nDrafts (`draft: true` in the front matter) are left out of the build, the feeds and the sitemap unless `--drafts` is passed.\n\n'
+            + doc_lines[i],
+        },
+        'The file was edited.',
+        say='Documenting the draft rule.',
+    )
+    out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root='/workspace/quill', verbose=True)
+    s.run('python -m pytest -v tests/', out2, say='Full suite, verbose.')
+    patch = s.diff()
+    c.facts = [found[0][0], 'quill/plugins/feeds.py', 'docs/configuration.md', s.changed[0][1]]
+    s.final(
+        'Drafts are now filtered in the collection step and again in the feed and sitemap plugins; documented in docs/configuration.md. '
+        + 'Touched: '
+        + ', '.join(f'`{f}` ({p})' for p, f in s.changed)
+        + '. Key hunk:\n\n```diff\n'
+        + '\n'.join(patch.splitlines()[:40])
+        + '\n```'
+    )
+    return c
+
+
+def _pr_files(rng: random.Random, before: dict[str, str], after: dict[str, str]) -> list[dict]:
+    """GitHub's `pulls/{n}/files` items for the files that differ: one `patch` string each."""
+    out = []
+    for path in sorted(after):
+        if before.get(path) == after[path]:
+            continue
+        hunks = list(
+            difflib.unified_diff(before.get(path, '').splitlines(), after[path].splitlines(), lineterm='', n=3)
+        )[2:]
+        adds = sum(1 for h in hunks if h.startswith('+'))
+        dels = sum(1 for h in hunks if h.startswith('-'))
+        blob = sha1(rng)
+        out.append(
+            {
+                'sha': blob,
+                'filename': path,
+                'status': 'modified' if path in before else 'added',
+                'additions': adds,
+                'deletions': dels,
+                'changes': adds + dels,
+                'blob_url': f'https://github.com/northwind-ops/stockpile/blob/{blob[:12]}/{path}',
+                'raw_url': f'https://github.com/northwind-ops/stockpile/raw/{blob[:12]}/{path}',
+                'contents_url': f'https://api.github.com/repos/northwind-ops/stockpile/contents/{path}?ref={blob[:12]}',
+                'patch': '\n'.join(hunks),
+            }
+        )
+    return out
+
+
+STOCKPILE_MODULES = [
+    ('src/stockpile/reservations.py', 'reserving and releasing stock for orders', 20),
+    ('src/stockpile/levels.py', 'stock levels per bin and warehouse', 15),
+    ('src/stockpile/picking.py', 'pick lists and wave picking', 17),
+    ('src/stockpile/shipments.py', 'shipments and carrier hand-off', 12),
+    ('src/stockpile/importers/suppliers.py', 'supplier CSV and EDI imports', 10),
+    ('src/stockpile/cycle_counts.py', 'cycle counts and adjustments', 9),
+]
+
+
+@scenario('35_coding_pr_review_mcp')
+def s35():
+    c = Conv(3535, '2025-10-09T15:20:00.000000', provider='gemini')
+    r = c.rng
+    files = py_project(35, STOCKPILE, STOCKPILE_MODULES)
+    s = CodingSession(c, files, reader='read_file', shell='run_command')
+    c.request(
+        c.sys(
+            'You review pull requests for northwind-ops/stockpile. Tools: the GitHub MCP server (JSON results) and a checkout of the repository.'
+        ),
+        c.user(
+            'Review PR #1432 (lot expiry during picking). Leave inline comments where something is wrong and summarize.'
+        ),
+    )
+    # the PR's changes, made before the session starts
+    pr = CodingSession(Conv(353535, '2025-10-09T00:00:00.000000'), files)
+    for path in ['src/stockpile/picking.py', 'src/stockpile/reservations.py', 'src/stockpile/levels.py']:
+        pr.edit(path)
+    _add_block(pr, 'src/stockpile/picking.py', STOCKPILE, say='x')
+    _add_block(pr, 'src/stockpile/reservations.py', STOCKPILE, say='x')
+    pr.edit('src/stockpile/shipments.py')
+    head = sha1(r)
+    meta = {
+        'number': 1432,
+        'title': 'Skip expired lots when building pick lists',
+        'state': 'open',
+        'draft': False,
+        'user': {'login': 'mkowalczyk', 'id': 58213377, 'type': 'User'},
+        'body': 'Expired lots were still picked when no other lot had stock.\n\n- filter expired lots in the picking path\n- release reservations on expired lots\n- log the skipped lots\n\nCloses #1398.',
+        'head': {'ref': 'fix/expired-lots', 'sha': head},
+        'base': {'ref': 'main', 'sha': sha1(r)},
+        'created_at': '2025-10-08T17:02:44Z',
+        'updated_at': '2025-10-09T09:12:03Z',
+        'mergeable_state': 'clean',
+        'additions': 0,
+        'deletions': 0,
+        'changed_files': 0,
+        'commits': 4,
+        'labels': [{'name': 'bug'}, {'name': 'warehouse'}],
+        'requested_reviewers': [{'login': 'review-bot'}],
+    }
+    files_json = _pr_files(r, files, pr.files)
+    meta['additions'] = sum(f['additions'] for f in files_json)
+    meta['deletions'] = sum(f['deletions'] for f in files_json)
+    meta['changed_files'] = len(files_json)
+    s.step(
+        'github_get_pull_request',
+        {'owner': 'northwind-ops', 'repo': 'stockpile', 'pull_number': 1432},
+        json.dumps(meta, indent=2),
+    )
+    s.notes.append(
+        f'PR #1432 by mkowalczyk, head {head[:7]}, {meta["changed_files"]} files (+{meta["additions"]} -{meta["deletions"]}).'
+    )
+    s.step(
+        'github_get_pull_request_files',
+        {'owner': 'northwind-ops', 'repo': 'stockpile', 'pull_number': 1432},
+        json.dumps(files_json, indent=2),
+    )
+    for f in r.sample(files_json, 2):
+        hunk_lines = [l for l in f['patch'].splitlines() if l.startswith('+') and identifiers(l)]
+        if hunk_lines:
+            s.notes.append(f'{f["filename"]} adds `{r.choice(identifiers(r.choice(hunk_lines)))}`.')
+    comments = [
+        {
+            'id': 2391000000 + r.randint(0, 999_999),
+            'user': {'login': login},
+            'path': f['filename'],
+            'line': r.randint(20, 300),
+            'body': body,
+            'created_at': f'2025-10-09T0{r.randint(0, 9)}:{r.randint(10, 59)}:00Z',
+        }
+        for login, f, body in [
+            ('review-bot', files_json[0], 'Consider a test for the empty pick list.'),
+            ('akhan', files_json[-1], 'Is this used anywhere else?'),
+            ('mkowalczyk', files_json[0], 'Added in the last commit.'),
+        ]
+    ]
+    s.step(
+        'github_get_pull_request_comments',
+        {'owner': 'northwind-ops', 'repo': 'stockpile', 'pull_number': 1432},
+        json.dumps(comments),
+    )
+    s.run(
+        'git fetch origin pull/1432/head && git diff main...FETCH_HEAD',
+        unified_diff(files, pr.files, r),
+        say='Reading the whole diff locally.',
+    )
+    s.notes.append('Changed functions: ' + ', '.join(f'`{f}`' for _, f in pr.changed) + '.')
+    s.files = dict(pr.files)
+    for path in ['src/stockpile/picking.py', 'src/stockpile/reservations.py', 'src/stockpile/levels.py']:
+        s.read(path, k=r.randint(3, 5), say=f'Reading {path} at the PR head for context.')
+    out, found = pytest_output(
+        r,
+        s.files,
+        _py_tests(s.files),
+        _fail_lines(r, s.files, ['src/stockpile/picking.py']),
+        root='/workspace/stockpile',
+        verbose=True,
+    )
+    s.run('python -m pytest -v tests/', out, say='Running the suite on the PR head.', exit_code=1)
+    node, path, line = found[0]
+    lines = s.files[path].splitlines()
+    review_comments = [
+        {
+            'path': path,
+            'line': line,
+            'body': f'`{node}` fails here: `{lines[line - 1].strip()}` does not handle an expired lot.',
+        },
+    ]
+    for f, (p2, fn) in zip(files_json[1:3], pr.changed[1:3]):
+        review_comments.append(
+            {
+                'path': f['filename'],
+                'line': r.randint(10, 200),
+                'body': f'`{fn}` should release the reservation before returning.',
+            }
+        )
+    call = c.call(
+        'github_create_pull_request_review',
+        {
+            'owner': 'northwind-ops',
+            'repo': 'stockpile',
+            'pull_number': 1432,
+            'commit_id': head,
+            'event': 'REQUEST_CHANGES',
+            'body': 'See inline comments.',
+            'comments': review_comments,
+        },
+    )
+    c.respond(c.text(' '.join(s.notes) + f' One test fails on the PR head: `{node}` at {path}:{line}.'), call)
+    s.notes = []
+    c.request(
+        c.ret(
+            call,
+            json.dumps(
+                {
+                    'id': 2391877612,
+                    'state': 'CHANGES_REQUESTED',
+                    'html_url': 'https://github.com/northwind-ops/stockpile/pull/1432#pullrequestreview-2391877612',
+                }
+            ),
+        )
+    )
+    c.facts = ['1432', head[:7], node, f'{path}:{line}']
+    c.respond(
+        c.text(
+            f'Requested changes on #1432: `{node}` fails at {path}:{line}, and '
+            + ', '.join(f'`{fn}`' for _, fn in pr.changed[1:3])
+            + ' keep reservations on expired lots. The rest of the diff looks right.'
+        )
+    )
+    return c
+
+
+@scenario('36_coding_inventory_debug')
+def s36():
+    c = Conv(3636, '2025-10-13T09:02:00.000000', provider='anthropic')
+    r = c.rng
+    files = py_project(36, STOCKPILE, STOCKPILE_MODULES)
+    s = CodingSession(c, files, reader='read')
+    c.request(
+        c.sys(
+            'You are a senior engineer pair-programming in the stockpile repository. Investigate before changing code; explain what you find.'
+        ),
+        c.user(
+            'Cycle counts sometimes leave negative quantity_on_hand after a transfer between bins. Reproduce it with the tests and fix the root cause.'
+        ),
+    )
+    out, found = pytest_output(
+        r,
+        files,
+        _py_tests(files),
+        _fail_lines(
+            r,
+            files,
+            [
+                'src/stockpile/cycle_counts.py',
+                'src/stockpile/levels.py',
+                'src/stockpile/reservations.py',
+                'src/stockpile/picking.py',
+            ],
+        ),
+        root='/workspace/stockpile',
+        verbose=True,
+    )
+    s.run('python -m pytest -v tests/ 2>&1 | tail -n 400', out, say='Reproducing first.', exit_code=1)
+    s.notes.append('Failing: ' + '; '.join(f'`{n}` ({p}:{l})' for n, p, l in found) + '.')
+    s.run(
+        'grep -rn "quantity_on_hand\\|reserved_qty\\|bin_id" src/',
+        grep_n(files, r'quantity_on_hand|reserved_qty|bin_id|sku_code'),
+        say='Who writes quantities?',
+    )
+    s.notes += [
+        f'{h.split(":")[0]}:{h.split(":")[1]} touches `{identifiers(h.split(":", 2)[2])[0]}`.'
+        for h in r.sample(
+            [
+                h
+                for h in grep_n(files, r'quantity_on_hand|reserved_qty|bin_id|sku_code').splitlines()
+                if identifiers(h.split(':', 2)[2])
+            ],
+            4,
+        )
+    ]
+    for path in [
+        'src/stockpile/cycle_counts.py',
+        'src/stockpile/levels.py',
+        'src/stockpile/reservations.py',
+        'src/stockpile/shipments.py',
+        'src/stockpile/picking.py',
+    ]:
+        s.read(path, k=r.randint(2, 6))
+    for _, path, line in found:
+        s.edit(path, near=line, say=f'Root cause around {path}:{line}.')
+    _add_block(s, 'src/stockpile/levels.py', STOCKPILE, say='Adding a guard helper for transfers.')
+    s.edit('src/stockpile/levels.py')
+    text, errors = mypy_output(r, s.files, 38)
+    s.run('mypy --strict src/stockpile', text, say='Type-checking strictly.', exit_code=1)
+    mine = [e for e in errors if e[0] in {p for p, _ in s.changed}]
+    s.notes.append('mypy: ' + '; '.join(f'{p}:{n} [{code}]' for p, n, code in (mine or errors)[:3]) + '.')
+    out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root='/workspace/stockpile')
+    s.run('python -m pytest -q tests/', out2, say='Rerunning.')
+    patch = s.diff(review=True)
+    c.facts = [found[0][0], f'{found[0][1]}:{found[0][2]}', 'src/stockpile/levels.py', s.changed[-1][1]]
+    s.final(
+        'The negative quantities came from transfers that released the source bin before the destination was reserved. Fixed in '
+        + ', '.join(f'`{f}` ({p})' for p, f in s.changed)
+        + '; all tests pass.',
+        patch=patch,
+    )
+    return c
+
+
+@scenario('37_coding_docs_update')
+def s37():
+    c = Conv(3737, '2025-10-15T14:30:00.000000', provider='openai')
+    r = c.rng
+    files = py_project(
+        37,
+        QUILL,
+        [
+            ('quill/render.py', 'turning parsed pages into HTML', 18),
+            ('quill/shortcodes.py', 'shortcode expansion', 12),
+            ('quill/config.py', 'loading quill.toml', 10),
+            ('quill/plugins/search_index.py', 'the client-side search index', 9),
+        ],
+    )
+    docs = {
+        'docs/usage.md': markdown_doc(r, QUILL, files, 'Using quill', sections=4),
+        'docs/design.md': markdown_doc(r, QUILL, files, 'Design', sections=5),
+        'docs/plugins.md': markdown_doc(r, QUILL, files, 'Writing plugins', sections=3),
+    }
+    files |= docs
+    s = CodingSession(c, files, reader='read_file')
+    c.request(
+        c.sys(
+            'You are a documentation-minded coding agent for the quill static site generator. Keep docs and code in sync.'
+        ),
+        c.user(
+            'The docs are out of date since the shortcode rewrite. Check docs/ against the code, fix what is wrong, and list what you changed.'
+        ),
+    )
+    s.run(
+        'find . -name "*.md" -o -name "*.py" | grep -v node_modules | sort',
+        find_listing(
+            r, files, ['docs', 'docs/plugins', 'tests', 'tests/fixtures', 'quill/themes', 'examples/blog'], 170
+        ),
+        say='Inventory first.',
+    )
+    s.notes.append('Docs to check: ' + ', '.join(docs) + '.')
+    for path in docs:
+        s.read(path, numbered=False, k=r.randint(2, 4))
+    for path in ['quill/shortcodes.py', 'quill/config.py', 'quill/render.py']:
+        s.read(path, k=r.randint(2, 5))
+    for path in ['docs/usage.md', 'docs/design.md']:
+        lines = s.files[path].splitlines()
+        i = r.choice([j for j, l in enumerate(lines) if l.startswith('| `')])
+        new = lines[i].replace('`', '`', 1).rsplit('|', 2)[0] + '| Changed in 0.14: read once per build. |'
+        s.files[path] = '\n'.join(lines[:i] + [new] + lines[i + 1 :])
+        s.changed.append((path, 'configuration table'))
+        s.step(
+            'edit_file',
+            {'path': path, 'old_str': lines[i], 'new_str': new},
+            'ok',
+            say=f'{path} line {i + 1} describes an old default.',
+        )
+    s.edit('quill/shortcodes.py')
+    s.edit('quill/config.py')
+    patch = s.diff()
+    c.facts = ['docs/usage.md', 'docs/design.md', 'quill/shortcodes.py', s.changed[-1][1]]
+    s.final(
+        'Updated the configuration tables in docs/usage.md and docs/design.md and fixed two code paths the docs described correctly but the code did not.',
+        patch=patch,
+    )
+    return c
+
+
+@scenario('38_coding_relay_feature')
+def s38():
+    c = Conv(3838, '2025-10-20T11:11:00.000000', provider='anthropic')
+    r = c.rng
+    files = py_project(
+        38,
+        RELAY,
+        [
+            ('src/relay/delivery.py', 'sending webhook deliveries and recording attempts', 16),
+            ('src/relay/retry.py', 'backoff schedules and dead-lettering', 10),
+            ('src/relay/ratelimit.py', 'per-endpoint rate limits', 8),
+            ('src/relay/store.py', 'SQLite persistence of deliveries and attempts', 13),
+            ('src/relay/tenants.py', 'tenant settings and quotas', 9),
+        ],
+    )
+    design = markdown_doc(r, RELAY, files, 'Design: per-tenant delivery quotas', sections=4)
+    files['docs/design/quotas.md'] = design
+    s = CodingSession(c, files, reader='read_file', shell='bash')
+    c.request(
+        c.sys('You are a coding agent. Implement features test-first where practical; keep the public API stable.'),
+        c.user('Implement per-tenant delivery quotas as described in docs/design/quotas.md.'),
+    )
+    s.read('docs/design/quotas.md', numbered=False, k=3)
+    s.read('src/relay/tenants.py', k=3)
+    s.read('src/relay/ratelimit.py', k=3)
+    lines = files['src/relay/delivery.py'].splitlines()
+    for start in (1, len(lines) // 2):
+        s.read('src/relay/delivery.py', offset=start, limit=len(lines) // 2 + 5, k=2, via_shell=True)
+    s.read('src/relay/store.py', k=3)
+    _add_block(s, 'src/relay/tenants.py', RELAY, say='Adding the quota record.')
+    _add_block(s, 'src/relay/ratelimit.py', RELAY, say='And the check.')
+    s.edit('src/relay/delivery.py')
+    s.edit('src/relay/store.py')
+    out, found = pytest_output(
+        r,
+        s.files,
+        _py_tests(s.files),
+        _fail_lines(r, s.files, ['src/relay/ratelimit.py', 'src/relay/delivery.py']),
+        root='/workspace/relay',
+        verbose=True,
+    )
+    s.run('python -m pytest -v tests/', out, say='Running the tests.', exit_code=1)
+    _answer_failures(s, found)
+    out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root='/workspace/relay')
+    s.run('python -m pytest -q tests/', out2, say='Again.')
+    s.run(
+        'git log --oneline -n 30',
+        '\n'.join(
+            f'{sha1(r)[:7]} {r.choice(["fix", "feat", "chore", "refactor", "docs"])}({r.choice(["delivery", "retry", "store", "api", "cli"])}): {r.choice(["handle", "drop", "add", "rename", "speed up"])} {r.choice(RELAY.nouns).replace("_", " ")} {r.choice(["checks", "paths", "limits", "logging", "tests"])} (#{r.randint(300, 990)})'
+            for _ in range(30)
+        ),
+        say='Recent history, for the commit message style.',
+    )
+    patch = s.diff(review=True)
+    c.facts = [found[0][0], f'{found[0][1]}:{found[0][2]}', s.changed[0][1]]
+    s.final(
+        'Per-tenant quotas are in: ' + ', '.join(f'`{f}` ({p})' for p, f in s.changed) + '. Tests pass.', patch=patch
+    )
+    return c
+
+
+PROJECTS = {
+    'relay': (
+        RELAY,
+        [
+            ('src/relay/delivery.py', 'sending webhook deliveries and recording attempts'),
+            ('src/relay/retry.py', 'backoff schedules and dead-lettering'),
+            ('src/relay/signing.py', 'HMAC signatures for outgoing webhooks'),
+            ('src/relay/store.py', 'SQLite persistence of deliveries and attempts'),
+            ('src/relay/api/routes.py', 'HTTP routes for endpoints and subscriptions'),
+            ('src/relay/tenants.py', 'tenant settings and quotas'),
+            ('src/relay/cli.py', 'the relay command line'),
+        ],
+    ),
+    'quill': (
+        QUILL,
+        [
+            ('quill/render.py', 'turning parsed pages into HTML'),
+            ('quill/frontmatter.py', 'YAML and TOML front matter'),
+            ('quill/toc.py', 'tables of contents from headings'),
+            ('quill/collect.py', 'walking the content folder'),
+            ('quill/plugins/feeds.py', 'RSS and Atom feeds'),
+            ('quill/shortcodes.py', 'shortcode expansion'),
+            ('quill/config.py', 'loading quill.toml'),
+        ],
+    ),
+    'stockpile': (STOCKPILE, [(p, d) for p, d, _ in STOCKPILE_MODULES]),
+}
+TASKS = [
+    'A customer reports that {noun} handling breaks when the batch is empty. Reproduce with the tests, find the cause, fix it.',
+    'The nightly job crashed with a {exc} in {path}. Investigate and fix; add a regression test if one is missing.',
+    'Refactor {path} so that {fn} no longer does I/O itself; behaviour must not change and the tests must pass.',
+    'Tests started failing after the last merge to main. Get the suite green again without skipping tests.',
+    'Add a `--{flag}` option to the CLI that limits how many {noun} records are processed, and document it.',
+]
+
+
+def _last_commit(s: CodingSession, vocab: PyVocab, paths: list[str], *, seed: int, start: str) -> tuple[str, list[str]]:
+    """A commit made to `paths` just before the session (`s` starts from it): its `git show HEAD`, the functions it changed."""
+    r = s.r
+    commit = CodingSession(Conv(seed, start), s.files)
+    for path in r.sample(paths, 2):
+        _add_block(commit, path, vocab, say='x')
+    for path in r.sample(paths, 3):
+        commit.edit(path)
+    s.files = dict(commit.files)
+    s.base = dict(commit.files)
+    author = r.choice(
+        [
+            'Dana Whitfield <dana@northwind.dev>',
+            'Kenji Morita <kmorita@northwind.dev>',
+            'Priya Raman <priya.raman@northwind.dev>',
+        ]
+    )
+    show = '\n'.join(
+        [
+            f'commit {sha1(r)}',
+            f'Author: {author}',
+            f'Date:   {r.choice(["Mon", "Tue", "Wed", "Thu"])} Nov {r.randint(3, 20)} {r.randint(9, 18)}:{r.randint(10, 59)}:{r.randint(10, 59)} 2025 +0100',
+            '',
+            f'    {r.choice(["Speed up", "Simplify", "Rework"])} {r.choice(vocab.nouns).replace("_", " ")} handling (#{r.randint(300, 990)})',
+            '',
+            unified_diff(commit.base, commit.files, r),
+        ]
+    )
+    return show, [f for _, f in commit.changed]
+
+
+def _issue_thread(s: CodingSession, vocab: PyVocab, project: str, path0: str) -> None:
+    """The comments of the issue the task comes from, as the GitHub MCP server returns them: JSON text."""
+    r = s.r
+    number = r.randint(400, 2400)
+    lines = s.files[path0].splitlines()
+    quoted = [l for l in lines if identifiers(l) and l.startswith('    ')]
+    comments = [
+        {
+            'id': 1_900_000_000 + r.randint(0, 99_999_999),
+            'user': {
+                'login': r.choice(['dwhitfield', 'kmorita', 'praman', 'ops-bot', 'jlaurent', 'hsato']),
+                'type': 'User',
+            },
+            'created_at': f'2025-11-{r.randint(1, 20):02d}T{r.randint(0, 23):02d}:{r.randint(0, 59):02d}:{r.randint(0, 59):02d}Z',
+            'author_association': r.choice(['MEMBER', 'CONTRIBUTOR', 'NONE']),
+            'body': r.choice(
+                [
+                    f'Still happens on main. The stack ends in `{path0}`:\n```\n{r.choice(quoted).strip()}\n```',
+                    f'I think `{r.choice(identifiers(r.choice(quoted)))}` is the culprit, it runs before the lock is taken.',
+                    f'+1, we see this in production every night around 02:{r.randint(10, 59)} UTC ({r.randint(3, 40)} failures).',
+                    f'Workaround: set `{vocab.prog.upper()}_{r.choice(vocab.attrs).upper()}` to {r.randint(2, 500)} until this is fixed.',
+                    'Could this be related to the retry change last month?',
+                ]
+            ),
+            'reactions': {'total_count': r.randint(0, 6), '+1': r.randint(0, 4)},
+        }
+        for _ in range(r.randint(9, 16))
+    ]
+    s.step(
+        'github_list_issue_comments',
+        {'owner': 'northwind-ops', 'repo': project, 'issue_number': number},
+        json.dumps(comments, indent=2),
+        say=f'Reading the discussion on issue #{number} first.',
+    )
+    picked = r.choice(comments)
+    s.notes.append(
+        f'{picked["user"]["login"]} commented on {picked["created_at"][:10]}; '
+        + ', '.join(f'`{x}`' for x in identifiers(picked['body'])[:2])
+        + ' come up in the thread.'
+    )
+
+
+def _first_test_run(
+    s: CodingSession, files: dict[str, str], paths: list[str], project: str
+) -> list[tuple[str, str, int]]:
+    """The test run that shows the bug: pytest (often verbose) or a unittest runner, 1-3 failures."""
+    r = s.r
+    failing = r.sample(paths, r.randint(1, 3))
+    if r.random() < 0.8:
+        out, found = pytest_output(
+            r,
+            files,
+            _py_tests(files),
+            _fail_lines(r, files, failing),
+            root=f'/workspace/{project}',
+            verbose=r.random() < 0.6,
+        )
+        s.run(
+            r.choice(['python -m pytest -v tests/', 'pytest -x -v', 'python -m pytest tests/ -v --tb=long']),
+            out,
+            say='Reproducing first.',
+            exit_code=1,
+        )
+    else:
+        out, found = unittest_output(
+            r,
+            files,
+            _fail_lines(r, files, failing),
+            root=f'/workspace/{project}',
+            module=f'tests.test_{project}',
+            verbose=r.random() < 0.6,
+        )
+        s.run('python -m unittest -v', out, say='Reproducing first.', exit_code=1)
+    return found
+
+
+def _grep_step(s: CodingSession, vocab: PyVocab, files: dict[str, str]) -> None:
+    """`grep -rn` for a field name; the next turn names a few of the hits by `path:line`."""
+    r = s.r
+    word = r.choice(vocab.attrs)
+    listing = grep_n(files, re.escape(word) + '|' + re.escape(r.choice(vocab.nouns)))
+    s.run(f'grep -rn "{word}" .', listing, say=f'Where is `{word}` used?')
+    hits = [h for h in listing.splitlines() if identifiers(h.split(':', 2)[2])]
+    s.notes += [
+        f'{h.split(":")[0]}:{h.split(":")[1]} uses `{r.choice(identifiers(h.split(":", 2)[2]))}`.'
+        for h in r.sample(hits, min(3, len(hits)))
+    ]
+
+
+def _project_doc(r: random.Random, vocab: PyVocab, files: dict[str, str]) -> str | None:
+    """Most repositories have a Markdown document the task touches on; added to `files`, its path returned."""
+    if r.random() >= 0.75:
+        return None
+    path = f'docs/{r.choice(["design", "operations", "configuration", "architecture", "runbook"])}.md'
+    title = r.choice(['Operations guide', 'Architecture', 'Configuration reference', 'Runbook'])
+    files[path] = markdown_doc(r, vocab, files, title, sections=r.randint(2, 5))
+    return path
+
+
+def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
+    """A new test file for the fix, written whole (`write_file`): most fixes come with a regression test."""
+    r = s.r
+    module = path.removeprefix('src/').removesuffix('.py').replace('/', '.')
+    test_path = f'tests/regression/test_{func.strip("_")}_{r.randint(100, 999)}.py'
+    cases = [
+        (r.randint(0, 500), r.choice(['[]', '{}', 'None', '"x"', f'[{r.randint(1, 9)}] * {r.randint(2, 40)}']))
+        for _ in range(r.randint(3, 6))
+    ]
+    lines = [
+        f'"""Regression test: {func} with {r.choice(["an empty batch", "a retried item", "a duplicate key", "a unicode name"])}."""',
+        '',
+        'import pytest',
+        '',
+        f'from {module} import {func}',
+        '',
+        '',
+        '@pytest.mark.parametrize(("limit", "value"), [',
+        *(f'    ({n}, {v}),' for n, v in cases),
+        '])',
+        f'def test_{func.strip("_")}_does_not_raise(limit, value):',
+        f'    result = {func}(value) if limit else None',
+        '    assert result is None or result == result',
+        '',
+        '',
+        f'def test_{func.strip("_")}_keeps_order():',
+        f'    items = [{", ".join(str(r.randint(100, 999)) for _ in range(r.randint(4, 8)))}]',
+        f'    assert list({func}(items)) == sorted(items, reverse=False) or True',
+    ]
+    s.files[test_path] = '\n'.join(lines) + '\n'
+    s.step(
+        'write_file',
+        {'path': test_path, 'content': s.files[test_path]},
+        f'Wrote {len(s.files[test_path])} bytes to {test_path}.',
+        say=f'Adding a regression test for `{func}`.',
+    )
+
+
+def quoted_facts(c: Conv, candidates: list[str]) -> list[str]:
+    """The `candidates` a later turn quotes after a tool return holding them (the check `main` makes), deduplicated."""
+    data = json.loads(c.dump())
+    return [f for f in dict.fromkeys(candidates) if not any('is not quoted' in p for p in check_facts('', data, [f]))]
+
+
+def _finish(s: CodingSession) -> None:
+    """`git diff`, then the answer: the diff repeated whole for review, or in the final answer, or one hunk of it."""
+    r = s.r
+    ending = r.choice(['review', 'review', 'final', 'final', 'hunk'])
+    patch = s.diff(command=r.choice(['git diff', 'git diff HEAD', 'git --no-pager diff']), review=ending == 'review')
+    summary = 'Done. ' + ', '.join(f'`{f}` in {p}' for p, f in s.changed) + ' changed; the suite passes.'
+    if ending == 'final':
+        s.final(summary, patch=patch)
+    elif ending == 'hunk':
+        s.final(summary + ' The main hunk:\n\n```diff\n' + '\n'.join(patch.splitlines()[: r.randint(15, 40)]) + '\n```')
+    else:
+        s.final(summary)
+
+
+def _read_some(s: CodingSession, paths: list[str], *, numbered: bool) -> None:
+    """Read 3-5 of `paths`: a long file often as a window (`offset`, `limit`), the others whole."""
+    r = s.r
+    for path in r.sample(paths, min(len(paths), r.randint(3, 5))):
+        n = len(s.files[path].splitlines())
+        if n > 220 and r.random() < 0.6:  # a window of a long file, as `read(offset, limit)` tools return it
+            limit = r.randint(120, 200)
+            offset = r.randint(1, n - limit)
+            s.read(path, numbered=numbered, offset=offset, limit=limit, k=r.randint(1, 3), via_shell=r.random() < 0.3)
+        else:
+            s.read(path, numbered=numbered, k=r.randint(1, 3))
+
+
+def coding_session(
+    seed: int,
+    project: str,
+    *,
+    provider: str,
+    reader: str,
+    shell: str,
+    numbered: bool,
+    structured: bool,
+    start: str,
+) -> Conv:
+    """One coding session over `project` with a plan drawn from `seed`: tests, reads, edits, a diff."""
+    c = Conv(seed, start, provider=provider)
+    r = c.rng
+    vocab, modules = PROJECTS[project]
+    chosen = r.sample(modules, r.randint(4, min(6, len(modules))))
+    files = py_project(seed, vocab, [(p, d, r.randint(8, 30)) for p, d in chosen])
+    paths = list(files)
+    doc_path = _project_doc(r, vocab, files)
+    s = CodingSession(c, files, reader=reader, shell=shell)
+    s.structured_shell = structured
+    last_commit = _last_commit(s, vocab, paths, seed=seed + 1, start=start) if r.random() < 0.5 else None
+    files = s.files
+    defs = [(p, m.group(1)) for p in paths for m in re.finditer(r'^def (\w+)', files[p], re.MULTILINE)]
+    path0, fn0 = r.choice(defs)
+    excs = sorted({m.group(1) for src in files.values() for m in re.finditer(r'raise (\w+)\(', src)}) or ['ValueError']
+    task = r.choice(TASKS).format(
+        noun=r.choice(vocab.nouns).replace('_', ' '),
+        exc=r.choice(excs),
+        path=path0,
+        fn=fn0,
+        flag=r.choice(['limit', 'max-items', 'since']),
+    )
+    c.request(
+        c.sys(
+            r.choice(
+                [
+                    f'You are a coding agent working in the {project} repository. Use the tools to inspect, edit and test code.',
+                    f'You are an autonomous software engineer. The repository is checked out at /workspace/{project}. Run the tests before you finish.',
+                    'You are a careful senior engineer. Read code before editing it, keep diffs small, explain your reasoning briefly.',
+                ]
+            )
+        ),
+        c.user(task),
+    )
+    if last_commit:  # the last commit on main, which the task may be about
+        show, changed = last_commit
+        s.run('git show HEAD', show, say='Looking at the last merge first.')
+        s.notes.append('That commit changed ' + ', '.join(f'`{f}`' for f in changed) + '.')
+    if r.random() < 0.35:  # the issue, through the GitHub MCP server: JSON text
+        _issue_thread(s, vocab, project, path0)
+    if r.random() < 0.6:
+        s.run(
+            'find . -type f -not -path "./.git/*" | sort',
+            find_listing(r, files, ['tests', 'tests/fixtures', 'docs', 'scripts', 'migrations'], r.randint(110, 220)),
+            say='Getting oriented.',
+        )
+        s.notes.append('Relevant: ' + ', '.join(r.sample(paths, 3)) + '.')
+    found = _first_test_run(s, files, paths, project)
+    s.notes.append('Failing: ' + '; '.join(f'`{n}` at {p}:{l}' for n, p, l in found) + '.')
+    if r.random() < 0.5:
+        _, path, line = found[0]
+        s.run(
+            r.choice(['python repro.py', 'python scripts/repro.py 2>&1', 'python -X dev repro.py']),
+            repro_output(r, files, vocab, path, line),
+            say='Writing a minimal reproduction outside the test suite.',
+            exit_code=1,
+        )
+        s.notes.append(f'Reproduced: the traceback ends in {path} line {line}.')
+    if r.random() < 0.7:
+        _grep_step(s, vocab, files)
+    _read_some(s, paths, numbered=numbered)
+    if doc_path:
+        s.read(
+            doc_path,
+            numbered=False,
+            k=r.randint(0, 2),
+            via_shell=r.random() < 0.5,
+            say=f'Checking what {doc_path} promises.',
+        )
+    _answer_failures(s, found)
+    if r.random() < 0.6:
+        again, found2 = pytest_output(
+            r,
+            s.files,
+            [found[0][0].split('::')[0] if '::' in found[0][0] else _py_tests(s.files)[0]],
+            _fail_lines(r, s.files, [found[0][1]]),
+            root=f'/workspace/{project}',
+            verbose=True,
+        )
+        s.run(
+            f'python -m pytest {found[0][0].split("::")[0] if "::" in found[0][0] else "tests/"} -vv --tb=long',
+            again,
+            say='Rerunning that file.',
+            exit_code=1,
+        )
+        _answer_failures(s, found2)
+    for _ in range(r.randint(0, 2)):
+        _add_block(s, r.choice(paths), vocab, say='Adding a helper for this.')
+    for _ in range(r.randint(3, 5)):
+        s.edit(r.choice(paths))
+    _add_regression_test(s, found[0][1], s.changed[0][1])
+    if r.random() < 0.5:
+        text, errors = mypy_output(r, s.files, r.randint(12, 40))
+        s.run('mypy src' if project != 'quill' else 'mypy quill', text, say='Type check.', exit_code=1)
+        s.notes.append('mypy: ' + '; '.join(f'{p}:{n} [{code}]' for p, n, code in errors[:2]) + '.')
+    if r.random() < 0.3:
+        s.run("pip install -e '.[dev]'", pip_output(r, project, []), say='The environment was stale; reinstalling.')
+    verbose = r.random() < 0.7
+    out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root=f'/workspace/{project}', verbose=verbose)
+    s.run('python -m pytest -v' if verbose else 'python -m pytest -q', out2, say='Full run.')
+    _finish(s)
+    c.facts = quoted_facts(c, [found[0][0], found[0][1], s.changed[0][0], *(f for _, f in s.changed)])[:6]
+    if seed % 2:
+        c.indent = None
+    return c
+
+
+CODING_SESSIONS = [
+    (39, 'relay', 'anthropic', 'read', 'bash', True, False),
+    (40, 'quill', 'openai', 'read_file', 'shell', True, True),
+    (41, 'stockpile', 'anthropic', 'read_text_file', 'bash_execute', True, True),
+    (42, 'relay', 'gemini', 'view_file', 'run_shell', False, False),
+    (43, 'stockpile', 'openai', 'read_file', 'bash', True, False),
+    (44, 'quill', 'anthropic', 'read', 'bash', True, True),
+    (45, 'relay', 'mistral', 'read_file', 'terminal', False, False),
+    (46, 'stockpile', 'openrouter', 'read', 'bash', True, False),
+    (47, 'quill', 'gemini', 'read_file', 'bash_execute', True, True),
+    (48, 'relay', 'anthropic', 'read', 'bash', True, False),
+    (49, 'stockpile', 'openai', 'read_text_file', 'shell', False, True),
+    (50, 'relay', 'anthropic', 'read_file', 'bash', True, False),
+]
+for _number, _project, _provider, _reader, _shell, _numbered, _structured in CODING_SESSIONS:
+
+    def _make(
+        number=_number,
+        project=_project,
+        provider=_provider,
+        reader=_reader,
+        shell=_shell,
+        numbered=_numbered,
+        structured=_structured,
+    ):
+        return coding_session(
+            number * 101,
+            project,
+            provider=provider,
+            reader=reader,
+            shell=shell,
+            numbered=numbered,
+            structured=structured,
+            start=f'2025-11-{number - 30:02d}T09:30:00.000000',
+        )
+
+    scenario(f'{_number}_coding_{_project}_session')(_make)
+
+
+def repro_output(rng: random.Random, files: dict[str, str], vocab: PyVocab, path: str, line: int) -> str:
+    """A reproduction script's output: debug prints of records, then a traceback through real lines of `files`."""
+    classes = sorted(
+        {m.group(1) for src in files.values() for m in re.finditer(r'^class (\w+)\(?', src, re.MULTILINE)}
+    ) or ['Record']
+    out = []
+    for i in range(rng.randint(45, 90)):
+        attrs = rng.sample(vocab.attrs, 3)
+        values = [
+            repr(
+                rng.choice(
+                    [
+                        f'{a[:3]}_{rng.randint(1000, 99999)}',
+                        rng.randint(0, 5000),
+                        None,
+                        f'2025-11-{rng.randint(1, 28):02d}T{rng.randint(0, 23):02d}:00:00Z',
+                    ]
+                )
+            )
+            for a in attrs
+        ]
+        out.append(f'[{i:03d}] {rng.choice(classes)}(' + ', '.join(f'{a}={v}' for a, v in zip(attrs, values)) + ')')
+    lines = files[path].splitlines()
+    func = _def_before(lines, line - 1)
+    other = rng.choice([p for p in files if p.endswith('.py')])
+    other_lines = files[other].splitlines()
+    j = rng.choice([k for k, l in enumerate(other_lines) if l.startswith('    ') and identifiers(l)])
+    name, message = rng.choice(ERRORS)
+    message = message.format(
+        a=rng.choice(identifiers(lines[line - 1]) or [func]).split('.')[-1],
+        n=rng.randint(100, 999),
+        m=rng.randint(100, 999),
+    )
+    out += [
+        'Traceback (most recent call last):',
+        '  File "/workspace/repro.py", line 41, in <module>',
+        '    main()',
+        '  File "/workspace/repro.py", line 33, in main',
+        f'    result = {_def_before(other_lines, j)}(batch)',
+        f'  File "/workspace/{other}", line {j + 1}, in {_def_before(other_lines, j)}',
+        f'    {other_lines[j].strip()}',
+        f'  File "/workspace/{path}", line {line}, in {func}',
+        f'    {lines[line - 1].strip()}',
+        f'{name}: {message}',
+    ]
+    return '\n'.join(out)
+
+
 # ==================================================================================================
 # checks, output, README
 # ==================================================================================================
@@ -5452,7 +8259,20 @@ DESCRIPTIONS = {
     '29_contract_pdf_extract': 'read_pdf of a 20 KB MSA contract text',
     '30_metrics_mixed_content_types': 'Prometheus matrix (nested lists) + float and bool tool returns',
     '31_current_retried_outcome_advisory': 'current 2.x retry form: ToolReturnPart outcome="retried" (403 page), then a long advisory page and an IOC list',
+    '32_coding_webhook_retry_fix': 'coding agent, Python: find, numbered reads, grep -rn, pytest -v failures answered by file:line reads and edits (old_str from mid-file), mypy, git diff repeated in the final answer',
+    '33_coding_ts_invoice_types': 'coding agent, TypeScript/React: tsc errors, plain cat reads via a shell tool returning {stdout, stderr, exit_code}, edits, vitest failures, git diff repeated in the final answer',
+    '34_coding_site_generator_refactor': 'coding agent, Python: pip install, unittest errors, grep -rn, numbered and plain reads, new functions added, Markdown docs read and edited, pytest -v, diff hunk in the final answer',
+    '35_coding_pr_review_mcp': 'PR review through GitHub MCP tools: pull request, files with patches and comments as JSON text, git diff, numbered reads, pytest -v, review comments naming path and line',
+    '36_coding_inventory_debug': 'coding agent, Python: pytest -v failures, grep -rn, five numbered reads, fixes at the failing lines, new helper, mypy --strict, git diff repeated in the final answer',
+    '37_coding_docs_update': 'coding agent keeping docs in sync: find, three Markdown docs and three modules read, table rows and code edited, git diff repeated in the final answer',
+    '38_coding_relay_feature': 'coding agent, feature work: design doc, numbered reads (whole and sed -n halves), new functions, pytest -v failure and fix, git log, git diff repeated in the final answer',
 }
+for _number, _project, _provider, _reader, _shell, _numbered, _structured in CODING_SESSIONS:
+    DESCRIPTIONS[f'{_number}_coding_{_project}_session'] = (
+        f'coding agent on {_project} ({_provider}; `{_reader}` {"numbered" if _numbered else "plain"} reads, `{_shell}`'
+        f'{" returning {stdout, stderr, exit_code}" if _structured else ""}): plan drawn from its seed (last commit, issue thread as JSON text, '
+        'find, test run, repro, grep, reads, fixes, new functions, mypy, pip, git diff, often repeated in the final answer)'
+    )
 
 
 def turn_texts(part: dict) -> str | None:
@@ -5526,6 +8346,8 @@ def main() -> int:
         ModelMessagesTypeAdapter.validate_json(raw)
         data = json.loads(raw)
         problems += check_facts(name, data, conv.facts)
+        if data[0]['kind'] != 'request':
+            problems.append(f'{name}: the history does not start with a request')
         (OUT / f'{name}.json').write_bytes(raw)
         facts_out[name] = conv.facts
         rows.append((name, fmt, largest_return(data), len(raw)))
@@ -5569,6 +8391,30 @@ def write_readme(rows) -> None:
         'store `retry-prompt` parts (as histories saved by earlier pydantic-ai versions do); pydantic-ai 2.62 loads those as',
         '`ToolReturnPart(outcome="retried")`. File 31 holds that newer form directly. Files 01-04 (older schema) never round-trip',
         'through the adapter, so they exercise the byte-exact rewrite path.',
+        '',
+        '## Coding-agent sessions (32-50)',
+        '',
+        'Files 01-31 test formats and edge cases, and are mostly JSON records, search results and logs whose later turns quote',
+        'a few hand-picked salient facts in the very next turn. Real agent traffic (the dev corpus, `../shared/dev-corpus`) is',
+        "mostly a coding agent's: file reads, test and shell output, diffs, grep/find listings, Markdown. Files 32-50 are such",
+        'sessions over four small code bases written for this corpus (`relay`, `quill`, `stockpile` in Python, `ledger-web` in',
+        'TypeScript; nothing is copied from recorded traffic), and their later turns reuse facts the way real agents do:',
+        '',
+        '- after a read, the next turn names identifiers (with their line numbers) from lines drawn at random over the whole',
+        '  return, and sometimes greps for one of them;',
+        "- an edit's `old_str` is a run of 2-6 lines from the middle of the current file, and the failing line of a test run is",
+        '  read (`offset`/`limit`) and fixed;',
+        "- a failing test run is answered with the failing test's node id and `path:line`; a listing's paths are read next;",
+        '- the `git diff` at the end is usually repeated whole by a later turn (for review or in the final answer), as most',
+        '  diffs in the dev corpus are; a regression test file is written before it;',
+        '- some sessions take JSON text from GitHub MCP tools (pull request files with patches, issue comments) and shell',
+        '  results as `{stdout, stderr, exit_code}` objects.',
+        '',
+        '32-38 follow a scripted plan each; 39-50 are drawn by `coding_session` from their seed (which steps, which tools, numbered',
+        "or plain reads). Among all returns over 4,000 characters, the kind mix is now close to the dev corpus's: code 40%",
+        '(dev corpus 39%), shell 13% (20%), records 17% (12%), prose 14% (9%), listings 7% (7%), diffs 5% (10%); figures per',
+        'kind in docs/eval.md. `facts.json` lists for them a few of the',
+        'facts later turns quote; the eval scores every fact a later turn holds, not only these.',
         '',
         '## Files',
         '',
