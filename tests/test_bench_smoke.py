@@ -33,6 +33,7 @@ def _targets(section: object) -> dict[str, float]:
     return {target.name: target.value for target in section.targets}  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_overhead_states() -> None:
     section = overhead_section(messages=24, tool_returns=6, repeat=2, steps=2)
     cases = {(row['case'], row['state']) for row in section.rows}
