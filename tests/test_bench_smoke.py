@@ -58,6 +58,7 @@ def test_concurrency_answers_every_return() -> None:
     assert section.rows[0]['model calls'] == 3
 
 
+@pytest.mark.slow
 def test_growth_walks_only_what_is_new() -> None:
     section = growth_section(sizes=(12, 24), steps=2)
     sizes = [row for row in section.rows if isinstance(row['messages'], int)]
