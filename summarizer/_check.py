@@ -19,7 +19,7 @@ import functools
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ConfigDict, TypeAdapter, ValidationError
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -33,7 +33,12 @@ from pydantic_ai.messages import (
 from ._shape import JsonValue, carries_text, shape_mismatch
 from ._tokens import Tokenizer, content_tokens
 
-MESSAGE_ADAPTER: TypeAdapter[ModelMessage] = TypeAdapter(ModelMessage)
+_DEFERRED = ConfigDict(defer_build=True)
+"""Built on first use: building ModelMessage's validator and serializer takes ~0.1 s of every process's start
+(each CLI run, `--jobs` worker and Ray actor), and a message is serialized here only when identity cannot prove
+check (b) (the pipeline's own outputs are proven by identity).
+"""
+MESSAGE_ADAPTER: TypeAdapter[ModelMessage] = TypeAdapter(ModelMessage, config=_DEFERRED)
 
 PartRef = tuple[int, int]
 """(message index, part index)."""
@@ -211,7 +216,7 @@ def _field_names(kind: type) -> tuple[str, ...]:
     return tuple(item.name for item in dataclasses.fields(kind))
 
 
-PART_ADAPTER: TypeAdapter[ModelRequestPart] = TypeAdapter(ModelRequestPart)
+PART_ADAPTER: TypeAdapter[ModelRequestPart] = TypeAdapter(ModelRequestPart, config=_DEFERRED)
 
 
 def _check_part(part: ModelRequestPart, index: int, part_index: int) -> None:

@@ -179,6 +179,7 @@ def content_text(stored: StoredHistory, ref: tuple[int, int]) -> str:
     return stored.text[start:end]
 
 
+@pytest.mark.slow
 def test_a_100_mb_content_is_not_sent_and_kept(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = json.loads((CORPUS / 'integrity-return-without-call.json').read_text())
     line = 'log line: request id req-00001 from 10.1.2.3 took 77 ms and returned a payload\n'

@@ -146,3 +146,21 @@ def test_the_quickstart_example_is_compacted_with_the_shipped_defaults(tmp_path:
     assert main(['compact', str(example), '-o', str(out)]) == 0
     assert len(out.read_bytes()) < len(example.read_bytes()) / 2
     assert main(['check', str(example), str(out)]) == 0
+
+
+STARTUP = """
+import json, sys
+from summarizer._check import MESSAGE_ADAPTER
+from summarizer.cli import main
+code = main(sys.argv[1:])
+others = ('summarizer.batch', 'summarizer.eval', 'summarizer.cli.batch', 'summarizer.cli.eval', 'summarizer.cli.restore')
+print(json.dumps([code, [name for name in others if name in sys.modules], MESSAGE_ADAPTER.pydantic_complete]), file=sys.stderr)
+"""
+
+
+def test_compact_imports_only_what_it_runs(tmp_path: Path) -> None:
+    """Startup is most of a short run's time: no other subcommand's modules, no validator it does not use."""
+    example = Path(__file__).parent.parent / 'examples' / 'research_history.json'
+    command = [sys.executable, '-c', STARTUP, 'compact', str(example), '-o', str(tmp_path / 'out.json')]
+    result = subprocess.run(command, capture_output=True, text=True, check=True)
+    assert json.loads(result.stderr.splitlines()[-1]) == [0, [], False]

@@ -271,6 +271,7 @@ ROWS = 10
 ANSWERED_BEFORE_KILL = 5
 
 
+@pytest.mark.slow
 def test_sigkill_mid_batch_leaves_old_or_new_rows_and_resume_repeats_no_model_call(
     pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path
 ) -> None:

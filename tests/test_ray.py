@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import json
 import os
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +31,7 @@ from summarizer.extractive import summarize as extractive_summarize
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
 from summarizer.ray import compact_dataset
 
-pytestmark = pytest.mark.filterwarnings('ignore::DeprecationWarning', 'ignore::FutureWarning')
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings('ignore::DeprecationWarning', 'ignore::FutureWarning')]
 
 
 @pytest.fixture(scope='module', autouse=True)
@@ -183,6 +184,10 @@ def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.Mon
     problems = [f for source in json.loads(report.read_text())['sources'] for f in source['failures']]
     assert [(p['kind'], p['line']) for p in problems] == [('history', 6)]
 
-    assert main([*arguments, str(folder / 'c.json'), '--in-place']) == 0
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        assert main([*arguments, str(folder / 'c.json'), '--in-place']) == 0
+    idle = [str(w.message) for w in caught if 'concurrent actors' in str(w.message)]
+    assert not idle  # one history is one block: each stage starts one actor, not `--jobs 2` with one idle
     assert (folder / 'c.json').read_bytes() == (local_out / 'c.json').read_bytes()
     assert main(['batch', '--engine', 'ray', str(folder), '--out', str(tmp_path / 'x'), '--jobs', '0']) == 2

@@ -136,6 +136,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_restore_killed_mid_run_loses_nothing_and_a_rerun_finishes_it(tmp_path: Path) -> None:
     inputs = tmp_path / 'in'
     inputs.mkdir()

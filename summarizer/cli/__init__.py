@@ -1,5 +1,9 @@
 """The `summarizer` command: one module per subcommand, registered in `SUBCOMMANDS`.
 
+Only the module of the subcommand a command line names is imported (all of them for `--help` or an
+unknown one): `batch` and `eval` import much that `compact` never uses, and every run, each `--jobs`
+worker and each Ray actor would pay for it at startup.
+
 Every expected problem (bad input, bad config, unreadable file, a model that cannot be built) ends
 as one line on stderr naming the file or model and what is wrong, with exit code 2 and no traceback;
 nothing is written for it.
@@ -8,18 +12,20 @@ nothing is written for it.
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import sys
 from collections.abc import Sequence
 from importlib.metadata import version
+from types import ModuleType
 from typing import TextIO
 
 from .._config import ConfigError
 from .._models import ModelBuildError
-from . import batch, check, compact, eval, restore
 from ._common import InputError
 
-SUBCOMMANDS = (compact, check, eval, batch, restore)
+SUBCOMMANDS = ('compact', 'check', 'eval', 'batch', 'restore')
+"""The subcommands, in `--help` order: `summarizer.cli.NAME` has `register(commands)`, whose parser runs it."""
 _VERBOSE_HELP = (
     'log what is summarized and what came from the cache (-vv: also failure details, which may quote content)'
 )
@@ -33,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument('--version', action='version', version=f'%(prog)s {version("tool-return-summarizer")}')
     parser.add_argument('-v', '--verbose', action='count', default=0, help=_VERBOSE_HELP)
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    for module in SUBCOMMANDS:
+    for module in _subcommand_modules(sys.argv[1:] if argv is None else argv):
         module.register(commands)
     for subcommand in commands.choices.values():  # `summarizer compact -v ...` as well as `summarizer -v compact ...`
         subcommand.add_argument('-v', '--verbose', dest='verbose_after', action='count', default=0, help=_VERBOSE_HELP)
@@ -49,6 +55,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print('summarizer: interrupted; files already written are complete, the rest untouched', file=sys.stderr)
         return 130
+
+
+def _subcommand_modules(argv: Sequence[str]) -> list[ModuleType]:
+    """The module of the subcommand `argv` names, or every subcommand's when it names none we know.
+
+    The top-level options (`-v`, `--version`, `--help`) take no value, so the first word that is not
+    an option is the subcommand.
+    """
+    named = next((word for word in argv if not word.startswith('-')), None)
+    names = [named] if named in SUBCOMMANDS else SUBCOMMANDS
+    return [importlib.import_module(f'{__name__}.{name}') for name in names]
 
 
 class _CurrentStderr(logging.StreamHandler[TextIO]):
