@@ -57,6 +57,8 @@ _WITH_PARTS = re.compile(r'^(?!\d|https?://)[^\n]*[./][^\n]*', re.MULTILINE)
 """A token (one per line) that has parts: a `/` or `.` in it, and neither a number nor a URL."""
 _PART = re.compile(r'[./](?=([^\n./][^\n]*))')
 """Where a trailing part of a token starts: after a `/` or `.` not followed by another; the part is group 1."""
+_CANDIDATE = re.compile(r'^(?=[^\n]{3})[^\n]*?(?:[\d@/_.#:]|--|[a-z][A-Z]|[A-Z]{2}[a-z])[^\n]*$', re.MULTILINE)
+"""A token (one per line) that may be a fact (`fact_kind`) or have parts that are: plain words are not."""
 _HAS_DIGIT = re.compile(r'\d')
 _CAMEL = re.compile(r'[a-z][A-Z]|[A-Z]{2}[a-z]')
 _NUMERIC = re.compile(r'[\d.,:]+')
@@ -75,15 +77,25 @@ def find_facts(text: str) -> list[Fact]:
 
     A path or dotted name comes with those of its trailing parts that are facts of their own.
     """
-    found: dict[str, Fact] = {}
-    for token in _tokens(text, ordered=True):
+    return [Fact(fact, kind) for fact, kind in fact_kinds(text).items()]
+
+
+def fact_kinds(text: str) -> dict[str, str]:
+    """`find_facts` as a map from each fact to its kind, in the same order (no `Fact` per fact).
+
+    Only the tokens that can be facts (`_CANDIDATE`: a digit, a mark, a capital after a lowercase
+    letter) are judged one by one; the plain words, most of any text, are left out by that one
+    pattern's pass over the distinct tokens.
+    """
+    found: dict[str, str] = {}
+    for token in _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True))):
         for part in (token, *_parts(token)):
             if part not in found and (kind := fact_kind(part)) is not None:
-                found[part] = Fact(part, kind)
+                found[part] = kind
     for inner in dict.fromkeys(quoted_strings(text)):
         if inner not in found and _is_quoted_fact(inner):
-            found[inner] = Fact(inner, 'quoted')
-    return list(found.values())
+            found[inner] = 'quoted'
+    return found
 
 
 def facts_by_salience(text: str) -> list[Fact]:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._facts import find_facts, quoted_strings, token_set
+from .._facts import fact_kinds, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
 from .._shape import JsonValue, carries_text
@@ -289,28 +289,35 @@ class _Tree:
     def _facts(self, text: str, *, count: bool = True, outer: _Item | None = None) -> tuple[str, ...]:
         found = self._found.get(text)
         if found is None:  # keys and short values repeat across records: extract once
-            facts = find_facts(text)
-            found = self._found[text] = tuple(fact.text for fact in facts)
-            for fact in facts:
-                self._kinds.setdefault(fact.text, fact.kind)
+            kinds = fact_kinds(text)
+            found = self._found[text] = tuple(kinds)
+            self._learn(kinds)
         if count:
             self._count(found, outer)
         return found
 
+    def _learn(self, kinds: dict[str, str]) -> None:
+        """Record the kind of each fact not seen before, in order of first appearance (ties rank by it)."""
+        known = self._kinds
+        for fact, kind in kinds.items():
+            if fact not in known:
+                known[fact] = kind
+
     def _count(self, found: tuple[str, ...], outer: _Item | None) -> None:
         """One more occurrence of each fact, with the highest prior of the items holding it."""
-        self._counts.update(found)
-        prior, priors = outer.prior if outer is not None else 1.0, self._priors
-        for fact in found:
+        prior, priors, counts = outer.prior if outer is not None else 1.0, self._priors, self._counts
+        for fact in found:  # not `Counter.update`: its `Mapping` check costs more than a few facts
+            counts[fact] = counts.get(fact, 0) + 1
             if priors.get(fact, 0.0) < prior:
                 priors[fact] = prior
 
     def _text_facts(self, text: str, *, places: Collection[str] = ()) -> frozenset[str]:
         """The facts of a whole text, found in one pass (see `_line_facts`), but the line numbers in `places`."""
-        facts = [fact for fact in find_facts(text) if fact.text not in places]
-        for fact in facts:
-            self._kinds.setdefault(fact.text, fact.kind)
-        return frozenset(fact.text for fact in facts)
+        kinds = fact_kinds(text)
+        if places:
+            kinds = {fact: kind for fact, kind in kinds.items() if fact not in places}
+        self._learn(kinds)
+        return frozenset(kinds)
 
     def _line_facts(self, line: str, known: frozenset[str], *, outer: _Item | None) -> tuple[str, ...]:
         """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
@@ -572,7 +579,7 @@ class _Tree:
             new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
             gain = sum(weights[fact] for fact in new) + choice.bonus + sum(item.bonus for item in closed)
             return gain, choice.cost + sum(item.cost for item in closed)
-        gain = sum(weights[fact] for fact in choice.facts if fact not in covered) + choice.bonus  # facts: distinct
+        gain = sum([weights[fact] for fact in choice.facts if fact not in covered]) + choice.bonus  # facts: distinct
         return gain, choice.cost
 
     def select(self, limit: float) -> None:
@@ -589,17 +596,22 @@ class _Tree:
             for choice in self._waiting:
                 self._push(choice)
             self._waiting = []
-        heap = self._heap
+        heap, waiting = self._heap, self._waiting
         while heap:
             self._step()
             _, _, choice = heapq.heappop(heap)
             if choice.chosen:
                 continue
+            if self.spent + choice.cost > limit:
+                # It cannot fit (its price is at least its cost), so it waits, as the check below would make
+                # it; one worth nothing now is dropped when pushed again: worth only falls as facts get covered.
+                waiting.append(choice)
+                continue
             gain, price = self._value(choice)
             if gain <= 0:
                 continue
             if self.spent + price > limit:
-                self._waiting.append(choice)
+                waiting.append(choice)
                 continue
             if heap and gain / price < -heap[0][0] - 1e-9:  # stale: worth less than when pushed
                 self._push(choice, gain, price)
@@ -704,8 +716,10 @@ class _Tree:
                 break
             quoted = fact in self._quoted
             left = room if quoted else min(room, guessed_room)
-            if left < _MIN_FACT_COST or fact in present or fact in listed or _LOCATION.fullmatch(fact):
-                continue  # no room, or held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
+            if left < _MIN_FACT_COST or cost(fact) + _SEPARATOR_COST > left:
+                continue  # no room, or too long however it is written (`_written` only adds to it)
+            if fact in present or fact in listed or _LOCATION.fullmatch(fact):
+                continue  # held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
             price = cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST
             if price > left:
                 continue
