@@ -35,6 +35,7 @@ scan reads tens of MB/s (measured in `bench/`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -85,12 +86,13 @@ def fact_kinds(text: str) -> dict[str, str]:
 
     Only the tokens that can be facts (`_CANDIDATE`: a digit, a mark, a capital after a lowercase
     letter) are judged one by one; the plain words, most of any text, are left out by that one
-    pattern's pass over the distinct tokens.
+    pattern's pass over the distinct tokens. A token is judged once per process (`_token_facts`):
+    the fields of records and the lines of a long output repeat theirs.
     """
     found: dict[str, str] = {}
     for token in _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True))):
-        for part in (token, *_parts(token)):
-            if part not in found and (kind := fact_kind(part)) is not None:
+        for part, kind in _token_facts(token):
+            if part not in found:
                 found[part] = kind
     for inner in dict.fromkeys(quoted_strings(text)):
         if inner not in found and _is_quoted_fact(inner):
@@ -205,6 +207,12 @@ def _tokens(text: str, *, ordered: bool) -> Iterable[str]:
     pieces = dict.fromkeys(text.split()) if ordered else set(text.split())
     tokens = _TOKEN.findall('\n'.join(pieces))
     return dict.fromkeys(tokens) if ordered else set(tokens)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _token_facts(token: str) -> tuple[tuple[str, str], ...]:
+    """The facts (and their kinds) a token is and holds: itself, then its trailing parts (`_parts`)."""
+    return tuple((part, kind) for part in (token, *_parts(token)) if (kind := fact_kind(part)) is not None)
 
 
 def _is_quoted_fact(inner: str) -> bool:

@@ -101,6 +101,8 @@ _WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
 """What a line is split into to look its facts up (see `_Tree._line_facts`)."""
 _BUNDLED_CHARS = 200
 """A field value up to this long goes with its item (a name, a status, a title, an id)."""
+_JSON = json.JSONEncoder(ensure_ascii=False)
+"""`json.dumps(value, ensure_ascii=False)`, without building an encoder per call (a key of every record)."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
 """Steps between two looks at the deadline."""
@@ -404,7 +406,7 @@ class _Tree:
             for index, item in enumerate(value):
                 if index % _CHECK_EVERY == 0:
                     self._deadline.check()
-                text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
+                text = item if isinstance(item, str) else _JSON.encode(item)
                 if not token_set(text).isdisjoint(self._quoted):
                     offered.add(index)
         return sorted(offered)
@@ -538,10 +540,9 @@ class _Tree:
             return 0.5
         if isinstance(node, _Object):
             return 0.5 + sum(
-                cost(json.dumps(key, ensure_ascii=False)) + 0.5 + self._skeleton_cost(child)
-                for key, child in node.members.items()
+                cost(_JSON.encode(key)) + 0.5 + self._skeleton_cost(child) for key, child in node.members.items()
             )
-        return cost(json.dumps(node, ensure_ascii=False))
+        return cost(_JSON.encode(node))
 
     def _skeleton_facts(self, node: _Node) -> set[str]:
         if isinstance(node, _Object):
