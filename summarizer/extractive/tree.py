@@ -589,15 +589,11 @@ class _Tree:
         Lazy greedy: a choice's worth only falls as facts get covered, so one popped whose fresh
         worth still tops the heap is the best; what did not fit waits for a larger limit.
         """
-        if not self._started:
-            self._started = True
-            for choice in self._choices:
-                self._push(choice)
-        else:
-            for choice in self._waiting:
-                self._push(choice)
-            self._waiting = []
+        pending = self._waiting if self._started else self._choices
+        self._started, self._waiting = True, []
         heap, waiting = self._heap, self._waiting
+        heap.extend(entry for choice in pending if (entry := self._entry(choice)) is not None)
+        heapq.heapify(heap)  # one pass: the pop order is the keys' (unique), however the heap was built
         while heap:
             self._step()
             _, _, choice = heapq.heappop(heap)
@@ -634,13 +630,22 @@ class _Tree:
                 self._choose(unit)
 
     def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
+        entry = self._entry(choice, gain, price)
+        if entry is not None:
+            heapq.heappush(self._heap, entry)
+
+    def _entry(
+        self, choice: _Choice, gain: float | None = None, price: float = 1.0
+    ) -> tuple[float, int, _Choice] | None:
+        """The heap entry of `choice` (best worth per token first, then first pushed), or None if it is no choice now."""
         if choice.chosen or (isinstance(choice, _Unit) and choice.in_bundle):
-            return
+            return None
         if gain is None:
             gain, price = self._value(choice)
-        if gain > 0:
-            self._pushed += 1
-            heapq.heappush(self._heap, (-gain / price, self._pushed, choice))
+        if not gain > 0:
+            return None
+        self._pushed += 1
+        return (-gain / price, self._pushed, choice)
 
     def _choose(self, choice: _Choice) -> list[_Item]:
         closed = self._closed(choice)
