@@ -407,9 +407,14 @@ class _Tree:
                 if index % _CHECK_EVERY == 0:
                     self._deadline.check()
                 text = item if isinstance(item, str) else _JSON.encode(item)
-                if not token_set(text).isdisjoint(self._quoted):
+                if self._holds_quoted(text):
                     offered.add(index)
         return sorted(offered)
+
+    def _holds_quoted(self, text: str) -> bool:
+        """Whether `text` holds a fact later turns quote: only one holding it as a substring can (its tokens tell)."""
+        quoted = self._quoted
+        return any(fact in text for fact in quoted) and not token_set(text).isdisjoint(quoted)
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the tree, held by the units whose text holds it.
@@ -453,11 +458,7 @@ class _Tree:
         for number, (index, line) in enumerate(numbered):
             self._step()
             key = node.signature(line) if node.signature is not None else line
-            if (
-                key in seen
-                and bonuses[number] < HIGH
-                and (not self._quoted or token_set(line).isdisjoint(self._quoted))
-            ):
+            if key in seen and bonuses[number] < HIGH and not self._holds_quoted(line):
                 self._line_facts(line, known, outer=outer)  # a repeat: its facts count as salient, not its tokens
                 continue
             seen.add(key)
