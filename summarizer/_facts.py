@@ -29,8 +29,9 @@ A path or dotted name also holds its trailing parts (`/repo/pkg/mod.py` holds `p
 
 Speed: the text is split at whitespace by `str.split` and the distinct pieces kept by a set, both
 in C; the token pattern then reads each distinct piece once, and the quoted-string pattern makes one
-pass over the text. No Python code runs per character, and only distinct tokens are judged, so a
-scan reads tens of MB/s (measured in `bench/`).
+pass over the text. No Python code runs per character, and only distinct tokens are judged: of
+those, only the ones a pattern pass finds able to be facts (plain words never are), each once per
+process (`_token_facts`). A scan reads tens of MB/s (measured in `bench/`).
 """
 
 from __future__ import annotations
