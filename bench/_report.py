@@ -75,6 +75,8 @@ def _version(package: str) -> str | None:
 
 def _format(value: Cell) -> str:
     if isinstance(value, float):
+        if 0 < abs(value) < 0.1:
+            return f'{value:.2g}'  # a small ratio (0.0069 x raw JSON) keeps two significant digits, not 0.01
         return f'{value:,.2f}' if abs(value) < 100 else f'{value:,.0f}'
     if isinstance(value, bool):
         return 'yes' if value else 'no'

@@ -29,25 +29,28 @@ A path or dotted name also holds its trailing parts (`/repo/pkg/mod.py` holds `p
 
 Speed: the text is split at whitespace by `str.split` and the distinct pieces kept by a set, both
 in C; the token pattern then reads each distinct piece once, and the quoted-string pattern makes one
-pass over the text. No Python code runs per character, and only distinct tokens are judged, so a
-scan reads tens of MB/s (measured in `bench/`).
+pass over the text. No Python code runs per character, and only distinct tokens are judged: of
+those, only the ones a pattern pass finds able to be facts (plain words never are), each once per
+process (`_token_facts`). A scan reads tens of MB/s (measured in `bench/`).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 _TOKEN = re.compile(
-    r'\\\w'  # an escape (`\n`): consumed so that it glues no letter to the token after it
+    r'(?=[\w\\#~./-])'  # a character a token can start with: every other position is passed over in one test
+    r'(?:\\\w'  # an escape (`\n`): consumed so that it glues no letter to the token after it
     r'|https?://[^\s"\'<>()\[\]{}`|\\]*[^\s"\'<>()\[\]{}`|\\.,;:!?]'
     r'|\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?'
     r'|\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?(?![\w:])'
     r'|\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w,])'
     r'|#\d+'
     r'|--[A-Za-z]\w*(?:-\w+)*'
-    r'|(?:(?:~|\.\.?)?/)?\.?\w+(?:(?:[-@]|::)\w+|/\.?\w+|\.\w+)*',
+    r'|(?:(?:~|\.\.?)?/)?\.?\w+(?:(?:[-@]|::)\w+|/\.?\w+|\.\w+)*)',
     re.ASCII,
 )
 """The tokens of a piece of text without whitespace, leftmost-longest; see the module's docstring."""
@@ -57,6 +60,8 @@ _WITH_PARTS = re.compile(r'^(?!\d|https?://)[^\n]*[./][^\n]*', re.MULTILINE)
 """A token (one per line) that has parts: a `/` or `.` in it, and neither a number nor a URL."""
 _PART = re.compile(r'[./](?=([^\n./][^\n]*))')
 """Where a trailing part of a token starts: after a `/` or `.` not followed by another; the part is group 1."""
+_CANDIDATE = re.compile(r'^(?=[^\n]{3})[^\n]*?(?:[\d@/_.#:]|--|[a-z][A-Z]|[A-Z]{2}[a-z])[^\n]*$', re.MULTILINE)
+"""A token (one per line) that may be a fact (`fact_kind`) or have parts that are: plain words are not."""
 _HAS_DIGIT = re.compile(r'\d')
 _CAMEL = re.compile(r'[a-z][A-Z]|[A-Z]{2}[a-z]')
 _NUMERIC = re.compile(r'[\d.,:]+')
@@ -75,15 +80,26 @@ def find_facts(text: str) -> list[Fact]:
 
     A path or dotted name comes with those of its trailing parts that are facts of their own.
     """
-    found: dict[str, Fact] = {}
-    for token in _tokens(text, ordered=True):
-        for part in (token, *_parts(token)):
-            if part not in found and (kind := fact_kind(part)) is not None:
-                found[part] = Fact(part, kind)
+    return [Fact(fact, kind) for fact, kind in fact_kinds(text).items()]
+
+
+def fact_kinds(text: str) -> dict[str, str]:
+    """`find_facts` as a map from each fact to its kind, in the same order (no `Fact` per fact).
+
+    Only the tokens that can be facts (`_CANDIDATE`: a digit, a mark, a capital after a lowercase
+    letter) are judged one by one; the plain words, most of any text, are left out by that one
+    pattern's pass over the distinct tokens. A token is judged once per process (`_token_facts`):
+    the fields of records and the lines of a long output repeat theirs.
+    """
+    found: dict[str, str] = {}
+    for token in _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True))):
+        for part, kind in _token_facts(token):
+            if part not in found:
+                found[part] = kind
     for inner in dict.fromkeys(quoted_strings(text)):
         if inner not in found and _is_quoted_fact(inner):
-            found[inner] = Fact(inner, 'quoted')
-    return list(found.values())
+            found[inner] = 'quoted'
+    return found
 
 
 def facts_by_salience(text: str) -> list[Fact]:
@@ -193,6 +209,12 @@ def _tokens(text: str, *, ordered: bool) -> Iterable[str]:
     pieces = dict.fromkeys(text.split()) if ordered else set(text.split())
     tokens = _TOKEN.findall('\n'.join(pieces))
     return dict.fromkeys(tokens) if ordered else set(tokens)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _token_facts(token: str) -> tuple[tuple[str, str], ...]:
+    """The facts (and their kinds) a token is and holds: itself, then its trailing parts (`_parts`)."""
+    return tuple((part, kind) for part in (token, *_parts(token)) if (kind := fact_kind(part)) is not None)
 
 
 def _is_quoted_fact(inner: str) -> bool:

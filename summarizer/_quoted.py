@@ -33,21 +33,30 @@ def plain_text(value: JsonValue) -> str:
     Facts are found and compared in this form, not in JSON text, where escapes would glue an escape
     letter to a fact (`\nAPT28`) or hide a fact with a quote in it.
     """
-    return value if isinstance(value, str) else '\n'.join(_pieces(value))
-
-
-def _pieces(value: JsonValue) -> Iterator[str]:
     if isinstance(value, str):
-        yield value
-    elif isinstance(value, list):
+        return value
+    pieces: list[str] = []
+    _collect(value, pieces)
+    return '\n'.join(pieces)
+
+
+def _collect(value: JsonValue, pieces: list[str]) -> None:
+    """Append the strings, keys and scalars of `value` in order (a call per container, not a generator per level)."""
+    if isinstance(value, list):
         for item in value:
-            yield from _pieces(item)
+            if isinstance(item, str):
+                pieces.append(item)
+            else:
+                _collect(item, pieces)
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield key
-            yield from _pieces(item)
+            pieces.append(key)
+            if isinstance(item, str):
+                pieces.append(item)
+            else:
+                _collect(item, pieces)
     elif value is not None and not isinstance(value, bool):
-        yield str(value)
+        pieces.append(str(value))
 
 
 def turn_texts(message: ModelMessage) -> Iterator[str]:

@@ -109,11 +109,23 @@ HIGH = 10.0
 MID = 3.0
 """A line worth a specific fact (a changed line of a diff, a warning, a heading)."""
 LOW = 1.0
-ALARM = re.compile(
-    r'\b(?:error|errors|fatal|fail(?:ed|s|ure)?|exception|caused by|panic|critical|warn(?:ing)?|denied|refused'
-    r'|timed? ?out|killed|oom\w*|traceback|todo|fixme|regression|forces replacement|will be destroyed)\b',
-    re.IGNORECASE | re.MULTILINE,
-)
+
+
+def words_pattern(*words: str) -> re.Pattern[str]:
+    r"""A case-blind pattern matching any of `words` (regular expressions, each starting with a letter) whole.
+
+    A lookahead for the words' first letters comes first: the scan then passes over every other
+    position in one test instead of trying each word there, three times faster over a long text.
+    """
+    first = ''.join(sorted({word[0].lower() for word in words}))
+    return re.compile(rf'(?=[{first}])\b(?:{"|".join(words)})\b', re.IGNORECASE | re.MULTILINE)
+
+
+ALARM = words_pattern(
+    'error', 'errors', 'fatal', 'fail(?:ed|s|ure)?', 'exception', 'caused by', 'panic', 'critical', 'warn(?:ing)?',
+    'denied', 'refused', 'timed? ?out', 'killed', r'oom\w*', 'traceback', 'todo', 'fixme', 'regression',
+    'forces replacement', 'will be destroyed',
+)  # fmt: skip
 """Words that mark a line as trouble, in any kind of text: what a reader of a log, a build or a plan acts on."""
 
 
@@ -125,12 +137,19 @@ class Joined:
     break) and a bisection from a match's offset to its line keep the strategies linear and fast.
     """
 
-    __slots__ = ('lines', 'starts', 'text')
+    __slots__ = ('_starts', 'lines', 'text')
 
     def __init__(self, lines: Sequence[str]) -> None:
         self.lines = lines
         self.text = '\n'.join(lines)
-        self.starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+        self._starts: list[int] | None = None
+
+    @property
+    def starts(self) -> list[int]:
+        """Where each line starts in `text`: worked out at the first match (most short texts have none)."""
+        if self._starts is None:
+            self._starts = list(itertools.accumulate((len(line) + 1 for line in self.lines[:-1]), initial=0))
+        return self._starts
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -138,8 +157,10 @@ class Joined:
     def matching(self, pattern: re.Pattern[str]) -> list[int]:
         """The indices of the lines `pattern` matches in, in order, each once."""
         found: list[int] = []
-        starts, last = self.starts, -1
+        last, starts = -1, None
         for match in pattern.finditer(self.text):
+            if starts is None:
+                starts = self.starts
             index = bisect.bisect_right(starts, match.start()) - 1
             if index != last:
                 found.append(index)

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._facts import find_facts, quoted_strings, token_set
+from .._facts import fact_kinds, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
 from .._shape import JsonValue, carries_text
@@ -101,6 +101,8 @@ _WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
 """What a line is split into to look its facts up (see `_Tree._line_facts`)."""
 _BUNDLED_CHARS = 200
 """A field value up to this long goes with its item (a name, a status, a title, an id)."""
+_JSON = json.JSONEncoder(ensure_ascii=False)
+"""`json.dumps(value, ensure_ascii=False)`, without building an encoder per call (a key of every record)."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
 """Steps between two looks at the deadline."""
@@ -289,28 +291,35 @@ class _Tree:
     def _facts(self, text: str, *, count: bool = True, outer: _Item | None = None) -> tuple[str, ...]:
         found = self._found.get(text)
         if found is None:  # keys and short values repeat across records: extract once
-            facts = find_facts(text)
-            found = self._found[text] = tuple(fact.text for fact in facts)
-            for fact in facts:
-                self._kinds.setdefault(fact.text, fact.kind)
+            kinds = fact_kinds(text)
+            found = self._found[text] = tuple(kinds)
+            self._learn(kinds)
         if count:
             self._count(found, outer)
         return found
 
+    def _learn(self, kinds: dict[str, str]) -> None:
+        """Record the kind of each fact not seen before, in order of first appearance (ties rank by it)."""
+        known = self._kinds
+        for fact, kind in kinds.items():
+            if fact not in known:
+                known[fact] = kind
+
     def _count(self, found: tuple[str, ...], outer: _Item | None) -> None:
         """One more occurrence of each fact, with the highest prior of the items holding it."""
-        self._counts.update(found)
-        prior, priors = outer.prior if outer is not None else 1.0, self._priors
-        for fact in found:
+        prior, priors, counts = outer.prior if outer is not None else 1.0, self._priors, self._counts
+        for fact in found:  # not `Counter.update`: its `Mapping` check costs more than a few facts
+            counts[fact] = counts.get(fact, 0) + 1
             if priors.get(fact, 0.0) < prior:
                 priors[fact] = prior
 
     def _text_facts(self, text: str, *, places: Collection[str] = ()) -> frozenset[str]:
         """The facts of a whole text, found in one pass (see `_line_facts`), but the line numbers in `places`."""
-        facts = [fact for fact in find_facts(text) if fact.text not in places]
-        for fact in facts:
-            self._kinds.setdefault(fact.text, fact.kind)
-        return frozenset(fact.text for fact in facts)
+        kinds = fact_kinds(text)
+        if places:
+            kinds = {fact: kind for fact, kind in kinds.items() if fact not in places}
+        self._learn(kinds)
+        return frozenset(kinds)
 
     def _line_facts(self, line: str, known: frozenset[str], *, outer: _Item | None) -> tuple[str, ...]:
         """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
@@ -397,10 +406,15 @@ class _Tree:
             for index, item in enumerate(value):
                 if index % _CHECK_EVERY == 0:
                     self._deadline.check()
-                text = item if isinstance(item, str) else json.dumps(item, ensure_ascii=False)
-                if not token_set(text).isdisjoint(self._quoted):
+                text = item if isinstance(item, str) else _JSON.encode(item)
+                if self._holds_quoted(text):
                     offered.add(index)
         return sorted(offered)
+
+    def _holds_quoted(self, text: str) -> bool:
+        """Whether `text` holds a fact later turns quote: only one holding it as a substring can (its tokens tell)."""
+        quoted = self._quoted
+        return any(fact in text for fact in quoted) and not token_set(text).isdisjoint(quoted)
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the tree, held by the units whose text holds it.
@@ -444,11 +458,7 @@ class _Tree:
         for number, (index, line) in enumerate(numbered):
             self._step()
             key = node.signature(line) if node.signature is not None else line
-            if (
-                key in seen
-                and bonuses[number] < HIGH
-                and (not self._quoted or token_set(line).isdisjoint(self._quoted))
-            ):
+            if key in seen and bonuses[number] < HIGH and not self._holds_quoted(line):
                 self._line_facts(line, known, outer=outer)  # a repeat: its facts count as salient, not its tokens
                 continue
             seen.add(key)
@@ -531,10 +541,9 @@ class _Tree:
             return 0.5
         if isinstance(node, _Object):
             return 0.5 + sum(
-                cost(json.dumps(key, ensure_ascii=False)) + 0.5 + self._skeleton_cost(child)
-                for key, child in node.members.items()
+                cost(_JSON.encode(key)) + 0.5 + self._skeleton_cost(child) for key, child in node.members.items()
             )
-        return cost(json.dumps(node, ensure_ascii=False))
+        return cost(_JSON.encode(node))
 
     def _skeleton_facts(self, node: _Node) -> set[str]:
         if isinstance(node, _Object):
@@ -572,7 +581,7 @@ class _Tree:
             new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
             gain = sum(weights[fact] for fact in new) + choice.bonus + sum(item.bonus for item in closed)
             return gain, choice.cost + sum(item.cost for item in closed)
-        gain = sum(weights[fact] for fact in choice.facts if fact not in covered) + choice.bonus  # facts: distinct
+        gain = sum([weights[fact] for fact in choice.facts if fact not in covered]) + choice.bonus  # facts: distinct
         return gain, choice.cost
 
     def select(self, limit: float) -> None:
@@ -581,25 +590,26 @@ class _Tree:
         Lazy greedy: a choice's worth only falls as facts get covered, so one popped whose fresh
         worth still tops the heap is the best; what did not fit waits for a larger limit.
         """
-        if not self._started:
-            self._started = True
-            for choice in self._choices:
-                self._push(choice)
-        else:
-            for choice in self._waiting:
-                self._push(choice)
-            self._waiting = []
-        heap = self._heap
+        pending = self._waiting if self._started else self._choices
+        self._started, self._waiting = True, []
+        heap, waiting = self._heap, self._waiting
+        heap.extend(entry for choice in pending if (entry := self._entry(choice)) is not None)
+        heapq.heapify(heap)  # one pass: the pop order is the keys' (unique), however the heap was built
         while heap:
             self._step()
             _, _, choice = heapq.heappop(heap)
             if choice.chosen:
                 continue
+            if self.spent + choice.cost > limit:
+                # It cannot fit (its price is at least its cost), so it waits, as the check below would make
+                # it; one worth nothing now is dropped when pushed again: worth only falls as facts get covered.
+                waiting.append(choice)
+                continue
             gain, price = self._value(choice)
             if gain <= 0:
                 continue
             if self.spent + price > limit:
-                self._waiting.append(choice)
+                waiting.append(choice)
                 continue
             if heap and gain / price < -heap[0][0] - 1e-9:  # stale: worth less than when pushed
                 self._push(choice, gain, price)
@@ -621,13 +631,22 @@ class _Tree:
                 self._choose(unit)
 
     def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
+        entry = self._entry(choice, gain, price)
+        if entry is not None:
+            heapq.heappush(self._heap, entry)
+
+    def _entry(
+        self, choice: _Choice, gain: float | None = None, price: float = 1.0
+    ) -> tuple[float, int, _Choice] | None:
+        """The heap entry of `choice` (best worth per token first, then first pushed), or None if it is no choice now."""
         if choice.chosen or (isinstance(choice, _Unit) and choice.in_bundle):
-            return
+            return None
         if gain is None:
             gain, price = self._value(choice)
-        if gain > 0:
-            self._pushed += 1
-            heapq.heappush(self._heap, (-gain / price, self._pushed, choice))
+        if not gain > 0:
+            return None
+        self._pushed += 1
+        return (-gain / price, self._pushed, choice)
 
     def _choose(self, choice: _Choice) -> list[_Item]:
         closed = self._closed(choice)
@@ -709,8 +728,10 @@ class _Tree:
             if fact in tails and not quoted and not self._counts[fact]:
                 continue  # only ever the tail of a longer name: the whole name holds it (see `_tails`)
             left = room if quoted else min(room, guessed_room)
-            if left < _MIN_FACT_COST or fact in present or fact in listed or _LOCATION.fullmatch(fact):
-                continue  # no room, or held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
+            if left < _MIN_FACT_COST or cost(fact) + _SEPARATOR_COST > left:
+                continue  # no room, or too long however it is written (`_written` only adds to it)
+            if fact in present or fact in listed or _LOCATION.fullmatch(fact):
+                continue  # held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
             price = cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST
             if price > left:
                 continue
