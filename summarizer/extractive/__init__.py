@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._kinds import ContentKind, detect_kind
 from .._shape import JsonValue
 from . import json_text
-from .budget import WorkBudgetExceeded, collector_paused, current_deadline, time_limit
+from .budget import WorkBudgetExceeded, current_deadline, time_limit
 from .tree import FACTS_PREFIX, summarize_value
 
 __all__ = ('FACTS_PREFIX', 'WorkBudgetExceeded', 'summarize', 'time_limit')
@@ -30,11 +30,6 @@ def summarize(
     `max_items`: the most items a list summary may keep. Inside `time_limit(seconds)` the work
     stops with `WorkBudgetExceeded` once they are up (the model runs in a thread nothing else can stop).
     """
-    with collector_paused():
-        return _summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
-
-
-def _summarize(content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]) -> JsonValue:
     deadline = current_deadline()
     if isinstance(content, str):
         kind = detect_kind(content)

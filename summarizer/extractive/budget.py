@@ -8,8 +8,6 @@ every loop that grows with the content and gives up with `WorkBudgetExceeded`.
 
 from __future__ import annotations
 
-import gc
-import threading
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -19,7 +17,7 @@ from dataclasses import dataclass
 from .._shape import JsonValue
 from .._tokens import estimate_tokens, json_text
 
-__all__ = ('Deadline', 'WorkBudgetExceeded', 'collector_paused', 'cost', 'current_deadline', 'time_limit', 'tokens')
+__all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'time_limit', 'tokens')
 
 
 def cost(text: str) -> float:
@@ -80,35 +78,3 @@ def time_limit(seconds: float | None) -> Generator[Deadline]:
 def current_deadline() -> Deadline:
     """The deadline of the `time_limit` the work runs in (no limit outside one)."""
     return _CURRENT.get()
-
-
-class _Collector:
-    """How many summaries run with the cyclic garbage collector paused, and whether to resume it after them."""
-
-    lock = threading.Lock()
-    pausing = 0
-    resume = False
-
-
-@contextmanager
-def collector_paused() -> Generator[None]:
-    """Pause Python's cyclic garbage collector while a summary is made; resume it after (unless it was off).
-
-    A summary's tree is hundreds of thousands of objects that all live until it is rendered: the
-    collector, set off by their allocation, would traverse them and the rest of the heap again and
-    again and find nothing to free (an eighth of the model's time on 200 KB contents, `bench/`).
-    Reference counting frees everything else meanwhile; the tree's own cycles go at the next
-    collection. Summaries run in threads side by side: the first in pauses it, the last out resumes it.
-    """
-    with _Collector.lock:
-        if _Collector.pausing == 0:
-            _Collector.resume = gc.isenabled()
-            gc.disable()
-        _Collector.pausing += 1
-    try:
-        yield
-    finally:
-        with _Collector.lock:
-            _Collector.pausing -= 1
-            if _Collector.pausing == 0 and _Collector.resume:
-                gc.enable()
