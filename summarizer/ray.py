@@ -365,13 +365,14 @@ def run_on_ray(
     address: str | None,
 ) -> list[SourceReport]:
     """`run_batch` on the Ray cluster at `address`: the one this process joined already, else a new local one."""
-    if address is None and ray.is_initialized():
-        return _run_on_ray(sources, config=config, target=target, journal=journal, on_tick=on_tick, actors=actors)
-    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    joins = address is not None or not ray.is_initialized()
+    if joins:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
         return _run_on_ray(sources, config=config, target=target, journal=journal, on_tick=on_tick, actors=actors)
     finally:
-        ray.shutdown()
+        if joins:  # only a connection this call made is closed
+            ray.shutdown()
 
 
 def _run_on_ray(
