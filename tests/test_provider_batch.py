@@ -263,3 +263,39 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
         assert compacted != data
         check_rewrite(StoredHistory.parse(data), StoredHistory.parse(compacted))
     assert total(read_report(report), 'returns_summarized') == 5
+
+
+@pytest.mark.parametrize('strict', [False, True], ids=['lenient', 'strict'])
+def test_a_shared_content_rejected_once_is_rejected_in_every_history_live_or_batched(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, strict: bool
+) -> None:
+    """Two histories hold one content whose summary fails the checks: it is summarized once, and both get its verdict.
+
+    Live, the second history waits on the first one's call (single-flight); batched, both read the one result.
+    Either way each history reports the rejection itself, so a strict run leaves both histories as they were.
+    """
+    server.faults = {'MARK-BAD': 'bad'}
+    bad = f'MARK-BAD\n{BIG_TEXT}'
+    inputs = write_inputs(tmp_path / 'in', {'a.json': [bad, BIG_LIST], 'b.json': [bad, BIG_OBJECT]})
+    config = CONFIG + f'strict: {str(strict).lower()}\n'
+    reports = {}
+    for mode in ('live', 'batch'):
+        monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / f'{mode}-cache'))
+        report = tmp_path / f'{mode}.json'
+        extra = ['--provider-batch'] if mode == 'batch' else []
+        assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / mode, '--report', report, *extra, config=config) == 1
+        reports[mode] = read_report(report)
+    assert server.answered == [] and len(server.batch_requests) == 3  # the live calls went to /v1/responses
+    live, batched = reports['live'], reports['batch']
+    assert [source['failures'] for source in batched.values()] == [source['failures'] for source in live.values()]
+    for name, source in batched.items():
+        [failure] = cast('list[dict[str, object]]', source['failures'])
+        assert 'smaller' in str(failure['problem']) or 'tokens' in str(failure['problem'])
+        if strict:  # the whole history is refused: its output is the input, byte for byte
+            assert failure['kind'] == 'history' and source['histories'] == {'seen': 1, 'changed': 0, 'failed': 1}
+            assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes() == inputs[name]
+        else:  # the original kept, the other summary written
+            assert failure['kind'] == 'summary' and failure['message_index'] == 2
+            assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes()
+            assert tool_contents((tmp_path / 'batch' / name).read_bytes())[0] == bad
+            assert tool_contents(inputs[name])[0] == bad

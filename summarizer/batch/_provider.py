@@ -41,8 +41,7 @@ from .._config import SummarizerConfig
 from .._models import ModelBuildError, is_deterministic, model_id
 from .._originals import OriginalStore
 from .._pipeline import Compactor
-from .._shape import JsonValue
-from .._summarize import Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
+from .._summarize import Answer, Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
 from .._walk import Candidate
 from .._write import remove_temporaries
 from ._runner import Journal, OnTick, SourceReport, compact_unit, run_sources
@@ -103,15 +102,9 @@ def run_provider_batch(
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Answer:
-    """What the batch made of one unique content."""
+class _Answer(Answer):
+    """What the batch made of one unique content, given to every history holding it (`Answer.outcome`)."""
 
-    summary: JsonValue | None = None
-    failure: str | None = None
-    rejected: bool = False
-    attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
     price: _Price | None = None
     """What the answer cost at batch prices, and would have cost live (genai-prices; None: model not priced)."""
 
@@ -156,20 +149,9 @@ class _Answering(Summarizer):
             return Outcome(
                 candidate=candidate, failure='not in the provider batch (the history changed after it was read)'
             )
-        if key in self._charged:
-            source = 'shared' if answer.summary is not None else 'none'
-            return Outcome(candidate=candidate, summary=answer.summary, failure=answer.failure, source=source)
+        first = key not in self._charged
         self._charged.add(key)
-        return Outcome(
-            candidate=candidate,
-            summary=answer.summary,
-            failure=answer.failure,
-            rejected=answer.rejected,
-            source='model',
-            attempts=answer.attempts,
-            input_tokens=answer.input_tokens,
-            output_tokens=answer.output_tokens,
-        )
+        return answer.outcome(candidate, first=first)
 
 
 async def _summarize_in_batches(
