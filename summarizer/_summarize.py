@@ -89,6 +89,9 @@ class Outcome:
     failure: str | None = None
     rejected: bool = False
     """The model answered, but the answer failed the checks (strict mode raises on these)."""
+    skipped: bool = False
+    """Not tried, and not a failure: `failure` says why, in `Report.skipped` (a dry run's contents that
+    `--provider-batch` would submit)."""
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -107,6 +110,7 @@ class Answer:
     summary: JsonValue | None = None
     failure: str | None = None
     rejected: bool = False
+    skipped: bool = False
     source: Literal['model', 'cache', 'shared', 'none'] = 'model'
     attempts: int = 0
     input_tokens: int = 0
@@ -118,6 +122,7 @@ class Answer:
             summary=outcome.summary,
             failure=outcome.failure,
             rejected=outcome.rejected,
+            skipped=outcome.skipped,
             source=outcome.source,
             attempts=outcome.attempts,
             input_tokens=outcome.input_tokens,
@@ -130,15 +135,20 @@ class Answer:
         A shared summary counts as a cache hit; a shared failure does not (nothing usable was had).
         """
         if not first:
-            source = 'shared' if self.summary is not None else 'none'
             return Outcome(
-                candidate=candidate, summary=self.summary, failure=self.failure, rejected=self.rejected, source=source
+                candidate=candidate,
+                summary=self.summary,
+                failure=self.failure,
+                rejected=self.rejected,
+                skipped=self.skipped,
+                source='shared' if self.summary is not None else 'none',
             )
         return Outcome(
             candidate=candidate,
             summary=self.summary,
             failure=self.failure,
             rejected=self.rejected,
+            skipped=self.skipped,
             source=self.source,
             attempts=self.attempts,
             input_tokens=self.input_tokens,
