@@ -14,7 +14,7 @@ import json
 import logging
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import tenacity
@@ -134,21 +134,18 @@ class Answer:
 
         A shared summary counts as a cache hit; a shared failure does not (nothing usable was had).
         """
-        if not first:
-            return Outcome(
-                candidate=candidate,
-                summary=self.summary,
-                failure=self.failure,
-                rejected=self.rejected,
-                skipped=self.skipped,
-                source='shared' if self.summary is not None else 'none',
-            )
-        return Outcome(
+        outcome = Outcome(
             candidate=candidate,
             summary=self.summary,
             failure=self.failure,
             rejected=self.rejected,
             skipped=self.skipped,
+            source='shared' if self.summary is not None else 'none',
+        )
+        if not first:
+            return outcome
+        return replace(
+            outcome,
             source=self.source,
             attempts=self.attempts,
             input_tokens=self.input_tokens,

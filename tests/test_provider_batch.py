@@ -191,6 +191,21 @@ def test_cache_hits_are_not_submitted(tmp_path: Path, server: FakeOpenAI) -> Non
         assert (tmp_path / 'second' / name).read_bytes() == (tmp_path / 'first' / name).read_bytes()
 
 
+def test_a_resumed_source_reports_the_usage_of_the_run_that_did_it(tmp_path: Path, server: FakeOpenAI) -> None:
+    write_inputs(tmp_path / 'in', corpus())
+    first, again = tmp_path / 'first.json', tmp_path / 'again.json'
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--report', first) == 0
+    assert (
+        run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--resume', '--report', again)
+        == 0
+    )
+    done, resumed = read_report(first), read_report(again)
+    assert all(source['resumed'] for source in resumed.values()) and len(server.batches_created) == 1
+    for count in ('summarizer_input_tokens', 'summarizer_output_tokens'):  # from the journal
+        assert [source[count] for source in resumed.values()] == [source[count] for source in done.values()]
+    assert total(resumed, 'summarizer_input_tokens') == 4 * 100
+
+
 def test_failed_expired_and_rejected_results_keep_their_originals(tmp_path: Path, server: FakeOpenAI) -> None:
     server.faults = {'MARK-ERR': 'error', 'MARK-EXP': 'expire', 'MARK-ONCE': 'expire-once', 'MARK-BAD': 'bad'}
     kept = [f'MARK-ERR\n{BIG_TEXT}', f'MARK-EXP\n{BIG_TEXT}', f'MARK-BAD\n{BIG_TEXT}']
