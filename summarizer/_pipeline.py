@@ -67,7 +67,8 @@ class Report:
     failures: list[Failure] = field(default_factory=list[Failure])
     skipped: list[Failure] = field(default_factory=list[Failure])
     """Oversized returns due for a summary that were never sent, and why (not failures: nothing was
-    tried). A stored content holding a number literal that could not be written back as it is."""
+    tried). A stored content holding a number literal that could not be written back as it is; in a
+    `--provider-batch --dry-run`, each content the run would submit."""
     integrity: list[IntegrityProblem] = field(default_factory=list[IntegrityProblem])
     """Tool-call problems found in the input (reported, never introduced)."""
 
@@ -139,7 +140,7 @@ class Compactor:
         due = [candidate for candidate in due if _ref(candidate) not in skip]
         compaction = await self.summarize(messages, due)
         compaction.report.returns_examined = found.returns_seen
-        compaction.report.skipped = skipped
+        compaction.report.skipped[:0] = skipped
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
@@ -163,6 +164,8 @@ class Compactor:
             _count(report, outcome)
             if outcome.summary is not None:
                 accepted[(outcome.candidate.message_index, outcome.candidate.part_index)] = outcome
+            elif outcome.skipped:
+                report.skipped.append(_failure(outcome.candidate, outcome.failure or 'not sent'))
             else:
                 self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
         if accepted and self.originals.enabled:

@@ -14,7 +14,7 @@ import json
 import logging
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import tenacity
@@ -89,9 +89,68 @@ class Outcome:
     failure: str | None = None
     rejected: bool = False
     """The model answered, but the answer failed the checks (strict mode raises on these)."""
+    skipped: bool = False
+    """Not tried, and not a failure: `failure` says why, in `Report.skipped` (a dry run's contents that
+    `--provider-batch` would submit)."""
     attempts: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class Answer:
+    """What summarizing one unique content gave: an `Outcome` without its candidate, for every place it occurs.
+
+    A content held by several parts, histories or rows is summarized once (single-flight here, Ray's summarize
+    stage, a provider batch) and each occurrence gets its outcome from this, so they all agree: the same summary,
+    or the same failure and the same `rejected`. A summary the checks rejected in one place is rejected wherever
+    the content occurs, so `strict` refuses every history holding it, not only the one that asked first.
+    """
+
+    summary: JsonValue | None = None
+    failure: str | None = None
+    rejected: bool = False
+    skipped: bool = False
+    source: Literal['model', 'cache', 'shared', 'none'] = 'model'
+    attempts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @classmethod
+    def of(cls, outcome: Outcome) -> Answer:
+        return cls(
+            summary=outcome.summary,
+            failure=outcome.failure,
+            rejected=outcome.rejected,
+            skipped=outcome.skipped,
+            source=outcome.source,
+            attempts=outcome.attempts,
+            input_tokens=outcome.input_tokens,
+            output_tokens=outcome.output_tokens,
+        )
+
+    def outcome(self, candidate: Candidate, *, first: bool) -> Outcome:
+        """The outcome of one occurrence; only the `first` is charged the calls and tokens (the others share them).
+
+        A shared summary counts as a cache hit; a shared failure does not (nothing usable was had).
+        """
+        outcome = Outcome(
+            candidate=candidate,
+            summary=self.summary,
+            failure=self.failure,
+            rejected=self.rejected,
+            skipped=self.skipped,
+            source='shared' if self.summary is not None else 'none',
+        )
+        if not first:
+            return outcome
+        return replace(
+            outcome,
+            source=self.source,
+            attempts=self.attempts,
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+        )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -110,7 +169,7 @@ class SummaryFailed(Exception):
 @dataclass
 class _Flight:
     loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[JsonValue | None]
+    future: asyncio.Future[Answer]
 
 
 @dataclass
@@ -220,10 +279,8 @@ class Summarizer:
         loop = asyncio.get_running_loop()
         flight = self._flights.get(key)
         if flight is not None and flight.loop is loop:
-            summary = await asyncio.shield(flight.future)
-            if summary is None:
-                return Outcome(candidate=candidate, source='shared', failure='an identical content failed')
-            return Outcome(candidate=candidate, summary=summary, source='shared')
+            answer = await asyncio.shield(flight.future)
+            return answer.outcome(candidate, first=False)
 
         flight = _Flight(loop, loop.create_future())
         self._flights[key] = flight
@@ -235,6 +292,9 @@ class Summarizer:
             summary = self.summary_from(candidate, response)
             outcome.summary = summary
             self.cache.stage(key, summary)  # written by the compactor in one transaction
+        except asyncio.CancelledError:
+            outcome.failure = 'cancelled'  # what the identical contents waiting on this call are told
+            raise
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
             outcome.failure = describe(exc)
             outcome.rejected = isinstance(exc, SummaryFailed)
@@ -246,7 +306,7 @@ class Summarizer:
                 'summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure
             )
         finally:
-            flight.future.set_result(outcome.summary)
+            flight.future.set_result(Answer.of(outcome))
             del self._flights[key]
         return outcome
 

@@ -39,7 +39,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import pyarrow as pa
 import ray
@@ -53,8 +53,7 @@ from ._config import SummarizerConfig
 from ._models import resolve_model
 from ._originals import OriginalStore
 from ._pipeline import Compactor, Report
-from ._shape import JsonValue
-from ._summarize import Outcome, Planner, Summarizer
+from ._summarize import Answer, Outcome, Planner, Summarizer
 from ._walk import Candidate
 from ._write import remove_temporaries
 from .batch._runner import OnTick, compact_unit, run_sources
@@ -134,37 +133,11 @@ class _Settings:
         return cls(config=(config or SummarizerConfig.load()).override(**overrides), model=model)
 
 
-@dataclass(frozen=True)
-class _Answer:
-    """What the summarize stage made of one unique content: an `Outcome` without its candidate."""
-
-    summary: JsonValue | None
-    failure: str | None
-    rejected: bool
-    source: Literal['model', 'cache', 'shared', 'none']
-    attempts: int
-    input_tokens: int
-    output_tokens: int
-
-    def outcome(self, candidate: Candidate, *, first: bool) -> Outcome:
-        """The outcome for one history's candidate; only the first history to need it is charged its calls."""
-        outcome = Outcome(candidate=candidate, summary=self.summary, failure=self.failure, rejected=self.rejected)
-        if not first:
-            return dataclasses.replace(outcome, source='shared' if self.summary is not None else 'none')
-        return dataclasses.replace(
-            outcome,
-            source=self.source,
-            attempts=self.attempts,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-        )
-
-
 @dataclass
 class _Answering(Summarizer):
     """Answers each content from the summarize stage's results (stage 3): no model call."""
 
-    answers: Mapping[str, tuple[str, _Answer]] = field(default_factory=dict[str, tuple[str, _Answer]])
+    answers: Mapping[str, tuple[str, Answer]] = field(default_factory=dict[str, tuple[str, Answer]])
     """key -> (the hash of the first history needing it, its answer)."""
     row: str = ''
     """The hash of the history being compacted (one at a time per actor)."""
@@ -230,7 +203,7 @@ def _only_chosen(batch: pa.Table, chosen: list[ray.ObjectRef[dict[str, tuple[str
 
 
 class _Summarize:
-    """Stage 2 actor: one unique content per row -> its pickled `_Answer` (the only stage calling the model)."""
+    """Stage 2 actor: one unique content per row -> its pickled `Answer` (the only stage calling the model)."""
 
     def __init__(self, settings: _Settings) -> None:
         self.summarizer = _summarizer(settings, Summarizer)
@@ -238,20 +211,7 @@ class _Summarize:
     def __call__(self, batch: pa.Table) -> pa.Table:
         candidates = [pickle.loads(raw) for raw in batch.column('candidate').to_pylist()]
         outcomes = asyncio.run(self._all(candidates))
-        answers = [
-            pickle.dumps(
-                _Answer(
-                    summary=outcome.summary,
-                    failure=outcome.failure,
-                    rejected=outcome.rejected,
-                    source=outcome.source,
-                    attempts=outcome.attempts,
-                    input_tokens=outcome.input_tokens,
-                    output_tokens=outcome.output_tokens,
-                )
-            )
-            for outcome in outcomes
-        ]
+        answers = [pickle.dumps(Answer.of(outcome)) for outcome in outcomes]
         return pa.table([batch.column('key'), batch.column('owner'), answers], schema=_ANSWER_SCHEMA)
 
     async def _all(self, candidates: Sequence[Candidate]) -> list[Outcome]:
@@ -263,7 +223,7 @@ class _Summarize:
 
 def _summarize_unique(
     ds: ray.data.Dataset, *, column: str, settings: _Settings, actors: int, batch_size: int
-) -> ray.ObjectRef[dict[str, tuple[str, _Answer]]]:
+) -> ray.ObjectRef[dict[str, tuple[str, Answer]]]:
     """Stages 1 and 2: every unique content's answer, keyed by cache key, put in the object store."""
     planned = ds.map_batches(
         _Plan,
@@ -277,7 +237,7 @@ def _summarize_unique(
         key, mine = str(row['key']), (str(row['owner']), str(row['slot']))
         if key not in chosen or mine < chosen[key]:
             chosen[key] = mine
-    answers: dict[str, tuple[str, _Answer]] = {}
+    answers: dict[str, tuple[str, Answer]] = {}
     if chosen:
         unique = planned.map_batches(
             functools.partial(_only_chosen, chosen=[ray.put(chosen)]), batch_format='pyarrow', batch_size=batch_size
@@ -300,7 +260,7 @@ class _Compact:
     def __init__(
         self,
         settings: _Settings,
-        answers: list[ray.ObjectRef[dict[str, tuple[str, _Answer]]]],
+        answers: list[ray.ObjectRef[dict[str, tuple[str, Answer]]]],
         column: str,
         keep_report: bool,
     ) -> None:

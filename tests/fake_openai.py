@@ -64,6 +64,8 @@ class FakeOpenAI(ThreadingHTTPServer):
         """The content of each request submitted in a batch (a resubmitted one again)."""
         self.hold_batches = False
         """While set, every batch stays `in_progress`."""
+        self.paths: list[str] = []
+        """`METHOD /path` of every request to the Files and Batches endpoints (uploads, batches, checks, downloads)."""
         self.faults: dict[str, str] = {}
         """Marker in a content -> how its batch request fails (see the module docstring)."""
         self._expired_once: set[str] = set()
@@ -243,6 +245,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+    def parse_request(self) -> bool:
+        parsed = super().parse_request()
+        if parsed and self.path.startswith(('/v1/files', '/v1/batches')):
+            self.server.paths.append(f'{self.command} {self.path}')
+        return parsed
 
     def do_POST(self) -> None:
         data = self.rfile.read(int(self.headers['Content-Length']))

@@ -27,7 +27,9 @@ from test_batch import read_report
 from summarizer import extractive
 from summarizer._config import SummarizerConfig
 from summarizer._pipeline import Compactor
+from summarizer._shape import JsonValue
 from summarizer._stored import StoredHistory, check_rewrite
+from summarizer._tokens import estimate_tokens, json_text
 from summarizer.batch import Journal, Source, Target, discover, result_settings
 from summarizer.batch._provider import run_provider_batch
 from summarizer.batch._runner import run_sources
@@ -106,9 +108,28 @@ def test_a_batch_run_writes_the_bytes_a_live_run_writes(
     assert len(server.batch_requests) == 4
     usage = Usage(input_tokens=4 * 100, output_tokens=4 * 20)  # the fake's usage for each of the 4 answers
     price = calc_price(usage, model_ref='gpt-4.1-mini', provider_id='openai', price_context={'processing': 'batch'})
+    live_price = calc_price(usage, model_ref='gpt-4.1-mini', provider_id='openai')
     assert f'${price.total_price:.6f} at batch prices' in capsys.readouterr().err
     live, batched = read_report(tmp_path / 'live.json'), read_report(report)
     assert total(batched, 'model_calls') == 4  # ... charged to one history each
+    for count in ('summarizer_input_tokens', 'summarizer_output_tokens'):  # the same usage, live or batched
+        assert total(batched, count) == total(live, count) == getattr(usage, count.removeprefix('summarizer_'))
+    document = json.loads(report.read_text())
+    assert 'provider_batch' not in json.loads((tmp_path / 'live.json').read_text())
+    assert document['provider_batch'] == {
+        'dry_run': False,
+        'model': document['provider_batch']['model'],
+        'unique_contents': 4,
+        'in_cache': 0,
+        're_attached': 0,
+        'requests': 4,
+        'summarized': 4,
+        'failed': 0,
+        'input_tokens': 400,
+        'output_tokens': 80,
+        'price_usd': {'batch': float(price.total_price), 'live': float(live_price.total_price)},
+    }
+    assert document['provider_batch']['model'].startswith('openai:gpt-4.1-mini')
     assert [source['returns_summarized'] for source in batched.values()] == [
         source['returns_summarized'] for source in live.values()
     ]
@@ -138,7 +159,7 @@ def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> N
     journal = Journal(tmp_path / 'journal.jsonl', settings=result_settings(config))
     journal.start(resume=False)
     notes: list[str] = []
-    reports = run_provider_batch(
+    reports, batch = run_provider_batch(
         sources(tmp_path / 'batch'),
         config=config.override(cache={'enabled': False}),  # every answer from the batch, none from the live run's cache
         target=Target(out=tmp_path / 'batch'),
@@ -151,6 +172,7 @@ def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> N
     for name in inputs:
         assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes() != inputs[name]
     assert len(calls) == live_calls == 4  # each unique content once, in one in-memory batch
+    assert (batch.requests, batch.summarized, batch.price) == (4, 4, None)  # genai-prices knows no FunctionModel
     assert '"submitted"' in (tmp_path / 'journal.jsonl').read_text()
 
 
@@ -167,6 +189,21 @@ def test_cache_hits_are_not_submitted(tmp_path: Path, server: FakeOpenAI) -> Non
     assert server.batch_requests[4:] == [json.dumps(new)]  # only the content the cache did not hold
     for name in contents:
         assert (tmp_path / 'second' / name).read_bytes() == (tmp_path / 'first' / name).read_bytes()
+
+
+def test_a_resumed_source_reports_the_usage_of_the_run_that_did_it(tmp_path: Path, server: FakeOpenAI) -> None:
+    write_inputs(tmp_path / 'in', corpus())
+    first, again = tmp_path / 'first.json', tmp_path / 'again.json'
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--report', first) == 0
+    assert (
+        run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--resume', '--report', again)
+        == 0
+    )
+    done, resumed = read_report(first), read_report(again)
+    assert all(source['resumed'] for source in resumed.values()) and len(server.batches_created) == 1
+    for count in ('summarizer_input_tokens', 'summarizer_output_tokens'):  # from the journal
+        assert [source[count] for source in resumed.values()] == [source[count] for source in done.values()]
+    assert total(resumed, 'summarizer_input_tokens') == 4 * 100
 
 
 def test_failed_expired_and_rejected_results_keep_their_originals(tmp_path: Path, server: FakeOpenAI) -> None:
@@ -251,6 +288,13 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
     assert 'an earlier run left 4 requests in provider batches: --resume collects them' in again.stderr
     assert len(server.batches_created) == 1
 
+    seen = list(server.paths)
+    looked = subprocess.run([*command, '--resume', '--dry-run'], capture_output=True, text=True, check=False)
+    assert looked.returncode == 0, looked.stderr
+    assert '4 in batches an earlier run submitted, 0 requests to submit' in looked.stderr
+    assert server.paths == seen  # a dry run does not even check on the batch (a check may resubmit)
+    assert _journaled_submission(isolated_cache)  # still pending for the real --resume
+
     server.hold_batches = False  # the provider finishes the batch while nobody waits on it
     report = tmp_path / 'report.json'
     rerun = subprocess.run([*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False)
@@ -263,3 +307,75 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
         assert compacted != data
         check_rewrite(StoredHistory.parse(data), StoredHistory.parse(compacted))
     assert total(read_report(report), 'returns_summarized') == 5
+
+
+@pytest.mark.parametrize('strict', [False, True], ids=['lenient', 'strict'])
+def test_a_shared_content_rejected_once_is_rejected_in_every_history_live_or_batched(
+    tmp_path: Path, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch, strict: bool
+) -> None:
+    """Two histories hold one content whose summary fails the checks: it is summarized once, and both get its verdict.
+
+    Live, the second history waits on the first one's call (single-flight); batched, both read the one result.
+    Either way each history reports the rejection itself, so a strict run leaves both histories as they were.
+    """
+    server.faults = {'MARK-BAD': 'bad'}
+    bad = f'MARK-BAD\n{BIG_TEXT}'
+    inputs = write_inputs(tmp_path / 'in', {'a.json': [bad, BIG_LIST], 'b.json': [bad, BIG_OBJECT]})
+    config = CONFIG + f'strict: {str(strict).lower()}\n'
+    reports: dict[str, dict[str, dict[str, object]]] = {}
+    for mode in ('live', 'batch'):
+        monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / f'{mode}-cache'))
+        report = tmp_path / f'{mode}.json'
+        extra = ['--provider-batch'] if mode == 'batch' else []
+        assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / mode, '--report', report, *extra, config=config) == 1
+        reports[mode] = read_report(report)
+    assert server.answered == [] and len(server.batch_requests) == 3  # the live calls went to /v1/responses
+    live, batched = reports['live'], reports['batch']
+    assert [source['failures'] for source in batched.values()] == [source['failures'] for source in live.values()]
+    for name, source in batched.items():
+        [failure] = cast('list[dict[str, object]]', source['failures'])
+        assert 'smaller' in str(failure['problem']) or 'tokens' in str(failure['problem'])
+        if strict:  # the whole history is refused: its output is the input, byte for byte
+            assert failure['kind'] == 'history' and source['histories'] == {'seen': 1, 'changed': 0, 'failed': 1}
+            assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes() == inputs[name]
+        else:  # the original kept, the other summary written
+            assert failure['kind'] == 'summary' and failure['message_index'] == 2
+            assert (tmp_path / 'batch' / name).read_bytes() == (tmp_path / 'live' / name).read_bytes()
+            assert tool_contents((tmp_path / 'batch' / name).read_bytes())[0] == bad
+            assert tool_contents(inputs[name])[0] == bad
+
+
+def test_a_dry_run_submits_nothing_and_says_what_it_would(
+    tmp_path: Path, server: FakeOpenAI, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    report = tmp_path / 'report.json'
+
+    assert run(tmp_path, tmp_path / 'in', '--dry-run', '--provider-batch', '--report', report) == 0
+
+    assert server.paths == [] and server.batches_created == []  # no upload, no batch
+    assert not _journaled_submission(isolated_cache)
+    for name, data in inputs.items():
+        assert (tmp_path / 'in' / name).read_bytes() == data
+    planned = json.loads(report.read_text())['provider_batch']
+    assert planned['dry_run'] is True and planned['requests'] == 4 and planned['summarized'] == 0
+    contents = [cast('JsonValue', content) for items in corpus().values() for content in items]
+    content_tokens = sum(
+        estimate_tokens(json_text(content)) for content in {json.dumps(c): c for c in contents}.values()
+    )
+    assert planned['input_tokens'] > content_tokens  # each request holds its content, and a prompt around it
+    assert 0 < planned['output_tokens'] < content_tokens
+    usage = Usage(input_tokens=planned['input_tokens'], output_tokens=planned['output_tokens'])
+    price = calc_price(usage, model_ref='gpt-4.1-mini', provider_id='openai', price_context={'processing': 'batch'})
+    assert planned['price_usd']['batch'] == float(price.total_price)
+    err = capsys.readouterr().err
+    assert '4 requests to submit to openai:gpt-4.1-mini' in err and '(dry run: nothing submitted)' in err
+    assert f'about {planned["input_tokens"]:,} input and {planned["output_tokens"]:,} output tokens' in err
+    sources = read_report(report)
+    assert all(source['failures'] == [] for source in sources.values())
+    skipped = [item for source in sources.values() for item in cast('list[dict[str, object]]', source['skipped'])]
+    assert len(skipped) == 5  # every oversized return: `shared` is in two histories
+    assert {item['problem'] for item in skipped} == {'dry run: would be submitted in a provider batch'}
+
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch') == 0  # then for real
+    assert len(server.batch_requests) == 4 and server.paths

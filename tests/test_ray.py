@@ -7,6 +7,7 @@ extra every test here is skipped.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ from summarizer._models import embedded_model
 from summarizer._pipeline import Compactor
 from summarizer._shape import JsonValue
 from summarizer.batch._runner import compact_unit
-from summarizer.batch._sources import StoredUnit, Where
+from summarizer.batch._sources import Done, StoredUnit, Where
 from summarizer.cli import main
 from summarizer.extractive import summarize as extractive_summarize
 
@@ -191,3 +192,37 @@ def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.Mon
     assert not idle  # one history is one block: each stage starts one actor, not `--jobs 2` with one idle
     assert (folder / 'c.json').read_bytes() == (local_out / 'c.json').read_bytes()
     assert main(['batch', '--engine', 'ray', str(folder), '--out', str(tmp_path / 'x'), '--jobs', '0']) == 2
+
+
+@dataclass(frozen=True)
+class RejectedWhenMarked:
+    """The extractive summarizer, except for contents holding `MARK-BAD`: their "summary" is twice the content."""
+
+    def __call__(
+        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        if 'MARK-BAD' in json.dumps(content):
+            return content + content if isinstance(content, str) else content
+        return extractive_summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+
+def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_engine_does() -> None:
+    """Strict: the one summary of a content two rows hold fails the checks, so both rows keep their value, as locally."""
+    bad = f'MARK-BAD\n{BIG_TEXT}'
+    histories = [stored(bad, BIG_LIST), stored(bad, BIG_OBJECT), stored(f'fine\n{BIG_TEXT}')]
+    strict = dataclasses.replace(config(), strict=True)
+    model = embedded_model('rejects', RejectedWhenMarked())
+    ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=2)
+    result = sorted(compact_dataset(ds, config=strict, model=model, actors=1, batch_size=2).take_all(), key=by_id)
+
+    compactor = Compactor(config=strict, model=model)
+
+    async def concurrently() -> list[Done]:  # as `summarizer batch` runs them: the second waits on the first's call
+        units = [StoredUnit(where=Where(path=Path('x')), raw=raw) for raw in histories]
+        return await asyncio.gather(*(compact_unit(unit, compactor) for unit in units))
+
+    expected = asyncio.run(concurrently())
+    assert [row['error'] for row in result] == [item.error for item in expected]
+    assert expected[0].error == expected[1].error is not None and 'not smaller than the original' in expected[0].error
+    assert [row['messages'] for row in result[:2]] == histories[:2]  # kept, byte for byte
+    assert result[2]['error'] is None and result[2]['messages'] == expected[2].text != histories[2]

@@ -18,6 +18,9 @@ A batch answers in minutes to hours, so the run is split where `summarizer.ray` 
 `--resume` re-attaches: the journal's pending responses of contents still to summarize are collected, not
 submitted again. A request whose result was read and failed is marked settled, so a later run submits it again
 (a live rerun calls again too); one whose batch could not be reached stays pending for the next `--resume`.
+
+`--dry-run` stops after the plan: it says what it would submit (requests, estimated tokens and price) and
+compacts with each such content reported as skipped; nothing is uploaded, submitted, collected or journaled.
 """
 
 from __future__ import annotations
@@ -34,15 +37,15 @@ from typing import cast
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai.capabilities import BatchModelRequests
 from pydantic_ai.exceptions import ModelAPIError
-from pydantic_ai.messages import ModelMessage, ModelResponse
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserPromptPart
 from pydantic_ai.models import Model
+from pydantic_ai.usage import RequestUsage
 
 from .._config import SummarizerConfig
 from .._models import ModelBuildError, is_deterministic, model_id
 from .._originals import OriginalStore
 from .._pipeline import Compactor
-from .._shape import JsonValue
-from .._summarize import Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
+from .._summarize import Answer, Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
 from .._walk import Candidate
 from .._write import remove_temporaries
 from ._runner import Journal, OnTick, SourceReport, compact_unit, run_sources
@@ -53,6 +56,8 @@ _PENDING = TypeAdapter(ModelResponse)
 _SUBMIT_WAIT = timedelta(seconds=1)
 """How long the pool waits for more requests before submitting a batch that is not full: all of a run's requests
 are queued at once, and a resubmission after a batch ends waits for the others of that batch."""
+_WOULD_SUBMIT = 'dry run: would be submitted in a provider batch'
+_SUBMITTED_BEFORE = 'dry run: in a provider batch an earlier run submitted (--resume collects it)'
 
 
 class NoBatchApi(ModelBuildError):
@@ -81,14 +86,16 @@ def run_provider_batch(
     on_tick: OnTick,
     on_note: OnNote,
     model: Model | None = None,
-) -> list[SourceReport]:
+) -> tuple[list[SourceReport], ProviderBatchReport]:
     """`run_batch` with the summaries made by the provider's batch API, in this process (`model`: a test's)."""
     summarizer = Summarizer.from_config(config, model=model)
     check_batchable(summarizer.model)
     if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
         remove_temporaries([path for source in sources for path in source.temporaries(target)])
     try:
-        answers = asyncio.run(_summarize_in_batches(sources, summarizer, journal, on_note))
+        answers, batch = asyncio.run(
+            _summarize_in_batches(sources, summarizer, journal, on_note, dry_run=target.dry_run)
+        )
         answering = _Answering(
             config=config,
             model=summarizer.model,
@@ -97,21 +104,47 @@ def run_provider_batch(
             answers=answers,
         )
         compactor = Compactor(config=config, summarizer=answering)
-        return asyncio.run(run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick))
+        reports = asyncio.run(
+            run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick)
+        )
+        return reports, batch
     finally:
         summarizer.cache.close()
 
 
 @dataclass(frozen=True, kw_only=True)
-class _Answer:
-    """What the batch made of one unique content."""
+class ProviderBatchReport:
+    """The provider batch side of a run, for the `--report` JSON's `provider_batch` (docs/scale.md).
 
-    summary: JsonValue | None = None
-    failure: str | None = None
-    rejected: bool = False
-    attempts: int = 0
+    Run-wide rather than per source: a request serves every history holding its content. In a dry run,
+    `requests`, the tokens and the price are what the run would submit, estimated from the requests.
+    """
+
+    dry_run: bool
+    model: str
+    unique_contents: int = 0
+    in_cache: int = 0
+    re_attached: int = 0
+    requests: int = 0
+    """Requests submitted in this run (resubmissions not counted); a dry run: that it would submit."""
+    summarized: int = 0
+    failed: int = 0
     input_tokens: int = 0
+    """The usage of the results read in this run; a dry run: the requests' estimated tokens and summary budgets."""
     output_tokens: int = 0
+    price: _Price | None = None
+    """genai-prices' price of that usage; None when no result was priced (a model it does not know, none read)."""
+
+    def as_json(self) -> dict[str, object]:
+        fields = {item.name: getattr(self, item.name) for item in dataclasses.fields(self) if item.name != 'price'}
+        price = None if self.price is None else {'batch': float(self.price.batch), 'live': float(self.price.live)}
+        return {**fields, 'price_usd': price}
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Answer(Answer):
+    """What the batch made of one unique content, given to every history holding it (`Answer.outcome`)."""
+
     price: _Price | None = None
     """What the answer cost at batch prices, and would have cost live (genai-prices; None: model not priced)."""
 
@@ -122,6 +155,14 @@ class _Price:
 
     batch: Decimal
     live: Decimal
+
+    @classmethod
+    def total(cls, prices: list[_Price | None]) -> _Price | None:
+        """The sum of the known prices; None when none is known."""
+        known = [price for price in prices if price is not None]
+        if not known:
+            return None
+        return cls(batch=sum((p.batch for p in known), Decimal(0)), live=sum((p.live for p in known), Decimal(0)))
 
     @classmethod
     def of(cls, response: ModelResponse) -> _Price | None:
@@ -156,26 +197,19 @@ class _Answering(Summarizer):
             return Outcome(
                 candidate=candidate, failure='not in the provider batch (the history changed after it was read)'
             )
-        if key in self._charged:
-            source = 'shared' if answer.summary is not None else 'none'
-            return Outcome(candidate=candidate, summary=answer.summary, failure=answer.failure, source=source)
+        first = key not in self._charged
         self._charged.add(key)
-        return Outcome(
-            candidate=candidate,
-            summary=answer.summary,
-            failure=answer.failure,
-            rejected=answer.rejected,
-            source='model',
-            attempts=answer.attempts,
-            input_tokens=answer.input_tokens,
-            output_tokens=answer.output_tokens,
-        )
+        return answer.outcome(candidate, first=first)
 
 
 async def _summarize_in_batches(
-    sources: list[Source], summarizer: Summarizer, journal: Journal, on_note: OnNote
-) -> dict[str, _Answer]:
-    """Plan, submit (or re-attach), collect: every unique content's answer by cache key, results in the cache."""
+    sources: list[Source], summarizer: Summarizer, journal: Journal, on_note: OnNote, *, dry_run: bool
+) -> tuple[dict[str, _Answer], ProviderBatchReport]:
+    """Plan, submit (or re-attach), collect: every unique content's answer by cache key, results in the cache.
+
+    A dry run stops after the plan: each content to summarize is answered `skipped`, and nothing reaches the
+    provider (no upload, no batch, no check on an earlier run's batch, which could resubmit) or the journal.
+    """
     config = summarizer.config
     planned = await _plan(sources, summarizer)
     todo: dict[str, Candidate] = {}
@@ -184,9 +218,35 @@ async def _summarize_in_batches(
             continue  # never sent; the compaction reports it
         if summarizer.cached(candidate, key) is None:
             todo[key] = candidate
+    model = model_id(summarizer.model)
+    report = ProviderBatchReport(
+        dry_run=dry_run, model=model, unique_contents=len(planned), in_cache=len(planned) - len(todo)
+    )
     if not todo:
         on_note(f'provider batch: {len(planned):,} unique contents, all in the cache: nothing to submit')
-        return {}
+        return {}, report
+    requests = {key: summarizer.request_for(candidate) for key, candidate in todo.items()}
+    pending: dict[str, ModelResponse | _Answer] = {}
+    for key in todo:
+        if (stored := _restored(journal.submitted.get(key))) is not None:
+            pending[key] = stored
+    fresh = {key: request for key, request in requests.items() if key not in pending}
+    report = dataclasses.replace(report, re_attached=len(pending), requests=len(fresh))
+    counts = f'provider batch: {len(planned):,} unique contents, {report.in_cache:,} in the cache, '
+    if dry_run:
+        report = _estimate(report, summarizer, {key: todo[key] for key in fresh}, fresh)
+        price = '' if report.price is None else f', about {_dollars(report.price.batch)} at batch prices'
+        on_note(
+            f'{counts}{len(pending):,} in batches an earlier run submitted, {len(fresh):,} requests to submit to '
+            f'{model}: about {report.input_tokens:,} input and {report.output_tokens:,} output tokens{price} '
+            '(dry run: nothing submitted)'
+        )
+        skipped = {
+            key: _Answer(failure=_SUBMITTED_BEFORE if key in pending else _WOULD_SUBMIT, skipped=True, source='none')
+            for key in todo
+        }
+        return skipped, report
+    on_note(f'{counts}{len(pending):,} re-attached from the journal, {len(fresh):,} to submit to {model}')
     batching = config.provider_batch
     capability = BatchModelRequests(
         max_requests=batching.max_requests,
@@ -197,16 +257,6 @@ async def _summarize_in_batches(
     )
     batched = capability.get_wrapper_model(summarizer.model)
     assert batched is not None  # not batched already: `check_batchable` passed a provider's own model
-    requests = {key: summarizer.request_for(candidate) for key, candidate in todo.items()}
-    pending: dict[str, ModelResponse | _Answer] = {}
-    for key in todo:
-        if (stored := _restored(journal.submitted.get(key))) is not None:
-            pending[key] = stored
-    fresh = {key: request for key, request in requests.items() if key not in pending}
-    on_note(
-        f'provider batch: {len(planned):,} unique contents, {len(planned) - len(todo):,} in the cache, '
-        f'{len(pending):,} re-attached from the journal, {len(fresh):,} to submit to {model_id(summarizer.model)}'
-    )
     collector = _Collector(batched=batched, summarizer=summarizer, journal=journal, on_note=on_note)
     try:
         async with capability:  # on the way out, cancels what is still queued or checking (never a submitted batch)
@@ -218,19 +268,55 @@ async def _summarize_in_batches(
         summarizer.cache.flush()  # every result read is cached before anything is written
     if collector.settled:
         journal.record_settled(collector.settled)
-    on_note(
-        f'provider batch: {sum(answer.summary is not None for answer in answers):,} of {len(answers):,} summarized{_cost(answers)}'
+    summarized = sum(answer.summary is not None for answer in answers)
+    report = dataclasses.replace(
+        report,
+        summarized=summarized,
+        failed=len(answers) - summarized,
+        input_tokens=sum(answer.input_tokens for answer in answers),
+        output_tokens=sum(answer.output_tokens for answer in answers),
+        price=_Price.total([answer.price for answer in answers]),
     )
-    return dict(zip(pending, answers, strict=True))
+    cost = (
+        ''
+        if report.price is None
+        else (f', {_dollars(report.price.batch)} at batch prices ({_dollars(report.price.live)} live, genai-prices)')
+    )
+    on_note(f'provider batch: {summarized:,} of {len(answers):,} summarized{cost}')
+    return dict(zip(pending, answers, strict=True)), report
 
 
-def _cost(answers: list[_Answer]) -> str:
-    """`, $B at batch prices ($L live)` for the results read in this run, when genai-prices prices the model."""
-    prices = [answer.price for answer in answers if answer.price is not None]
-    if not prices:
-        return ''
-    batch, live = sum((price.batch for price in prices), Decimal(0)), sum((price.live for price in prices), Decimal(0))
-    return f', {_dollars(batch)} at batch prices ({_dollars(live)} live, genai-prices)'
+def _estimate(
+    report: ProviderBatchReport,
+    summarizer: Summarizer,
+    candidates: dict[str, Candidate],
+    requests: dict[str, SummaryRequest],
+) -> ProviderBatchReport:
+    """`report` with the tokens and price of `requests`, estimated: their prompts' text, and each summary's budget.
+
+    The tokenizer's estimate, not the provider's count (the output schema is not counted, and an answer may
+    take less than its budget): an order of magnitude to decide on, not the bill.
+    """
+    tokens = summarizer.tokenizer
+    input_tokens = sum(
+        tokens(part.content)
+        for request in requests.values()
+        for message in request.messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, SystemPromptPart | UserPromptPart) and isinstance(part.content, str)
+    )
+    output_tokens = sum(summarizer.budget_for(candidate) for candidate in candidates.values())
+    model = summarizer.model
+    usage = ModelResponse(
+        parts=[],
+        usage=RequestUsage(input_tokens=input_tokens, output_tokens=output_tokens),
+        model_name=model.model_name,
+        provider_name=model.system,
+        provider_url=model.base_url,
+        provider_details={'processing': 'batch'},
+    )
+    return dataclasses.replace(report, input_tokens=input_tokens, output_tokens=output_tokens, price=_Price.of(usage))
 
 
 def _dollars(value: Decimal) -> str:

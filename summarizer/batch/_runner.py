@@ -145,6 +145,8 @@ class SourceReport:
             'tokens_after': self.tokens_after,
             'cache_hits': counts.cache_hits,
             'model_calls': counts.model_calls,
+            'summarizer_input_tokens': counts.summarizer_input_tokens,
+            'summarizer_output_tokens': counts.summarizer_output_tokens,
             'failures': [problem.as_json() for problem in self.problems],
             'skipped': [problem.as_json() for problem in self.skipped],
         }
@@ -160,6 +162,9 @@ class SourceReport:
             failed=int(data['summaries_failed']),  # type: ignore[call-overload]
             cache_hits=int(data['cache_hits']),  # type: ignore[call-overload]
             model_calls=int(data['model_calls']),  # type: ignore[call-overload]
+            # absent from the journals of earlier versions
+            summarizer_input_tokens=int(data.get('summarizer_input_tokens', 0)),  # type: ignore[call-overload]
+            summarizer_output_tokens=int(data.get('summarizer_output_tokens', 0)),  # type: ignore[call-overload]
         )
         return cls(
             source=str(data['source']),

@@ -33,7 +33,7 @@ from ..batch import (
     run_batch,
     shard,
 )
-from ..batch._provider import check_batchable, run_provider_batch
+from ..batch._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ..batch._runner import OnTick
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
@@ -140,6 +140,7 @@ def run(arguments: argparse.Namespace) -> int:
     journal = Journal(arguments.journal or _default_journal(config, arguments), settings=result_settings(config))
     screen = console(stderr=True)
     started = time.perf_counter()
+    provider: ProviderBatchReport | None = None
     try:
         if batching and not arguments.resume:
             _refuse_pending_batches(journal)
@@ -152,7 +153,7 @@ def run(arguments: argparse.Namespace) -> int:
         size = sum(source.size() for source in todo)
         with _Progress(screen, total=size) as progress:
             if batching:
-                reports = run_provider_batch(
+                reports, provider = run_provider_batch(
                     todo,
                     config=config,
                     target=target,
@@ -175,7 +176,7 @@ def run(arguments: argparse.Namespace) -> int:
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
     _summary(screen, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
     if arguments.report:
-        _write_report(arguments.report, all_reports, seconds=seconds, size=size)
+        _write_report(arguments.report, all_reports, seconds=seconds, size=size, provider=provider)
     return 0 if all(report.ok for report in all_reports) else 1
 
 
@@ -382,12 +383,13 @@ def _summary(console: Console, reports: list[SourceReport], *, seconds: float, s
             console.print(Text.assemble(('skipped', 'dim'), f' {skipped.describe()}'))
 
 
-def _write_report(path: Path, reports: list[SourceReport], *, seconds: float, size: int) -> None:
-    document = {
-        'seconds': round(seconds, 3),
-        'input_bytes': size,
-        'sources': [report.as_json() for report in reports],
-    }
+def _write_report(
+    path: Path, reports: list[SourceReport], *, seconds: float, size: int, provider: ProviderBatchReport | None
+) -> None:
+    document: dict[str, object] = {'seconds': round(seconds, 3), 'input_bytes': size}
+    if provider is not None:  # what the run's provider batch did and cost (docs/scale.md)
+        document['provider_batch'] = provider.as_json()
+    document['sources'] = [report.as_json() for report in reports]
     try:
         atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
     except OSError as exc:
