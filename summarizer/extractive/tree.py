@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._facts import fact_kinds, quoted_strings, token_set
+from .._facts import fact_kinds, name_parts, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
 from .._shape import JsonValue, carries_text
@@ -773,25 +773,14 @@ class _Tree:
 
 
 def _tails(facts: Collection[str]) -> set[str]:
-    """What follows a `.` or `/` inside each of `facts` (`parse_file` of `Parser.parse_file`).
+    """The parts of each of `facts` (`parse_file` of `Parser.parse_file`; `_facts.name_parts`).
 
-    A tail that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
+    A part that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
     not listed by itself on the facts line: the whole name holds it and says where it belongs,
-    while the tail alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
+    while the part alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
     and a later turn that names the whole would not find it.
     """
-    found: set[str] = set()
-    for fact in facts:
-        start = 1
-        while (index := min(_find(fact, '.', start), _find(fact, '/', start))) < len(fact) - 1:
-            found.add(fact[index + 1 :])
-            start = index + 1
-    return found
-
-
-def _find(text: str, char: str, start: int) -> int:
-    index = text.find(char, start)
-    return len(text) if index < 0 else index
+    return {part for fact in facts for part in name_parts(fact)}
 
 
 def _written(fact: str) -> str:
