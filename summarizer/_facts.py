@@ -124,7 +124,7 @@ def token_set(text: str) -> set[str]:
     A fact of one text is held by another exactly when it is in the other's `token_set`.
     """
     tokens = set(_tokens(text, ordered=False))
-    tokens.update(_all_parts(tokens))
+    tokens.update(all_parts(tokens))
     tokens.update(quoted_strings(text))
     return tokens
 
@@ -140,7 +140,7 @@ def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]
     """
     tokens = _tokens(text, ordered=True)
     quoted = dict.fromkeys(quoted_strings(text))
-    hits = held({*tokens, *_all_parts(tokens), *quoted})
+    hits = held({*tokens, *all_parts(tokens), *quoted})
     facts = {hit for hit in hits if fact_kind(hit) is not None or (hit in quoted and _is_quoted_fact(hit))}
     facts.difference_update([part for fact in facts for part in name_parts(fact)])
     if not facts:
@@ -247,7 +247,7 @@ def name_parts(token: str) -> list[str]:
     return [*_PART.findall(token), *leads, *_PART.findall(leads[0])] if leads else _PART.findall(token)
 
 
-def _all_parts(tokens: Iterable[str]) -> list[str]:
+def all_parts(tokens: Iterable[str]) -> list[str]:
     """The parts (`name_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
     parted = '\n'.join(_WITH_PARTS.findall('\n'.join(tokens)))
     leads = _LEAD.findall(parted)

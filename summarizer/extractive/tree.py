@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._facts import fact_kinds, name_parts, quoted_strings, token_set
+from .._facts import all_parts, fact_kinds, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
 from .._shape import JsonValue, carries_text
@@ -770,14 +770,14 @@ class _Tree:
 
 
 def _tails(facts: Collection[str]) -> set[str]:
-    """The parts of each of `facts` (`parse_file` of `Parser.parse_file`; `_facts.name_parts`).
+    """The parts of each of `facts` (`parse_file` of `Parser.parse_file`; `_facts.all_parts`, one pattern pass).
 
     A part that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
     not listed by itself on the facts line: the whole name holds it and says where it belongs,
     while the part alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
     and a later turn that names the whole would not find it.
     """
-    return {part for fact in facts for part in name_parts(fact)}
+    return set(all_parts(facts))
 
 
 def _written(fact: str) -> str:
