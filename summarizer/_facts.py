@@ -22,7 +22,10 @@ number of one or two digits alone: a long output holds most of them, so a later 
 chance. Letters outside ASCII end a token (no fact is read in them).
 
 A path or dotted name also holds its trailing parts (`/repo/pkg/mod.py` holds `pkg/mod.py` and
-`mod.py`; `self.parser.parse_file` holds `parse_file`), so a later `mod.py` refers to it. A text
+`mod.py`; `self.parser.parse_file` holds `parse_file`, `crate::io::read_all` holds `read_all`), so a
+later `mod.py` refers to it. A pytest node id also holds its file (`tests/test_app.py::test_login`
+holds `tests/test_app.py`, `test_app.py` and `test_login`): a later `pytest tests/test_app.py` or
+`-k test_login` refers to it. A text
 *holds* a fact when the fact is one of its tokens, trailing parts or quoted strings
 (`token_set`): whole, never inside a longer token (`42` is not held by `1425`, `10` not by
 `10.1.7.7`).
@@ -56,10 +59,12 @@ _TOKEN = re.compile(
 """The tokens of a piece of text without whitespace, leftmost-longest; see the module's docstring."""
 _QUOTED = re.compile(r'"[^"\n\\]{2,200}"|\'(?<!\w\')[^\'\n\\]{2,200}\'(?!\w)|`[^`\n\\]{2,200}`')
 """A string in double, single (not an apostrophe) or back quotes, on one line, without escapes."""
-_WITH_PARTS = re.compile(r'^(?!\d|https?://)[^\n]*[./][^\n]*', re.MULTILINE)
-"""A token (one per line) that has parts: a `/` or `.` in it, and neither a number nor a URL."""
-_PART = re.compile(r'[./](?=([^\n./][^\n]*))')
-"""Where a trailing part of a token starts: after a `/` or `.` not followed by another; the part is group 1."""
+_WITH_PARTS = re.compile(r'^(?!\d|https?://)[^\n]*(?:[./]|::)[^\n]*', re.MULTILINE)
+"""A token (one per line) that has parts: a `/`, `.` or `::` in it, and neither a number nor a URL."""
+_PART = re.compile(r'(?:[./]|::)(?=([^\n./:][^\n]*))')
+"""Where a trailing part of a token starts: after a `/`, `.` or `::` not followed by another; the part is group 1."""
+_LEAD = re.compile(r'^([^\n:]*[./][^\n:]*)::', re.MULTILINE)
+"""The path or dotted name before a `::` (a pytest node id's file, `tests/test_app.py::test_login`): a part too."""
 _CANDIDATE = re.compile(r'^(?=[^\n]{3})[^\n]*?(?:[\d@/_.#:]|--|[a-z][A-Z]|[A-Z]{2}[a-z])[^\n]*$', re.MULTILINE)
 """A token (one per line) that may be a fact (`fact_kind`) or have parts that are: plain words are not."""
 _HAS_DIGIT = re.compile(r'\d')
@@ -119,7 +124,7 @@ def token_set(text: str) -> set[str]:
     A fact of one text is held by another exactly when it is in the other's `token_set`.
     """
     tokens = set(_tokens(text, ordered=False))
-    tokens.update(_all_parts(tokens))
+    tokens.update(all_parts(tokens))
     tokens.update(quoted_strings(text))
     return tokens
 
@@ -135,9 +140,9 @@ def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]
     """
     tokens = _tokens(text, ordered=True)
     quoted = dict.fromkeys(quoted_strings(text))
-    hits = held({*tokens, *_all_parts(tokens), *quoted})
+    hits = held({*tokens, *all_parts(tokens), *quoted})
     facts = {hit for hit in hits if fact_kind(hit) is not None or (hit in quoted and _is_quoted_fact(hit))}
-    facts.difference_update([part for fact in facts for part in _parts(fact)])
+    facts.difference_update([part for fact in facts for part in name_parts(fact)])
     if not facts:
         return []
     ordered: dict[str, None] = {}
@@ -145,8 +150,8 @@ def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]
     for token in tokens:
         if token in facts:
             ordered[token] = None
-        elif parted and ('/' in token or '.' in token):
-            ordered.update((part, None) for part in _parts(token) if part in facts)
+        elif parted and ('/' in token or '.' in token or '::' in token):
+            ordered.update((part, None) for part in name_parts(token) if part in facts)
     ordered.update((inner, None) for inner in quoted if inner in facts)
     return list(ordered)
 
@@ -213,8 +218,8 @@ def _tokens(text: str, *, ordered: bool) -> Iterable[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _token_facts(token: str) -> tuple[tuple[str, str], ...]:
-    """The facts (and their kinds) a token is and holds: itself, then its trailing parts (`_parts`)."""
-    return tuple((part, kind) for part in (token, *_parts(token)) if (kind := fact_kind(part)) is not None)
+    """The facts (and their kinds) a token is and holds: itself, then its trailing parts (`name_parts`)."""
+    return tuple((part, kind) for part in (token, *name_parts(token)) if (kind := fact_kind(part)) is not None)
 
 
 def _is_quoted_fact(inner: str) -> bool:
@@ -227,18 +232,26 @@ def _is_quoted_fact(inner: str) -> bool:
     return _TOKEN.fullmatch(inner) is None or fact_kind(inner) is not None
 
 
-def _parts(token: str) -> list[str]:
-    """What follows each `/` or `.` of `token`, longest first (`a/b.py` -> `b.py`, `py`).
+def name_parts(token: str) -> list[str]:
+    """What follows each `/`, `.` or `::` of `token` (longest first), then the path before a `::`.
+
+    `a/b.py` -> `b.py`, `py`; `t/a.py::test_x` -> `a.py::test_x`, `py::test_x`, `test_x`, then
+    `t/a.py` and its own parts `a.py`, `py`.
 
     A number (`10.0.0.1`) and a URL have none: the pieces of a number are other numbers, and a URL
     is referred to whole.
     """
-    return _PART.findall(token) if _has_parts(token) else []
+    if not _has_parts(token):
+        return []
+    leads = _LEAD.findall(token)
+    return [*_PART.findall(token), *leads, *_PART.findall(leads[0])] if leads else _PART.findall(token)
 
 
-def _all_parts(tokens: Iterable[str]) -> list[str]:
-    """The parts (`_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
-    return _PART.findall('\n'.join(_WITH_PARTS.findall('\n'.join(tokens))))
+def all_parts(tokens: Iterable[str]) -> list[str]:
+    """The parts (`name_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
+    parted = '\n'.join(_WITH_PARTS.findall('\n'.join(tokens)))
+    leads = _LEAD.findall(parted)
+    return [*_PART.findall(parted), *leads, *_PART.findall('\n'.join(leads))]
 
 
 def _has_parts(token: str) -> bool:

@@ -6,6 +6,7 @@ from extractive_checks import kept_lines
 
 from summarizer._kinds import ContentKind, detect_kind
 from summarizer.extractive import FACTS_PREFIX, summarize
+from summarizer.extractive.tree import _tails
 
 SOURCE = [
     'import json',
@@ -90,3 +91,11 @@ def test_the_facts_line_names_a_dotted_name_whole_not_a_tail_of_it() -> None:
     }
     tails = [fact for fact in listed if fact not in written_alone]
     assert not tails
+
+
+def test_a_part_of_a_name_is_no_facts_line_entry_of_its_own() -> None:
+    """Parts the text never writes alone stay off the facts line (`_tails`): `etc/hosts` of `/etc/hosts`,
+    `parse_file` of `Parser.parse_file`, a node id's `tests/test_a.py`; whole names are never parts."""
+    parts = _tails({'/etc/hosts', 'Parser.parse_file', 'tests/test_a.py::test_x'})
+    assert {'etc/hosts', 'hosts', 'parse_file', 'tests/test_a.py', 'test_a.py', 'test_x'} <= parts
+    assert not {'/etc/hosts', 'Parser.parse_file', 'Parser', 'tests'} & parts

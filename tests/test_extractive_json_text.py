@@ -60,3 +60,39 @@ def test_an_indented_object_too_wide_for_its_style_comes_back_compact() -> None:
     value = json.loads(summary)
     assert isinstance(value, dict) and list(value) == ['indicator', 'last_analysis_results']
     assert '\n' not in summary
+
+
+def _patch(module: str, n: int) -> str:
+    lines = [f'@@ -{40 + n},7 +{40 + n},9 @@ class {module.title()}Service:']
+    for k in range(14):
+        lines.append(f'     def handle_{module}_{k}(self, request):')
+        lines.append(f'-        return self.{module}_store.fetch_{k}(request.id)')
+        lines.append(f'+        return self.{module}_store.fetch_{k}(request.id, timeout={k + 3})')
+    return '\n'.join(lines)
+
+
+PR_FILES = [
+    {
+        'sha': f'{n:02x}' * 20,
+        'filename': f'src/shop/{module}.py',
+        'status': 'modified',
+        'additions': 14,
+        'deletions': 14,
+        'blob_url': f'https://github.com/acme/shop/blob/{n:02x}{n:02x}/src/shop/{module}.py',
+        'patch': _patch(module, n),
+    }
+    for n, module in enumerate(['orders', 'billing', 'refunds', 'carts', 'stock', 'shipping'])
+]
+
+
+def test_the_quoted_facts_of_dropped_items_stay_and_the_text_still_parses() -> None:
+    """An MCP tool's `json.dumps(files)`: the items that do not fit go, the names later turns quote stay."""
+    text = json.dumps(PR_FILES, indent=2)
+    quoted = ('src/shop/orders.py', 'src/shop/refunds.py', 'src/shop/shipping.py', 'handle_stock_7', 'fetch_11')
+    summary = summarize(text, budget_tokens=500, quoted=quoted)
+    assert isinstance(summary, str) and estimate_tokens(summary) <= 500
+    value = json.loads(summary)
+    assert isinstance(value, list) and 0 < len(value) < len(PR_FILES)
+    assert all(set(item) == set(PR_FILES[0]) for item in value)
+    missing = [fact for fact in quoted if fact not in summary]
+    assert not missing

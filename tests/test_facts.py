@@ -87,6 +87,20 @@ def test_a_path_is_referred_to_once_by_its_longest_part_a_later_turn_holds() -> 
     ]
 
 
+def test_a_pytest_node_id_holds_its_file_and_its_test() -> None:
+    content = 'FAILED tests/api/test_orders.py::TestRefund::test_partial_refund - KeyError\nPASSED tests/test_cli.py::test_help'
+    assert _referred(content, 'rerun pytest tests/api/test_orders.py -x') == ['tests/api/test_orders.py']
+    assert _referred(content, 'then `-k test_partial_refund` and test_cli.py') == ['test_partial_refund', 'test_cli.py']
+    assert {'tests/api/test_orders.py', 'TestRefund::test_partial_refund', 'test_partial_refund'} <= set(
+        _texts(content)
+    )
+
+
+def test_a_rust_path_holds_its_last_name() -> None:
+    assert _referred('error in crate::io::read_all at line 912', 'read_all failed') == ['read_all']
+    assert 'vector' not in _texts('uses std::vector here')  # a plain word stays no fact as a part
+
+
 def test_a_quoted_string_is_referred_to_only_when_quoted_later() -> None:
     content = 'E   AssertionError: "expected a list" at tests/test_x.py'
     assert _referred(content, 'the message "expected a list" comes from tests/test_x.py') == [

@@ -5,6 +5,8 @@ tools return exactly this. So the text is parsed, its value summarized as record
 fewer list items, every key of an object), and written back in the original's style (indent,
 separators, `\\u` escapes), so the summary still parses, as the same JSON type, and reads like the
 original. A number keeps its literal (`1E2` stays `1E2`): numbers are parsed as their own text.
+The facts of dropped items that later turns quote go on a `Key facts:` line, as for records: inside
+the last long string value kept, so the JSON still parses.
 """
 
 from __future__ import annotations
@@ -114,7 +116,7 @@ def summarize(
     inner = max(1, int(budget_tokens * compact / max(len(text), 1)))  # the style's overhead, from the original
     summary: JsonValue = value
     for _ in range(_TRIES):
-        summary = summarize_value(value, budget_tokens=inner, quoted=quoted, deadline=deadline, facts_line=False)
+        summary = summarize_value(value, budget_tokens=inner, quoted=quoted, deadline=deadline)
         written = style.write(summary)
         spent = estimate_tokens(written)
         if spent <= budget_tokens:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._facts import fact_kinds, quoted_strings, token_set
+from .._facts import all_parts, fact_kinds, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
 from .._shape import JsonValue, carries_text
@@ -115,31 +115,28 @@ def summarize_value(
     quoted: tuple[str, ...] = (),
     kind: ContentKind | None = None,
     deadline: Deadline = NO_DEADLINE,
-    facts_line: bool = True,
 ) -> JsonValue:
     """A summary of `content` of about `budget_tokens` estimated tokens, keeping its shape.
 
-    `kind`: the kind of a string content, when known. `facts_line`: whether a `Key facts:` line may
-    be added (not inside a JSON text, which must still parse).
+    `kind`: the kind of a string content, when known.
     """
     summary = _summarize_tree(
-        _Tree(content, quoted=quoted, kind=kind, deadline=deadline), budget_tokens, facts_line, deadline, bool(quoted)
+        _Tree(content, quoted=quoted, kind=kind, deadline=deadline), budget_tokens, deadline, bool(quoted)
     )
     if not carries_text(summary) and carries_text(content):
         # Every line is longer than the budget (a list of long one-line texts under a low threshold):
         # cut lines into pieces that fit, so the summary keeps the start of one rather than nothing.
         piece_chars = max(_MIN_PIECE_CHARS, budget_tokens * _CHARS_PER_TOKEN // 2)
         tree = _Tree(content, quoted=quoted, kind=kind, deadline=deadline, max_line_chars=piece_chars)
-        summary = _summarize_tree(tree, budget_tokens, facts_line, deadline, bool(quoted))
+        summary = _summarize_tree(tree, budget_tokens, deadline, bool(quoted))
     return summary
 
 
-def _summarize_tree(tree: _Tree, budget_tokens: int, facts_line: bool, deadline: Deadline, quoted: bool) -> JsonValue:
+def _summarize_tree(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
     """One selection over `tree`: required units, then the rest by gain, the facts line, and never nothing."""
     tree.select_required(budget_tokens * (_REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE))
-    tree.select(budget_tokens * (tree.unit_share(budget_tokens) if facts_line else 1.0))
-    if facts_line:
-        tree.pick_key_facts(budget_tokens)
+    tree.select(budget_tokens * tree.unit_share(budget_tokens))
+    tree.pick_key_facts(budget_tokens)
     tree.select(budget_tokens)  # the facts line's cost is spent already
     tree.drop_kept_facts()
     tree.ensure_something()
@@ -773,25 +770,14 @@ class _Tree:
 
 
 def _tails(facts: Collection[str]) -> set[str]:
-    """What follows a `.` or `/` inside each of `facts` (`parse_file` of `Parser.parse_file`).
+    """The parts of each of `facts` (`parse_file` of `Parser.parse_file`; `_facts.all_parts`, one pattern pass).
 
-    A tail that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
+    A part that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
     not listed by itself on the facts line: the whole name holds it and says where it belongs,
-    while the tail alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
+    while the part alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
     and a later turn that names the whole would not find it.
     """
-    found: set[str] = set()
-    for fact in facts:
-        start = 1
-        while (index := min(_find(fact, '.', start), _find(fact, '/', start))) < len(fact) - 1:
-            found.add(fact[index + 1 :])
-            start = index + 1
-    return found
-
-
-def _find(text: str, char: str, start: int) -> int:
-    index = text.find(char, start)
-    return len(text) if index < 0 else index
+    return set(all_parts(facts))
 
 
 def _written(fact: str) -> str:
