@@ -95,6 +95,8 @@ _LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTIL
 _LOCATION = re.compile(r'.+\.\w+[-:]\d+')
 """A file with a line number glued on (`tests.py-430` of a `grep -n` context line): a place, not a name."""
 _MIN_FACT_COST = 1.25
+_TAIL = re.compile(r'(?<=.)[./](?=(.+))')
+"""A `.` or `/` inside a line, neither first nor last; group 1 is what follows it (see `_tails`)."""
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
 _WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
@@ -780,18 +782,10 @@ def _tails(facts: Collection[str]) -> set[str]:
     while the tail alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
     and a later turn that names the whole would not find it.
     """
-    found: set[str] = set()
-    for fact in facts:
-        start = 1
-        while (index := min(_find(fact, '.', start), _find(fact, '/', start))) < len(fact) - 1:
-            found.add(fact[index + 1 :])
-            start = index + 1
-    return found
-
-
-def _find(text: str, char: str, start: int) -> int:
-    index = text.find(char, start)
-    return len(text) if index < 0 else index
+    joined = '\n'.join(facts)
+    if joined.count('\n') >= len(facts):  # a fact holding a line break (no token or quoted string does)
+        return {fact[index + 1 :] for fact in facts for index in range(1, len(fact) - 1) if fact[index] in './'}
+    return set(_TAIL.findall(joined))  # one pass over all of them, a fact a line
 
 
 def _written(fact: str) -> str:
