@@ -14,6 +14,7 @@ import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
+from operator import itemgetter
 
 _NUMBER = re.compile(r'[-+]?\$?\d[\d,]*(?:\.\d+)?%?')
 _ASSIGNMENT = re.compile(r'^[A-Za-z_]\w*[=:]')
@@ -33,7 +34,7 @@ _COLUMNS_FROM_END = 4
 
 def parse_number(text: str) -> float | None:
     """The value of a cell that is a number (`1,234.5`, `$12`, `45%`, `rt=0.52`), else None."""
-    if not any(char.isdigit() for char in text[-12:]):
+    if not any(map(str.isdigit, text[-12:])):
         return None
     text = _ASSIGNMENT.sub('', text.strip().strip('"\'[](),;'))
     if not text or not _NUMBER.fullmatch(text):
@@ -54,13 +55,19 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
     if len(rows) < _MIN_ROWS:
         return {}
     scores: dict[int, float] = defaultdict(float)
-    width = max(len(row) for row in rows)
-    columns = [_column(rows, index) for index in range(min(width, _COLUMNS_FROM_START))]
-    columns += [_column(rows, -index) for index in range(1, min(width, _COLUMNS_FROM_END) + 1)]
+    lengths = Counter(map(len, rows))
+    width = max(lengths)
+    indices = [
+        *range(min(width, _COLUMNS_FROM_START)),
+        *(-index for index in range(1, min(width, _COLUMNS_FROM_END) + 1)),
+    ]
     rare: dict[int, float] = defaultdict(float)
-    for column in columns:
-        if len(column) < _PRESENT * len(rows):
-            continue
+    for index in indices:
+        size = index + 1 if index >= 0 else -index
+        present = sum(count for length, count in lengths.items() if length >= size)
+        if present < _PRESENT * len(rows):
+            continue  # too few rows have it: not built at all
+        column = _column(rows, index, whole=present == len(rows))
         for row, score in column_extremes(column).items():
             scores[row] += score
         for row, score in rare_values(column).items():
@@ -87,7 +94,7 @@ def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:
 
 def rare_values(cells: Sequence[tuple[int, Hashable]]) -> dict[int, float]:
     """The rows whose value is rare in a column of few distinct values (a status, a method, a currency)."""
-    counts = Counter(value for _, value in cells)
+    counts = Counter(map(itemgetter(1), cells))
     if len(cells) < _MIN_ROWS or len(counts) < 2 or len(counts) > max(4, len(cells) // 40):
         return {}
     ceiling = max(1, len(cells) // 400)
@@ -96,7 +103,10 @@ def rare_values(cells: Sequence[tuple[int, Hashable]]) -> dict[int, float]:
     }
 
 
-def _column(rows: Sequence[Sequence[str]], index: int) -> list[tuple[int, str]]:
+def _column(rows: Sequence[Sequence[str]], index: int, *, whole: bool) -> list[tuple[int, str]]:
+    """The cells at `index` of the rows that have one, with their row's index (`whole`: every row has one)."""
+    if whole:
+        return list(enumerate(map(itemgetter(index), rows)))  # no Python code per row
     size = index + 1 if index >= 0 else -index
     return [(row_index, row[index]) for row_index, row in enumerate(rows) if len(row) >= size]
 

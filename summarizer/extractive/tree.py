@@ -239,6 +239,8 @@ class _Tree:
         self._quoted = frozenset(quoted)
         self._kinds: dict[str, str] = {}
         self._found: dict[str, tuple[str, ...]] = {}
+        self._fields: dict[str, tuple[tuple[str, ...], float, float]] = {}
+        """A short one-line text -> its unit's facts, bonus and cost (see `_field`): fields repeat across records."""
         self._counts: Counter[str] = Counter()
         self._priors: dict[str, float] = {}
         self._notable: set[str] = set()
@@ -318,7 +320,9 @@ class _Tree:
         self._learn(kinds)
         return frozenset(kinds)
 
-    def _line_facts(self, line: str, known: frozenset[str], *, outer: _Item | None) -> tuple[str, ...]:
+    def _line_facts(
+        self, line: str, known: frozenset[str], *, outer: _Item | None = None, count: bool = True
+    ) -> tuple[str, ...]:
         """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
 
         One `find_facts` over the whole text and a split per line cost far less than `find_facts`
@@ -329,13 +333,20 @@ class _Tree:
         if '"' in line or "'" in line or '`' in line:
             held |= known.intersection(quoted_strings(line))
         found = tuple(sorted(held))  # sorted: weight sums are float
-        if found:
+        if found and count:
             self._count(found, outer)
         return found
 
     def _build(self, value: JsonValue, *, outer: _Item | None, path: _Path) -> _Node:
         self._step()
         if isinstance(value, str):
+            if (
+                self._nested
+                and len(value) < _KIND_SAMPLE_CHARS
+                and len(value) <= self._max_line_chars
+                and '\n' not in value
+            ):
+                return self._field(value, outer=outer, path=path)
             return self._text(value, outer=outer, path=path)
         if isinstance(value, dict):
             members: dict[str, _Node] = {}
@@ -436,6 +447,33 @@ class _Tree:
         self._choices.append(choice)
         if choice.outer is not None:
             choice.outer.inner.append(choice)
+
+    def _field(self, text: str, *, outer: _Item | None, path: _Path) -> _Text:
+        """`_text` of a short one-line text inside the content (a field's value), its one unit worked out once per text.
+
+        What `_text` makes of it is fixed: prose (too short to tell a kind), no table, no repeat,
+        one piece, so one unit whose facts, bonus (trouble words, else the filler's) and cost depend
+        on the text alone; only the counting of its facts and its place differ between copies.
+        """
+        node = _Text(lines=[text])
+        self._step()
+        found = self._fields.get(text)
+        if found is None:
+            if not text.strip():
+                return node
+            facts = self._line_facts(text, self._text_facts(text), count=False)
+            bonus = _ALARM_BONUS if ALARM.search(text) is not None else 0.0
+            if not facts and not bonus:
+                bonus = _FILLER_BONUS
+            found = self._fields[text] = (facts, bonus, cost(text) + _escapes(text) + 0.5)
+        facts, bonus, unit_cost = found
+        if facts:
+            self._count(facts, outer)
+        node.units.append(
+            _Unit(text=text, line=0, cost=unit_cost, facts=facts, outer=outer, node=node, position=0, bonus=bonus)
+        )
+        self._add_units(node, outer=outer, path=path)
+        return node
 
     def _text(self, text: str, *, outer: _Item | None, path: _Path) -> _Text:
         kind = self._root_kind if not path and not self._nested else None
