@@ -379,3 +379,20 @@ def test_a_dry_run_submits_nothing_and_says_what_it_would(
 
     assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch') == 0  # then for real
     assert len(server.batch_requests) == 4 and server.paths
+
+
+def test_a_dry_run_leaves_the_journal_of_a_real_run_as_it_was(
+    tmp_path: Path, server: FakeOpenAI, isolated_cache: Path
+) -> None:
+    """`--resume` needs the real run's journal: a dry run (whose default journal is the same file) reads it only."""
+    write_inputs(tmp_path / 'in', corpus())
+    assert run(tmp_path, tmp_path / 'in', '--in-place') == 0
+    [journal] = isolated_cache.rglob('*.jsonl')
+    before = journal.read_bytes()
+    assert before
+
+    assert run(tmp_path, tmp_path / 'in', '--dry-run', '--provider-batch') == 0
+    assert run(tmp_path, tmp_path / 'in', '--dry-run', '--resume') == 0
+    assert run(tmp_path, tmp_path / 'in', '--dry-run') == 0
+
+    assert journal.read_bytes() == before

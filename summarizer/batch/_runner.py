@@ -244,15 +244,20 @@ class Journal:
     (`BatchAborted`): a run that cannot record its progress is not resumable.
     """
 
-    def __init__(self, path: Path, *, settings: dict[str, object]) -> None:
+    def __init__(self, path: Path, *, settings: dict[str, object], read_only: bool = False) -> None:
         self.path = path
         self.settings = settings
+        self.read_only = read_only
+        """A dry run's journal: read when resuming, never created, emptied or written, so the state a real
+        run keeps for `--resume` (finished sources, pending provider batches) outlives any dry run."""
         self.submitted: dict[str, object] = {}
         """Provider batch requests an earlier run submitted and did not settle: cache key -> the pending response
         (pydantic-ai's `ModelResponse` holding the batch handle, as JSON), for `--provider-batch --resume`."""
 
     def start(self, *, resume: bool) -> dict[str, dict[str, object]]:
         """The entries of an earlier run with the same settings when resuming (else the journal starts empty)."""
+        if self.read_only:
+            return self._entries(self._read_only_lines() if resume else [])
         try:
             if not self.path.parent.is_dir():
                 self.path.parent.mkdir(mode=0o700, parents=True)
@@ -266,6 +271,17 @@ class Journal:
                 os.close(descriptor)
         except OSError as exc:
             raise BatchAborted(f'{self.path}: cannot use it as the journal: {exc.strerror or exc}') from None
+        return self._entries(lines)
+
+    def _read_only_lines(self) -> list[bytes]:
+        try:
+            return self.path.read_bytes().splitlines()
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise BatchAborted(f'{self.path}: cannot read the journal: {exc.strerror or exc}') from None
+
+    def _entries(self, lines: list[bytes]) -> dict[str, dict[str, object]]:
         entries: dict[str, dict[str, object]] = {}
         for line in lines:
             try:
@@ -298,6 +314,8 @@ class Journal:
         self._append({'settings': self.settings, 'settled': keys})
 
     def _append(self, entry: dict[str, object]) -> None:
+        if self.read_only:
+            return
         line = (json.dumps(entry, ensure_ascii=False) + '\n').encode('utf-8')
         try:
             descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

@@ -137,7 +137,11 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.shard:
         index, total = _shard(arguments.shard)
         sources = shard(sources, index, total)
-    journal = Journal(arguments.journal or _default_journal(config, arguments), settings=result_settings(config))
+    journal = Journal(
+        arguments.journal or _default_journal(config, arguments),
+        settings=result_settings(config),
+        read_only=arguments.dry_run,
+    )
     screen = console(stderr=True)
     started = time.perf_counter()
     provider: ProviderBatchReport | None = None
@@ -200,8 +204,8 @@ def _refuse_pending_batches(journal: Journal) -> None:
     """Stop a run that would submit again what an earlier run's provider batches are still doing (and bill twice)."""
     if not journal.path.is_file():
         return
-    earlier = Journal(journal.path, settings=journal.settings)
-    earlier.start(resume=True)  # reads, never truncates
+    earlier = Journal(journal.path, settings=journal.settings, read_only=True)
+    earlier.start(resume=True)
     if earlier.submitted:
         raise InputError(
             f'{journal.path}: an earlier run left {count(len(earlier.submitted), "request")} in provider batches: '
