@@ -464,7 +464,8 @@ def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
         if isinstance(part, ToolCallPart) and part.tool_name == _OUTPUT_TOOL:
             try:
                 arguments = part.args_as_dict(raise_if_invalid=True)
-            except (ValueError, AssertionError) as exc:
+            # RecursionError: arguments nested past the parser's depth (`[[[[...`), no summary of a history
+            except (ValueError, AssertionError, RecursionError) as exc:
                 problem = f'the output tool call arguments are not a JSON object{_cut(response)}'
                 raise SummaryFailed(f'{problem}: {exc}') from None
             if SUMMARY_KEY not in arguments:
@@ -476,7 +477,7 @@ def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
     text = text.strip()
     try:
         wrapped: JsonValue = json.loads(_strip_fence(text))
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, RecursionError) as exc:  # `[[[[...`: nested past the parser's depth
         raise SummaryFailed(f'the answer is not JSON{_cut(response)}: {exc}') from None
     if not isinstance(wrapped, dict) or SUMMARY_KEY not in wrapped:
         raise SummaryFailed(f'the answer is not an object with a {SUMMARY_KEY!r} key')

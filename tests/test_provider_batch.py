@@ -21,7 +21,8 @@ import pytest
 from fake_openai import FakeOpenAI, fake_openai
 from genai_prices import Usage, calc_price
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
-from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, ToolReturnPart
+from pydantic_ai.models.function import FunctionModel
 from test_batch import read_report
 
 from summarizer import extractive
@@ -396,3 +397,29 @@ def test_a_dry_run_leaves_the_journal_of_a_real_run_as_it_was(
     assert run(tmp_path, tmp_path / 'in', '--dry-run') == 0
 
     assert journal.read_bytes() == before
+
+
+def test_an_answer_nested_past_the_parsers_depth_keeps_its_original(tmp_path: Path) -> None:
+    """`[[[[...]]]]` from a broken model is a failed summary (the original kept, reported), not a crashed run."""
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    model = FunctionModel(
+        lambda messages, info: ModelResponse(parts=[TextPart('[' * 100_000 + ']' * 100_000)]), model_name='deep'
+    )
+    config = SummarizerConfig.load(keep_recent=0, output_mode='prompted', cache={'enabled': False})
+    journal = Journal(tmp_path / 'journal.jsonl', settings=result_settings(config))
+    journal.start(resume=False)
+    reports, batch = run_provider_batch(
+        discover([tmp_path / 'in'], config=config.batch, out=tmp_path / 'out'),
+        config=config,
+        target=Target(out=tmp_path / 'out'),
+        journal=journal,
+        on_tick=print,
+        on_note=print,
+        model=model,
+    )
+    assert batch.requests == 4 and batch.summarized == 0
+    problems = [problem for report in reports for problem in report.problems]
+    assert len(problems) == 5 and {problem.kind for problem in problems} == {'summary'}
+    assert any('the answer is not JSON' in problem.problem for problem in problems)  # a string's answer is kept as text
+    for name, data in inputs.items():
+        assert (tmp_path / 'out' / name).read_bytes() == data

@@ -449,5 +449,8 @@ class _Collector:
         except SummaryFailed as exc:
             self.settled.append(key)
             return dataclasses.replace(answer, failure=str(exc), rejected=True)
+        except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
+            self.settled.append(key)
+            return dataclasses.replace(answer, failure=describe(exc))
         self.summarizer.cache.stage(self.summarizer.key_for(candidate), summary)
         return dataclasses.replace(answer, summary=summary)
