@@ -40,9 +40,21 @@ def storable_json(value: JsonValue, *, separators: tuple[str, str] | None = None
 
 
 def cache_key(
-    *, content: str, model: str, prompt: str, shape: str, budget_tokens: int, quoted: tuple[str, ...] = ()
+    *,
+    content: str,
+    model: str,
+    prompt: str,
+    shape: str,
+    budget_tokens: int,
+    threshold_tokens: int,
+    quoted: tuple[str, ...] = (),
 ) -> str:
     """Hex SHA-256 of everything a summary depends on; `content` is its canonical JSON text.
+
+    `threshold_tokens` is in it although two thresholds can give one budget: a summary is checked
+    against its return's threshold, and the occurrences that share a key share one verdict (single-flight,
+    Ray, a provider batch), so a summary accepted under one tool's threshold is never handed to a
+    return whose lower threshold it exceeds.
 
     `quoted`, the facts later turns quote (kept verbatim), is part of it: the same content quoted
     differently in two conversations gets two summaries, the same content quoted alike (or not at
@@ -50,7 +62,7 @@ def cache_key(
     encodes it, so every content has a key.
     """
     digest = hashlib.sha256()
-    for piece in (model, prompt, shape, str(budget_tokens), '\x1f'.join(quoted), content):
+    for piece in (model, prompt, shape, str(budget_tokens), str(threshold_tokens), '\x1f'.join(quoted), content):
         digest.update(piece.encode('utf-8', 'surrogatepass'))
         digest.update(b'\x00')
     return digest.hexdigest()

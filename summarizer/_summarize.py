@@ -219,6 +219,7 @@ class Summarizer:
             prompt=self._prompts.for_tool(candidate.tool_name, candidate.shape).identity,
             shape=candidate.shape,
             budget_tokens=self.budget_for(candidate),
+            threshold_tokens=candidate.threshold_tokens,
             quoted=candidate.quoted,
         )
 

@@ -7,9 +7,12 @@ import asyncio
 import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
 from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ToolReturnPart
+from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
 
 from summarizer import CheckFailed
+from summarizer._config import SummarizerConfig
+from summarizer._pipeline import Compactor
+from summarizer._tokens import estimate_tokens
 
 
 def first_return(messages: list) -> ToolReturnPart:  # type: ignore[type-arg]
@@ -142,3 +145,41 @@ def test_retry_waits_honour_retry_after() -> None:
 async def test_summarizer_usage_is_recorded() -> None:
     result = await compactor(summarizer_model(shorten)).compact(history(BIG_TEXT, BIG_LIST))
     assert result.report.summarizer_input_tokens > 0 and result.report.summarizer_output_tokens > 0
+
+
+LOG_TEXT = '\n'.join(
+    f'log line {i}: request id req-{i:05d} from 10.1.{i % 256}.{i % 200} took {i * 7 % 5000} ms' for i in range(150)
+)
+
+
+def _first_lines(content: str, budget: int) -> str:
+    """A summary of about 850 tokens whatever its budget: under 1000, over 760."""
+    lines = content.split('\n')
+    kept: list[str] = []
+    while estimate_tokens('\n'.join(kept)) < 850:
+        kept.append(lines[len(kept)])
+    return '\n'.join(kept)
+
+
+@pytest.mark.parametrize('order', [('wide', 'narrow'), ('narrow', 'wide')])
+def test_one_content_under_two_thresholds_gets_each_its_own_verdict_in_either_order(order: tuple[str, str]) -> None:
+    """Thresholds 1000 and 760 give this content the same budget: one summary must not serve both."""
+    messages = [
+        ModelRequest(parts=[UserPromptPart('look')]),
+        ModelResponse(parts=[ToolCallPart(tool, {'n': n}, tool_call_id=f'c{n}') for n, tool in enumerate(order)]),
+        ModelRequest(parts=[ToolReturnPart(tool, LOG_TEXT, tool_call_id=f'c{n}') for n, tool in enumerate(order)]),
+        ModelResponse(parts=[TextPart('done')]),
+    ]
+    config = SummarizerConfig.load(
+        keep_recent=0,
+        cache={'enabled': False},
+        originals={'enabled': False},
+        tools={'narrow': {'threshold_tokens': 760}},
+    )
+    compaction = asyncio.run(Compactor(config=config, model=summarizer_model(_first_lines)).compact(messages))
+    returned = {
+        part.tool_name: part.content for part in compaction.messages[2].parts if isinstance(part, ToolReturnPart)
+    }
+    assert returned['narrow'] == LOG_TEXT  # 850 tokens is not under 760: the original kept
+    assert returned['wide'] != LOG_TEXT and estimate_tokens(returned['wide']) < 1000
+    assert [failure.tool_name for failure in compaction.report.failures] == ['narrow']
