@@ -423,3 +423,14 @@ def test_an_answer_nested_past_the_parsers_depth_keeps_its_original(tmp_path: Pa
     assert any('the answer is not JSON' in problem.problem for problem in problems)  # a string's answer is kept as text
     for name, data in inputs.items():
         assert (tmp_path / 'out' / name).read_bytes() == data
+
+
+def test_a_second_run_of_a_finished_batch_job_is_not_refused(tmp_path: Path, server: FakeOpenAI) -> None:
+    """Every result read is settled: the job's journal lists nothing pending, and the rerun submits nothing new."""
+    write_inputs(tmp_path / 'in', corpus())
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch') == 0
+    submitted = len(server.batch_requests)
+    assert submitted == 4
+
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch') == 0
+    assert len(server.batch_requests) == submitted  # every summary came from the cache

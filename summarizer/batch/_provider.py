@@ -16,8 +16,9 @@ A batch answers in minutes to hours, so the run is split where `summarizer.ray` 
    (and the cache): the same splicing, post-check, writes and journal as a live run.
 
 `--resume` re-attaches: the journal's pending responses of contents still to summarize are collected, not
-submitted again. A request whose result was read and failed is marked settled, so a later run submits it again
-(a live rerun calls again too); one whose batch could not be reached stays pending for the next `--resume`.
+submitted again. A request whose result was read is marked settled: a failed one is submitted again by a later
+run (a live rerun calls again too), a summarized one is in the cache by then; one whose batch could not be reached
+stays pending for the next `--resume`, and a run without `--resume` is refused while any is.
 
 `--dry-run` stops after the plan: it says what it would submit (requests, estimated tokens and price) and
 compacts with each such content reported as skipped; nothing is uploaded, submitted, collected or journaled.
@@ -385,7 +386,7 @@ class _Collector:
     journal: Journal
     on_note: OnNote
     settled: list[str] = field(default_factory=list[str])
-    """Keys whose result was read and failed: journaled as settled, so the next run submits them again."""
+    """Keys whose result was read (summarized, or failed: the next run submits those again), journaled as settled."""
 
     async def submit(self, requests: dict[str, SummaryRequest]) -> dict[str, ModelResponse | _Answer]:
         """Queue every request at once; journal each batch's pending responses as soon as the batch exists."""
@@ -453,4 +454,5 @@ class _Collector:
             self.settled.append(key)
             return dataclasses.replace(answer, failure=describe(exc))
         self.summarizer.cache.stage(self.summarizer.key_for(candidate), summary)
+        self.settled.append(key)  # cached before the journal says so (`flush` first): nothing left pending
         return dataclasses.replace(answer, summary=summary)

@@ -310,7 +310,7 @@ class Journal:
         self._append({'batch_id': batch_id, 'settings': self.settings, 'submitted': pending})
 
     def record_settled(self, keys: list[str]) -> None:
-        """Submitted requests whose result was read and failed: a resumed run submits them again, as a rerun calls again."""
+        """Submitted requests whose result was read: pending no more (a failed one is submitted again by the next run)."""
         self._append({'settings': self.settings, 'settled': keys})
 
     def _append(self, entry: dict[str, object]) -> None:
