@@ -122,6 +122,7 @@ def test_a_batch_run_writes_the_bytes_a_live_run_writes(
         'model': document['provider_batch']['model'],
         'unique_contents': 4,
         'in_cache': 0,
+        'too_large': 0,
         're_attached': 0,
         'requests': 4,
         'summarized': 4,
@@ -434,3 +435,16 @@ def test_a_second_run_of_a_finished_batch_job_is_not_refused(tmp_path: Path, ser
 
     assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch') == 0
     assert len(server.batch_requests) == submitted  # every summary came from the cache
+
+
+def test_contents_over_max_content_tokens_are_counted_as_such_not_as_cached(tmp_path: Path, server: FakeOpenAI) -> None:
+    write_inputs(tmp_path / 'in', corpus())
+    report = tmp_path / 'report.json'
+    config = CONFIG + 'max_content_tokens: 10\n'
+    code = run(
+        tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--report', report, config=config
+    )
+    assert code == 1  # each such content is a reported failure, its original kept
+    planned = json.loads(report.read_text())['provider_batch']
+    assert (planned['unique_contents'], planned['too_large'], planned['in_cache'], planned['requests']) == (4, 4, 0, 0)
+    assert server.batches_created == []

@@ -125,6 +125,8 @@ class ProviderBatchReport:
     model: str
     unique_contents: int = 0
     in_cache: int = 0
+    too_large: int = 0
+    """Contents over `max_content_tokens`: never sent, each kept whole and reported by the compaction."""
     re_attached: int = 0
     requests: int = 0
     """Requests submitted in this run (resubmissions not counted); a dry run: that it would submit."""
@@ -214,17 +216,26 @@ async def _summarize_in_batches(
     config = summarizer.config
     planned = await _plan(sources, summarizer)
     todo: dict[str, Candidate] = {}
+    too_large = 0
     for key, candidate in planned.items():
         if candidate.tokens > config.max_content_tokens:
-            continue  # never sent; the compaction reports it
-        if summarizer.cached(candidate, key) is None:
+            too_large += 1  # never sent; the compaction reports it
+        elif summarizer.cached(candidate, key) is None:
             todo[key] = candidate
     model = model_id(summarizer.model)
     report = ProviderBatchReport(
-        dry_run=dry_run, model=model, unique_contents=len(planned), in_cache=len(planned) - len(todo)
+        dry_run=dry_run,
+        model=model,
+        unique_contents=len(planned),
+        in_cache=len(planned) - too_large - len(todo),
+        too_large=too_large,
     )
+    larger = f', {too_large:,} over max_content_tokens (never sent)' if too_large else ''
     if not todo:
-        on_note(f'provider batch: {len(planned):,} unique contents, all in the cache: nothing to submit')
+        on_note(
+            f'provider batch: {len(planned):,} unique contents, {report.in_cache:,} in the cache{larger}: '
+            'nothing to submit'
+        )
         return {}, report
     requests = {key: summarizer.request_for(candidate) for key, candidate in todo.items()}
     pending: dict[str, ModelResponse | _Answer] = {}
@@ -233,7 +244,7 @@ async def _summarize_in_batches(
             pending[key] = stored
     fresh = {key: request for key, request in requests.items() if key not in pending}
     report = dataclasses.replace(report, re_attached=len(pending), requests=len(fresh))
-    counts = f'provider batch: {len(planned):,} unique contents, {report.in_cache:,} in the cache, '
+    counts = f'provider batch: {len(planned):,} unique contents, {report.in_cache:,} in the cache{larger}, '
     if dry_run:
         report = _estimate(report, summarizer, {key: todo[key] for key in fresh}, fresh)
         price = '' if report.price is None else f', about {_dollars(report.price.batch)} at batch prices'
