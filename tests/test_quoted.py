@@ -186,7 +186,9 @@ def test_a_model_is_told_the_quoted_facts_as_data() -> None:
 
 
 def test_the_same_content_quoted_differently_is_summarized_apart() -> None:
-    key = functools.partial(cache_key, content='"text"', model='m', prompt='p', shape='string', budget_tokens=100)
+    key = functools.partial(
+        cache_key, content='"text"', model='m', prompt='p', shape='string', budget_tokens=100, threshold_tokens=1000
+    )
     assert key() == key(quoted=()) != key(quoted=('req-00317',)) != key(quoted=('req-00318',))
 
 
