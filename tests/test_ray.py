@@ -31,11 +31,7 @@ from summarizer.extractive import summarize as extractive_summarize
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
 from summarizer.ray import compact_dataset
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.xdist_group('ray'),  # one local Ray instance for the module: its tests run on one pytest-xdist worker
-    pytest.mark.filterwarnings('ignore::DeprecationWarning', 'ignore::FutureWarning'),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings('ignore::DeprecationWarning', 'ignore::FutureWarning')]
 
 
 @pytest.fixture(scope='module', autouse=True)

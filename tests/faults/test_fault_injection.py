@@ -34,7 +34,6 @@ SEED = 2
 BATCH_SEED = 1
 """Seeds under which the runs meet faults of many kinds, retries after a 429 and kept originals."""
 MAX_RETRIES = 3
-pytestmark = pytest.mark.xdist_group('faults')  # one pytest-xdist worker measures `hang_timeout` once for the module
 TRANSIENT: frozenset[Fault] = frozenset(
     {'rate_limit', 'server_error', 'unavailable', 'hang', 'drop', 'truncated', 'invalid_json'}
 )
