@@ -140,7 +140,7 @@ def test_a_replaced_part_must_serialize_and_validate_as_its_own_tool_return_clas
 
     def check(index: int, content: object) -> None:
         parts = [plain, found]
-        parts[index] = dataclasses.replace(parts[index], content=content)  # pyright: ignore[reportArgumentType]
+        parts[index] = dataclasses.replace(parts[index], content=content)
         check_history(before, [calls, ModelRequest(parts=parts)], {(1, index): BIG_TEXT})
 
     check(0, 'a summary')
