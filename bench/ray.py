@@ -1,4 +1,4 @@
-"""Benchmark 6: `summarizer batch --engine ray` with 1 and 2 actors per stage against the local engine.
+"""Benchmark 6: `summarizer batch --engine ray` with 1 and 2 workers (tasks at once) per stage against the local engine.
 
 The same JSONL corpus, the embedded model, each run in a process of its own with an empty cache (the
 Ray runs start their own local Ray instance, as the CLI does without `--ray-address`). On 2 cores
@@ -65,7 +65,7 @@ def ray_section(data: Corpus) -> Section:
         )
     section.notes.append(
         'Each run in its own process with an empty cache; seconds exclude imports and, for Ray, starting the local '
-        'instance (its own column). Workers: processes for local (--jobs, one source here, so one), actors per '
+        'instance (its own column). Workers: processes for local (--jobs, one source here, so one), tasks at once per '
         'stage for Ray. Ray reads the histories twice (plan, then compact) and sends each unique content once.'
     )
     return section

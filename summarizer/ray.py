@@ -2,23 +2,26 @@
 
 `compact_dataset(ds)` returns `ds` with its history column compacted byte-exactly (the same screen,
 splicing and post-check as `summarizer batch`: every row goes through `compact_unit`) and report
-columns added. It runs in three stages of actor pools, each actor holding one `Compactor` or
-`Summarizer`, so the model client, the cache handle and the embedded model load once per actor:
+columns added. It runs in three stages of Ray tasks. Each worker process builds a stage's `Compactor`
+or `Summarizer` on its first task of a job and keeps it for the next ones, so the model client, the
+cache handle and the embedded model load once per process, as they would in an actor; and unlike an
+actor pool per stage, the same worker processes (their imports done) serve every stage and every job:
 
 1. **plan**: each history is walked as for compaction, but its summarizer only records the cache key
    of every content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget
    and quoted facts) with the candidate itself;
 2. **distinct + summarize**: one planned row is kept per key (the driver reads the small key and
    owner columns and picks the first history by hash for each key; a filter keeps those rows), and
-   each unique content is summarized once by an actor pool holding the real model and the summary
+   each unique content is summarized once by tasks holding the real model and the summary
    cache. (Ray's `groupby` was the first choice; its hash shuffle's aggregator actors found no CPU
-   while the actor pools held a small node's, and the job hung: see docs/scale.md.)
+   while the stages' actor pools, as they were then, held a small node's, and the job hung: see
+   docs/scale.md.)
 3. **compact**: the summaries (small next to the histories) are broadcast through the object store,
    and each history is compacted by a `Compactor` whose summarizer answers from them, so no model is
    called here and the rewrite, the post-check and the originals store are exactly `batch`'s.
 
 A row that is not a valid history, or whose rewrite fails the check, keeps its original value and
-says why in `error`; it never fails the job. Ray retries a task whose actor died: every stage is a
+says why in `error`; it never fails the job. Ray retries a task whose worker died: every stage is a
 pure function of its input rows, so a retried task yields the same rows, once.
 
 `summarizer batch --engine ray` uses the same stages for files (`run_on_ray`); see docs/scale.md.
@@ -36,7 +39,7 @@ import functools
 import hashlib
 import pickle
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -83,7 +86,7 @@ def compact_dataset(
     column: str = 'messages',
     config: SummarizerConfig | None = None,
     model: Model | str | None = None,
-    actors: int = 2,
+    workers: int = 2,
     batch_size: int = 16,
     **overrides: object,
 ) -> ray.data.Dataset:
@@ -91,40 +94,34 @@ def compact_dataset(
 
     `column` holds one pydantic-ai history per row as JSON text (`str` or UTF-8 `bytes`, kept as
     given). `config` and `overrides` (config keys, as for `Compactor`) choose the summarizer; `model`
-    may be a `Model` object. `actors` is the size of each stage's actor pool, `batch_size` the rows
-    per task. Every unique content is summarized once however many rows and blocks hold it. The
+    may be a `Model` object. `workers` is how many tasks of each stage run at once, `batch_size` the
+    rows per task. Every unique content is summarized once however many rows and blocks hold it. The
     input is read twice (plan, then compact): materialize it first if reading it is expensive.
     The plan and summarize stages run before this returns (every summary must exist before a row
     is compacted); the compact stage is lazy, like any Dataset.
     """
     settings = _Settings.of(config, model, overrides)
-    answers = _summarize_unique(ds, column=column, settings=settings, actors=actors, batch_size=batch_size)
-    return ds.map_batches(
+    answers = _summarize_unique(ds, column=column, settings=settings, workers=workers, batch_size=batch_size)
+    return _stage(
+        ds,
         _Compact,
-        fn_constructor_kwargs={'settings': settings, 'answers': [answers], 'column': column, 'keep_report': False},
-        batch_format='pyarrow',
+        settings,
+        workers=workers,
         batch_size=batch_size,
-        compute=_pool(ds, actors),
+        answers=[answers],
+        column=column,
+        keep_report=False,
     )
-
-
-def _pool(ds: ray.data.Dataset, actors: int) -> ray.data.ActorPoolStrategy:
-    """`actors` actors for a stage over `ds`, but no more than `ds` has blocks when it is materialized.
-
-    A task takes whole blocks, so an actor beyond the block count would never get work, yet it starts a
-    process that imports the project (seconds of CPU): a one-history `batch --engine ray` ran 6 actors for 3.
-    """
-    if isinstance(ds, MaterializedDataset):
-        actors = min(actors, max(ds.num_blocks(), 1))
-    return ray.data.ActorPoolStrategy(size=actors)
 
 
 @dataclass(frozen=True)
 class _Settings:
-    """What every actor needs to build its compactor: shipped to the actors once, by pickle."""
+    """What every stage needs to build its compactor or summarizer: shipped to the tasks by pickle."""
 
     config: SummarizerConfig
     model: Model | str | None
+    job: str = field(default_factory=lambda: uuid.uuid4().hex)
+    """Tells one run's stages from another's in the worker processes that keep them (`_stage`)."""
 
     @classmethod
     def of(
@@ -140,14 +137,74 @@ class _Answering(Summarizer):
     answers: Mapping[str, tuple[str, Answer]] = field(default_factory=dict[str, tuple[str, Answer]])
     """key -> (the hash of the first history needing it, its answer)."""
     row: str = ''
-    """The hash of the history being compacted (one at a time per actor)."""
+    """The hash of the history being compacted (one at a time per process)."""
+    charged: set[str] = field(default_factory=set[str])
+    """Keys already charged in this row: a content the row holds twice is one model call, the second a share."""
+
+    def start_row(self, row: str) -> None:
+        self.row = row
+        self.charged = set()
 
     async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
-        found = self.answers.get(self.key_for(candidate))
+        key = self.key_for(candidate)
+        found = self.answers.get(key)
         if found is None:  # a row that changed between the stages (CLI), or a planner/compactor mismatch
             return Outcome(candidate=candidate, failure='not summarized by the summarize stage')
         owner, answer = found
-        return answer.outcome(candidate, first=owner == self.row)
+        first = owner == self.row and key not in self.charged
+        self.charged.add(key)
+        return answer.outcome(candidate, first=first)
+
+
+_Step = Callable[[pa.Table], pa.Table]
+
+_KEPT = 6
+"""Stages a worker process keeps built (two runs' three stages), the least recently used dropped first."""
+
+_kept: dict[tuple[str, str], _Step] = {}
+"""In each Ray worker process: the stages its tasks built, by job and stage, least recently used first."""
+
+
+def _stage(
+    ds: ray.data.Dataset,
+    kind: Callable[..., _Step],
+    settings: _Settings,
+    *,
+    workers: int,
+    batch_size: int,
+    blocks: ray.data.Dataset | None = None,
+    **arguments: object,
+) -> ray.data.Dataset:
+    """`ds.map_batches` over Ray tasks, each passing its batch to `kind(settings, **arguments)`.
+
+    At most `workers` tasks run at once, and no more than the blocks of `blocks` (by default `ds`) when
+    it is materialized: a task takes whole blocks (Ray warns of a limit it cannot reach). A worker
+    process builds the stage on its first task of the job and keeps it for the next ones: the model, the
+    cache handle and the compactor are made once per process, as in an actor, while the processes
+    themselves (their imports done, seconds of CPU each) serve every stage and every job.
+    """
+    counted = ds if blocks is None else blocks
+    if isinstance(counted, MaterializedDataset):
+        workers = min(workers, max(counted.num_blocks(), 1))
+    return ds.map_batches(
+        functools.partial(_run_task, kind=kind, settings=settings, arguments=arguments),
+        batch_format='pyarrow',
+        batch_size=batch_size,
+        compute=ray.data.TaskPoolStrategy(size=workers),
+    )
+
+
+def _run_task(
+    batch: pa.Table, *, kind: Callable[..., _Step], settings: _Settings, arguments: dict[str, object]
+) -> pa.Table:
+    key = (settings.job, kind.__qualname__)
+    step = _kept.pop(key, None)
+    if step is None:
+        step = kind(settings, **arguments)
+        while len(_kept) >= _KEPT:
+            del _kept[next(iter(_kept))]
+    _kept[key] = step  # the most recently used last
+    return step(batch)
 
 
 def _summarizer(settings: _Settings, kind: type[_S]) -> _S:
@@ -168,7 +225,7 @@ def _unit(raw: str | bytes) -> StoredUnit:
 
 
 class _Plan:
-    """Stage 1 actor: rows -> (content key, history hash, pickled candidate), one per content to summarize."""
+    """Stage 1: rows -> (content key, history hash, pickled candidate), one per content to summarize."""
 
     def __init__(self, settings: _Settings, column: str) -> None:
         self.planner = _summarizer(settings, Planner)
@@ -203,7 +260,7 @@ def _only_chosen(batch: pa.Table, chosen: list[ray.ObjectRef[dict[str, tuple[str
 
 
 class _Summarize:
-    """Stage 2 actor: one unique content per row -> its pickled `Answer` (the only stage calling the model)."""
+    """Stage 2: one unique content per row -> its pickled `Answer` (the only stage calling the model)."""
 
     def __init__(self, settings: _Settings) -> None:
         self.summarizer = _summarizer(settings, Summarizer)
@@ -222,16 +279,10 @@ class _Summarize:
 
 
 def _summarize_unique(
-    ds: ray.data.Dataset, *, column: str, settings: _Settings, actors: int, batch_size: int
+    ds: ray.data.Dataset, *, column: str, settings: _Settings, workers: int, batch_size: int
 ) -> ray.ObjectRef[dict[str, tuple[str, Answer]]]:
     """Stages 1 and 2: every unique content's answer, keyed by cache key, put in the object store."""
-    planned = ds.map_batches(
-        _Plan,
-        fn_constructor_kwargs={'settings': settings, 'column': column},
-        batch_format='pyarrow',
-        batch_size=batch_size,
-        compute=_pool(ds, actors),
-    ).materialize()
+    planned = _stage(ds, _Plan, settings, workers=workers, batch_size=batch_size, column=column).materialize()
     chosen: dict[str, tuple[str, str]] = {}  # key -> the (owner, slot) of the row that summarizes it
     for row in planned.select_columns(['key', 'owner', 'slot']).iter_rows():
         key, mine = str(row['key']), (str(row['owner']), str(row['slot']))
@@ -242,12 +293,13 @@ def _summarize_unique(
         unique = planned.map_batches(
             functools.partial(_only_chosen, chosen=[ray.put(chosen)]), batch_format='pyarrow', batch_size=batch_size
         )
-        summarized = unique.map_batches(
+        summarized = _stage(
+            unique,
             _Summarize,
-            fn_constructor_kwargs={'settings': settings},
-            batch_format='pyarrow',
+            settings,
+            workers=workers,
             batch_size=max(settings.config.concurrency, 1),
-            compute=_pool(planned, actors),  # `unique` filters `planned` block by block
+            blocks=planned,  # `unique` filters `planned` block by block
         )
         for row in summarized.iter_rows():
             answers[str(row['key'])] = (str(row['owner']), pickle.loads(row['answer']))
@@ -255,7 +307,7 @@ def _summarize_unique(
 
 
 class _Compact:
-    """Stage 3 actor: each history compacted with the summaries of stage 2, byte-exactly, report columns added."""
+    """Stage 3: each history compacted with the summaries of stage 2, byte-exactly, report columns added."""
 
     def __init__(
         self,
@@ -294,7 +346,7 @@ class _Compact:
     def _one(self, raw: object) -> Done:
         if not isinstance(raw, str | bytes):
             return Done(unit=_unit(''), error=f'expected JSON text, found {type(raw).__name__}')
-        self.answering.row = _digest(raw)
+        self.answering.start_row(_digest(raw))
         return asyncio.run(compact_unit(_unit(raw), self.compactor))
 
 
@@ -321,7 +373,7 @@ def run_on_ray(
     target: Target,
     journal: Journal | None,
     on_tick: OnTick,
-    actors: int,
+    workers: int,
     address: str | None,
 ) -> list[SourceReport]:
     """`run_batch` on the Ray cluster at `address`: the one this process joined already, else a new local one."""
@@ -329,7 +381,7 @@ def run_on_ray(
     if joins:
         ray.init(address=address, include_dashboard=False, log_to_driver=False)
     try:
-        return _run_on_ray(sources, config=config, target=target, journal=journal, on_tick=on_tick, actors=actors)
+        return _run_on_ray(sources, config=config, target=target, journal=journal, on_tick=on_tick, workers=workers)
     finally:
         if joins:  # only a connection this call made is closed
             ray.shutdown()
@@ -342,7 +394,7 @@ def _run_on_ray(
     target: Target,
     journal: Journal | None,
     on_tick: OnTick,
-    actors: int,
+    workers: int,
 ) -> list[SourceReport]:
     """`run_batch`, with the histories compacted on Ray: read, compact on the cluster, write as `batch` does.
 
@@ -367,18 +419,16 @@ def _run_on_ray(
     if texts:
         # each row carries its input's hash: results are matched by it, never by the order rows come back in
         ds = ray.data.from_items([{'digest': digest, 'messages': raw} for digest, raw in texts.items()])
-        answers = _summarize_unique(ds, column='messages', settings=settings, actors=actors, batch_size=16)
-        compacted = ds.map_batches(
+        answers = _summarize_unique(ds, column='messages', settings=settings, workers=workers, batch_size=16)
+        compacted = _stage(
+            ds,
             _Compact,
-            fn_constructor_kwargs={
-                'settings': settings,
-                'answers': [answers],
-                'column': 'messages',
-                'keep_report': True,
-            },
-            batch_format='pyarrow',
+            settings,
+            workers=workers,
             batch_size=16,
-            compute=_pool(ds, actors),
+            answers=[answers],
+            column='messages',
+            keep_report=True,
         )
         for row in compacted.iter_rows():
             digest = str(row['digest'])

@@ -9,6 +9,7 @@ write, `check` refuses.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -22,9 +23,11 @@ from pydantic_ai.messages import (
     ModelResponse,
     ToolCallPart,
     ToolReturnPart,
+    ToolSearchReturnPart,
 )
 from test_typed_returns import typed_history
 
+from summarizer._check import CheckFailed, check_history
 from summarizer.cli import main
 
 History = list[dict[str, Any]]
@@ -123,3 +126,26 @@ def test_the_config_the_compaction_ran_with(tmp_path: Path, capsys: pytest.Captu
     shorter_notes = content(2, 3, '\n'.join(BIG_TEXT.splitlines()[:5]))
     assert check(tmp_path, shorter_notes, '--config', str(config))[0] == 0  # a rule names the typed tool
     assert check(tmp_path, content(2, 4, BIG_TEXT[: len(BIG_TEXT) - 10]), '--threshold-tokens', '100000')[0] == 0
+
+
+@pytest.mark.filterwarnings('ignore:Pydantic serializer warnings')  # a str where a ToolSearchReturnContent goes
+def test_a_replaced_part_must_serialize_and_validate_as_its_own_tool_return_class() -> None:
+    """Check (c): each replaced part round-trips through pydantic-ai's adapter for its class, subclasses included."""
+    plain = ToolReturnPart('read_log', BIG_TEXT, tool_call_id='r1')
+    found = ToolSearchReturnPart(content={'discovered_tools': [], 'message': BIG_TEXT}, tool_call_id='s1')
+    calls = ModelResponse(
+        parts=[ToolCallPart('read_log', {}, tool_call_id='r1'), ToolCallPart('search_tools', {}, tool_call_id='s1')]
+    )
+    before = [calls, ModelRequest(parts=[plain, found])]
+
+    def check(index: int, content: object) -> None:
+        parts = [plain, found]
+        parts[index] = dataclasses.replace(parts[index], content=content)
+        check_history(before, [calls, ModelRequest(parts=parts)], {(1, index): BIG_TEXT})
+
+    check(0, 'a summary')
+    check(1, {'discovered_tools': [], 'message': 'a summary'})
+    with pytest.raises(CheckFailed, match='message 1 part 0 cannot be serialized'):
+        check(0, object())
+    with pytest.raises(CheckFailed, match='message 1 part 1 no longer validates: Input should be a valid dictionary'):
+        check(1, 'a summary')  # read back, a tool search's content is a dictionary

@@ -1,4 +1,4 @@
-"""`summarizer.ray` on a real local Ray instance: byte-exact, deduplicated cluster-wide, robust to bad rows and dead actors.
+"""`summarizer.ray` on a real local Ray instance: byte-exact, deduplicated cluster-wide, robust to bad rows and dead workers.
 
 One Ray instance (2 CPUs, no dashboard, 127.0.0.1 only) serves the whole module; without the `ray`
 extra every test here is skipped.
@@ -55,7 +55,7 @@ def local_ray(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Counted:
-    """The extractive summarizer, recording each call in a file (actors are processes); optionally dying once."""
+    """The extractive summarizer, recording each call in a file (tasks run in other processes); optionally dying once."""
 
     log: Path
     die_once: Path | None = None
@@ -65,7 +65,7 @@ class Counted:
     ) -> JsonValue:
         if self.die_once is not None and not self.die_once.exists():
             self.die_once.touch()
-            os._exit(1)  # the actor's process dies mid-task, as an OOM kill would
+            os._exit(1)  # the worker process dies mid-task, as an OOM kill would
         with self.log.open('a') as log:
             log.write(hashlib.sha256(json.dumps(content).encode()).hexdigest() + '\n')
         return extractive_summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
@@ -109,10 +109,10 @@ def test_byte_exact_as_local_and_each_content_summarized_once(tmp_path: Path) ->
     log = tmp_path / 'calls'
     model = embedded_model('counted', Counted(log))
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=4)
-    result = sorted(compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all(), key=by_id)
+    result = sorted(compact_dataset(ds, config=config(), model=model, workers=2, batch_size=2).take_all(), key=by_id)
 
     unique = set(calls(log))
-    assert len(calls(log)) == len(unique) == 6  # 6 unique contents over 4 blocks and 2 actors
+    assert len(calls(log)) == len(unique) == 6  # 6 unique contents over 4 blocks and 2 workers
     expected = local(histories, embedded_model('counted', Counted(tmp_path / 'local-calls')))
     assert [row['id'] for row in result] == list(range(12))
     assert [row['messages'] for row in result] == [new or old for new, old in zip(expected, histories, strict=True)]
@@ -129,7 +129,7 @@ def test_bad_row_is_reported_in_its_row(tmp_path: Path) -> None:
     items = [{'id': n, 'messages': text} for n, text in enumerate([good, '{"not": "a history"}', broken, '[{'])]
     model = embedded_model('counted', Counted(tmp_path / 'calls'))
     result = sorted(
-        compact_dataset(ray.data.from_items(items), config=config(), model=model, actors=2).take_all(), key=by_id
+        compact_dataset(ray.data.from_items(items), config=config(), model=model, workers=2).take_all(), key=by_id
     )
 
     assert result[0]['error'] is None and result[0]['summarized'] == 1 and result[0]['messages'] != good
@@ -143,19 +143,21 @@ def test_bad_row_is_reported_in_its_row(tmp_path: Path) -> None:
 def test_bytes_column_stays_bytes(tmp_path: Path) -> None:
     raw = stored(f'bytes\n{BIG_TEXT}').encode()
     model = embedded_model('counted', Counted(tmp_path / 'calls'))
-    [row] = compact_dataset(ray.data.from_items([{'messages': raw}]), config=config(), model=model, actors=1).take_all()
+    [row] = compact_dataset(
+        ray.data.from_items([{'messages': raw}]), config=config(), model=model, workers=1
+    ).take_all()
     expected = local([raw.decode()], model)[0]
     assert isinstance(row['messages'], bytes) and row['messages'] == (expected or '').encode()
 
 
-def test_actor_killed_mid_job_is_retried_once_written_once(tmp_path: Path) -> None:
+def test_worker_killed_mid_job_is_retried_once_written_once(tmp_path: Path) -> None:
     histories = rows()[:6]
     log, marker = tmp_path / 'calls', tmp_path / 'died'
     model = embedded_model('counted', Counted(log, die_once=marker))
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=3)
-    result = sorted(compact_dataset(ds, config=config(), model=model, actors=2, batch_size=2).take_all(), key=by_id)
+    result = sorted(compact_dataset(ds, config=config(), model=model, workers=2, batch_size=2).take_all(), key=by_id)
 
-    assert marker.exists()  # an actor did die
+    assert marker.exists()  # a worker did die
     expected = local(histories, embedded_model('counted', Counted(tmp_path / 'local-calls')))
     assert [row['id'] for row in result] == list(range(6))  # every row once: none lost, none twice
     assert [row['messages'] for row in result] == expected
@@ -188,8 +190,8 @@ def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.Mon
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter('always')
         assert main([*arguments, str(folder / 'c.json'), '--in-place']) == 0
-    idle = [str(w.message) for w in caught if 'concurrent actors' in str(w.message)]
-    assert not idle  # one history is one block: each stage starts one actor, not `--jobs 2` with one idle
+    idle = [str(w.message) for w in caught if 'concurrent' in str(w.message)]
+    assert not idle  # one history is one block: each stage runs one task at a time, not `--jobs 2` with one idle
     assert (folder / 'c.json').read_bytes() == (local_out / 'c.json').read_bytes()
     assert main(['batch', '--engine', 'ray', str(folder), '--out', str(tmp_path / 'x'), '--jobs', '0']) == 2
 
@@ -226,3 +228,28 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
     assert expected[0].error == expected[1].error is not None and 'not smaller than the original' in expected[0].error
     assert [row['messages'] for row in result[:2]] == histories[:2]  # kept, byte for byte
     assert result[2]['error'] is None and result[2]['messages'] == expected[2].text != histories[2]
+
+
+def test_a_content_a_history_holds_twice_is_charged_once() -> None:
+    """The compact stage charges the owner row's first occurrence only; the second is a share (a cache hit)."""
+    from summarizer._cache import SummaryCache
+    from summarizer._models import resolve_model
+    from summarizer._summarize import Answer, Planner
+    from summarizer.ray import _Answering  # pyright: ignore[reportPrivateUsage]
+
+    config = SummarizerConfig.load(keep_recent=0, keep_quoted_facts=False)
+    messages = history(BIG_TEXT, BIG_TEXT)
+    model = resolve_model(config)
+    planner = Planner(config=config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
+    asyncio.run(Compactor(config=config, summarizer=planner).compact(messages))
+    [key] = planner.planned
+    answer = Answer(summary='a short summary', attempts=1, input_tokens=100, output_tokens=20)
+    answering = _Answering(
+        config=config,
+        model=model,
+        cache=SummaryCache(directory=None, size_limit_bytes=0),
+        answers={key: ('row', answer)},
+    )
+    answering.start_row('row')
+    report = asyncio.run(Compactor(config=config, summarizer=answering).compact(messages)).report
+    assert (report.model_calls, report.summarizer_input_tokens, report.cache_hits, report.summarized) == (1, 100, 1, 2)

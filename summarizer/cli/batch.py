@@ -70,7 +70,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help='with --in-place: VACUUM each changed SQLite database so the file shrinks (needs its size free)',
     )
     parser.add_argument(
-        '--jobs', type=int, default=1, metavar='N', help='worker processes (with --engine ray: actors per stage)'
+        '--jobs', type=int, default=1, metavar='N', help='worker processes (with --engine ray: tasks at once per stage)'
     )
     parser.add_argument(
         '--engine',
@@ -257,7 +257,7 @@ def _run_on_ray(
         target=target,
         journal=journal,
         on_tick=on_tick,
-        actors=arguments.jobs,
+        workers=arguments.jobs,
         address=arguments.ray_address,
     )
 

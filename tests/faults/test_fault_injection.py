@@ -81,15 +81,20 @@ def fault_config(base_url: str, **overrides: object) -> SummarizerConfig:
     )
 
 
-async def timeout_only_a_hang_reaches(monkeypatch: pytest.MonkeyPatch) -> float:
-    """5 s, or 10 times the slowest answer of a fault-free run on this machine now, if that is longer.
+@pytest.fixture(scope='module')
+def hang_timeout() -> float:
+    """The client timeout of the fault runs: 5 s, or 10 times the slowest answer of a fault-free run here, if longer.
 
     A request's time includes waiting for this process's event loop and for a CPU, so on a loaded
-    machine a healthy answer can take seconds; a fixed timeout then turns it into a hang the server
-    never injected, and the outcomes predicted from the server's log no longer match (the test was
-    flaky so). Measured after a first request has done the client's one-time imports and set-up:
-    under load the run gets slower, never wrong.
+    machine (a parallel test worker next door) a healthy answer can take seconds; a fixed timeout then
+    turns it into a hang the server never injected, and the outcomes predicted from the server's log no
+    longer match (the test was flaky so). Measured once for the module, after a first request has done
+    the client's one-time imports and set-up: under load the runs get slower, never wrong.
     """
+    return asyncio.run(_timeout_only_a_hang_reaches())
+
+
+async def _timeout_only_a_hang_reaches() -> float:
     slowest = 0.0
 
     async def timed(*args: object, **kwargs: object) -> object:
@@ -103,7 +108,7 @@ async def timeout_only_a_hang_reaches(monkeypatch: pytest.MonkeyPatch) -> float:
     with FakeOpenAI().serve() as base_url:
         config = fault_config(base_url, cache={'enabled': False})
         await Compactor(config=config).compact(history(BIG_TEXT))
-        with monkeypatch.context() as patch:
+        with pytest.MonkeyPatch.context() as patch:
             patch.setattr(_summarize, 'model_request', timed)
             await Compactor(config=config).compact(history(*contents(12)))
     return max(5.0, 10 * slowest)
@@ -143,10 +148,10 @@ def fault_figures(server: FakeOpenAI, report: Report) -> dict[str, object]:
 
 @pytest.mark.slow
 async def test_pipeline_survives_a_30_percent_fault_rate(
-    server: tuple[FakeOpenAI, str], caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+    server: tuple[FakeOpenAI, str], caplog: pytest.LogCaptureFixture, hang_timeout: float
 ) -> None:
     fake, base_url = server
-    timeout = await timeout_only_a_hang_reaches(monkeypatch)
+    timeout = hang_timeout
     originals = contents(45)
     messages = history(*originals)
     caplog.set_level(logging.INFO)
@@ -207,14 +212,14 @@ def test_retry_after_beyond_the_bound_is_not_retried_sooner() -> None:
 
 
 def test_compact_command_keeps_every_failed_content_byte_for_byte(
-    server: tuple[FakeOpenAI, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    server: tuple[FakeOpenAI, str], tmp_path: Path, capsys: pytest.CaptureFixture[str], hang_timeout: float
 ) -> None:
     fake, base_url = server
     originals = contents(12)
     source = tmp_path / 'history.json'
     raw = json.dumps(_stored(history(*originals)), indent=2).encode()
     source.write_bytes(raw)
-    code = main(['compact', str(source), '--config', str(config_file(tmp_path, base_url))])
+    code = main(['compact', str(source), '--config', str(config_file(tmp_path, base_url, hang_timeout))])
 
     outcomes = [expected_outcomes(log) for log in fake.by_content().values()]
     failed = sum(1 for summarized, _ in outcomes if not summarized)
@@ -228,10 +233,10 @@ def test_compact_command_keeps_every_failed_content_byte_for_byte(
     assert len(re.findall(r'kept original', output)) == failed
 
 
-def config_file(folder: Path, base_url: str) -> Path:
-    """The fault run's settings as a config.yaml, for the commands."""
+def config_file(folder: Path, base_url: str, timeout: float) -> Path:
+    """The fault run's settings (with the client `timeout` in seconds) as a config.yaml, for the commands."""
     path = folder / 'config.yaml'
-    settings = dataclasses.asdict(fault_config(base_url))
+    settings = dataclasses.asdict(fault_config(base_url, timeout_seconds=timeout))
     chosen = ('model', 'base_url', 'keep_recent', 'concurrency', 'timeout_seconds', 'max_retries')
     path.write_text(
         '\n'.join(
@@ -241,8 +246,8 @@ def config_file(folder: Path, base_url: str) -> Path:
     return path
 
 
-def test_batch_over_files_survives_the_faults(tmp_path: Path) -> None:
-    fake = FakeOpenAI(fault_rate=FAULT_RATE, seed=BATCH_SEED, hang_seconds=30)
+def test_batch_over_files_survives_the_faults(tmp_path: Path, hang_timeout: float) -> None:
+    fake = FakeOpenAI(fault_rate=FAULT_RATE, seed=BATCH_SEED, hang_seconds=600)  # outlasts any client timeout
     inputs = tmp_path / 'in'
     inputs.mkdir()
     originals = contents(18)
@@ -253,7 +258,7 @@ def test_batch_over_files_survives_the_faults(tmp_path: Path) -> None:
     report_path = tmp_path / 'report.json'
     arguments = ['batch', str(inputs), '--out', str(tmp_path / 'out'), '--report', str(report_path)]
     with fake.serve() as base_url:
-        code = main([*arguments, '--config', str(config_file(tmp_path, base_url))])
+        code = main([*arguments, '--config', str(config_file(tmp_path, base_url, hang_timeout))])
 
     outcomes = [expected_outcomes(log) for log in fake.by_content().values()]
     failed = sum(1 for summarized, _ in outcomes if not summarized)
