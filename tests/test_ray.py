@@ -215,7 +215,7 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
     strict = dataclasses.replace(config(), strict=True)
     model = embedded_model('rejects', RejectedWhenMarked())
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)], override_num_blocks=2)
-    result = sorted(compact_dataset(ds, config=strict, model=model, actors=1, batch_size=2).take_all(), key=by_id)
+    result = sorted(compact_dataset(ds, config=strict, model=model, workers=1, batch_size=2).take_all(), key=by_id)
 
     compactor = Compactor(config=strict, model=model)
 
