@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import cast
+
+from fake_batch_api import FakeBatchAPI, send_json, serving
 
 from summarizer import extractive
 from summarizer._prompts import DataBlock, parse_data_block
@@ -43,34 +43,17 @@ class _Batch:
     results: list[dict[str, object]] = field(default_factory=list[dict[str, object]])
 
 
-class FakeAnthropic(ThreadingHTTPServer):
-    daemon_threads = True
-
+class FakeAnthropic(FakeBatchAPI):
     def __init__(self) -> None:
-        super().__init__(('127.0.0.1', 0), _Handler)
-        self.lock = threading.Lock()
-        self.answered: list[str] = []
-        """The content of each live call (`POST /v1/messages`), JSON-encoded."""
+        super().__init__(_Handler)
         self.batches: dict[str, _Batch] = {}
-        self.batches_created: list[str] = []
-        self.batch_requests: list[str] = []
-        """The content of each request submitted in a batch (a resubmitted one again), JSON-encoded."""
-        self.paths: list[str] = []
-        """`METHOD /path` of every Message Batches request."""
-        self.hold_batches = False
-        self.faults: dict[str, str] = {}
-        self._expired_once: set[str] = set()
         self._ids = itertools.count(1)
-
-    @property
-    def base_url(self) -> str:
-        return f'http://127.0.0.1:{self.server_address[1]}'
 
     def message(self, params: dict[str, object]) -> dict[str, object]:
         """The Message answering one summary request: a `final_summary` tool use, or text for a string."""
         block = _block(params)
         summary = extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
-        if self._fault(block) == 'bad':
+        if self.fault(block) == 'bad':
             summary = block.content + block.content if isinstance(block.content, str) else [block.content] * 3
         if params.get('tools'):
             content: dict[str, object] = {
@@ -131,9 +114,8 @@ class FakeAnthropic(ThreadingHTTPServer):
         for request in batch.requests:
             params = cast('dict[str, object]', request['params'])
             block = _block(params)
-            fault, key = self._fault(block), json.dumps(block.content)
-            if fault == 'expire' or (fault == 'expire-once' and key not in self._expired_once):
-                self._expired_once.add(key)
+            fault = self.batch_fault(block)
+            if fault == 'expire':
                 result: dict[str, object] = {'type': 'expired'}
             elif fault == 'error':
                 error = {'type': 'invalid_request_error', 'message': 'invalid request'}
@@ -142,10 +124,6 @@ class FakeAnthropic(ThreadingHTTPServer):
                 result = {'type': 'succeeded', 'message': self.message(params)}
             batch.results.append({'custom_id': request['custom_id'], 'result': result})
         batch.ended = True
-
-    def _fault(self, block: DataBlock) -> str | None:
-        text = json.dumps(block.content)
-        return next((fault for marker, fault in self.faults.items() if marker in text), None)
 
 
 def _block(params: dict[str, object]) -> DataBlock:
@@ -204,21 +182,8 @@ class _Handler(BaseHTTPRequestHandler):
                 self._send(self.server.batch_json(batch))
 
     def _send(self, payload: dict[str, object], *, status: int = 200) -> None:
-        data = json.dumps(payload).encode('utf-8')
-        self.send_response(status)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, payload, status=status)
 
 
-@contextmanager
-def fake_anthropic() -> Iterator[FakeAnthropic]:
-    server = FakeAnthropic()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+def fake_anthropic() -> AbstractContextManager[FakeAnthropic]:
+    return serving(FakeAnthropic())

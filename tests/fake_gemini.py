@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import cast
+
+from fake_batch_api import FakeBatchAPI, send_json, serving
 
 from summarizer import extractive
 from summarizer._prompts import DataBlock, parse_data_block
@@ -45,35 +45,18 @@ class _Batch:
     output: str | None = None
 
 
-class FakeGemini(ThreadingHTTPServer):
-    daemon_threads = True
-
+class FakeGemini(FakeBatchAPI):
     def __init__(self) -> None:
-        super().__init__(('127.0.0.1', 0), _Handler)
-        self.lock = threading.Lock()
-        self.answered: list[str] = []
-        """The content of each live call (`generateContent`), JSON-encoded."""
+        super().__init__(_Handler)
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, _Batch] = {}
-        self.batches_created: list[str] = []
-        self.batch_requests: list[str] = []
-        """The content of each request submitted in a batch (a resubmitted one again), JSON-encoded."""
-        self.paths: list[str] = []
-        """`METHOD /path` of every Files and Batch Mode request."""
-        self.hold_batches = False
-        self.faults: dict[str, str] = {}
-        self._expired_once: set[str] = set()
         self._ids = itertools.count(1)
-
-    @property
-    def base_url(self) -> str:
-        return f'http://127.0.0.1:{self.server_address[1]}'
 
     def response(self, request: dict[str, object]) -> dict[str, object]:
         """The `GenerateContentResponse` to one summary request: a `final_summary` call, or text for a string."""
         block = _block(request)
         summary = extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
-        if self._fault(block) == 'bad':
+        if self.fault(block) == 'bad':
             summary = block.content + block.content if isinstance(block.content, str) else [block.content] * 3
         if request.get('tools'):
             part: dict[str, object] = {'functionCall': {'name': 'final_summary', 'args': {'summary': summary}}}
@@ -127,9 +110,8 @@ class FakeGemini(ThreadingHTTPServer):
         for line in batch.lines:
             request = cast('dict[str, object]', line['request'])
             block = _block(request)
-            fault, content = self._fault(block), json.dumps(block.content)
-            if fault == 'expire' or (fault == 'expire-once' and content not in self._expired_once):
-                self._expired_once.add(content)
+            fault = self.batch_fault(block)
+            if fault == 'expire':
                 expired = True  # left out of the results: the job expires before it runs this one
             elif fault == 'error':
                 output.append(json.dumps({'key': line['key'], 'error': {'code': 3, 'message': 'invalid request'}}))
@@ -138,10 +120,6 @@ class FakeGemini(ThreadingHTTPServer):
         batch.state = 'BATCH_STATE_EXPIRED' if expired else 'BATCH_STATE_SUCCEEDED'
         if output:
             batch.output = self.store('\n'.join(output).encode())
-
-    def _fault(self, block: DataBlock) -> str | None:
-        text = json.dumps(block.content)
-        return next((fault for marker, fault in self.faults.items() if marker in text), None)
 
 
 def _block(request: dict[str, object]) -> DataBlock:
@@ -218,23 +196,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._send({})
 
     def _send(self, payload: dict[str, object], *, status: int = 200, headers: dict[str, str] | None = None) -> None:
-        data = json.dumps(payload).encode('utf-8')
-        self.send_response(status)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        for key, value in (headers or {}).items():
-            self.send_header(key, value)
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, payload, status=status, headers=headers)
 
 
-@contextmanager
-def fake_gemini() -> Iterator[FakeGemini]:
-    server = FakeGemini()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+def fake_gemini() -> AbstractContextManager[FakeGemini]:
+    return serving(FakeGemini())

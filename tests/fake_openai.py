@@ -20,11 +20,12 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import cast
+
+from fake_batch_api import FakeBatchAPI, send_json, serving
 
 from summarizer import extractive
 from summarizer._prompts import DataBlock, parse_data_block
@@ -43,37 +44,26 @@ class _Batch:
     error_file_id: str | None = None
 
 
-class FakeOpenAI(ThreadingHTTPServer):
-    daemon_threads = True
-
+class FakeOpenAI(FakeBatchAPI):
     def __init__(self) -> None:
-        super().__init__(('127.0.0.1', 0), _Handler)
-        self.answered: list[str] = []
+        super().__init__(_Handler)
         self.summaries: dict[str, str] = {}
         """Content -> the summary text answered for it."""
         self.delay = 0.0
         self.limit: int | None = None
         self.generation = 0
-        self.lock = threading.Lock()
         self.gate = threading.Condition(self.lock)
         self.files: dict[str, bytes] = {}
         self.batches: dict[str, _Batch] = {}
-        self.batches_created: list[str] = []
-        """Ids of the batches created, in order: how many submissions a run made."""
-        self.batch_requests: list[str] = []
-        """The content of each request submitted in a batch (a resubmitted one again)."""
-        self.hold_batches = False
-        """While set, every batch stays `in_progress`."""
-        self.paths: list[str] = []
-        """`METHOD /path` of every request to the Files and Batches endpoints (uploads, batches, checks, downloads)."""
-        self.faults: dict[str, str] = {}
-        """Marker in a content -> how its batch request fails (see the module docstring)."""
-        self._expired_once: set[str] = set()
         self._file_ids = itertools.count(1)
 
     @property
     def base_url(self) -> str:
-        return f'http://127.0.0.1:{self.server_address[1]}/v1'
+        return f'{super().base_url}/v1'
+
+    def shutdown(self) -> None:
+        self.open_gate()  # requests held at the gate are answered (with a 503), so serving can stop
+        super().shutdown()
 
     def handle_error(self, request: object, client_address: object) -> None:
         """Quiet: a client killed mid-request (the point of these tests) breaks the pipe of its answer."""
@@ -91,7 +81,7 @@ class FakeOpenAI(ThreadingHTTPServer):
         """A Responses API answer to a summary request: a `final_summary` call, or text for a string."""
         block = _block(body)
         summary = extractive.summarize(block.content, budget_tokens=block.budget_tokens, max_items=block.max_items)
-        if self._fault(block) == 'bad':
+        if self.fault(block) == 'bad':
             summary = block.content + block.content if isinstance(block.content, str) else [block.content] * 3
         if body.get('tools'):
             item: dict[str, object] = {
@@ -181,11 +171,9 @@ class FakeOpenAI(ThreadingHTTPServer):
             body = line['body']
             assert isinstance(body, dict)
             block = _block(body)  # pyright: ignore[reportUnknownArgumentType]
-            fault = self._fault(block)
+            fault = self.batch_fault(block)
             custom_id = line['custom_id']
-            key = json.dumps(block.content)
-            if fault == 'expire' or (fault == 'expire-once' and key not in self._expired_once):
-                self._expired_once.add(key)
+            if fault == 'expire':
                 error = {
                     'code': 'batch_expired',
                     'message': 'This request could not be executed before the completion window expired.',
@@ -211,10 +199,6 @@ class FakeOpenAI(ThreadingHTTPServer):
         file_id = f'file-{next(self._file_ids)}'  # never reused: pydantic-ai deletes input files it is done with
         self.files[file_id] = data
         return file_id
-
-    def _fault(self, block: DataBlock) -> str | None:
-        text = json.dumps(block.content)
-        return next((fault for marker, fault in self.faults.items() if marker in text), None)
 
 
 def _block(body: dict[str, object]) -> DataBlock:
@@ -319,22 +303,8 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def _send(self, status: int, payload: dict[str, object]) -> None:
-        data = json.dumps(payload).encode('utf-8')
-        self.send_response(status)
-        self.send_header('Content-Type', 'application/json')
-        self.send_header('Content-Length', str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+        send_json(self, payload, status=status)
 
 
-@contextmanager
-def fake_openai() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield server
-    finally:
-        server.open_gate()
-        server.shutdown()
-        server.server_close()
+def fake_openai() -> AbstractContextManager[FakeOpenAI]:
+    return serving(FakeOpenAI())

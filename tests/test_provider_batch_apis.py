@@ -12,10 +12,11 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import cast
 
 import pytest
 from fake_anthropic import fake_anthropic
+from fake_batch_api import FakeBatchAPI
 from fake_gemini import fake_gemini
 from genai_prices import Usage, calc_price
 from helpers import BIG_TEXT
@@ -25,19 +26,6 @@ from test_provider_batch import corpus, run, tool_contents, total, write_inputs
 from summarizer._stored import StoredHistory, check_rewrite
 
 
-class Fake(Protocol):
-    """What the tests read of a fake provider (tests/fake_anthropic.py, tests/fake_gemini.py)."""
-
-    answered: list[str]
-    batches_created: list[str]
-    batch_requests: list[str]
-    paths: list[str]
-    faults: dict[str, str]
-
-    @property
-    def base_url(self) -> str: ...
-
-
 @dataclass(frozen=True)
 class Provider:
     name: str
@@ -45,7 +33,7 @@ class Provider:
     """The SDK the provider's extra installs: the tests skip without it."""
     model: str
     """The model name, for the config and genai-prices."""
-    fake: Callable[[], AbstractContextManager[Fake]]
+    fake: Callable[[], AbstractContextManager[FakeBatchAPI]]
     environment: dict[str, str]
     """Environment variable -> `base_url` or a value: where the SDK finds the fake, and a key."""
 
@@ -93,7 +81,7 @@ def provider(request: pytest.FixtureRequest) -> Provider:
 
 
 @pytest.fixture
-def server(provider: Provider, monkeypatch: pytest.MonkeyPatch) -> Iterator[Fake]:
+def server(provider: Provider, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeBatchAPI]:
     with provider.fake() as fake:
         for name, value in provider.environment.items():
             monkeypatch.setenv(name, fake.base_url if value == 'base_url' else value)
@@ -108,7 +96,7 @@ def config(provider: Provider) -> str:
 
 
 def test_a_batch_run_writes_the_bytes_a_live_run_writes(
-    tmp_path: Path, provider: Provider, server: Fake, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, provider: Provider, server: FakeBatchAPI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     inputs = write_inputs(tmp_path / 'in', corpus())
     monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(tmp_path / 'live-cache'))
@@ -141,7 +129,7 @@ def test_a_batch_run_writes_the_bytes_a_live_run_writes(
 
 
 def test_errored_expired_and_rejected_results_keep_their_originals(
-    tmp_path: Path, provider: Provider, server: Fake
+    tmp_path: Path, provider: Provider, server: FakeBatchAPI
 ) -> None:
     server.faults = {'MARK-ERR': 'error', 'MARK-EXP': 'expire', 'MARK-ONCE': 'expire-once', 'MARK-BAD': 'bad'}
     kept = [f'MARK-ERR\n{BIG_TEXT}', f'MARK-EXP\n{BIG_TEXT}', f'MARK-BAD\n{BIG_TEXT}']
@@ -168,7 +156,7 @@ def test_errored_expired_and_rejected_results_keep_their_originals(
     assert server.batch_requests.count(json.dumps(retried)) == 2
 
 
-def test_a_dry_run_reaches_no_batch_endpoint(tmp_path: Path, provider: Provider, server: Fake) -> None:
+def test_a_dry_run_reaches_no_batch_endpoint(tmp_path: Path, provider: Provider, server: FakeBatchAPI) -> None:
     write_inputs(tmp_path / 'in', corpus())
     report = tmp_path / 'report.json'
     arguments = ['--dry-run', '--provider-batch', '--report', report]
