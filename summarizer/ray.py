@@ -136,9 +136,9 @@ class _Answering(Summarizer):
 
     answers: Mapping[str, tuple[str, Answer]] = field(default_factory=dict[str, tuple[str, Answer]])
     """key -> (the hash of the first history needing it, its answer)."""
-    row: str = ''
-    """The hash of the history being compacted (one at a time per process)."""
-    charged: set[str] = field(default_factory=set[str])
+    row: str = field(default='', init=False)
+    """The hash of the history being compacted (one at a time per process; `start_row`)."""
+    charged: set[str] = field(default_factory=set[str], init=False)
     """Keys already charged in this row: a content the row holds twice is one model call, the second a share."""
 
     def start_row(self, row: str) -> None:
