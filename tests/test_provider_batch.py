@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import cast
 
 import pytest
+from fake_batch_api import FakeBatchAPI
 from fake_openai import FakeOpenAI, fake_openai
 from genai_prices import Usage, calc_price
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
@@ -209,13 +210,26 @@ def test_a_resumed_source_reports_the_usage_of_the_run_that_did_it(tmp_path: Pat
 
 
 def test_failed_expired_and_rejected_results_keep_their_originals(tmp_path: Path, server: FakeOpenAI) -> None:
+    check_failed_results_keep_their_originals(
+        tmp_path, server, config=CONFIG, expired='expired before the model ran it'
+    )
+
+
+def check_failed_results_keep_their_originals(
+    tmp_path: Path, server: FakeBatchAPI, *, config: str, expired: str
+) -> None:
+    """An errored, an expired and a rejected result keep their originals; one expired once is summarized.
+
+    Shared by every provider's fake (tests/test_provider_batch_apis.py): `expired` is the words of its expiry.
+    """
     server.faults = {'MARK-ERR': 'error', 'MARK-EXP': 'expire', 'MARK-ONCE': 'expire-once', 'MARK-BAD': 'bad'}
     kept = [f'MARK-ERR\n{BIG_TEXT}', f'MARK-EXP\n{BIG_TEXT}', f'MARK-BAD\n{BIG_TEXT}']
     retried = f'MARK-ONCE\n{BIG_TEXT}'
     inputs = write_inputs(tmp_path / 'in', {'h.json': [*kept, retried]})
     report = tmp_path / 'report.json'
 
-    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--report', report) == 1
+    arguments = ['--out', tmp_path / 'out', '--provider-batch', '--report', report]
+    assert run(tmp_path, tmp_path / 'in', *arguments, config=config) == 1
 
     original, compacted = inputs['h.json'], (tmp_path / 'out' / 'h.json').read_bytes()
     check_rewrite(StoredHistory.parse(original), StoredHistory.parse(compacted))
@@ -226,7 +240,7 @@ def test_failed_expired_and_rejected_results_keep_their_originals(tmp_path: Path
     problems = {cast('int', failure['message_index']): str(failure['problem']) for failure in failures}
     assert sorted(problems) == [2, 4, 6]
     assert 'invalid request' in problems[2]
-    assert 'expired before the model ran it' in problems[4]
+    assert expired in problems[4]
     assert 'smaller' in problems[6] or 'tokens' in problems[6]
     # the first batch; MARK-EXP and MARK-ONCE again; MARK-EXP a last time (max_resubmissions: 2)
     assert len(server.batches_created) == 3

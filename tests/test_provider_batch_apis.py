@@ -19,9 +19,14 @@ from fake_anthropic import fake_anthropic
 from fake_batch_api import FakeBatchAPI
 from fake_gemini import fake_gemini
 from genai_prices import Usage, calc_price
-from helpers import BIG_TEXT
 from test_batch import read_report
-from test_provider_batch import corpus, run, tool_contents, total, write_inputs
+from test_provider_batch import (
+    check_failed_results_keep_their_originals,
+    corpus,
+    run,
+    total,
+    write_inputs,
+)
 
 from summarizer._stored import StoredHistory, check_rewrite
 
@@ -131,29 +136,7 @@ def test_a_batch_run_writes_the_bytes_a_live_run_writes(
 def test_errored_expired_and_rejected_results_keep_their_originals(
     tmp_path: Path, provider: Provider, server: FakeBatchAPI
 ) -> None:
-    server.faults = {'MARK-ERR': 'error', 'MARK-EXP': 'expire', 'MARK-ONCE': 'expire-once', 'MARK-BAD': 'bad'}
-    kept = [f'MARK-ERR\n{BIG_TEXT}', f'MARK-EXP\n{BIG_TEXT}', f'MARK-BAD\n{BIG_TEXT}']
-    retried = f'MARK-ONCE\n{BIG_TEXT}'
-    inputs = write_inputs(tmp_path / 'in', {'h.json': [*kept, retried]})
-    report = tmp_path / 'report.json'
-
-    arguments = ['--out', tmp_path / 'out', '--provider-batch', '--report', report]
-    assert run(tmp_path, tmp_path / 'in', *arguments, config=config(provider)) == 1
-
-    original, compacted = inputs['h.json'], (tmp_path / 'out' / 'h.json').read_bytes()
-    check_rewrite(StoredHistory.parse(original), StoredHistory.parse(compacted))
-    after = tool_contents(compacted)
-    assert after[:3] == kept  # byte for byte: the originals
-    assert after[3] != retried  # expired once, submitted again in a new batch, summarized
-    failures = cast('list[dict[str, object]]', read_report(report)['h.json']['failures'])
-    problems = {cast('int', failure['message_index']): str(failure['problem']) for failure in failures}
-    assert sorted(problems) == [2, 4, 6]
-    assert 'invalid request' in problems[2]
-    assert 'expired' in problems[4]
-    assert 'smaller' in problems[6] or 'tokens' in problems[6]
-    assert len(server.batches_created) == 3  # MARK-EXP and MARK-ONCE again, then MARK-EXP a last time
-    assert server.batch_requests.count(json.dumps(kept[1])) == 3
-    assert server.batch_requests.count(json.dumps(retried)) == 2
+    check_failed_results_keep_their_originals(tmp_path, server, config=config(provider), expired='expired')
 
 
 def test_a_dry_run_reaches_no_batch_endpoint(tmp_path: Path, provider: Provider, server: FakeBatchAPI) -> None:
