@@ -67,7 +67,9 @@ _LEAD = re.compile(r'^([^\n:]*[./][^\n:]*)::', re.MULTILINE)
 """The path or dotted name before a `::` (a pytest node id's file, `tests/test_app.py::test_login`): a part too."""
 _CANDIDATE = re.compile(r'^(?=[^\n]{3})[^\n]*?(?:[\d@/_.#:]|--|[a-z][A-Z]|[A-Z]{2}[a-z])[^\n]*$', re.MULTILINE)
 """A token (one per line) that may be a fact (`fact_kind`) or have parts that are: plain words are not."""
-_HAS_DIGIT = re.compile(r'\d')
+_DIGITS = frozenset('0123456789')
+_SEPARATORS = frozenset('./:')
+"""A token without any of these has no parts (`name_parts`)."""
 _CAMEL = re.compile(r'[a-z][A-Z]|[A-Z]{2}[a-z]')
 _NUMERIC = re.compile(r'[\d.,:]+')
 _DOTTED_PARTS = re.compile(r'\.|::')
@@ -183,7 +185,7 @@ def fact_kind(token: str) -> str | None:
         return 'flag'
     if token[0] == '#':
         return 'id'
-    if _HAS_DIGIT.search(token):
+    if not _DIGITS.isdisjoint(token):  # a digit: one C pass over the set's look-ups, no pattern call
         if _NUMERIC.fullmatch(token):
             return 'number' if not token.isdigit() or len(token) >= 3 else None
         return 'id'
@@ -218,8 +220,19 @@ def _tokens(text: str, *, ordered: bool) -> Iterable[str]:
 
 @functools.lru_cache(maxsize=1 << 16)
 def _token_facts(token: str) -> tuple[tuple[str, str], ...]:
-    """The facts (and their kinds) a token is and holds: itself, then its trailing parts (`name_parts`)."""
-    return tuple((part, kind) for part in (token, *name_parts(token)) if (kind := fact_kind(part)) is not None)
+    """The facts (and their kinds) a token is and holds: itself, then its trailing parts (`name_parts`).
+
+    Parts recur across tokens (`tests/test_app.py` of every node id of a test run, `py` of every
+    file), so a part is judged once per process too (`_part_kind`).
+    """
+    if _SEPARATORS.isdisjoint(token) or not _has_parts(token):
+        kind = fact_kind(token)
+        return () if kind is None else ((token, kind),)
+    return tuple((part, kind) for part in (token, *name_parts(token)) if (kind := _part_kind(part)) is not None)
+
+
+_part_kind = functools.lru_cache(maxsize=1 << 16)(fact_kind)
+"""`fact_kind`, remembered: the parts of tokens repeat."""
 
 
 def _is_quoted_fact(inner: str) -> bool:

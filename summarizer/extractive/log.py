@@ -10,18 +10,12 @@ from __future__ import annotations
 
 import re
 
-from .lines import HIGH, LOW, MID, Joined
+from .lines import HIGH, LOW, MID, Joined, words_pattern
 
 _RULES = (
-    (
-        re.compile(
-            r'\b(?:ERROR|FATAL|CRITICAL|SEVERE|EMERG|ALERT|PANIC|Exception|Caused by)\b|\berror\b',
-            re.IGNORECASE | re.MULTILINE,
-        ),
-        HIGH,
-    ),
-    (re.compile(r'\b(?:WARN|WARNING)\b', re.IGNORECASE | re.MULTILINE), MID),
-    (re.compile(r'^[ \t]+at [\w.$<>]+\(|^[ \t]+\.\.\. \d+ more', re.MULTILINE), LOW),
+    (words_pattern('error', 'fatal', 'critical', 'severe', 'emerg', 'alert', 'panic', 'exception', 'caused by'), HIGH),
+    (words_pattern('warn', 'warning'), MID),
+    (re.compile(r'^[ \t]+(?:at [\w.$<>]+\(|\.\.\. \d+ more)', re.MULTILINE), LOW),
 )
 _VARIABLE = re.compile(r'\d+|[0-9a-f]{8,}')
 

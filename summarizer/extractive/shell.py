@@ -21,31 +21,34 @@ from .lines import HIGH, LOW, MID, MUST, Joined
 _RULES = (
     (
         re.compile(
-            r'^=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
-            r'|^(?:FAILED|ERROR)[ :]|^Ran \d+ tests? in |^FAILED \((?:failures|errors)=|^OK(?: \(|$)'
-            r'|^[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|^error(?:\[E\d+\])?: |^npm ERR!|^make(?:\[\d+\])?: \*\*\*'
-            r'|^\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|^E {3}',
+            r'^(?:=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
+            r'|(?:FAILED|ERROR)[ :]|Ran \d+ tests? in |FAILED \((?:failures|errors)=|OK(?: \(|$)'
+            r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
+            r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3})',
             re.MULTILINE,
         ),
         MUST,
     ),
     (
         re.compile(
-            r'^\$ |^Traceback \(most recent call last\)|\.\.\. (?:FAIL|ERROR)\b| (?:FAILED|ERROR)\b'
-            r'|^rootdir: |^[\w./-]+\.\w+:\d+: [A-Z][\w.]*$',
-            re.MULTILINE,
+            r'^(?:\$ |Traceback \(most recent call last\)|rootdir: |[\w./-]+\.\w+:\d+: [A-Z][\w.]*$)', re.MULTILINE
         ),
         HIGH,
     ),
-    (re.compile(r'^[\w./-]+\.\w+:\d+(?::\d+)?: warning|^warning: |\bexit (?:code|status) \d+', re.MULTILINE), MID),
+    (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b'), HIGH),
+    (re.compile(r'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: )', re.MULTILINE), MID),
+    (re.compile(r'(?=e)\bexit (?:code|status) \d+'), MID),
     (
         re.compile(
-            r'^_{3,} .* _{3,}$|^-{3,} .* -{3,}$|^=+ (?:short test summary info|FAILURES|ERRORS) =+$', re.MULTILINE
+            r'^(?:_{3,} .* _{3,}$|-{3,} .* -{3,}$|=+ (?:short test summary info|FAILURES|ERRORS) =+$)', re.MULTILINE
         ),
         LOW,
     ),
 )
-_FRAME = re.compile(r'^[ \t]*File "[^"\n]+", line \d+|^[\w./-]+\.py:\d+: in \w', re.MULTILINE)
+"""Each pattern either starts every branch at a line start (`^(?:...)`: one test per position of the text)
+or starts with a literal or a lookahead, so the scan passes over the positions where it cannot match
+in one test instead of trying each branch there (`lines.words_pattern` does the same)."""
+_FRAME = re.compile(r'^(?:[ \t]*File "[^"\n]+", line \d+|[\w./-]+\.py:\d+: in \w)', re.MULTILINE)
 _LAST_FRAMES = 2
 """Frames of a traceback kept first, counted back from the exception: where it was raised."""
 
