@@ -293,3 +293,22 @@ def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> N
         for line in lines:  # a marker, the facts line, or a slice of an original: never a rewrite
             assert OMISSION.match(line) or line.startswith(FACTS_PREFIX) or any(line in text for text in texts), line
         assert estimate_tokens(json.dumps(summary)) <= budget + 10
+
+
+@pytest.mark.parametrize('content', [BIG_TEXT, BIG_LIST, BIG_OBJECT], ids=['text', 'list', 'object'])
+def test_a_summarized_tree_leaves_no_garbage_for_the_cyclic_collector(content: JsonValue) -> None:
+    """The model's tree (units know their text, items their inner choices) is freed as soon as the summary is made.
+
+    Left in cycles, every dead tree would wait for a full collection, which in a process holding
+    pydantic-ai traverses all of its objects.
+    """
+    import gc
+
+    summarize(content, budget_tokens=300)  # caches and lazy imports first
+    gc.collect()
+    gc.disable()
+    try:
+        summarize(content, budget_tokens=300)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()

@@ -134,6 +134,13 @@ def summarize_value(
 
 def _summarize_tree(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
     """One selection over `tree`: required units, then the rest by gain, the facts line, and never nothing."""
+    try:
+        return _select(tree, budget_tokens, deadline, quoted)
+    finally:
+        tree.release()
+
+
+def _select(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
     tree.select_required(budget_tokens * (_REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE))
     tree.select(budget_tokens * tree.unit_share(budget_tokens))
     tree.pick_key_facts(budget_tokens)
@@ -270,6 +277,20 @@ class _Tree:
             * (_QUOTED_GAIN if fact in self._quoted else 1.0)
             for fact, fact_kind in self._kinds.items()
         }
+
+    def release(self) -> None:
+        """Break the tree's reference cycles (a unit knows its text, an item the choices inside it), so it is freed now.
+
+        Left to the cyclic collector, a dead tree waits for the next full collection, and the tree's
+        thousands of objects count towards triggering one; a full collection in a process holding
+        pydantic-ai traverses its ~80,000 objects too (30-60 ms). Freed by reference counting, a
+        tree costs the collector nothing once summarized.
+        """
+        for node, _ in self._texts:
+            node.units = []
+        for choice in self._choices:
+            if isinstance(choice, _Item):
+                choice.inner, choice.siblings, choice.bundled = [], [], []
 
     def unit_share(self, budget_tokens: int) -> float:
         """Share of the budget lines and items may take before the facts line gets its turn.
