@@ -12,6 +12,7 @@ nothing is written for it.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import logging
 import sys
@@ -32,7 +33,15 @@ _VERBOSE_HELP = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line `argv` (default: `sys.argv`); returns the exit code."""
+    """Run the command line `argv` (default: `sys.argv`); returns the exit code.
+
+    Run as the command (`argv` None), the process is the command's own: once the subcommand's modules
+    are imported, their objects are moved out of the cyclic collector's reach (`gc.freeze`). They
+    live as long as the process anyway, and in a process holding pydantic-ai they make every full
+    collection cost 30-60 ms (~80,000 objects, its validators' among them), which a long batch
+    triggers again and again (bench/README.md, section 6). A library does not do this to its host:
+    `Compactor` and the capability leave the collector alone.
+    """
     parser = argparse.ArgumentParser(
         prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.'
     )
@@ -44,6 +53,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for subcommand in commands.choices.values():  # `summarizer compact -v ...` as well as `summarizer -v compact ...`
         subcommand.add_argument('-v', '--verbose', dest='verbose_after', action='count', default=0, help=_VERBOSE_HELP)
     arguments = parser.parse_args(argv)
+    if argv is None:  # run as the `summarizer` command: the process is ours
+        gc.freeze()
     _log_to_stderr(arguments.verbose + arguments.verbose_after)
     try:
         if getattr(arguments, 'backup', False) and not arguments.in_place:
