@@ -40,6 +40,7 @@ process (`_token_facts`). A scan reads tens of MB/s (measured in `bench/`).
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -98,11 +99,10 @@ def fact_kinds(text: str) -> dict[str, str]:
     pattern's pass over the distinct tokens. A token is judged once per process (`_token_facts`):
     the fields of records and the lines of a long output repeat theirs.
     """
-    found: dict[str, str] = {}
-    for token in _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True))):
-        for part, kind in _token_facts(token):
-            if part not in found:
-                found[part] = kind
+    candidates = _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True)))
+    # A part's kind depends on its text alone, so a part met again adds nothing: `dict` keeps each at its
+    # first place, and the pairs are built and inserted in C.
+    found = dict(itertools.chain.from_iterable(map(_token_facts, candidates)))
     for inner in dict.fromkeys(quoted_strings(text)):
         if inner not in found and _is_quoted_fact(inner):
             found[inner] = 'quoted'

@@ -20,11 +20,12 @@ ones no unit carries head the facts line.
 from __future__ import annotations
 
 import heapq
+import itertools
 import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -98,7 +99,7 @@ _MIN_FACT_COST = 1.25
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
 _WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
-"""What a line is split into to look its facts up (see `_Tree._line_facts`)."""
+"""What a line is split into to look its facts up (see `_line_facts`)."""
 _BUNDLED_CHARS = 200
 """A field value up to this long goes with its item (a name, a status, a title, an id)."""
 _JSON = json.JSONEncoder(ensure_ascii=False)
@@ -341,22 +342,14 @@ class _Tree:
         self._learn(kinds)
         return frozenset(kinds)
 
-    def _line_facts(
-        self, line: str, known: frozenset[str], *, outer: _Item | None = None, count: bool = True
-    ) -> tuple[str, ...]:
-        """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
-
-        One `find_facts` over the whole text and a split per line cost far less than `find_facts`
-        per line, which judges every token of every line again. (A path's trailing part, `mod.py` of
-        `/repo/mod.py`, is credited to the line holding the whole path only: weights, not presence.)
-        """
-        held = known.intersection(_WORDS.findall(line))
-        if '"' in line or "'" in line or '`' in line:
-            held |= known.intersection(quoted_strings(line))
-        found = tuple(sorted(held))  # sorted: weight sums are float
-        if found and count:
-            self._count(found, outer)
-        return found
+    def _count_all(self, found: Iterable[tuple[str, ...]], outer: _Item | None) -> None:
+        """`_count` of the facts of many lines of one text at once: one C pass counts them, one loop the distinct."""
+        occurrences = list(itertools.chain.from_iterable(found))
+        self._counts.update(occurrences)
+        prior, priors = outer.prior if outer is not None else 1.0, self._priors
+        for fact in set(occurrences):  # `_priors` is read by key only: the order is of no matter
+            if priors.get(fact, 0.0) < prior:
+                priors[fact] = prior
 
     def _build(self, value: JsonValue, *, outer: _Item | None, path: _Path) -> _Node:
         self._step()
@@ -482,7 +475,7 @@ class _Tree:
         if found is None:
             if not text.strip():
                 return node
-            facts = self._line_facts(text, self._text_facts(text), count=False)
+            facts = _line_facts(text, self._text_facts(text))
             bonus = _ALARM_BONUS if ALARM.search(text) is not None else 0.0
             if not facts and not bonus:
                 bonus = _FILLER_BONUS
@@ -510,40 +503,38 @@ class _Tree:
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
+        line_facts = _lines_facts(plain, known)
+        keys = plain if node.signature is None else list(map(node.signature, plain))
+        counted: list[tuple[str, ...]] = []
         seen: set[str] = set()
+        units, fillers_end, escaped = node.units, len(plain) - _TAIL_LINES, self._nested
         for number, (index, line) in enumerate(numbered):
-            self._step()
-            key = node.signature(line) if node.signature is not None else line
+            if number % _CHECK_EVERY == 0:
+                self._deadline.check()
+            key = keys[number]
             if key in seen and bonuses[number] < HIGH and not self._holds_quoted(line):
-                self._line_facts(line, known, outer=outer)  # a repeat: its facts count as salient, not its tokens
+                counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
                 continue
             seen.add(key)
-            parts = text_lines.pieces(line, limit=limit)
+            parts = [line] if len(line) <= limit else text_lines.pieces(line, limit=limit)
             if len(parts) > 1:
                 node.pieces[index] = len(parts)
             for piece_number, piece in enumerate(parts):
                 bonus = bonuses[number] if piece_number == 0 else 0.0
                 notable = _NOTABLE_BONUS * standing_out.get(number, 0.0) if piece_number == 0 else 0.0
-                facts = self._line_facts(piece, known, outer=outer)
+                facts = line_facts[number] if len(parts) == 1 else _line_facts(piece, known)
+                counted.append(facts)
                 if notable:
                     self._notable.update(facts)
                 if not (facts or bonus or notable):
-                    if _HEAD_LINES <= number < len(plain) - _TAIL_LINES:
+                    if _HEAD_LINES <= number < fillers_end:
                         continue  # nothing to gain: it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
-                node.units.append(
-                    _Unit(
-                        text=piece,
-                        line=index,
-                        cost=cost(piece) + (_escapes(piece) if self._nested else 0.0) + 0.5,
-                        facts=facts,
-                        outer=outer,
-                        node=node,
-                        position=len(node.units),
-                        whole=len(parts) == 1,
-                        bonus=bonus + notable,
-                    )
+                piece_cost = cost(piece) + (_escapes(piece) if escaped else 0.0) + 0.5
+                units.append(
+                    _Unit(piece, index, piece_cost, facts, outer, node, len(units), len(parts) == 1, bonus + notable)
                 )
+        self._count_all(counted, outer)
         self._add_units(node, outer=outer, path=path)
         return node
 
@@ -651,8 +642,15 @@ class _Tree:
         heap, waiting = self._heap, self._waiting
         heap.extend(entry for choice in pending if (entry := self._entry(choice)) is not None)
         heapq.heapify(heap)  # one pass: the pop order is the keys' (unique), however the heap was built
+        smallest = min((choice.cost for _, _, choice in heap), default=0.0)
         while heap:
             self._step()
+            if self.spent + smallest > limit:
+                # No choice left can fit (a price is at least its cost): each would wait, as the check
+                # below makes it, in the order the heap pops them; sorted in C, not popped one by one.
+                waiting.extend(choice for _, _, choice in sorted(heap) if not choice.chosen)
+                heap.clear()
+                break
             _, _, choice = heapq.heappop(heap)
             if choice.chosen:
                 continue
@@ -773,9 +771,9 @@ class _Tree:
         guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
         listed: set[str] = set()
         weights = self._weights
-        ranked = sorted(
-            self._kinds, key=lambda fact: -weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT
-        )
+        facts = list(self._kinds)
+        worth = [-weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT for fact in facts]
+        ranked = [facts[index] for index in sorted(range(len(facts)), key=worth.__getitem__)]  # stable, as by fact
         tails = _tails(self._kinds)
         for fact in ranked:
             if room < _MIN_FACT_COST:
@@ -863,6 +861,28 @@ def _runs_opened(unit: _Unit) -> int:
     left = unit.position > 0 and not units[unit.position - 1].chosen
     right = unit.position + 1 < len(units) and not units[unit.position + 1].chosen
     return 1 if left and right else -1 if not left and not right else 0
+
+
+def _line_facts(line: str, known: frozenset[str]) -> tuple[str, ...]:
+    """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
+
+    One `find_facts` over the whole text and a split per line cost far less than `find_facts`
+    per line, which judges every token of every line again. (A path's trailing part, `mod.py` of
+    `/repo/mod.py`, is credited to the line holding the whole path only: weights, not presence.)
+    """
+    return _held(line, known.intersection(_WORDS.findall(line)), known)
+
+
+def _lines_facts(lines: Sequence[str], known: frozenset[str]) -> list[tuple[str, ...]]:
+    """`_line_facts` of each of `lines`, the splitting and the look-ups of all of them mapped in C."""
+    return list(map(_held, lines, map(known.intersection, map(_WORDS.findall, lines)), itertools.repeat(known)))
+
+
+def _held(line: str, held: frozenset[str], known: frozenset[str]) -> tuple[str, ...]:
+    """The facts `line` holds: its words' (`held`) and its quoted strings', in a fixed order (weight sums are float)."""
+    if '"' in line or "'" in line or '`' in line:
+        held = held | known.intersection(quoted_strings(line))
+    return tuple(sorted(held))
 
 
 def _line_numbers(lines: text_lines.Joined) -> set[str]:
