@@ -235,6 +235,12 @@ _part_kind = functools.lru_cache(maxsize=1 << 16)(fact_kind)
 """`fact_kind`, remembered: the parts of tokens repeat."""
 
 
+def forget_tokens() -> None:
+    """Empty the memo of judged tokens and parts: a benchmark's repeated run measures a first meeting."""
+    _token_facts.cache_clear()
+    _part_kind.cache_clear()
+
+
 def _is_quoted_fact(inner: str) -> bool:
     """A quoted string is a fact unless it is one plain word (`'name'`) or holds no letter or digit.
 
