@@ -173,18 +173,24 @@ class _Item:
     """Chosen so the summary is not empty: kept even over the budget (see `ensure_something`)."""
     inner: list[_Choice] = field(default_factory=list['_Choice'])
     """Units and items whose nearest enclosing item this is: they get cheaper once it is chosen."""
-    siblings: list[_Item] = field(default_factory=list['_Item'])
-    bundled: list[_Unit] = field(default_factory=list['_Unit'])
-    """Its short one-line fields, kept whenever it is (see `_Tree._bundle`)."""
+    siblings: Sequence[_Item] = ()
     """The same position in the other lists of equal length of the object holding this item's list."""
+    bundled: Sequence[_Unit] = ()
+    """Its short one-line fields, kept whenever it is (see `_Tree._bundle`)."""
 
 
 @dataclass(eq=False, slots=True)
 class _Text:
-    lines: list[str]
+    """A text of the content, as units to choose.
+
+    A record's fields are texts too, thousands of them: what most texts lack (`pieces`) is not built,
+    and a field's one line is a tuple, so a field adds the collector few objects to track (see `release`).
+    """
+
+    lines: Sequence[str]
     units: list[_Unit] = field(default_factory=list['_Unit'])
-    pieces: dict[int, int] = field(default_factory=dict[int, int])
-    """Line index -> how many pieces a line cut into pieces has."""
+    pieces: dict[int, int] | None = None
+    """Line index -> how many pieces a line cut into pieces has (None: no line was cut)."""
     signature: Callable[[str], str] | None = None
     facts_line: str | None = None
     """The `Key facts:` line, on the one text that carries it."""
@@ -253,7 +259,8 @@ class _Tree:
         self._priors: dict[str, float] = {}
         self._notable: set[str] = set()
         """Facts of the rows and items that stand out (`notable`): the facts line lists them first."""
-        self._columns: dict[_Path, list[tuple[str, _Item | None]]] = {}
+        self._columns: dict[_Path, tuple[list[str], list[_Item | None]]] = {}
+        """A column's cells: its texts and the items holding them (two lists, no tuple per cell to track)."""
         self._choices: list[_Choice] = []
         self._texts: list[tuple[_Text, _Item | None]] = []
         self._done: list[tuple[_Choice, list[_Item]]] = []
@@ -291,7 +298,7 @@ class _Tree:
             node.units = []
         for choice in self._choices:
             if isinstance(choice, _Item):
-                choice.inner, choice.siblings, choice.bundled = [], [], []
+                choice.inner, choice.siblings, choice.bundled = [], (), ()
 
     def unit_share(self, budget_tokens: int) -> float:
         """Share of the budget lines and items may take before the facts line gets its turn.
@@ -385,19 +392,16 @@ class _Tree:
         for index, scalar in enumerate(value if isinstance(value, list) else [value]):
             if scalar is not None and not isinstance(scalar, bool):
                 self._facts(str(scalar), outer=outer)
-                self._columns.setdefault((*path, str(index)), []).append((str(scalar), outer))
+                self._cell((*path, str(index)), str(scalar), outer)
         return value
 
     def _bundle(self, item: _Item) -> None:
         """Make an item's short one-line fields part of it: a kept record is whole, not a skeleton of `""`s."""
-        for unit in item.inner:
-            if (
-                isinstance(unit, _Unit)
-                and len(unit.node.units) == 1
-                and unit.whole
-                and len(unit.text) <= _BUNDLED_CHARS
-            ):
-                item.bundled.append(unit)
+        item.bundled = [
+            unit
+            for unit in item.inner
+            if isinstance(unit, _Unit) and len(unit.node.units) == 1 and unit.whole and len(unit.text) <= _BUNDLED_CHARS
+        ] or ()
         if item.bundled:
             bundled = set(item.bundled)
             item.inner = [choice for choice in item.inner if choice not in bundled]
@@ -469,7 +473,7 @@ class _Tree:
         one piece, so one unit whose facts, bonus (trouble words, else the filler's) and cost depend
         on the text alone; only the counting of its facts and its place differ between copies.
         """
-        node = _Text(lines=[text])
+        node = _Text(lines=(text,))
         self._step()
         found = self._fields.get(text)
         if found is None:
@@ -518,6 +522,7 @@ class _Tree:
             seen.add(key)
             parts = [line] if len(line) <= limit else text_lines.pieces(line, limit=limit)
             if len(parts) > 1:
+                node.pieces = node.pieces or {}
                 node.pieces[index] = len(parts)
             for piece_number, piece in enumerate(parts):
                 bonus = bonuses[number] if piece_number == 0 else 0.0
@@ -546,12 +551,19 @@ class _Tree:
         if len(units) > 1:
             units[-1].bonus += _EDGE_BONUS
         if len(units) == 1:
-            self._columns.setdefault(path, []).append((units[0].text, outer))
+            self._cell(path, units[0].text, outer)
             if self._nested and units[0].whole:  # a field's short value: a name, a status, a title
                 units[0].bonus += _FIELD_BONUS * (outer.prior if outer is not None else 1.0)
         for unit in units:
             self._add_choice(unit)
         self._texts.append((node, outer))
+
+    def _cell(self, path: _Path, text: str, outer: _Item | None) -> None:
+        column = self._columns.get(path)
+        if column is None:
+            column = self._columns[path] = ([], [])
+        column[0].append(text)
+        column[1].append(outer)
 
     def _align(self, lists: list[_List]) -> None:
         """Columns stored as sibling lists (`time`, `temperature`): the same position belongs together."""
@@ -567,15 +579,15 @@ class _Tree:
 
     def _mark_extremes(self) -> None:
         """The items holding the largest and smallest value of each numeric column stand out."""
-        for path, cells in self._columns.items():
-            if len(cells) < 3 or _names_ids(path):
+        for path, (texts, items) in self._columns.items():
+            if len(texts) < 3 or _names_ids(path):
                 continue
             self._deadline.check()
-            for row in column_extremes([(index, text) for index, (text, _) in enumerate(cells)]):
-                item = cells[row][1]
+            for row in column_extremes(list(enumerate(texts))):
+                item = items[row]
                 if item is not None:
                     self._notable.update(item.facts)
-                for sibling in item.siblings if item else []:
+                for sibling in item.siblings if item else ():
                     sibling.bonus += _NOTABLE_BONUS
                 while item is not None:
                     item.bonus += _NOTABLE_BONUS
@@ -946,7 +958,7 @@ def _render_text(node: _Text) -> str:
                 assert chosen is not None
                 chosen.append(unit.text)
     for index, chosen in kept.items():
-        if chosen is not None and len(chosen) == node.pieces[index]:
+        if chosen is not None and node.pieces is not None and len(chosen) == node.pieces[index]:
             kept[index] = None  # every piece: the line itself
     if not kept and len(node.units) <= 1:
         text = ''
