@@ -228,7 +228,8 @@ def _token_facts(token: str) -> tuple[tuple[str, str], ...]:
     if _SEPARATORS.isdisjoint(token) or not _has_parts(token):
         kind = fact_kind(token)
         return () if kind is None else ((token, kind),)
-    return tuple((part, kind) for part in (token, *name_parts(token)) if (kind := _part_kind(part)) is not None)
+    parts = (token, *_parts(token))
+    return tuple((part, kind) for part, kind in zip(parts, map(_part_kind, parts)) if kind is not None)
 
 
 _part_kind = functools.lru_cache(maxsize=1 << 16)(fact_kind)
@@ -260,9 +261,12 @@ def name_parts(token: str) -> list[str]:
     A number (`10.0.0.1`) and a URL have none: the pieces of a number are other numbers, and a URL
     is referred to whole.
     """
-    if not _has_parts(token):
-        return []
-    leads = _LEAD.findall(token)
+    return _parts(token) if _has_parts(token) else []
+
+
+def _parts(token: str) -> list[str]:
+    """`name_parts` of a token that may have some (`_has_parts`)."""
+    leads = _LEAD.findall(token) if '::' in token else ()
     return [*_PART.findall(token), *leads, *_PART.findall(leads[0])] if leads else _PART.findall(token)
 
 

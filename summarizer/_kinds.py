@@ -162,7 +162,7 @@ def _text_kind(text: str) -> ContentKind:
         return ContentKind.LISTING
     if lines >= 3 and share(_PATH_LINE) > 0.6 and len(_PATH_SHAPED.findall(sample)) >= lines:
         return ContentKind.LISTING
-    if len(_RESULT_URL.findall(sample)) >= 3:
+    if lines >= 3 and len(_RESULT_URL.findall(sample)) >= 3:  # a match a line: three need three lines
         return ContentKind.SEARCH
     if lines >= 3 and max(share(_TIMESTAMP), share(_LEVEL)) > 0.4:
         return ContentKind.LOG
@@ -170,10 +170,15 @@ def _text_kind(text: str) -> ContentKind:
         return ContentKind.RECORDS
     if shell_marks >= 2 or (shell_marks and lines < 20):
         return ContentKind.SHELL
-    code = share(_CODE_LINE)
-    if lines >= 3 and (code > 0.25 or (code > 0.12 and share(_INDENTED) > 0.3)) and not _HTML.search(sample[:2000]):
-        return ContentKind.CODE
-    return ContentKind.PROSE
+    # Fewer than three lines (a field's value, a one-line message) are too few to tell code by.
+    return ContentKind.CODE if lines >= 3 and _is_code(sample, lines) else ContentKind.PROSE
+
+
+def _is_code(sample: str, lines: int) -> bool:
+    """Whether the lines look like source: many code-shaped lines, or some and much indentation, and no HTML."""
+    code = len(_CODE_LINE.findall(sample)) / lines
+    indented = code > 0.12 and len(_INDENTED.findall(sample)) / lines > 0.3
+    return (code > 0.25 or indented) and not _HTML.search(sample[:2000])
 
 
 def _is_json_container(text: str) -> bool:
