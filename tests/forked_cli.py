@@ -21,6 +21,7 @@ which no command has touched a file.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import multiprocessing
 import os
@@ -110,10 +111,24 @@ class Forked:
             raise subprocess.TimeoutExpired(['summarizer'], timeout or 0)
         return code
 
+    def send_signal(self, sig: int) -> None:
+        """`sig` to the process alone, as `Popen.send_signal`: nothing once it has ended.
+
+        Unlike a `Popen` child, which stays a zombie until the test waits for it, an ended process is
+        reaped by the fork server, so its pid can be gone before its exit code has reached `poll()`.
+        """
+        if self.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, sig)
+
     def kill(self) -> None:
         """SIGKILL to the process alone (not its group), as `Popen.kill`."""
-        if self.poll() is None:
-            os.kill(self.pid, signal.SIGKILL)
+        self.send_signal(signal.SIGKILL)
+
+    def kill_group(self) -> None:
+        """SIGKILL to its process group: the process and the `--jobs` workers it started (see `send_signal`)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.pid, signal.SIGKILL)
 
     def stdout(self) -> str:
         """What it wrote to stdout so far (all of it once closed)."""

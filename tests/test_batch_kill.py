@@ -5,8 +5,6 @@ Both runs are processes of their own, forked from one that imported the CLI once
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
 import time
 from pathlib import Path
@@ -64,7 +62,7 @@ def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_pa
                 assert first.poll() is None and time.monotonic() < deadline, 'the batch never reached the kill point'
                 time.sleep(0.02)
         finally:
-            os.kill(first.pid, signal.SIGKILL)
+            first.kill()
             first.close()
 
         rewritten = {name for name, data in originals.items() if assert_old_or_new(data, (inputs / name).read_bytes())}

@@ -250,7 +250,7 @@ def running(argv: list[str], env: dict[str, str]) -> Iterator[Forked]:
         yield process
     finally:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
+            process.kill_group()
         process.close()
 
 

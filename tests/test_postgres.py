@@ -8,8 +8,6 @@ makes no repeated model call; bad inputs are one line and exit 2; a password nev
 from __future__ import annotations
 
 import json
-import os
-import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -295,7 +293,7 @@ def test_sigkill_mid_batch_leaves_old_or_new_rows_and_resume_repeats_no_model_ca
                 assert first.poll() is None and time.monotonic() < deadline, 'the batch never reached the kill point'
                 time.sleep(0.05)
         finally:
-            os.kill(first.pid, signal.SIGKILL)
+            first.kill()
             first.close()
         middle = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
         rewritten = {key for key, text in middle.items() if assert_old_or_new(str(stored[key]), str(text))}

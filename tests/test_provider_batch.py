@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import time
 from collections.abc import Iterator
@@ -293,7 +292,7 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
             assert first.poll() is None and time.monotonic() < deadline, 'the run never journaled its batch'
             time.sleep(0.05)
     finally:
-        os.kill(first.pid, stop)
+        first.send_signal(stop)
         first.wait(timeout=30)
         first.close()
     assert len(server.batches_created) == 1
