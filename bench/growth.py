@@ -28,6 +28,7 @@ def batch_seconds(messages: int, tool_returns: int) -> float:
     return time.perf_counter() - started
 
 
+@_harness.young_heap()
 def growth_section(*, sizes: tuple[int, ...] = (50, 200, 1000, 5000), steps: int = 10) -> Section:
     """Each size is a history of that many messages (one return in four) plus the request about to be sent."""
     section = Section(

@@ -275,6 +275,7 @@ def _stateless(factory: Callable[[], Capability]) -> CapabilityFactory:
     return make
 
 
+@_harness.young_heap()
 def overhead_section(*, messages: int = 200, tool_returns: int = 50, repeat: int = 15, steps: int = 20) -> Section:
     history = pristine_history(messages=messages, tool_returns=tool_returns)
     contexts = Contexts(history)

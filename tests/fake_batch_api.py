@@ -78,8 +78,12 @@ Server = TypeVar('Server', bound=FakeBatchAPI)
 
 @contextmanager
 def serving(server: Server) -> Iterator[Server]:
-    """`server` answering on a thread of its own until the block ends."""
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    """`server` answering on a thread of its own until the block ends.
+
+    `shutdown` waits for the serving loop's next look at its flag: every `poll_interval`, 0.5 s by
+    default, which every test using a fake server paid at its end.
+    """
+    thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.02}, daemon=True)
     thread.start()
     try:
         yield server

@@ -1,18 +1,19 @@
-"""`summarizer batch` killed with SIGKILL mid-run leaves every input valid; a rerun makes no repeated model call."""
+"""`summarizer batch` killed with SIGKILL mid-run leaves every input valid; a rerun makes no repeated model call.
+
+Both runs are processes of their own, forked from one that imported the CLI once (tests/forked_cli.py).
+"""
 
 from __future__ import annotations
 
-import os
-import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import diskcache
+import forked_cli
 import pytest
 from fake_openai import fake_openai
+from forked_cli import Forked
 from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import make_conversations, read_report, rows
@@ -52,17 +53,17 @@ def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_pa
             f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nconcurrency: 4\nkeep_recent: 0\n'
             'batch:\n  histories_in_flight: 8\n  commit_every: 1000\n'
         )
-        command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(inputs), '--in-place', '--config', str(config)]
+        command = ['batch', str(inputs), '--in-place', '--config', str(config)]
         server.limit = ANSWERED_BEFORE_KILL
-        first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        first = Forked(command)
         try:
             deadline = time.monotonic() + 60
             while not _cached(isolated_cache) >= ANSWERED_BEFORE_KILL or not _rewritten(inputs, originals):
                 assert first.poll() is None and time.monotonic() < deadline, 'the batch never reached the kill point'
                 time.sleep(0.02)
         finally:
-            os.kill(first.pid, signal.SIGKILL)
-            first.wait()
+            first.kill()
+            first.close()
 
         rewritten = {name for name, data in originals.items() if assert_old_or_new(data, (inputs / name).read_bytes())}
         assert rewritten  # the kill came after some histories were written ...
@@ -74,9 +75,7 @@ def test_sigkill_mid_batch_loses_nothing_and_resume_repeats_no_model_call(tmp_pa
 
         server.open_gate()
         report = tmp_path / 'report.json'
-        rerun = subprocess.run(
-            [*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False
-        )
+        rerun = forked_cli.run([*command, '--resume', '--report', str(report)])
         assert rerun.returncode == 0, rerun.stderr
 
     answered_after = server.answered[len(answered_before) :]

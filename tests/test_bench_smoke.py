@@ -34,7 +34,6 @@ def _targets(section: object) -> dict[str, float]:
     return {target.name: target.value for target in section.targets}  # type: ignore[attr-defined]
 
 
-@pytest.mark.slow
 def test_overhead_states() -> None:
     section = overhead_section(messages=24, tool_returns=6, repeat=2, steps=2)
     cases = {(row['case'], row['state']) for row in section.rows}
@@ -59,7 +58,6 @@ def test_concurrency_answers_every_return() -> None:
     assert section.rows[0]['model calls'] == 3
 
 
-@pytest.mark.slow
 def test_growth_walks_only_what_is_new() -> None:
     section = growth_section(sizes=(12, 24), steps=2)
     sizes = [row for row in section.rows if isinstance(row['messages'], int)]

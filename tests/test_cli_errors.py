@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from pathlib import Path
 
+import forked_cli
 import pytest
 
 from summarizer.cli import main
@@ -51,15 +50,10 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2(
         assert out == '' and err.count('\n') == 1 and err.startswith(f"summarizer: model '{model}': "), (words, err)
         assert UNBUILDABLE[model] in err or 'ANTHROPIC_API_KEY' in err
     assert files_under(folder) == before and not out_folder.exists()  # no output, no journal, no cache
-    # and the real command, in a process of its own: no traceback, one line
+    # and the real command, in a process of its own (forked from one that imported the CLI once, tests/forked_cli.py,
+    # so the model's own SDK is imported in it as in any run): no traceback, one line
     words = COMMANDS[sorted(UNBUILDABLE).index(model)]
-    result = subprocess.run(
-        [sys.executable, '-m', 'summarizer.cli', *command(words, old_schema_file), '--model', model],
-        capture_output=True,
-        check=False,
-        text=True,
-        env=without_keys(),
-    )
+    result = forked_cli.run([*command(words, old_schema_file), '--model', model], env=without_keys())
     assert result.returncode == 2 and result.stdout == ''
     assert result.stderr.count('\n') == 1 and result.stderr.startswith(f"summarizer: model '{model}': ")
     assert files_under(folder) == before and not out_folder.exists()
@@ -100,10 +94,9 @@ def test_verbose_before_or_after_the_subcommand_says_what_was_summarized(
         'INFO summarized get_indicator_details (tool_1_get_indicator_details)',
     ]
     assert all(line.endswith('tokens (model)') for line in logged), logged
-    # after the subcommand, in a process of its own: the lines reach stderr (same cache: hits now)
-    again = subprocess.run(
-        [sys.executable, '-m', 'summarizer.cli', *command, '-v'], capture_output=True, text=True, check=False
-    )
+    # after the subcommand, in a process of its own (forked, tests/forked_cli.py): the lines reach stderr (same cache:
+    # hits now)
+    again = forked_cli.run([*command, '-v'])
     assert again.returncode == 0, again.stderr
     assert sorted(again.stderr.splitlines()) == [line.replace('(model)', '(cache hit)') for line in logged]
     caplog.clear()

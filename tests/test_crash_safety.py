@@ -1,16 +1,18 @@
 """SIGKILL `summarizer batch` at 20 random points over JSON, JSONL and SQLite: nothing is ever half-written.
 
-The batch runs as a real subprocess against a loopback OpenAI-compatible server that answers each
-summary request after a short delay, so a run spends its time in startup, model calls, file writes and
-SQLite transactions, and a kill can land in any of them. The kill points come from a logged seed
-(`CRASH_SAFETY_SEED=N` replays the same choices; the timing itself is the machine's): at a random
-moment after the start (during imports, discovery, the first writes), after the N-th model request
-(between writes, inside a database transaction: `commit_every` is small), or after the K-th finished
-source (right after its journal entry). The whole process group is killed, workers of `--jobs 2`
-included. Runs alternate `--in-place` and `--out`, with and without `--resume`; now and then the
-inputs are restored to their originals (with the summary cache kept or wiped) so that later kills
-again meet unfinished work. Two such series run at once, 10 kills each, on their own copies, servers
-and caches: a run mostly waits (on its imports, on the model), so two share 2 cores well.
+The batch runs as a real process of its own against a loopback OpenAI-compatible server that answers
+each summary request after a short delay, so a run spends its time in discovery, model calls, file
+writes and SQLite transactions, and a kill can land in any of them. Each process is forked from one that
+imported the CLI once (tests/forked_cli.py): the same separate process in its own process group, with
+its own files and SIGKILL, without the second of imports in which no file is touched. The kill points
+come from a logged seed (`CRASH_SAFETY_SEED=N` replays the same choices; the timing itself is the
+machine's): at a random moment after the start (during discovery, the first requests and writes), after
+the N-th model request (between writes, inside a database transaction: `commit_every` is small), or
+after the K-th finished source (right after its journal entry). The whole process group is killed,
+workers of `--jobs 2` included. Runs alternate `--in-place` and `--out`, with and without `--resume`;
+now and then the inputs are restored to their originals (with the summary cache kept or wiped) so that
+later kills again meet unfinished work. Two such series run at once, 10 kills each, on their own copies,
+servers and caches: a run mostly waits (on the model, on its writes), so two share 2 cores well.
 
 After every kill:
 - each JSON and JSONL file (inputs, and outputs under `--out`) is byte-identical to its original or
@@ -36,7 +38,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +48,7 @@ from pathlib import Path
 import diskcache
 import pytest
 from fake_openai import FakeOpenAI, fake_openai
+from forked_cli import Forked
 from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows, make_conversations, make_message_store, rows
@@ -232,29 +234,24 @@ class KillPoint:
     @classmethod
     def draw(cls, rng: random.Random, *, requests_left: int) -> KillPoint:
         anchor = rng.choice(('start', 'requests', 'sources') if requests_left else ('start', 'sources'))
-        if anchor == 'start':  # imports, discovery, the first requests and writes
-            return cls(delay=rng.uniform(0.3, 2.2))
+        if anchor == 'start':  # discovery, the first requests and writes (a whole run takes ~0.5 s)
+            return cls(delay=rng.uniform(0.02, 0.6))
         if anchor == 'requests':  # between and during writes, inside a database transaction
             return cls(requests=rng.randint(1, requests_left), delay=rng.uniform(0, 2 * SECONDS_PER_ANSWER))
         return cls(sources=rng.randint(1, 3), delay=rng.uniform(0, 0.05))  # right after a journal entry
 
 
 @contextmanager
-def running(command: list[str], env: dict[str, str]) -> Iterator[tuple[subprocess.Popen[str], list[str]]]:
-    """The batch in its own process group (killed with it at the end), its stderr lines collected as they come."""
-    process = subprocess.Popen(
-        command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=lambda: lines.extend(process.stderr or ()), daemon=True)
-    reader.start()
+def running(argv: list[str], env: dict[str, str]) -> Iterator[Forked]:
+    """`summarizer ARGV` as a process of its own group and session (killed with it at the end), forked from one
+    that imported the CLI once (tests/forked_cli.py: the same process, files and signals, ~1 s of imports less)."""
+    process = Forked(argv, env)
     try:
-        yield process, lines
+        yield process
     finally:
         if process.poll() is None:
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        reader.join()
+            process.kill_group()
+        process.close()
 
 
 class Stream:
@@ -265,7 +262,7 @@ class Stream:
         self.inputs, self.out, self.cache, self.scratch = (root / name for name in ('in', 'out', 'cache', 'scratch'))
         self.corpus, self.server, self.rng = corpus, server, rng
         server.delay = SECONDS_PER_ANSWER
-        self.command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(self.inputs)]
+        self.command = ['batch', str(self.inputs)]
         self.command += ['--config', str(config(root / 'config.yaml', server))]
         self.env = {**os.environ, 'SUMMARIZER_CACHE_DIR': str(self.cache)}
         self.originals = root / 'originals'
@@ -304,14 +301,14 @@ class Stream:
         before = cached_summaries(self.cache)
         point = KillPoint.draw(self.rng, requests_left=len(self.corpus.summaries - before)) if kill else None
         first_request = len(self.server.answered)
-        with running([*self.command, *arguments], self.env) as (process, lines):
+        with running([*self.command, *arguments], self.env) as process:
             deadline = time.monotonic() + 60
             while (
                 point is not None
                 and process.poll() is None
                 and (
                     len(self.server.answered) - first_request < point.requests
-                    or sum(FINISHED_SOURCE.search(line) is not None for line in lines) < point.sources
+                    or sum(FINISHED_SOURCE.search(line) is not None for line in process.stderr_lines()) < point.sources
                 )
             ):
                 assert time.monotonic() < deadline, 'the batch neither finished nor reached its kill point'
@@ -320,7 +317,7 @@ class Stream:
                 process.wait(timeout=120)
             else:
                 time.sleep(point.delay)
-        assert process.returncode in (0, -signal.SIGKILL), f'exit {process.returncode}: {"".join(lines)}'
+        assert process.returncode in (0, -signal.SIGKILL), f'exit {process.returncode}: {process.stderr()}'
         asked = self.server.answered[first_request:]
         answers = self.server.summaries  # (a request cut by the kill may have none yet: it was never answered)
         repeated = [content[:20] for content in asked if answers.get(content, '').strip() in before]
@@ -455,9 +452,9 @@ def test_workers_stop_when_the_batch_process_alone_is_killed(tmp_path: Path) -> 
         (tmp_path / f'h{index}.json').write_bytes(ModelMessagesTypeAdapter.dump_json(history(f'{index}\n{TEXT}')))
     with fake_openai() as server:
         server.delay = 0.5  # the workers are mid-way through their share when the parent dies
-        command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(tmp_path), '--in-place', '--jobs', '2']
+        command = ['batch', str(tmp_path), '--in-place', '--jobs', '2']
         command += ['--config', str(config(tmp_path / 'config.yaml', server, cache=False))]
-        with running(command, dict(os.environ)) as (process, _):
+        with running(command, dict(os.environ)) as process:
             deadline = time.monotonic() + 60
             while not server.answered:
                 assert process.poll() is None and time.monotonic() < deadline, 'the batch never asked the model'

@@ -215,7 +215,6 @@ def test_the_work_stops_at_its_time_limit() -> None:
         summarize(content, budget_tokens=500)
 
 
-@pytest.mark.slow
 def test_a_list_of_a_million_numbers_is_summarized_without_building_a_million_choices() -> None:
     numbers: list[JsonValue] = [n % 1000 for n in range(1_000_000)]
     numbers[777_777] = 99_999

@@ -8,18 +8,16 @@ makes no repeated model call; bad inputs are one line and exit 2; a password nev
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from urllib.parse import quote
 
+import forked_cli
 import pytest
 from fake_openai import fake_openai
+from forked_cli import Forked
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
 from pg_server import PASSWORD, Server, running_server
 from pydantic_ai.messages import ModelMessagesTypeAdapter
@@ -275,6 +273,7 @@ ANSWERED_BEFORE_KILL = 5
 def test_sigkill_mid_batch_leaves_old_or_new_rows_and_resume_repeats_no_model_call(
     pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path
 ) -> None:
+    """Both runs are processes of their own, forked from one that imported the CLI once (tests/forked_cli.py)."""
     originals = {f'r{index:02d}': pretty(index, f'row {index}\n{BIG_TEXT}') for index in range(ROWS)}
     make_histories(pg_server, database, 'jsonb', originals)
     stored = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
@@ -284,18 +283,18 @@ def test_sigkill_mid_batch_leaves_old_or_new_rows_and_resume_repeats_no_model_ca
             f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nconcurrency: 2\nkeep_recent: 0\n'
             'batch:\n  histories_in_flight: 4\n'
         )
-        command = [sys.executable, '-m', 'summarizer.cli', 'batch', pg_server.url(database), '--in-place']
+        command = ['batch', pg_server.url(database), '--in-place']
         command += ['--config', str(config)]
         server.limit = ANSWERED_BEFORE_KILL
-        first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        first = Forked(command)
         try:
             deadline = time.monotonic() + 120
             while _cached(isolated_cache) < ANSWERED_BEFORE_KILL or not _rewritten(pg_server, database, stored):
                 assert first.poll() is None and time.monotonic() < deadline, 'the batch never reached the kill point'
                 time.sleep(0.05)
         finally:
-            os.kill(first.pid, signal.SIGKILL)
-            first.wait()
+            first.kill()
+            first.close()
         middle = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
         rewritten = {key for key, text in middle.items() if assert_old_or_new(str(stored[key]), str(text))}
         assert rewritten and len(rewritten) < ROWS
@@ -304,9 +303,7 @@ def test_sigkill_mid_batch_leaves_old_or_new_rows_and_resume_repeats_no_model_ca
 
         server.open_gate()
         report = tmp_path / 'report.json'
-        rerun = subprocess.run(
-            [*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False
-        )
+        rerun = forked_cli.run([*command, '--resume', '--report', str(report)])
         assert rerun.returncode == 0, rerun.stderr
 
     answered_after = server.answered[len(answered_before) :]

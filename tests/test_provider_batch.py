@@ -8,18 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
 
+import forked_cli
 import pytest
 from fake_batch_api import FakeBatchAPI
 from fake_openai import FakeOpenAI, fake_openai
+from forked_cli import Forked
 from genai_prices import Usage, calc_price
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ModelResponse, TextPart, ToolReturnPart
@@ -279,33 +278,35 @@ def _journaled_submission(cache: Path) -> bool:
 def test_stopped_after_submission_resumes_with_no_second_submission(
     tmp_path: Path, server: FakeOpenAI, isolated_cache: Path, stop: signal.Signals
 ) -> None:
+    """Each run is a real process of its own, forked from one that imported the CLI once (tests/forked_cli.py)."""
     inputs = write_inputs(tmp_path / 'in', corpus())
     config = tmp_path / 'config.yaml'
     config.write_text(CONFIG)
-    command = [sys.executable, '-m', 'summarizer.cli', 'batch', str(tmp_path / 'in'), '--in-place']
+    command = ['batch', str(tmp_path / 'in'), '--in-place']
     command += ['--config', str(config), '--provider-batch']
     server.hold_batches = True  # the batch stays in_progress: the run waits on it, as for hours
-    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ})
+    first = Forked(command)
     try:
         deadline = time.monotonic() + 60
         while not _journaled_submission(isolated_cache):
             assert first.poll() is None and time.monotonic() < deadline, 'the run never journaled its batch'
             time.sleep(0.05)
     finally:
-        os.kill(first.pid, stop)
+        first.send_signal(stop)
         first.wait(timeout=30)
+        first.close()
     assert len(server.batches_created) == 1
     assert [batch.status for batch in server.batches.values()] == ['in_progress']  # stopping never cancels it
     for name, data in inputs.items():
         assert (tmp_path / 'in' / name).read_bytes() == data  # nothing written while the batch ran
 
-    again = subprocess.run(command, capture_output=True, text=True, check=False)
+    again = forked_cli.run(command)
     assert again.returncode == 2  # without --resume it would submit the same requests again: refused
     assert 'an earlier run left 4 requests in provider batches: --resume collects them' in again.stderr
     assert len(server.batches_created) == 1
 
     seen = list(server.paths)
-    looked = subprocess.run([*command, '--resume', '--dry-run'], capture_output=True, text=True, check=False)
+    looked = forked_cli.run([*command, '--resume', '--dry-run'])
     assert looked.returncode == 0, looked.stderr
     assert '4 in batches an earlier run submitted, 0 requests to submit' in looked.stderr
     assert server.paths == seen  # a dry run does not even check on the batch (a check may resubmit)
@@ -313,7 +314,7 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
 
     server.hold_batches = False  # the provider finishes the batch while nobody waits on it
     report = tmp_path / 'report.json'
-    rerun = subprocess.run([*command, '--resume', '--report', str(report)], capture_output=True, text=True, check=False)
+    rerun = forked_cli.run([*command, '--resume', '--report', str(report)])
     assert rerun.returncode == 0, rerun.stderr
     assert '4 re-attached from the journal, 0 to submit' in rerun.stderr
     assert len(server.batches_created) == 1  # collected, not submitted again

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer._shape import MAX_DEPTH, carries_text, nested_deeper_than, plain_structure, schema_for, shape_mismatch
+from summarizer._shape import (
+    MAX_DEPTH,
+    _conforms,  # pyright: ignore[reportPrivateUsage]
+    carries_text,
+    nested_deeper_than,
+    plain_structure,
+    schema_for,
+    shape_mismatch,
+)
 
 ORIGINAL = {
     'query': 'apt28',
@@ -98,3 +106,13 @@ def nested(levels: int) -> object:
 def test_plain_structure_applies_the_depth_guard(levels: int) -> None:
     value = nested(levels)
     assert (plain_structure(value) is None) == nested_deeper_than(value, MAX_DEPTH)
+
+
+def test_a_list_item_conforms_exactly_when_shape_mismatch_finds_nothing() -> None:
+    """`_match_in_order` decides scalar items without wording a reason: the same verdict as `shape_mismatch`."""
+    values: list[object] = [0, 1, -1, 10**20, 1.0, -0.0, 0.0, float('nan'), float('inf'), True, False, None, '', 'x']
+    values += [[], [1], {}, {'a': 1}, 1.5, 2]
+    for original in values:
+        for summary in values:
+            expected = shape_mismatch(original, summary) is None  # type: ignore[arg-type]
+            assert _conforms(original, summary) is expected, (original, summary)  # type: ignore[arg-type]

@@ -75,7 +75,7 @@ class FakeOpenAI:
         """Run on a free port of 127.0.0.1; yields the base URL (`.../v1`)."""
         server = ThreadingHTTPServer(('127.0.0.1', 0), _handler(self))
         server.daemon_threads = True
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread = threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.02}, daemon=True)
         thread.start()
         try:
             yield f'http://127.0.0.1:{server.server_address[1]}/v1'
