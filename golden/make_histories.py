@@ -6151,8 +6151,29 @@ def grep_n(files: dict[str, str], pattern: str, *, root: str = '', context: int 
     return '\n'.join(out)
 
 
+FUNCNAME = re.compile(r'^[A-Za-z$_]')
+"""git's default hunk-header function context: the nearest line above the hunk that starts with a letter, `$` or `_`."""
+
+
+def with_funcnames(hunks: list[str], old: list[str]) -> list[str]:
+    """`hunks` (difflib's unified diff lines) with each `@@` header followed by the line git prints there: the nearest
+    line of the old file above the hunk that starts with a letter (a top-level `def`, `class`, assignment), cut to 80
+    bytes as git cuts it. In the dev corpus 92% of the hunk headers of diffs over 4,000 characters carry one."""
+    out = []
+    for line in hunks:
+        m = re.match(r'^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@$', line)
+        if m:
+            above = old[: max(0, int(m.group(1)) - 1)]
+            func = next((l for l in reversed(above) if FUNCNAME.match(l)), '')
+            if func:
+                line += ' ' + func.encode()[:80].decode(errors='ignore').rstrip()
+        out.append(line)
+    return out
+
+
 def unified_diff(before: dict[str, str], after: dict[str, str], rng: random.Random) -> str:
-    """`git diff` of every file that differs: `diff --git` and `index` headers, three lines of context."""
+    """`git diff` of every file that differs: `diff --git` and `index` headers, three lines of context, and git's
+    function context after each hunk header."""
     out = []
     for path in sorted(after):
         old, new = before.get(path), after[path]
@@ -6164,8 +6185,12 @@ def unified_diff(before: dict[str, str], after: dict[str, str], rng: random.Rand
         else:
             out.append(f'index {sha1(rng)[:7]}..{sha1(rng)[:7]} 100644')
         source = '/dev/null' if old is None else f'a/{path}'
+        before_lines = (old or '').splitlines()
         out.extend(
-            difflib.unified_diff((old or '').splitlines(), new.splitlines(), source, f'b/{path}', lineterm='', n=3)
+            with_funcnames(
+                list(difflib.unified_diff(before_lines, new.splitlines(), source, f'b/{path}', lineterm='', n=3)),
+                before_lines,
+            )
         )
     return '\n'.join(out)
 
@@ -6450,7 +6475,10 @@ class CodingSession:
             ),
             'module',
         )
-        self.files[path] = '\n'.join(lines[:first] + new + lines[first + count :])
+        # an edit leaves the rest of the file as it was, its last newline included (dropping it put a hunk removing the
+        # last blank line of every edited file in the session's diff)
+        ending = '\n' if self.files[path].endswith('\n') else ''
+        self.files[path] = '\n'.join(lines[:first] + new + lines[first + count :]) + ending
         self.changed.append((path, func))
         self.edited.append((path, first + 1))
         old_str, new_str = '\n'.join(old), '\n'.join(new)
@@ -7476,7 +7504,8 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     name = re.search(r'(?:def|class) (\w+)', block)
     old = lines[end - 2 : end]
     new = old + ['', ''] + block.splitlines()
-    s.files[path] = '\n'.join(lines[: end - 2] + new + lines[end:])
+    ending = '\n' if s.files[path].endswith('\n') else ''  # the file's last newline stays (see CodingSession._replace)
+    s.files[path] = '\n'.join(lines[: end - 2] + new + lines[end:]) + ending
     func = name.group(1) if name else 'module'
     s.changed.append((path, func))
     s.edited.append((path, end - 1))
@@ -7668,9 +7697,10 @@ def _pr_files(rng: random.Random, before: dict[str, str], after: dict[str, str])
     for path in sorted(after):
         if before.get(path) == after[path]:
             continue
-        hunks = list(
-            difflib.unified_diff(before.get(path, '').splitlines(), after[path].splitlines(), lineterm='', n=3)
-        )[2:]
+        before_lines = before.get(path, '').splitlines()
+        hunks = with_funcnames(
+            list(difflib.unified_diff(before_lines, after[path].splitlines(), lineterm='', n=3))[2:], before_lines
+        )
         adds = sum(1 for h in hunks if h.startswith('+'))
         dels = sum(1 for h in hunks if h.startswith('-'))
         blob = sha1(rng)
@@ -7978,7 +8008,7 @@ def s37():
         lines = s.files[path].splitlines()
         i = r.choice([j for j, l in enumerate(lines) if l.startswith('| `')])
         new = lines[i].replace('`', '`', 1).rsplit('|', 2)[0] + '| Changed in 0.14: read once per build. |'
-        s.files[path] = '\n'.join(lines[:i] + [new] + lines[i + 1 :])
+        s.files[path] = '\n'.join(lines[:i] + [new] + lines[i + 1 :]) + ('\n' if s.files[path].endswith('\n') else '')
         s.changed.append((path, 'configuration table'))
         s.step(
             'edit_file',
