@@ -6267,6 +6267,10 @@ little of (4 of the dev corpus's 23 diffs over 4,000 characters; the others are 
 FIND_SHARE = 0.35
 """Share of the drawn sessions that start with `find` (a listing of paths): the dev corpus's listings over 4,000
 characters are mostly grep output with the matched lines, whose names later turns reuse, not paths."""
+FIND_CODE_BASE_SHARE = 0.3
+"""Share of those `find` listings that list the code base (whose files the session then reads); the others list the
+folders around it. The dev corpus's 6 `find` listings over 4,000 characters list an agent's notes and none of their
+facts is reused; of the generated listings' reused facts 43% were paths (dev corpus 15%), most of them from `find`."""
 NOTICED_LINES = [0, 0, 1, 2]
 """How many lines of a read the next turn names facts of (drawn from this list), and how many changes follow the
 failing tests' fixes (`FURTHER_EDITS`): with two or three lines and three to five changes later turns reused 37 facts of
@@ -6276,6 +6280,10 @@ REWRITE_LINE_SHARE = 0.4
 """Share of the edits that rewrite a line, one name in it replaced by another of the file's (the others change a
 number or a comparison, or add a line): in the dev corpus 14% of the facts later turns take from a diff are on its
 removed lines, in the generated diffs 2% before."""
+CHANGED_LINES = [1, 1, 2, 3]
+"""How many of an edit's lines it rewrites (drawn from this list; a rewritten line is a removed and an added line of the
+diff): in the dev corpus 12% of the lines of a diff over 4,000 characters are removed lines, 41% added; with one line
+rewritten or added per edit, a new regression test file and one or two new helpers the generated diffs had 2% and 44%."""
 EDIT_LINES = (3, 9)
 """How many lines an edit replaces (drawn between these): with two to six, and three to five further changes, the
 session's diff was many small hunks, 18% of its lines headers (dev corpus 11%) and 111 facts per 1,000 tokens (73)."""
@@ -6433,30 +6441,34 @@ class CodingSession:
         new = list(old)
         swaps = [(j, name) for j, line in enumerate(old) for name in identifiers(line) if '.' not in name]
         pool = sorted({name for line in lines for name in identifiers(line) if '.' not in name})
-        if swaps and len(pool) > 1 and r.random() < REWRITE_LINE_SHARE:  # the fix calls or reads something else
-            j, name = r.choice(swaps)
-            other = r.choice([n for n in pool if n != name])
-            new[j] = re.sub(rf'(?<![\w.]){re.escape(name)}\b', other, old[j], count=1)
-        else:
+        changed: set[int] = set()
+        for _ in range(r.choice(CHANGED_LINES)):
+            free = [(j, name) for j, name in swaps if j not in changed]
+            if free and len(pool) > 1 and r.random() < REWRITE_LINE_SHARE:  # the fix calls or reads something else
+                j, name = r.choice(free)
+                other = r.choice([n for n in pool if n != name])
+                new[j] = re.sub(rf'(?<![\w.]){re.escape(name)}\b', other, old[j], count=1)
+                changed.add(j)
+                continue
             for j, line in enumerate(new):
+                if j in changed:
+                    continue
                 if ' > ' in line:
                     new[j] = line.replace(' > ', ' >= ', 1)
+                    changed.add(j)
                     break
                 if (m := re.search(r'(?<![\w.])(\d{1,4})(?![\w.])', line)) and 'range' not in line:
                     new[j] = line[: m.start()] + str(int(m.group(1)) * 2 + 1) + line[m.end() :]
+                    changed.add(j)
                     break
+        if not changed:  # nothing to rewrite: the fix adds a line
+            indent = old[0][: len(old[0]) - len(old[0].lstrip())]
+            names = identifiers(old[0]) or ['value']
+            if path.endswith(('.ts', '.tsx')):
+                new.insert(1, f'{indent}console.debug("{path.rsplit("/", 1)[-1]}", {names[0].split(".")[0]});')
             else:
-                indent = old[0][: len(old[0]) - len(old[0].lstrip())]
-                names = identifiers(old[0]) or ['value']
-                if path.endswith(('.ts', '.tsx')):
-                    new.insert(1, f'{indent}console.debug("{path.rsplit("/", 1)[-1]}", {names[0].split(".")[0]});')
-                else:
-                    logger = next(
-                        (m.group(1) for l in lines if (m := re.match(r'(\w+) = logging\.getLogger', l))), 'log'
-                    )
-                    new.insert(
-                        1, f'{indent}{logger}.debug("%s: %r", {names[0].split(".")[0]!r}, {names[0].split(".")[0]})'
-                    )
+                logger = next((m.group(1) for l in lines if (m := re.match(r'(\w+) = logging\.getLogger', l))), 'log')
+                new.insert(1, f'{indent}{logger}.debug("%s: %r", {names[0].split(".")[0]!r}, {names[0].split(".")[0]})')
         return self._replace(path, lines, first, count, old, new, say=say)
 
     def _replace(
@@ -7387,7 +7399,13 @@ def ts_project(seed: int, vocab: PyVocab, modules: list[tuple[str, int]]) -> dic
 
 
 def _py_tests(files: dict[str, str]) -> list[str]:
-    return sorted({f'tests/test_{p.rsplit("/", 1)[-1]}' for p in files if not p.endswith('__init__.py')})
+    return sorted(
+        {
+            f'tests/test_{p.rsplit("/", 1)[-1]}'
+            for p in files
+            if not p.endswith('__init__.py') and not p.startswith('tests/')
+        }
+    )
 
 
 def _fail_lines(rng: random.Random, files: dict[str, str], paths: list[str]) -> list[tuple[str, int]]:
@@ -8314,10 +8332,54 @@ def _project_doc(r: random.Random, vocab: PyVocab, files: dict[str, str]) -> str
     return path
 
 
+NEW_TEST_FILE_SHARE = 0.15
+"""Share of the regression tests written as a new file; the others are appended to the module's existing test file (an
+edit). In the dev corpus 3 of the 53 files the diffs over 4,000 characters change are new files (a third are test
+files); with every regression test a new file, 25 of the generated diffs' 104 were."""
+
+
+def _existing_tests(r: random.Random, module: str, source: str) -> str:
+    """The test module a code base already has for `module`: its imports and a few tests of the module's functions."""
+    names = re.findall(r'^def ([a-z]\w+)', source, re.MULTILINE)[:3] or ['main']
+    lines = [f'"""Tests for {module}."""', '', 'import pytest', '', f'from {module} import {", ".join(names)}', '']
+    for name in names:
+        lines += [
+            '',
+            f'def test_{name}_{r.choice(["defaults", "empty_input", "round_trip", "rejects_bad_input"])}():',
+            f'    assert {name} is not None',
+        ]
+    return '\n'.join(lines) + '\n'
+
+
 def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
-    """A new test file for the fix, written whole (`write_file`): most fixes come with a regression test."""
+    """A regression test for the fix: most fixes come with one, mostly appended to the module's test file (an edit),
+    sometimes written as a new file (`write_file`)."""
     r = s.r
     module = path.removeprefix('src/').removesuffix('.py').replace('/', '.')
+    if r.random() >= NEW_TEST_FILE_SHARE:
+        test_path = f'tests/test_{path.rsplit("/", 1)[-1]}'
+        existing = s.files.get(test_path) or _existing_tests(r, module, s.files[path])
+        s.base.setdefault(test_path, existing)
+        cases = [(r.randint(0, 50), r.choice(['[]', '{}', 'None', '"x"'])) for _ in range(r.randint(2, 4))]
+        added = [
+            '',
+            '',
+            f'@pytest.mark.parametrize(("limit", "value"), [{", ".join(f"({n}, {v})" for n, v in cases)}])',
+            f'def test_{func.strip("_")}_{r.choice(["empty_batch", "retried_item", "duplicate_key"])}(limit, value):',
+            f'    from {module} import {func}',
+            '',
+            f'    assert {func}(value) is None or limit >= 0',
+        ]
+        old = existing.rstrip('\n').splitlines()[-3:]
+        s.files[test_path] = existing.rstrip('\n') + '\n' + '\n'.join(added) + '\n'
+        s.changed.append((test_path, f'test_{func.strip("_")}'))
+        s.step(
+            'edit_file',
+            {'path': test_path, 'old_str': '\n'.join(old), 'new_str': '\n'.join(old + added)},
+            f'Edited {test_path}: replaced {len(old)} lines with {len(old) + len(added)}.',
+            say=f'Adding a regression test for `{func}` to {test_path}.',
+        )
+        return
     test_path = f'tests/regression/test_{func.strip("_")}_{r.randint(100, 999)}.py'
     cases = [
         (r.randint(0, 50), r.choice(['[]', '{}', 'None', '"x"', f'[{r.randint(1, 9)}] * {r.randint(2, 40)}']))
@@ -8417,6 +8479,32 @@ def _read_some(s: CodingSession, paths: list[str], *, numbered: bool) -> None:
             s.read(path, numbered=numbered, k=r.choice(NOTICED_LINES))
 
 
+def _find_step(s: CodingSession, files: dict[str, str], paths: list[str], project: str) -> None:
+    """`find` at the start of a session: of the code base (whose files are read next) or of the folders around it."""
+    r = s.r
+    if r.random() < FIND_CODE_BASE_SHARE:
+        s.run(
+            f'find /workspace/{project} -type f -not -path "*/.git/*" | sort',
+            find_listing(
+                r,
+                files,
+                ['tests', 'tests/fixtures', 'docs', 'scripts', 'migrations'],
+                r.randint(110, 220),
+                root=f'/workspace/{project}',
+            ),
+            say='Getting oriented.',
+        )
+        if r.random() < 0.5:
+            s.notes.append('Relevant: ' + ', '.join(r.sample(paths, 3)) + '.')
+    else:  # the folders around the code: fixtures, scripts, docs the session does not go on to open
+        folders = ['tests/fixtures', r.choice(['docs', 'scripts', 'migrations'])]
+        s.run(
+            f'find {" ".join(f"/workspace/{project}/{d}" for d in folders)} -type f | sort',
+            find_listing(r, {}, folders, r.randint(110, 220), root=f'/workspace/{project}'),
+            say='What else is in the repository?',
+        )
+
+
 def coding_session(
     seed: int,
     project: str,
@@ -8471,19 +8559,7 @@ def coding_session(
     if r.random() < 0.35:  # the issue, through the GitHub MCP server: JSON text
         _issue_thread(s, vocab, project, path0)
     if r.random() < FIND_SHARE:
-        s.run(
-            f'find /workspace/{project} -type f -not -path "*/.git/*" | sort',
-            find_listing(
-                r,
-                files,
-                ['tests', 'tests/fixtures', 'docs', 'scripts', 'migrations'],
-                r.randint(110, 220),
-                root=f'/workspace/{project}',
-            ),
-            say='Getting oriented.',
-        )
-        if r.random() < 0.5:
-            s.notes.append('Relevant: ' + ', '.join(r.sample(paths, 3)) + '.')
+        _find_step(s, files, paths, project)
     found = _first_test_run(s, files, paths, project)
     if r.random() < 0.5:
         _, path, line = found[0]
