@@ -5738,23 +5738,48 @@ MODULE_NOUNS = 10
 """How many of its code base's nouns a Python module names its functions, classes and constants after."""
 MODULE_ATTRS = 8
 """How many of its code base's fields a Python module uses."""
+HELPER_OWN_NAMES = 0.0
+"""Share of the helpers added to a module that bring names of their own code base's other modules (new nouns, fields,
+constants, errors); the others are written with the module's own names and define only their function or class. In
+the dev corpus a diff's added lines hold 0.52 facts each not on an earlier line of the diff (1,000 tokens of a diff over
+4,000 characters hold 73 facts); with every helper drawn from the whole code base's names the generated diffs had 0.80
+(106 facts per 1,000 tokens)."""
 
 
-def python_source(rng: random.Random, vocab: PyVocab, path: str, summary: str, n_blocks: int) -> str:
+def python_source(
+    rng: random.Random, vocab: PyVocab, path: str, summary: str, n_blocks: int, *, module: str | None = None
+) -> str:
     """A plausible Python module of `vocab`'s code base: a header, constants, then `n_blocks` blocks.
 
     A module uses a part of the code base's nouns and fields, as a real module does: were they all in every module,
     a line edited in one file would name half the facts of every other file (golden/README.md).
+
+    With `module` (the source of an existing module), the blocks are code written into it: they use its nouns, fields,
+    constants, errors, classes, functions and local names, and define only their own new names (`HELPER_OWN_NAMES`).
     """
-    vocab = PyVocab(
-        vocab.pkg,
-        vocab.prog,
-        vocab.verbs,
-        rng.sample(vocab.nouns, min(len(vocab.nouns), MODULE_NOUNS)),
-        rng.sample(vocab.attrs, min(len(vocab.attrs), MODULE_ATTRS)),
-        vocab.tables,
-    )
-    used: set[str] = set()
+    own = module is not None and rng.random() >= HELPER_OWN_NAMES
+    if own:
+        assert module is not None
+        nouns = [n for n in vocab.nouns if n in module]
+        attrs = [a for a in vocab.attrs if re.search(rf'\b{re.escape(a)}\b', module)]
+        vocab = PyVocab(
+            vocab.pkg,
+            vocab.prog,
+            vocab.verbs,
+            nouns if len(nouns) >= 3 else vocab.nouns,
+            attrs if len(attrs) >= 4 else vocab.attrs,
+            vocab.tables,
+        )
+    else:
+        vocab = PyVocab(
+            vocab.pkg,
+            vocab.prog,
+            vocab.verbs,
+            rng.sample(vocab.nouns, min(len(vocab.nouns), MODULE_NOUNS)),
+            rng.sample(vocab.attrs, min(len(vocab.attrs), MODULE_ATTRS)),
+            vocab.tables,
+        )
+    used: set[str] = set(re.findall(r'^\s*(?:async )?(?:def|class) (\w+)', module or '', re.MULTILINE))
 
     def fresh(make) -> str:
         for _ in range(200):
@@ -5791,6 +5816,13 @@ def python_source(rng: random.Random, vocab: PyVocab, path: str, summary: str, n
         for _ in range(3)
     ]
     fns_done: list[str] = ['quantize_delay']
+    classes: list[str] = []
+    if own:  # what the module already has: its constants, errors, functions and classes
+        assert module is not None
+        consts = re.findall(r'^([A-Z][A-Z0-9_]+) = \d', module, re.MULTILINE) or consts
+        errors = sorted(set(re.findall(r'raise ([A-Z]\w+)\(', module))) or errors
+        fns_done = re.findall(r'^(?:async )?def ([a-z_]\w*)', module, re.MULTILINE) or fns_done
+        classes = [c for c in re.findall(r'^class ([A-Z]\w*)', module, re.MULTILINE) if c not in errors]
     blocks: list[str] = []
     for _ in range(n_blocks):
         template = rng.choice(PY_TEMPLATES)
@@ -5801,8 +5833,9 @@ def python_source(rng: random.Random, vocab: PyVocab, path: str, summary: str, n
             ['pending', 'queued', 'running', 'failed', 'retrying', 'done', 'cancelled', 'paused', 'expired', 'skipped'],
             4,
         )
+        defines_class = template.lstrip().startswith(('class <<Cls>>', '@dataclass'))
         values = {
-            'Cls': cls(),
+            'Cls': rng.choice(classes) if classes and not defines_class else cls(),
             'fn': fn(),
             'fn2': rng.choice(fns_done),
             'meth': fn(),
@@ -5880,7 +5913,9 @@ def python_source(rng: random.Random, vocab: PyVocab, path: str, summary: str, n
     header = '\n'.join(line for line in header.splitlines() if line not in dropped)
     source = _documented(rng, header + '\n\n' + '\n\n'.join(blocks))
     for name, choices in MODULE_LOCALS:  # each module's author names its locals their own way
-        source = re.sub(rf'(?<![\w.]){re.escape(name)}\b', rng.choice(choices), source)
+        # (and code written into a module names them as the module does)
+        taken = [c for c in choices if own and re.search(rf'(?<![\w.]){re.escape(c)}\b', module or '')]
+        source = re.sub(rf'(?<![\w.]){re.escape(name)}\b', taken[0] if taken else rng.choice(choices), source)
     return source
 
 
@@ -7518,22 +7553,66 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
         if lines[i] == '' and lines[i - 1].startswith('    ') and 0.2 * len(lines) < i < 0.95 * len(lines)
     ]
     end = r.choice(ends)
-    block = python_source(random.Random(r.random()), vocab, path, 'x', 2).split('\n\n\n')[-1].strip('\n')
+    sub = random.Random(r.random())
+    blocks = python_source(sub, vocab, path, 'x', 3, module=s.files[path]).split('\n\n\n')[1:]
+    block = blocks[-1].strip('\n')
+    extract = sub.random() < HELPER_EXTRACT_SHARE
+    if extract:  # a function, to take over the lines
+        block = next((b.strip('\n') for b in reversed(blocks) if b.startswith(('def ', 'async def '))), block)
     name = re.search(r'(?:def|class) (\w+)', block)
-    old = lines[end - 2 : end]
-    new = old + ['', ''] + block.splitlines()
-    ending = '\n' if s.files[path].endswith('\n') else ''  # the file's last newline stays (see CodingSession._replace)
-    s.files[path] = '\n'.join(lines[: end - 2] + new + lines[end:]) + ending
     func = name.group(1) if name else 'module'
+    old = lines[end - 2 : end]
+    new = [*old]
+    tail = _extractable_tail(lines, end, sub.randint(*HELPER_EXTRACT_LINES))
+    if tail and extract and block.startswith(('def ', 'async def ')):
+        # the function above's last lines move into the helper, which it now calls
+        old = lines[end - tail : end]
+        indent = old[0][: len(old[0]) - len(old[0].lstrip())]
+        args = [n for line in old for n in re.findall(r'(?<![\w.])([a-z_][a-z0-9_]{2,})\b(?![(.])', line.strip())]
+        args = [a for a in dict.fromkeys(args) if a not in {'return', 'not', 'and', 'for', 'in', 'None', 'self', 'if'}]
+        call = f'{"await " if block.startswith("async") else ""}{func}({", ".join(args[:2])})'
+        new = [indent + ('return ' if any(line.strip().startswith('return') for line in old) else '') + call]
+    new += ['', '', *block.splitlines()]
+    first = end - len(old)
+    ending = '\n' if s.files[path].endswith('\n') else ''  # the file's last newline stays (see CodingSession._replace)
+    s.files[path] = '\n'.join(lines[:first] + new + lines[end:]) + ending
     s.changed.append((path, func))
-    s.edited.append((path, end - 1))
+    s.edited.append((path, first + 1))
     s.step(
         'edit_file',
         {'path': path, 'old_str': '\n'.join(old), 'new_str': '\n'.join(new)},
-        f'Edited {path}: replaced 2 lines with {len(new)}.',
+        f'Edited {path}: replaced {len(old)} lines with {len(new)}.',
         say=say,
     )
     return func
+
+
+HELPER_EXTRACT_SHARE = 0.7
+"""Share of the new helper functions that take over the last lines of the function above them (which now calls the
+helper): the edit removes those lines. In the dev corpus 12% of the lines of a diff over 4,000 characters are removed
+lines, 41% added; with every helper only added after a function the generated diffs had 3% and 44%."""
+HELPER_EXTRACT_LINES = (3, 8)
+"""How many lines of the function above a helper takes over (drawn between these; fewer when the function's tail is shorter)."""
+
+
+def _extractable_tail(lines: list[str], end: int, most: int) -> int:
+    """How many of the last lines before `end` (at most `most`, at least 2) are one function body's tail: non-blank,
+    indented at least as deep as the first of them, no definition or docstring; 0 when not even 2 are."""
+    for k in range(min(most, end), 1, -1):
+        tail = lines[end - k : end]
+        indent = len(tail[0]) - len(tail[0].lstrip())
+        if (
+            indent >= 4
+            and not tail[0].strip().startswith((')', ']', '}', 'else', 'elif', 'except', 'finally'))
+            and all(
+                line.strip()
+                and len(line) - len(line.lstrip()) >= indent
+                and not line.strip().startswith(('def ', 'async def ', 'class ', '"""', '@'))
+                for line in tail
+            )
+        ):
+            return k
+    return 0
 
 
 @scenario('33_coding_ts_invoice_types')
