@@ -8727,6 +8727,21 @@ CODING_SESSIONS = [
     (60, 'quill', 'mistral', 'read_file', 'terminal', True, False),
     (61, 'stockpile', 'anthropic', 'read', 'bash', True, False),
     (62, 'relay', 'openrouter', 'read_file', 'bash', True, False),
+    # and more, so that 01-31's largest return (file 20's 1 MB log) weighs less: it was 22% of golden/'s tokens over
+    # 4,000 characters, where the dev corpus's largest return is 3.4% of its tokens
+    (63, 'quill', 'anthropic', 'read', 'bash', True, False),
+    (64, 'stockpile', 'openai', 'read_file', 'shell', True, True),
+    (65, 'relay', 'anthropic', 'read_text_file', 'bash_execute', True, True),
+    (66, 'quill', 'gemini', 'read_file', 'run_shell', True, False),
+    (67, 'stockpile', 'anthropic', 'read', 'bash', True, False),
+    (68, 'relay', 'openai', 'read_file', 'bash', False, False),
+    (69, 'quill', 'anthropic', 'read_text_file', 'bash_execute', True, True),
+    (70, 'stockpile', 'mistral', 'read_file', 'terminal', True, False),
+    (71, 'relay', 'anthropic', 'read', 'bash', True, False),
+    (72, 'quill', 'openrouter', 'read', 'bash', True, False),
+    (73, 'stockpile', 'anthropic', 'read_text_file', 'bash_execute', True, True),
+    (74, 'relay', 'gemini', 'read_file', 'bash', True, False),
+    (75, 'quill', 'anthropic', 'read', 'bash', True, False),
 ]
 for _number, _project, _provider, _reader, _shell, _numbered, _structured in CODING_SESSIONS:
 
