@@ -51,6 +51,7 @@ def throughput_section(*, megabytes: float = 4.0, repeat: int = 3) -> Section:
     scan, _ = _best(lambda: _scan(history), repeat)
     config = dataclasses.replace(summarizer_config(cache=False), keep_recent=0)
     pipeline, failures = _best(lambda: _compact(history, Compactor(config=config, model='extractive')), repeat)
+    gc.collect()
     gc.freeze()  # as the `summarizer` command does once its imports are loaded (summarizer.cli.main)
     try:
         frozen, _ = _best(lambda: _compact(history, Compactor(config=config, model='extractive')), repeat)

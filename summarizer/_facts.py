@@ -69,6 +69,7 @@ _LEAD = re.compile(r'^([^\n:]*[./][^\n:]*)::', re.MULTILINE)
 _CANDIDATE = re.compile(r'^(?=[^\n]{3})[^\n]*?(?:[\d@/_.#:]|--|[a-z][A-Z]|[A-Z]{2}[a-z])[^\n]*$', re.MULTILINE)
 """A token (one per line) that may be a fact (`fact_kind`) or have parts that are: plain words are not."""
 _DIGITS = frozenset('0123456789')
+"""ASCII digits, found by one C pass of set look-ups; a text with other characters is also read for any decimal digit."""
 _SEPARATORS = frozenset('./:')
 """A token without any of these has no parts (`name_parts`)."""
 _CAMEL = re.compile(r'[a-z][A-Z]|[A-Z]{2}[a-z]')
@@ -185,7 +186,7 @@ def fact_kind(token: str) -> str | None:
         return 'flag'
     if token[0] == '#':
         return 'id'
-    if not _DIGITS.isdisjoint(token):  # a digit: one C pass over the set's look-ups, no pattern call
+    if not _DIGITS.isdisjoint(token) or (not token.isascii() and any(map(str.isdecimal, token))):  # as `\d`
         if _NUMERIC.fullmatch(token):
             return 'number' if not token.isdigit() or len(token) >= 3 else None
         return 'id'

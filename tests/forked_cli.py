@@ -15,7 +15,11 @@ once per test process, imports them (`PRELOAD`), and each command line is a proc
   number, as `Popen.returncode` says.
 
 What it leaves out is the import itself: a kill can no longer land while modules load, a moment at
-which no command has touched a file.
+which no command has touched a file. Other differences from the installed command, none of which
+touches what the tests check (which files and rows exist, and what they hold, after a kill): it runs
+`main(argv)`, not `command()`, so the imports are not frozen (`gc.freeze`); its stdout is line-buffered;
+interpreter settings read at start-up from the given environment (`PYTHONIOENCODING`, `PYTHON*`) are
+the fork server's; and a signal to a process that has just ended may, in principle, reach a reused pid.
 """
 
 from __future__ import annotations

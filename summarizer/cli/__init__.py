@@ -32,15 +32,20 @@ _VERBOSE_HELP = (
 )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def command() -> int:
+    """The `summarizer` command (the console script, `python -m summarizer.cli`): `main` in a process of its own."""
+    return main(own_process=True)
+
+
+def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int:
     """Run the command line `argv` (default: `sys.argv`); returns the exit code.
 
-    Run as the command (`argv` None), the process is the command's own: once the subcommand's modules
-    are imported, their objects are moved out of the cyclic collector's reach (`gc.freeze`). They
+    `own_process`: the process is the command's own (`command`). Once the subcommand's modules are
+    imported, their objects are then moved out of the cyclic collector's reach (`gc.freeze`): they
     live as long as the process anyway, and in a process holding pydantic-ai they make every full
     collection cost 30-60 ms (~80,000 objects, its validators' among them), which a long batch
-    triggers again and again (bench/README.md, section 6). A library does not do this to its host:
-    `Compactor` and the capability leave the collector alone.
+    triggers again and again (bench/README.md, section 6). Called from a host's code, `main` leaves
+    its collector alone, as `Compactor` and the capability do.
     """
     parser = argparse.ArgumentParser(
         prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.'
@@ -53,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for subcommand in commands.choices.values():  # `summarizer compact -v ...` as well as `summarizer -v compact ...`
         subcommand.add_argument('-v', '--verbose', dest='verbose_after', action='count', default=0, help=_VERBOSE_HELP)
     arguments = parser.parse_args(argv)
-    if argv is None:  # run as the `summarizer` command: the process is ours
+    if own_process:
         gc.freeze()
     _log_to_stderr(arguments.verbose + arguments.verbose_after)
     try:

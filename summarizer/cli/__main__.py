@@ -1,5 +1,5 @@
 import sys
 
-from . import main
+from . import command
 
-sys.exit(main())
+sys.exit(command())
