@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import gc
 import json
 import random
 import time
@@ -28,6 +27,7 @@ from summarizer import _facts
 from summarizer._pipeline import Compactor
 from summarizer._quoted import LaterTurns
 
+from ._harness import young_heap
 from ._report import Section, Target
 from .overhead import summarizer_config
 from .workload import fan_out
@@ -51,12 +51,8 @@ def throughput_section(*, megabytes: float = 4.0, repeat: int = 3) -> Section:
     scan, _ = _best(lambda: _scan(history), repeat)
     config = dataclasses.replace(summarizer_config(cache=False), keep_recent=0)
     pipeline, failures = _best(lambda: _compact(history, Compactor(config=config, model='extractive')), repeat)
-    gc.collect()
-    gc.freeze()  # as the `summarizer` command does once its imports are loaded (summarizer.cli.main)
-    try:
+    with young_heap():  # frozen, as the `summarizer` command freezes its imports (summarizer.cli.command)
         frozen, _ = _best(lambda: _compact(history, Compactor(config=config, model='extractive')), repeat)
-    finally:
-        gc.unfreeze()
 
     section = Section(
         title=f'6. Throughput over {size:.1f} MB of oversized content ({count} returns of ~{_CONTENT_CHARS // 1000} KB, 7 kinds)',
