@@ -11,6 +11,7 @@ import itertools
 import json
 import math
 import sys
+import threading
 import time
 import traceback
 
@@ -18,13 +19,15 @@ import pytest
 from extractive_checks import kept_lines
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 
+from summarizer import _models
 from summarizer._check import summary_problem
 from summarizer._config import SummarizerConfig
 from summarizer._facts import find_facts, token_set
+from summarizer._models import embedded_model
 from summarizer._quoted import plain_text
 from summarizer._shape import JsonValue, carries_text, shape_mismatch
 from summarizer._tokens import content_tokens, estimate_tokens
-from summarizer.extractive import FACTS_PREFIX, WorkBudgetExceeded, summarize, time_limit
+from summarizer.extractive import FACTS_PREFIX, Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.lines import OMISSION
 
 
@@ -253,6 +256,47 @@ async def test_a_timed_out_embedded_summary_is_not_retried_and_its_thread_stops(
     while _threads_in_the_model() and time.monotonic() < deadline:
         await asyncio.sleep(0.02)
     assert _threads_in_the_model() == []
+
+
+async def test_embedded_summaries_run_one_at_a_time_whatever_the_concurrency() -> None:
+    """Pure Python under the GIL gains nothing from running side by side: with `concurrency: 8` the
+    embedded model still summarizes one content at a time, and every content gets its summary."""
+    inside: list[int] = []
+    most = calls = 0
+    lock = threading.Lock()
+
+    def slow_summarize(
+        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        nonlocal most, calls
+        with lock:
+            calls += 1
+            inside.append(1)
+            most = max(most, len(inside))
+        time.sleep(0.05)  # long enough for the others to start, if they could
+        with lock:
+            inside.pop()
+        return summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+    contents = [f'run {n}\n{BIG_TEXT}' for n in range(6)]  # six different contents: no single-flight
+    model = embedded_model('slow', slow_summarize, time_limit=30)
+    result = await compactor(model, concurrency=8).compact(history(*contents))
+    assert result.report.summarized == 6 and not result.report.failed
+    assert calls == 6 and most == 1
+
+
+def test_an_embedded_request_waiting_for_its_turn_past_its_time_limit_gives_up() -> None:
+    """A request queued behind other summaries stops at its own deadline, as one that ran out of time does."""
+    with _models._TURNS:  # another summary holds the turn  # pyright: ignore[reportPrivateUsage]
+        started = time.monotonic()
+        with (
+            pytest.raises(WorkBudgetExceeded, match='waited its 0.1 s time limit'),
+            _models._turn(Deadline.after(0.1)),  # pyright: ignore[reportPrivateUsage]
+        ):
+            pytest.fail('ran without its turn')
+        assert time.monotonic() - started < 5
+    with _models._turn(Deadline.after(0.1)):  # pyright: ignore[reportPrivateUsage]
+        pass  # the turn is free again
 
 
 async def test_a_summarized_numbered_read_keeps_the_indentation_of_its_first_line() -> None:

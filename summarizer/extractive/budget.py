@@ -56,6 +56,10 @@ class Deadline:
         if self.at is not None and time.monotonic() > self.at:
             raise WorkBudgetExceeded(f'the embedded summarizer stopped after its {self.seconds:g} s time limit')
 
+    def remaining(self) -> float | None:
+        """Seconds left before the deadline (0 once passed; None: no limit)."""
+        return None if self.at is None else max(self.at - time.monotonic(), 0.0)
+
 
 NO_DEADLINE = Deadline(at=None)
 _CURRENT: ContextVar[Deadline] = ContextVar('summarizer_extractive_deadline', default=NO_DEADLINE)
