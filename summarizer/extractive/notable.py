@@ -82,13 +82,18 @@ def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:
     sample = cells[:_CSV_SAMPLE]
     if sum(parse_number(cell) is not None for _, cell in sample) < _PRESENT * len(sample):
         return {}  # most columns are not numeric: tell from a sample before parsing them whole
-    numbers = [(value, row) for row, cell in cells if (value := parse_number(cell)) is not None]
+    texts = list(map(itemgetter(1), cells))
+    parsed = {text: parse_number(text) for text in set(texts)}  # cells repeat (a status, a percentage): each read once
+    numbers = [
+        (value, row) for (row, _), value in zip(cells, map(parsed.__getitem__, texts), strict=True) if value is not None
+    ]
     if len(numbers) < _PRESENT * len(cells) or len(numbers) < 3:
         return {}
-    low, high = min(numbers), max(numbers, key=lambda pair: (pair[0], -pair[1]))
+    low, top = min(numbers), max(map(itemgetter(0), numbers))
+    high = (top, min(row for value, row in numbers if value == top))  # the largest value, on its first row
     if low[0] == high[0]:
         return {}
-    values = Counter(value for value, _ in numbers)  # an extreme many rows share singles none out
+    values = Counter(map(itemgetter(0), numbers))  # an extreme many rows share singles none out
     return {row: 1.0 for value, row in (high, low) if values[value] <= _SHARED_EXTREME}
 
 
@@ -111,11 +116,15 @@ def _column(rows: Sequence[Sequence[str]], index: int, *, whole: bool) -> list[t
     return [(row_index, row[index]) for row_index, row in enumerate(rows) if len(row) >= size]
 
 
-def split_rows(lines: Sequence[str]) -> list[list[str]]:
-    """Lines as rows of cells: CSV when the lines agree on a comma count, else whitespace-separated."""
+def split_rows(lines: Sequence[str]) -> list[tuple[str, ...]]:
+    """Lines as rows of cells: CSV when the lines agree on a comma count, else whitespace-separated.
+
+    Tuples, not lists: thousands of rows of strings the cyclic collector stops tracking at its next
+    young collection, instead of promoting them towards a full collection of the whole process.
+    """
     sample = lines[:_CSV_SAMPLE]
     commas = Counter(line.count(',') for line in sample)
     count, agreeing = commas.most_common(1)[0] if commas else (0, 0)
     if count >= 2 and agreeing >= _PRESENT * len(sample):
-        return [next(csv.reader([line]), list[str]()) for line in lines]  # line by line: rows stay aligned with lines
-    return [line.split() for line in lines]
+        return [tuple(next(csv.reader([line]), ())) for line in lines]  # line by line: rows stay aligned with lines
+    return list(map(tuple, map(str.split, lines)))

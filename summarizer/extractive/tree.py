@@ -204,7 +204,8 @@ class _Unit:
     cost: float
     facts: tuple[str, ...]
     outer: _Item | None
-    node: _Text
+    node: _Text | None
+    """The text it is a line of; None for a field's value (see `_Tree._field`), which is a unit of its own."""
     position: int
     """Its place among its text's units: choosing it may open or close a run of dropped units."""
     whole: bool = True
@@ -229,7 +230,7 @@ class _Object:
     members: dict[str, _Node]
 
 
-_Node: TypeAlias = '_Text | _List | _Object | JsonValue'
+_Node: TypeAlias = '_Text | _Unit | _List | _Object | JsonValue'
 _Path = tuple[str, ...]
 """A JSON path with list positions as `*`: the values under one path form a column."""
 
@@ -400,7 +401,10 @@ class _Tree:
         item.bundled = [
             unit
             for unit in item.inner
-            if isinstance(unit, _Unit) and len(unit.node.units) == 1 and unit.whole and len(unit.text) <= _BUNDLED_CHARS
+            if isinstance(unit, _Unit)
+            and (unit.node is None or len(unit.node.units) == 1)
+            and unit.whole
+            and len(unit.text) <= _BUNDLED_CHARS
         ] or ()
         if item.bundled:
             bundled = set(item.bundled)
@@ -466,19 +470,21 @@ class _Tree:
         if choice.outer is not None:
             choice.outer.inner.append(choice)
 
-    def _field(self, text: str, *, outer: _Item | None, path: _Path) -> _Text:
-        """`_text` of a short one-line text inside the content (a field's value), its one unit worked out once per text.
+    def _field(self, text: str, *, outer: _Item | None, path: _Path) -> _Unit | _Text:
+        """`_text` of a short one-line text inside the content (a field's value): one unit, its own node.
 
         What `_text` makes of it is fixed: prose (too short to tell a kind), no table, no repeat,
         one piece, so one unit whose facts, bonus (trouble words, else the filler's) and cost depend
-        on the text alone; only the counting of its facts and its place differ between copies.
+        on the text alone, worked out once per text; only the counting of its facts and its place
+        differ between copies. A record's fields are thousands: a unit without a `_Text` around it
+        (and its list of units) is a third of the objects, which would live through the summary and
+        count towards a full collection of the host process (see `release`).
         """
-        node = _Text(lines=(text,))
         self._step()
         found = self._fields.get(text)
         if found is None:
             if not text.strip():
-                return node
+                return _Text(lines=(text,))  # nothing to choose: renders as `""`
             facts = _line_facts(text, self._text_facts(text))
             bonus = _ALARM_BONUS if ALARM.search(text) is not None else 0.0
             if not facts and not bonus:
@@ -487,11 +493,13 @@ class _Tree:
         facts, bonus, unit_cost = found
         if facts:
             self._count(facts, outer)
-        node.units.append(
-            _Unit(text=text, line=0, cost=unit_cost, facts=facts, outer=outer, node=node, position=0, bonus=bonus)
-        )
-        self._add_units(node, outer=outer, path=path)
-        return node
+        unit = _Unit(text=text, line=0, cost=unit_cost, facts=facts, outer=outer, node=None, position=0, bonus=bonus)
+        unit.bonus += _EDGE_BONUS  # as `_add_units` gives a text's first line
+        self._cell(path, text, outer)
+        if self._nested:
+            unit.bonus += _FIELD_BONUS * (outer.prior if outer is not None else 1.0)
+        self._add_choice(unit)
+        return unit
 
     def _text(self, text: str, *, outer: _Item | None, path: _Path) -> _Text:
         kind = self._root_kind if not path and not self._nested else None
@@ -596,7 +604,7 @@ class _Tree:
     def _skeleton_cost(self, node: _Node) -> float:
         if isinstance(node, _Text):
             return 0.5 + (MARKER_COST if len(node.units) > 1 else 0.0)  # nothing kept: one marker
-        if isinstance(node, _List):
+        if isinstance(node, (_Unit, _List)):
             return 0.5
         if isinstance(node, _Object):
             return 0.5 + sum(
@@ -610,7 +618,7 @@ class _Tree:
             for child in node.members.values():
                 facts |= self._skeleton_facts(child)
             return facts
-        if isinstance(node, (_Text, _List)):
+        if isinstance(node, (_Text, _Unit, _List)):
             return set()
         values = node if isinstance(node, list) else [node]
         return {
@@ -867,6 +875,8 @@ def _escapes(text: str) -> float:
 
 def _runs_opened(unit: _Unit) -> int:
     """How many more runs of dropped units its text has once `unit` is kept (-1, 0 or 1)."""
+    if unit.node is None:
+        return 0  # a field's value: one line, never a marker
     units = unit.node.units
     if len(units) == 1:
         return 0  # a one-line text never has a marker (see `_skeleton_cost`)
@@ -938,6 +948,8 @@ def _is_tuple(value: list[JsonValue]) -> bool:
 
 
 def _render(node: _Node) -> JsonValue:
+    if isinstance(node, _Unit):
+        return node.text if node.chosen else ''  # a field's value (`_Tree._field`)
     if isinstance(node, _Text):
         return _render_text(node)
     if isinstance(node, _List):
