@@ -209,7 +209,8 @@ def _conforms(original: JsonValue, summary: object) -> bool:
     `_match_in_order` passes over most items of a long list (a million numbers, a summary of a hundred):
     wording why each does not match (its `_brief`, a JSON encoding) was most of the cost. Scalars are
     decided here by the very tests `shape_mismatch` makes (the int literals of two ints are the same
-    exactly when the values are equal); lists and objects ask `shape_mismatch`.
+    exactly when the values are equal), objects by the same keys in the same order and conforming
+    values, as `shape_mismatch` tests them; lists ask `shape_mismatch`.
     """
     kind = type(original)
     if kind is str:
@@ -220,6 +221,12 @@ def _conforms(original: JsonValue, summary: object) -> bool:
         return summary is original
     if isinstance(original, float):
         return isinstance(summary, (int, float)) and not isinstance(summary, bool) and _same_number(original, summary)
+    if isinstance(original, dict):  # a record passed over: its number fields would word their mismatch too
+        return (
+            is_dict(summary)
+            and list(summary) == list(original)
+            and all(map(_conforms, original.values(), summary.values()))
+        )
     return shape_mismatch(original, summary) is None
 
 

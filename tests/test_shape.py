@@ -109,9 +109,11 @@ def test_plain_structure_applies_the_depth_guard(levels: int) -> None:
 
 
 def test_a_list_item_conforms_exactly_when_shape_mismatch_finds_nothing() -> None:
-    """`_match_in_order` decides scalar items without wording a reason: the same verdict as `shape_mismatch`."""
+    """`_match_in_order` decides scalar items and records without wording a reason: the same verdict as `shape_mismatch`."""
     values: list[object] = [0, 1, -1, 10**20, 1.0, -0.0, 0.0, float('nan'), float('inf'), True, False, None, '', 'x']
     values += [[], [1], {}, {'a': 1}, 1.5, 2]
+    values += [{'a': 1, 'b': 'x'}, {'b': 'x', 'a': 1}, {'a': 1.0, 'b': 'x'}, {'a': 1, 'b': 'y'}, {'a': 1, 'b': None}]
+    values += [{'a': [1, 2]}, {'a': [2]}, {'a': [3]}, {'a': {'c': None}}, {'a': {'c': 0}}, {'a': {'c': 0, 'd': 1}}]
     for original in values:
         for summary in values:
             expected = shape_mismatch(original, summary) is None  # type: ignore[arg-type]
