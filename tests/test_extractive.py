@@ -339,6 +339,17 @@ def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> N
         assert estimate_tokens(json.dumps(summary)) <= budget + 10
 
 
+@pytest.mark.parametrize(
+    'value',
+    [0, -1, 10**30, 2**63, 1.0, -0.0, 1e300, 1e-7, 3.14159, math.nan, math.inf, -math.inf, True, False, None, 'x"y'],
+)
+def test_a_scalar_is_priced_by_the_literal_the_json_encoder_writes(value: JsonValue) -> None:
+    """The skeleton's numbers skip the encoder (`_scalar_json`): their literal must be the encoder's, or costs drift."""
+    from summarizer.extractive import tree
+
+    assert tree._scalar_json(value) == json.dumps(value, ensure_ascii=False)  # pyright: ignore[reportPrivateUsage]
+
+
 def test_a_record_leaves_the_cyclic_collector_few_objects_to_track() -> None:
     """Records are thousands of fields, and the tree's objects live through the summary: each one the collector
     tracks counts towards a full collection of the host process (45-70 ms with pydantic-ai imported).

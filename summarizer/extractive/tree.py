@@ -610,7 +610,7 @@ class _Tree:
             return 0.5 + sum(
                 cost(_JSON.encode(key)) + 0.5 + self._skeleton_cost(child) for key, child in node.members.items()
             )
-        return cost(_JSON.encode(node))
+        return cost(_scalar_json(node))
 
     def _skeleton_facts(self, node: _Node) -> set[str]:
         if isinstance(node, _Object):
@@ -866,6 +866,18 @@ def _written(fact: str) -> str:
     if fact in token_set(fact):
         return fact
     return f'`{fact}`' if '`' not in fact else f'"{fact}"'
+
+
+def _scalar_json(value: JsonValue) -> str:
+    """`_JSON.encode(value)`, the literal of a number without going through the encoder (records hold thousands).
+
+    The encoder writes an int or a finite float by its type's own `repr`, as here.
+    """
+    if type(value) is int:
+        return int.__repr__(value)
+    if type(value) is float and math.isfinite(value):
+        return float.__repr__(value)
+    return _JSON.encode(value)
 
 
 def _escapes(text: str) -> float:
