@@ -19,6 +19,7 @@ ones no unit carries head the facts line.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import json
@@ -790,17 +791,16 @@ class _Tree:
         room = budget - tokens(rendered) - cost(FACTS_PREFIX) - 1
         guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
         listed: set[str] = set()
-        weights = self._weights
-        facts = list(self._kinds)
+        weights, counts, quoted_facts, tails = self._weights, self._counts, self._quoted, _tails(self._kinds)
+        # Only ever the tail of a longer name: never listed, the whole name holds it (see `_tails`). Left
+        # out before ranking (half the facts of a text of paths and dotted names), the rest in their order.
+        facts = [fact for fact in self._kinds if fact not in tails or fact in quoted_facts or counts.get(fact)]
         worth = [-weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT for fact in facts]
         ranked = [facts[index] for index in sorted(range(len(facts)), key=worth.__getitem__)]  # stable, as by fact
-        tails = _tails(self._kinds)
         for fact in ranked:
             if room < _MIN_FACT_COST:
                 break
-            quoted = fact in self._quoted
-            if fact in tails and not quoted and not self._counts[fact]:
-                continue  # only ever the tail of a longer name: the whole name holds it (see `_tails`)
+            quoted = fact in quoted_facts
             left = room if quoted else min(room, guessed_room)
             if left < _MIN_FACT_COST or cost(fact) + _SEPARATOR_COST > left:
                 continue  # no room, or too long however it is written (`_written` only adds to it)
@@ -857,11 +857,13 @@ def _tails(facts: Collection[str]) -> set[str]:
     return set(all_parts(facts))
 
 
+@functools.lru_cache(maxsize=4096)
 def _written(fact: str) -> str:
     """How a fact is written on the facts line so that it reads as that fact again.
 
     A quoted string's text (`%s__in`, `field required`) is no token of its own: bare, a reader (and
     `_facts`) would see other tokens or plain words; in backticks it is the quoted string it was.
+    Remembered: a listed fact is written when priced, when the line is costed and when rendered.
     """
     if fact in token_set(fact):
         return fact
