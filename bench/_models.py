@@ -1,7 +1,7 @@
 """Summarizer models for the benchmarks: instant, or with a fixed latency, and timing themselves.
 
-Both answer through the same prompt, structured output and checks as any model (they are built on
-`summarizer._models.embedded_model`), but with the smallest summary the shape contract allows, so
+Both answer through the same prompt, structured output and checks as any model (they answer as
+`summarizer._models.embedded_answer` does), but with the smallest summary the shape contract allows, so
 what is timed is our machinery and not the extractive summarizer. Their functions are `async`:
 a plain `def` would make `FunctionModel` hop to a worker thread for every call, which a real
 (network) model does not cost either.
@@ -10,13 +10,14 @@ a plain `def` would make `FunctionModel` hop to a worker thread for every call, 
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from summarizer._models import embedded_model
+from summarizer._models import embedded_answer
 from summarizer._shape import JsonValue
 
 
@@ -55,18 +56,17 @@ class TimedModel:
         self.busy_ns = 0
         self.request_ns = 0
         """Time inside pydantic-ai's request path around the function, when `overhead.timing_model_requests` adds it."""
-        self._answer = embedded_model(name, minimal_summary).function
+        self._answer = functools.partial(embedded_answer, name, minimal_summary)
         self.model = FunctionModel(self._timed, model_name=name)
 
     async def _timed(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         started = time.perf_counter_ns()
         if self.latency:
             await asyncio.sleep(self.latency)
-        assert self._answer is not None
         response = self._answer(messages, info)
         self.calls += 1
         self.busy_ns += time.perf_counter_ns() - started
-        return response  # type: ignore[return-value]  # the embedded model's function is synchronous
+        return response
 
 
 def instant_text_model(text: str = 'Summary: the output listed records and values; nothing failed.') -> FunctionModel:

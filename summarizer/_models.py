@@ -6,12 +6,15 @@ same prompt, the same structured-output request, the same validation, the same p
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 import threading
 from collections.abc import Generator
 from contextlib import contextmanager
 from typing import Protocol
 
+import anyio.to_thread
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
@@ -102,33 +105,73 @@ def embedded_model(name: str, summarize: EmbeddedSummarize, *, time_limit: float
     It reads the `<tool_content>` block of the prompt and answers in the requested output mode, so
     an offline summarizer (the extractive one, the eval's head-truncation baseline) runs through
     the same prompt, structured output, validation and post-check as an LLM. `time_limit`: seconds
-    a request may take, from its start, for a summarizer that looks at `extractive.time_limit`: it
-    runs in a worker thread that the caller's timeout abandons but cannot stop.
+    a request may take, from its start (its wait for its turn included, see `_turn`), for a
+    summarizer that looks at `extractive.current_deadline`. It runs in a worker thread that nothing
+    can stop: a request its caller gives up on (cancelled, timed out) is abandoned, and the work
+    stops at its next look at the deadline, or before it starts if it is still waiting its turn.
     """
 
-    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        with extractive.time_limit(time_limit) as deadline, _turn(deadline):
-            block = parse_data_block(_last_user_text(messages))
-            if block is None:
-                raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
-            deadline.check()
-            summary = summarize(
-                block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+    async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        deadline = extractive.Deadline.after(time_limit)
+        try:
+            return await anyio.to_thread.run_sync(
+                functools.partial(_answer_in_turn, name, summarize, messages, info, deadline), abandon_on_cancel=True
             )
-        response = _respond(summary, block.shape, info)
-        # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
-        # whole prompt with a regex, which costs more than many a summary.
-        response.usage = RequestUsage(
-            input_tokens=sum(estimate_tokens(text) for text in _request_texts(messages)),
-            output_tokens=content_tokens(summary),
-        )
-        return response
+        finally:
+            deadline.abandon()  # answered, or given up on: a thread still waiting or at work stops
 
     return EmbeddedModel(answer, model_name=name)
 
 
-_TURNS = threading.Lock()
+def embedded_answer(
+    name: str, summarize: EmbeddedSummarize, messages: list[ModelMessage], info: AgentInfo
+) -> ModelResponse:
+    """What the embedded model `name` answers to a request, worked out in the calling thread at once.
+
+    The model (`embedded_model`) runs it in a worker thread, in its turn; the benchmarks call it
+    directly to time the pipeline around a model without a thread hop (`bench/_models.py`).
+    """
+    block = parse_data_block(_last_user_text(messages))
+    if block is None:
+        raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
+    extractive.current_deadline().check()
+    summary = summarize(
+        block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+    )
+    response = _respond(summary, block.shape, info)
+    # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
+    # whole prompt with a regex, which costs more than many a summary.
+    response.usage = RequestUsage(
+        input_tokens=sum(estimate_tokens(text) for text in _request_texts(messages)),
+        output_tokens=content_tokens(summary),
+    )
+    return response
+
+
+def _answer_in_turn(
+    name: str,
+    summarize: EmbeddedSummarize,
+    messages: list[ModelMessage],
+    info: AgentInfo,
+    deadline: extractive.Deadline,
+) -> ModelResponse:
+    with extractive.within(deadline), _turn(deadline):
+        return embedded_answer(name, summarize, messages, info)
+
+
+_turns = threading.Lock()
 """One embedded summary at a time in a process: whose turn it is (see `_turn`)."""
+
+
+def _free_turns_in_child() -> None:
+    """A forked child starts with the turn free: the thread holding it in the parent is not in the child."""
+    global _turns
+    _turns = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_free_turns_in_child)
+_TURN_POLL_SECONDS = 0.05
+"""How often a request waiting for its turn looks whether its deadline passed or its caller gave up."""
 
 
 @contextmanager
@@ -139,18 +182,15 @@ def _turn(deadline: extractive.Deadline) -> Generator[None]:
     threads (`concurrency` of them) take turns every few milliseconds and finish no sooner, while
     each keeps its working tree alive, so the collector walks them all and the caches hold less.
     One at a time, the same requests take 0.85-0.9 of the CPU time (bench section 6), and each but
-    the last is done sooner. A request still waiting at its deadline gives up as one that ran out
-    of time does.
+    the last is done sooner. The wait counts against the request's time limit; one still waiting at
+    its deadline, or abandoned by its caller, gives up as one that ran out of time does.
     """
-    remaining = deadline.remaining()
-    if not _TURNS.acquire(timeout=-1 if remaining is None else remaining):
-        raise extractive.WorkBudgetExceeded(
-            f'the embedded summarizer waited its {deadline.seconds:g} s time limit for other summaries to finish'
-        )
+    while not _turns.acquire(timeout=_TURN_POLL_SECONDS):  # woken at once when the turn is free
+        deadline.check()
     try:
         yield
     finally:
-        _TURNS.release()
+        _turns.release()
 
 
 def _respond(summary: JsonValue, shape: str, info: AgentInfo) -> ModelResponse:

@@ -233,7 +233,10 @@ def _threads_in_the_model() -> list[str]:
     working: list[str] = []
     for frame in sys._current_frames().values():  # pyright: ignore[reportPrivateUsage]
         stack = traceback.extract_stack(frame)
-        if any('summarizer/extractive' in entry.filename or entry.name == 'answer' for entry in stack):
+        if any(
+            'summarizer/extractive' in entry.filename or entry.filename.endswith('summarizer/_models.py')
+            for entry in stack
+        ):
             working.append(' < '.join(f'{entry.name}:{entry.lineno}' for entry in reversed(stack[-4:])))
     return working
 
@@ -288,16 +291,67 @@ async def test_embedded_summaries_run_one_at_a_time_whatever_the_concurrency() -
 
 def test_an_embedded_request_waiting_for_its_turn_past_its_time_limit_gives_up() -> None:
     """A request queued behind other summaries stops at its own deadline, as one that ran out of time does."""
-    with _models._TURNS:  # another summary holds the turn  # pyright: ignore[reportPrivateUsage]
+    with _models._turns:  # another summary holds the turn  # pyright: ignore[reportPrivateUsage]
         started = time.monotonic()
         with (
-            pytest.raises(WorkBudgetExceeded, match='waited its 0.1 s time limit'),
+            pytest.raises(WorkBudgetExceeded, match='after its 0.1 s time limit'),
             _models._turn(Deadline.after(0.1)),  # pyright: ignore[reportPrivateUsage]
         ):
             pytest.fail('ran without its turn')
         assert time.monotonic() - started < 5
-    with _models._turn(Deadline.after(0.1)):  # pyright: ignore[reportPrivateUsage]
-        pass  # the turn is free again
+    with _models._turn(Deadline.after(math.inf)):  # pyright: ignore[reportPrivateUsage]
+        pass  # the turn is free again; no limit at all is a limit too (it was an OverflowError)
+
+
+async def test_an_embedded_request_its_caller_gives_up_on_never_runs_and_one_under_way_stops() -> None:
+    """Cancelled while it waits its turn, a request does not run later for nobody, holding up the ones after it;
+    one under way stops at its next look at the deadline."""
+    calls: list[str] = []
+    first_started, release = threading.Event(), threading.Event()
+
+    def blocking_summarize(
+        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        assert isinstance(content, str)
+        calls.append(content.split('\n', 1)[0])
+        first_started.set()
+        release.wait(10)
+        return summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+    model = embedded_model('blocking', blocking_summarize, time_limit=30)
+    first = asyncio.create_task(compactor(model).compact(history(f'first\n{BIG_TEXT}')))
+    assert await asyncio.to_thread(first_started.wait, 10)
+    with pytest.raises(TimeoutError):  # the caller's own limit, around the whole compaction
+        async with asyncio.timeout(0.3):
+            await compactor(model).compact(history(f'second\n{BIG_TEXT}'))
+    release.set()
+    assert (await first).report.summarized == 1
+    third = await compactor(model).compact(history(f'third\n{BIG_TEXT}'))
+    assert third.report.summarized == 1
+    await asyncio.sleep(0.2)  # time enough for an abandoned request to take its turn, if it could
+    assert calls == ['first', 'third']
+
+    deadline = Deadline.after(30)
+    deadline.abandon()
+    with pytest.raises(WorkBudgetExceeded, match='its caller gave up on it'):
+        deadline.check()
+
+
+def test_a_forked_child_starts_with_the_turn_free() -> None:
+    """The thread holding the turn in the parent is not in a forked child: there the turn would never come free."""
+    import os
+
+    with _models._turns:  # pyright: ignore[reportPrivateUsage]
+        pid = os.fork()
+        if pid == 0:  # the child
+            os._exit(0 if _models._turns.acquire(timeout=2) else 1)  # pyright: ignore[reportPrivateUsage]
+        _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+async def test_no_time_limit_at_all_summarizes() -> None:
+    result = await compactor('extractive', timeout_seconds=math.inf).compact(history(BIG_TEXT, BIG_LIST, BIG_OBJECT))
+    assert result.report.summarized == 3 and not result.report.failed
 
 
 async def test_a_summarized_numbered_read_keeps_the_indentation_of_its_first_line() -> None:

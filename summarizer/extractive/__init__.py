@@ -11,10 +11,10 @@ from __future__ import annotations
 from .._kinds import ContentKind, detect_kind
 from .._shape import JsonValue
 from . import json_text
-from .budget import Deadline, WorkBudgetExceeded, current_deadline, time_limit
+from .budget import Deadline, WorkBudgetExceeded, current_deadline, time_limit, within
 from .tree import FACTS_PREFIX, summarize_value
 
-__all__ = ('FACTS_PREFIX', 'Deadline', 'WorkBudgetExceeded', 'summarize', 'time_limit')
+__all__ = ('FACTS_PREFIX', 'Deadline', 'WorkBudgetExceeded', 'summarize', 'time_limit', 'within')
 
 
 def summarize(

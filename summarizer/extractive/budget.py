@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from .._shape import JsonValue
 from .._tokens import estimate_tokens, json_text
 
-__all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'time_limit', 'tokens')
+__all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'time_limit', 'tokens', 'within')
 
 
 def cost(text: str) -> float:
@@ -42,23 +42,27 @@ class WorkBudgetExceeded(Exception):
 
 @dataclass(slots=True)
 class Deadline:
-    """A point in `time.monotonic()` the work must not run past (None: no limit)."""
+    """A point in `time.monotonic()` the work must not run past (None: no limit), or sooner its caller's giving up."""
 
     at: float | None
     seconds: float | None = None
+    abandoned: bool = False
+    """Its caller no longer waits for the work (cancelled, timed out): it stops at its next look, as at the deadline."""
 
     @classmethod
     def after(cls, seconds: float | None) -> Deadline:
         return cls(at=None if seconds is None else time.monotonic() + seconds, seconds=seconds)
 
     def check(self) -> None:
-        """Raise `WorkBudgetExceeded` once the deadline has passed; cheap enough to call every ~1,000 steps."""
+        """Raise `WorkBudgetExceeded` once the deadline passed or the work was abandoned; cheap every ~1,000 steps."""
+        if self.abandoned:
+            raise WorkBudgetExceeded('the embedded summarizer stopped: its caller gave up on it')
         if self.at is not None and time.monotonic() > self.at:
             raise WorkBudgetExceeded(f'the embedded summarizer stopped after its {self.seconds:g} s time limit')
 
-    def remaining(self) -> float | None:
-        """Seconds left before the deadline (0 once passed; None: no limit)."""
-        return None if self.at is None else max(self.at - time.monotonic(), 0.0)
+    def abandon(self) -> None:
+        """The caller gives up: the work, waiting for its turn or under way in a thread nothing can stop, stops."""
+        self.abandoned = True
 
 
 NO_DEADLINE = Deadline(at=None)
@@ -67,14 +71,21 @@ _CURRENT: ContextVar[Deadline] = ContextVar('summarizer_extractive_deadline', de
 
 @contextmanager
 def time_limit(seconds: float | None) -> Generator[Deadline]:
-    """Work done inside stops `seconds` from now (None: no limit).
+    """Work done inside stops `seconds` from now (None: no limit)."""
+    with within(Deadline.after(seconds)) as deadline:
+        yield deadline
+
+
+@contextmanager
+def within(deadline: Deadline) -> Generator[Deadline]:
+    """Work done inside stops at `deadline`.
 
     A context variable rather than a parameter, so the model's whole request (parsing the prompt
     too) counts against it, while offline summarizers that never look at it need not accept it.
     """
-    token = _CURRENT.set(Deadline.after(seconds))
+    token = _CURRENT.set(deadline)
     try:
-        yield _CURRENT.get()
+        yield deadline
     finally:
         _CURRENT.reset(token)
 

@@ -19,7 +19,6 @@ ones no unit carries head the facts line.
 
 from __future__ import annotations
 
-import functools
 import heapq
 import itertools
 import json
@@ -184,8 +183,8 @@ class _Item:
 class _Text:
     """A text of the content, as units to choose.
 
-    A record's fields are texts too, thousands of them: what most texts lack (`pieces`) is not built,
-    and a field's one line is a tuple, so a field adds the collector few objects to track (see `release`).
+    What most texts lack (`pieces`) is not built. A record's short fields, thousands of them, are no
+    texts but one unit each (`_Tree._field`); a blank one is a text without units.
     """
 
     lines: Sequence[str]
@@ -268,6 +267,8 @@ class _Tree:
         self._done: list[tuple[_Choice, list[_Item]]] = []
         self.covered: set[str] = set()
         self.key_facts: list[str] = []
+        self._writings: dict[str, str] = {}
+        """How each fact listed so far is written on the facts line (`_write`)."""
         self._heap: list[tuple[float, int, _Choice]] = []
         self._started = False
         self._waiting: list[_Choice] = []
@@ -495,11 +496,7 @@ class _Tree:
         if facts:
             self._count(facts, outer)
         unit = _Unit(text=text, line=0, cost=unit_cost, facts=facts, outer=outer, node=None, position=0, bonus=bonus)
-        unit.bonus += _EDGE_BONUS  # as `_add_units` gives a text's first line
-        self._cell(path, text, outer)
-        if self._nested:
-            unit.bonus += _FIELD_BONUS * (outer.prior if outer is not None else 1.0)
-        self._add_choice(unit)
+        self._add_value(unit, outer=outer, path=path)
         return unit
 
     def _text(self, text: str, *, outer: _Item | None, path: _Path) -> _Text:
@@ -553,19 +550,28 @@ class _Tree:
         return node
 
     def _add_units(self, node: _Text, *, outer: _Item | None, path: _Path) -> None:
-        """Offer a text's units as choices, its first and last line (a title, a total) and a short field's value first."""
+        """Offer a text's units as choices, its first and last line (a title, a total) first."""
         units = node.units
-        if units:
-            units[0].bonus += _EDGE_BONUS
-        if len(units) > 1:
-            units[-1].bonus += _EDGE_BONUS
         if len(units) == 1:
-            self._cell(path, units[0].text, outer)
-            if self._nested and units[0].whole:  # a field's short value: a name, a status, a title
-                units[0].bonus += _FIELD_BONUS * (outer.prior if outer is not None else 1.0)
-        for unit in units:
-            self._add_choice(unit)
+            self._add_value(units[0], outer=outer, path=path)
+        elif units:
+            units[0].bonus += _EDGE_BONUS
+            units[-1].bonus += _EDGE_BONUS
+            for unit in units:
+                self._add_choice(unit)
         self._texts.append((node, outer))
+
+    def _add_value(self, unit: _Unit, *, outer: _Item | None, path: _Path) -> None:
+        """Offer a text of one unit: a field's value (`_field`), or a nested text with one line to keep.
+
+        It is a cell of its column and, inside the content and whole, what a record is about (a name, a
+        status, a title): worth a bonus of its own.
+        """
+        unit.bonus += _EDGE_BONUS
+        self._cell(path, unit.text, outer)
+        if self._nested and unit.whole:
+            unit.bonus += _FIELD_BONUS * (outer.prior if outer is not None else 1.0)
+        self._add_choice(unit)
 
     def _cell(self, path: _Path, text: str, outer: _Item | None) -> None:
         column = self._columns.get(path)
@@ -806,7 +812,7 @@ class _Tree:
                 continue  # no room, or too long however it is written (`_written` only adds to it)
             if fact in present or fact in listed or _LOCATION.fullmatch(fact):
                 continue  # held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
-            price = cost(_written(fact)) + _escapes(fact) + _SEPARATOR_COST
+            price = cost(self._write(fact)) + _escapes(fact) + _SEPARATOR_COST
             if price > left:
                 continue
             self.key_facts.append(fact)
@@ -826,7 +832,14 @@ class _Tree:
     def facts_line_cost(self) -> float:
         if not self.key_facts:
             return 0.0
-        return cost(FACTS_PREFIX) + sum(cost(_written(fact)) + _SEPARATOR_COST for fact in self.key_facts)
+        return cost(FACTS_PREFIX) + sum(cost(self._write(fact)) + _SEPARATOR_COST for fact in self.key_facts)
+
+    def _write(self, fact: str) -> str:
+        """`_written(fact)`, once per fact: a listed fact is written when priced, when the line is costed and rendered."""
+        written = self._writings.get(fact)
+        if written is None:
+            written = self._writings[fact] = _written(fact)
+        return written
 
     def _carrier(self) -> _Text | None:
         """The text that carries the facts line: the root text, or the last long text of a kept item."""
@@ -842,7 +855,7 @@ class _Tree:
         for node, _ in self._texts:
             node.facts_line = None
         if carrier is not None:
-            carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(map(_written, self.key_facts))
+            carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(map(self._write, self.key_facts))
         return _render(self.root)
 
 
@@ -857,13 +870,11 @@ def _tails(facts: Collection[str]) -> set[str]:
     return set(all_parts(facts))
 
 
-@functools.lru_cache(maxsize=4096)
 def _written(fact: str) -> str:
     """How a fact is written on the facts line so that it reads as that fact again.
 
     A quoted string's text (`%s__in`, `field required`) is no token of its own: bare, a reader (and
     `_facts`) would see other tokens or plain words; in backticks it is the quoted string it was.
-    Remembered: a listed fact is written when priced, when the line is costed and when rendered.
     """
     if fact in token_set(fact):
         return fact
