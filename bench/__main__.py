@@ -49,8 +49,8 @@ def main(argv: list[str] | None = None) -> int:
 def _benchmarks(quick: bool, corpus_dir: Path, settings: dict[str, Cell]) -> list[tuple[int, Callable[[], Section]]]:
     """The benchmarks at full or quick sizes; imported lazily so `--only` skips what it does not run."""
     # The issue's 2,000 histories (~260 MB) for the raw and nothing-to-summarize rows; the embedded
-    # (extractive) model summarizes at under 1 MB/s, so its rows take the first 250 (~33 MB): all
-    # 2,000 would keep them busy for over ten minutes.
+    # (extractive) model summarizes 1-2 MB/s, so its rows take the first 250 (~33 MB): all 2,000
+    # would keep them busy for several minutes.
     histories, summarized, growth_sizes = (100, 50, (50, 200, 1000)) if quick else (2000, 250, (50, 200, 1000, 5000))
     settings.update(corpus_histories=histories, summarized_histories=summarized, growth_sizes=str(growth_sizes))
 

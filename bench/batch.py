@@ -128,6 +128,6 @@ def batch_section(data: Corpus, *, summarized: Corpus) -> Section:
     section.notes.append(
         'Each case in a process of its own with an empty cache; timed after imports. "× raw JSON" is throughput '
         'relative to json.loads + json.dumps of the same histories, written out the same way. The embedded '
-        'model summarizes at under 1 MB/s, so its rows run on the first histories of the corpus.'
+        'model summarizes 1-2 MB/s, so its rows run on the first histories of the corpus.'
     )
     return section

@@ -24,7 +24,7 @@ _CASES = (('local', 1), ('ray', 1), ('ray', 2))
 
 def ray_section(data: Corpus) -> Section:
     section = Section(
-        title=f'6. Ray engine vs local ({data.histories:,} histories of {data.messages} messages, '
+        title=f'7. Ray engine vs local ({data.histories:,} histories of {data.messages} messages, '
         f'{data.megabytes:,.1f} MB, embedded model)',
         columns=[
             'engine',
