@@ -161,6 +161,8 @@ def _answer_in_turn(
 
 _turns = threading.Lock()
 """One embedded summary at a time in a process: whose turn it is (see `_turn`)."""
+_TURN_POLL_SECONDS = 0.05
+"""How often a request waiting for its turn looks whether its deadline passed or its caller gave up."""
 
 
 def _free_turns_in_child() -> None:
@@ -170,8 +172,6 @@ def _free_turns_in_child() -> None:
 
 
 os.register_at_fork(after_in_child=_free_turns_in_child)
-_TURN_POLL_SECONDS = 0.05
-"""How often a request waiting for its turn looks whether its deadline passed or its caller gave up."""
 
 
 @contextmanager
