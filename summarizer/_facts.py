@@ -178,13 +178,14 @@ def quoted_strings(text: str) -> list[str]:
 
 def fact_kind(token: str) -> str | None:
     """What kind of fact `token` (a token, or a quoted string's inner text) is; None when it is none."""
-    if len(token) < 3 or token[0] == '\\':
+    first = token[:1]  # most tokens start with none of the marks below: one look, not a call per mark
+    if len(token) < 3 or first == '\\':
         return None
-    if token.startswith(('http://', 'https://')):
+    if first == 'h' and token.startswith(('http://', 'https://')):
         return 'url'
-    if token.startswith('--'):
+    if first == '-' and token.startswith('--'):
         return 'flag'
-    if token[0] == '#':
+    if first == '#':
         return 'id'
     if not _DIGITS.isdisjoint(token) or (not token.isascii() and any(map(str.isdecimal, token))):  # as `\d`
         if _NUMERIC.fullmatch(token):
@@ -279,4 +280,5 @@ def all_parts(tokens: Iterable[str]) -> list[str]:
 
 
 def _has_parts(token: str) -> bool:
-    return not token[0].isdigit() and not token.startswith(('http://', 'https://'))
+    first = token[0]
+    return not first.isdigit() and not (first == 'h' and token.startswith(('http://', 'https://')))
