@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import sys
 import threading
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -113,6 +114,8 @@ def embedded_model(name: str, summarize: EmbeddedSummarize, *, time_limit: float
 
     async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         deadline = extractive.Deadline.after(time_limit)
+        if _INLINE:
+            return _answer_in_turn(name, summarize, messages, info, deadline)
         try:
             return await anyio.to_thread.run_sync(
                 functools.partial(_answer_in_turn, name, summarize, messages, info, deadline), abandon_on_cancel=True
@@ -159,6 +162,8 @@ def _answer_in_turn(
         return embedded_answer(name, summarize, messages, info)
 
 
+_INLINE = sys.platform == 'emscripten'
+"""No threads (Pyodide): the model works in the event loop's thread, as pydantic-ai runs sync functions there."""
 _turns = threading.Lock()
 """One embedded summary at a time in a process: whose turn it is (see `_turn`)."""
 _TURN_POLL_SECONDS = 0.05

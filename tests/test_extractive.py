@@ -349,6 +349,26 @@ def test_a_forked_child_starts_with_the_turn_free() -> None:
     assert os.waitstatus_to_exitcode(status) == 0
 
 
+async def test_without_threads_the_embedded_model_works_in_the_event_loops_thread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Where there are no threads (Pyodide), the model answers inline, as pydantic-ai runs sync functions there."""
+    threads: list[int] = []
+
+    def recording(
+        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        threads.append(threading.get_ident())
+        return summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+    model = embedded_model('recording', recording, time_limit=30)
+    await compactor(model).compact(history(f'threaded\n{BIG_TEXT}'))
+    monkeypatch.setattr(_models, '_INLINE', True)
+    result = await compactor(model).compact(history(f'inline\n{BIG_TEXT}'))
+    assert result.report.summarized == 1
+    assert threads[0] != threading.get_ident() and threads[1] == threading.get_ident()
+
+
 async def test_no_time_limit_at_all_summarizes() -> None:
     result = await compactor('extractive', timeout_seconds=math.inf).compact(history(BIG_TEXT, BIG_LIST, BIG_OBJECT))
     assert result.report.summarized == 3 and not result.report.failed
