@@ -5911,7 +5911,7 @@ def python_source(
     ]
     dropped = {line for line in stdlib if rng.random() < 0.4}
     header = '\n'.join(line for line in header.splitlines() if line not in dropped)
-    source = _documented(rng, header + '\n\n' + '\n\n'.join(blocks))
+    source = _commented(rng, _documented(rng, header + '\n\n' + '\n\n'.join(blocks)))
     for name, choices in MODULE_LOCALS:  # each module's author names its locals their own way
         # (and code written into a module names them as the module does)
         taken = [c for c in choices if own and re.search(rf'(?<![\w.]){re.escape(c)}\b', module or '')]
@@ -5954,6 +5954,81 @@ def _documented(rng: random.Random, source: str) -> str:
         out += [f'{indent}"""{rng.choice(PY_DOC_LINES)}', '']
         out += [indent + piece for piece in textwrap.wrap(body, width=max(40, 88 - len(indent)))]
         out.append(f'{indent}"""')
+    return '\n'.join(out) + ('\n' if source.endswith('\n') else '')
+
+
+COMMENT_PROSE = [
+    'Nothing to do for an empty input, so return before doing any work.',
+    'This is cheaper than failing the whole batch and starting over.',
+    'Keep the order the caller gave us; later entries win on a tie.',
+    'The lock is held for as short a time as we can manage here.',
+    'A missing value is not an error at this point, only a skipped entry.',
+    'Check this before the loop, not inside it: it never changes.',
+    'The upstream service is flaky, so treat a transport error as a retry.',
+    'Do not log the whole payload here, it can hold personal data.',
+    'We used to raise here, but the scheduler retried forever.',
+    'Stop early once the limit is reached; the rest is dropped on purpose.',
+    'Counting first and writing after keeps the common path fast.',
+    'Anything past this point has already been checked by the caller.',
+    'Write to a temporary file first so that a crash leaves the old one.',
+    'The settings may override this default from the command line.',
+    'Sorted so that the output is the same from one run to the next.',
+    'Client errors are final; only server errors are worth another try.',
+    'This mirrors the old behaviour, odd as it is, so that nothing breaks.',
+    'Fall back to the default when the field is absent or blank.',
+    'Both branches end up in the same place; the split is only for logging.',
+    'The value is small and read often, so it is kept in memory.',
+]
+"""Comments written above a statement of a function body: what a line is for, in plain words (no facts)."""
+COMMENT_NAMED = [
+    '{name} can be empty here; that case is handled below.',
+    'Read {name} once, before the loop, and reuse it after.',
+    'Note that {name} is shared with the caller, so do not change it in place.',
+    '{name} is checked again by the caller; this is only the fast path.',
+    'Use {name} as it is: it was already cleaned up by the time we get here.',
+    'If {name} is missing we keep going with what we have so far.',
+]
+"""Comments that name a name of the line below (a name the file already holds, so no new fact)."""
+COMMENT_SHARE = 0.35
+"""Share of a function body's statements (`if`, `for`, `return`, an assignment ...) given a comment line above them.
+The dev corpus's file reads over 4,000 characters hold 110 facts per 1,000 tokens and 37 characters a line (median);
+the generated ones, without comments, 109 and 30, and their diffs 98 facts per 1,000 tokens against 73."""
+COMMENT_NAMED_SHARE = 0.3
+"""Share of those comments that name a name of the line below them (agents' code bases repeat their names)."""
+
+_STATEMENT = re.compile(
+    r'(\s+)(?:if |for |while |return\b|raise |try:|with |yield |await |const |let |throw |'
+    r'(?:self\.)?[a-z_][\w.]*(?:: [^=]+)? = )'
+)
+
+
+def _commented(rng: random.Random, source: str, *, mark: str = '#') -> str:
+    """`source` with a comment line above some statements of its function bodies (`COMMENT_SHARE`)."""
+    if COMMENT_SHARE <= 0:
+        return source
+    out: list[str] = []
+    in_doc = False
+    previous = ''
+    for line in source.splitlines():
+        m = _STATEMENT.match(line)
+        if (
+            m
+            and not in_doc
+            and not previous.strip().startswith((mark, '@'))
+            and not previous.rstrip().endswith(('(', '[', '{', ','))
+            and rng.random() < COMMENT_SHARE
+        ):
+            indent = m.group(1)
+            names = [n.split('.')[-1] for n in identifiers(line)]
+            if names and rng.random() < COMMENT_NAMED_SHARE:
+                text = rng.choice(COMMENT_NAMED).format(name=rng.choice(names))
+            else:
+                text = rng.choice(COMMENT_PROSE)
+            out.append(f'{indent}{mark} {text}')
+        out.append(line)
+        if line.count('"""') % 2 == 1:
+            in_doc = not in_doc
+        previous = line
     return '\n'.join(out) + ('\n' if source.endswith('\n') else '')
 
 
@@ -6153,7 +6228,7 @@ def ts_source(rng: random.Random, vocab: PyVocab, n_blocks: int, *, jsx: bool) -
             'n1': str(rng.choice([30_000, 60_000, 300_000])),
         },
     )
-    return header + '\n' + '\n'.join(blocks)
+    return _commented(rng, header + '\n' + '\n'.join(blocks), mark='//')
 
 
 # tool outputs ---------------------------------------------------------------------------------------
@@ -6849,7 +6924,8 @@ def mypy_output(rng: random.Random, files: dict[str, str], n: int) -> tuple[str,
     out, errors = [], []
     lines_of = {p: files[p].splitlines() for p in sorted(files) if p.endswith('.py')}
     candidates_of = {
-        p: [i for i, l in enumerate(ls) if identifiers(l) and l.startswith('    ')] for p, ls in lines_of.items()
+        p: [i for i, l in enumerate(ls) if identifiers(l) and l.startswith('    ') and not l.lstrip().startswith('#')]
+        for p, ls in lines_of.items()
     }
     paths = [p for p, candidates in candidates_of.items() if candidates]
     for _ in range(n):
@@ -6896,7 +6972,13 @@ def tsc_output(rng: random.Random, files: dict[str, str], n: int) -> tuple[str, 
     for _ in range(n):
         path = rng.choice(paths)
         lines = files[path].splitlines()
-        i = rng.choice([j for j, l in enumerate(lines) if identifiers(l) or re.search(r'\w+\(', l)])
+        i = rng.choice(
+            [
+                j
+                for j, l in enumerate(lines)
+                if (identifiers(l) or re.search(r'\w+\(', l)) and not l.lstrip().startswith('//')
+            ]
+        )
         names = identifiers(lines[i]) or re.findall(r'(\w+)\(', lines[i])
         name = rng.choice(names).split('.')[-1]
         col = max(1, lines[i].find(name) + 1)
@@ -7464,7 +7546,11 @@ def _fail_lines(rng: random.Random, files: dict[str, str], paths: list[str]) -> 
     out = []
     for path in paths:
         lines = files[path].splitlines()
-        body = [i + 1 for i, l in enumerate(lines) if l.startswith('        ') and identifiers(l)]
+        body = [
+            i + 1
+            for i, l in enumerate(lines)
+            if l.startswith('        ') and identifiers(l) and not l.lstrip().startswith('#')
+        ]
         out.append((path, rng.choice(body)))
     return out
 
@@ -7701,7 +7787,9 @@ def _fail_lines_ts(rng: random.Random, files: dict[str, str], paths: list[str]) 
     for path in paths:
         lines = files[path].splitlines()
         body = [
-            i + 1 for i, l in enumerate(lines) if l.startswith('    ') and (identifiers(l) or re.search(r'\w+\(', l))
+            i + 1
+            for i, l in enumerate(lines)
+            if l.startswith('    ') and (identifiers(l) or re.search(r'\w+\(', l)) and not l.lstrip().startswith('//')
         ]
         out.append((path, rng.choice(body)))
     return out
