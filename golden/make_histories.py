@@ -5451,7 +5451,7 @@ class <<Cls>>:
     out: list[str] = []
     for index, item in enumerate(<<arg>>.<<attr4>>):
         if index >= <<kw>>:
-            log.warning("<<fn>>: dropping %d items past %d", len(<<arg>>.<<attr4>>) - index, <<kw>>)
+            log.warning("<<fn>>: dropping the last %d items, past the limit of %d", len(<<arg>>.<<attr4>>) - index, <<kw>>)
             break
         if not item.strip():
             continue
@@ -5471,7 +5471,7 @@ class <<Cls>>:
             if isinstance(exc, httpx.HTTPStatusError) and exc.response.status_code < 500:
                 raise <<Exc>>(f"<<route>> rejected {<<arg>>}: {exc.response.status_code}") from exc
             await asyncio.sleep(<<fn2>>(attempt))
-    raise <<Exc>>(f"<<route>> unreachable after <<CONST>> attempts") from last
+    raise <<Exc>>(f"<<route>> unreachable after <<CONST>> attempts, giving up until the next run") from last
 ''',
     '''class <<Cls>>:
     """<<doc>>"""
@@ -5517,7 +5517,7 @@ def <<fn>>(text: str) -> tuple[str, int | None]:
     """<<doc>>"""
     match = _<<CONST>>_RE.match(text.strip())
     if match is None:
-        raise <<Exc>>(f"cannot parse {text!r}")
+        raise <<Exc>>(f"cannot parse {text!r}: expected a name, then an optional colon and a number")
     <<attr2>> = match.group("<<attr2>>")
     return match.group("<<attr>>"), int(<<attr2>>) if <<attr2>> else None
 ''',
@@ -5570,7 +5570,7 @@ def <<fn>>(path: Path, *, mode: int = 0o<<oct>>) -> Iterator[IO[str]]:
         finally:
             elapsed_ms = (time.perf_counter() - started) * 1000
             if elapsed_ms > <<CONST>>:
-                log.info("%s took %.1f ms", func.__qualname__, elapsed_ms)
+                log.info("%s took %.1f ms, which is more than we allow for one call", func.__qualname__, elapsed_ms)
 
     return wrapper
 ''',
@@ -5618,7 +5618,7 @@ def <<fn>>(path: Path, *, mode: int = 0o<<oct>>) -> Iterator[IO[str]]:
             except FileNotFoundError:
                 continue
             if size > <<CONST>>:
-                log.debug("<<fn>>: skipping %s (%d bytes)", path, size)
+                log.debug("<<fn>>: skipping %s (%d bytes), too large to read in one go", path, size)
                 continue
             yield path, size
 ''',
@@ -6409,6 +6409,22 @@ EDIT_LINES = (3, 9)
 session's diff was many small hunks, 18% of its lines headers (dev corpus 11%) and 111 facts per 1,000 tokens (73)."""
 
 
+FIX_COMMENTS = [
+    'The old check let one more item through than the limit allows.',
+    'This has to read the current value, not the one cached at start-up.',
+    'Compare against the configured limit, which the caller may lower.',
+    'Use the same name the rest of the module uses for this value.',
+    'Off by one before: the last entry of a full batch was dropped.',
+    'Keep this in step with the default in the settings file.',
+    'The retry path needs the longer wait, or the next call fails the same way.',
+    'Fixed after the regression in the last release; see the test below.',
+]
+"""Comments a fix writes above the line it changes, in plain words."""
+FIX_COMMENT_SHARE = 0.4
+"""Share of the line-rewriting edits that add a comment line saying why (dev corpus diffs: 43 characters a line and 73
+facts per 1,000 tokens at the median, against 37 and 98 generated with bare rewrites)."""
+
+
 class CodingSession:
     """Drives a coding agent's turns over a small code base, reusing facts as real agents do.
 
@@ -6581,6 +6597,11 @@ class CodingSession:
                     new[j] = line[: m.start()] + str(int(m.group(1)) * 2 + 1) + line[m.end() :]
                     changed.add(j)
                     break
+        if changed and r.random() < FIX_COMMENT_SHARE:  # the fix says why, above its first changed line
+            j = min(changed)
+            indent = new[j][: len(new[j]) - len(new[j].lstrip())]
+            mark = '//' if path.endswith(('.ts', '.tsx')) else '#'
+            new.insert(j, f'{indent}{mark} {r.choice(FIX_COMMENTS)}')
         if not changed:  # nothing to rewrite: the fix adds a line
             indent = old[0][: len(old[0]) - len(old[0].lstrip())]
             names = identifiers(old[0]) or ['value']
@@ -7670,7 +7691,12 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
         # the function above's last lines move into the helper, which it now calls
         old = lines[end - tail : end]
         indent = old[0][: len(old[0]) - len(old[0].lstrip())]
-        args = [n for line in old for n in re.findall(r'(?<![\w.])([a-z_][a-z0-9_]{2,})\b(?![(.])', line.strip())]
+        args = [
+            n
+            for line in old
+            if not line.lstrip().startswith('#')
+            for n in re.findall(r'(?<![\w.])([a-z_][a-z0-9_]{2,})\b(?![(.])', line.strip())
+        ]
         args = [a for a in dict.fromkeys(args) if a not in {'return', 'not', 'and', 'for', 'in', 'None', 'self', 'if'}]
         call = f'{"await " if block.startswith("async") else ""}{func}({", ".join(args[:2])})'
         new = [indent + ('return ' if any(line.strip().startswith('return') for line in old) else '') + call]
@@ -8538,6 +8564,18 @@ def _existing_tests(r: random.Random, module: str, source: str) -> str:
     return '\n'.join(lines) + '\n'
 
 
+REGRESSION_DOCS = [
+    'This used to fail when the batch was exactly as large as the limit.',
+    'The old code dropped the last item of a full batch without a word.',
+    'A retried item must not be counted twice against the limit.',
+    'Make sure an empty input gives an empty result instead of an error.',
+    'Two entries with the same key: the newer one has to win.',
+]
+"""Docstrings of a regression test: what broke, in plain words."""
+REGRESSION_DOC_SHARE = 0.6
+"""Share of the regression tests appended to a test file that say in a docstring what broke."""
+
+
 def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
     """A regression test for the fix: most fixes come with one, mostly appended to the module's test file (an edit),
     sometimes written as a new file (`write_file`)."""
@@ -8553,6 +8591,7 @@ def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
             '',
             f'@pytest.mark.parametrize(("limit", "value"), [{", ".join(f"({n}, {v})" for n, v in cases)}])',
             f'def test_{func.strip("_")}_{r.choice(["empty_batch", "retried_item", "duplicate_key"])}(limit, value):',
+            *([f'    """{r.choice(REGRESSION_DOCS)}"""'] if r.random() < REGRESSION_DOC_SHARE else []),
             f'    from {module} import {func}',
             '',
             f'    assert {func}(value) is None or limit >= 0',
