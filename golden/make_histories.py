@@ -6409,6 +6409,17 @@ EDIT_LINES = (3, 9)
 session's diff was many small hunks, 18% of its lines headers (dev corpus 11%) and 111 facts per 1,000 tokens (73)."""
 
 
+MESSAGE_TAILS = [
+    ', check the settings',
+    ' (this is retried on the next run)',
+    '; the rest of the batch is kept',
+    ', which the caller should not see twice',
+    ' before the lock was released',
+    '; see the logs of the worker for the cause',
+]
+"""Words a fix adds to a log or error message it rewrites."""
+MESSAGE_EDIT_SHARE = 0.3
+"""Share of the rewritten lines of an edit that say more in a log or error message (when one of its lines has one)."""
 FIX_COMMENTS = [
     'The old check let one more item through than the limit allows.',
     'This has to read the current value, not the one cached at start-up.',
@@ -6580,6 +6591,17 @@ class CodingSession:
         changed: set[int] = set()
         for _ in range(r.choice(CHANGED_LINES)):
             free = [(j, name) for j, name in swaps if j not in changed]
+            worded = [
+                (j, m)
+                for j, line in enumerate(old)
+                if j not in changed and (m := re.search(r'(["`])([^"`\n]*\w \w[^"`\n]*)\1', line))
+            ]
+            if worded and r.random() < MESSAGE_EDIT_SHARE:  # the fix says more in a message
+                j, m = r.choice(worded)
+                tail = r.choice(MESSAGE_TAILS)
+                new[j] = old[j][: m.end(2)] + tail + old[j][m.end(2) :]
+                changed.add(j)
+                continue
             if free and len(pool) > 1 and r.random() < REWRITE_LINE_SHARE:  # the fix calls or reads something else
                 j, name = r.choice(free)
                 other = r.choice([n for n in pool if n != name])
