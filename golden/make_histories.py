@@ -5747,7 +5747,14 @@ the dev corpus a diff's added lines hold 0.52 facts each not on an earlier line 
 
 
 def python_source(
-    rng: random.Random, vocab: PyVocab, path: str, summary: str, n_blocks: int, *, module: str | None = None
+    rng: random.Random,
+    vocab: PyVocab,
+    path: str,
+    summary: str,
+    n_blocks: int,
+    *,
+    module: str | None = None,
+    near: str | None = None,
 ) -> str:
     """A plausible Python module of `vocab`'s code base: a header, constants, then `n_blocks` blocks.
 
@@ -5755,8 +5762,18 @@ def python_source(
     a line edited in one file would name half the facts of every other file (golden/README.md).
 
     With `module` (the source of an existing module), the blocks are code written into it: they use its nouns, fields,
-    constants, errors, classes, functions and local names, and define only their own new names (`HELPER_OWN_NAMES`).
+    constants, errors, classes, functions and local names, and define only their own new names (`HELPER_OWN_NAMES`);
+    with `near` too (the code around where they go), they use the names found there first (`HELPER_NEAR_NAMES`).
     """
+
+    def nearest(names: list[str], least: int) -> list[str]:
+        if near is None:
+            return names
+        found = [n for n in names if re.search(rf'\b{re.escape(n)}\b', near)]
+        if len(found) >= least:
+            return found
+        return found + [n for n in names if n not in found][: least - len(found)] if found else names
+
     own = module is not None and rng.random() >= HELPER_OWN_NAMES
     if own:
         assert module is not None
@@ -5766,8 +5783,8 @@ def python_source(
             vocab.pkg,
             vocab.prog,
             vocab.verbs,
-            nouns if len(nouns) >= 3 else vocab.nouns,
-            attrs if len(attrs) >= 4 else vocab.attrs,
+            nearest(nouns if len(nouns) >= 3 else vocab.nouns, 3),
+            nearest(attrs if len(attrs) >= 4 else vocab.attrs, 4),
             vocab.tables,
         )
     else:
@@ -5823,6 +5840,7 @@ def python_source(
         errors = sorted(set(re.findall(r'raise ([A-Z]\w+)\(', module))) or errors
         fns_done = re.findall(r'^(?:async )?def ([a-z_]\w*)', module, re.MULTILINE) or fns_done
         classes = [c for c in re.findall(r'^class ([A-Z]\w*)', module, re.MULTILINE) if c not in errors]
+        consts, errors, fns_done = nearest(consts, 1), nearest(errors, 1), nearest(fns_done, 1)
     blocks: list[str] = []
     for _ in range(n_blocks):
         template = rng.choice(PY_TEMPLATES)
@@ -7699,7 +7717,9 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     ]
     end = r.choice(ends)
     sub = random.Random(r.random())
-    blocks = python_source(sub, vocab, path, 'x', 3, module=s.files[path]).split('\n\n\n')[1:]
+    above = next((i for i in range(end - 1, -1, -1) if re.match(r'(?:async )?def |class ', lines[i])), 0)
+    near = '\n'.join(lines[above:end]) if sub.random() < HELPER_NEAR_NAMES else None
+    blocks = python_source(sub, vocab, path, 'x', 3, module=s.files[path], near=near).split('\n\n\n')[1:]
     block = blocks[-1].strip('\n')
     extract = sub.random() < HELPER_EXTRACT_SHARE
     if extract:  # a function, to take over the lines
@@ -7738,6 +7758,10 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     return func
 
 
+HELPER_NEAR_NAMES = 0.8
+"""Share of the helpers written with the names of the function above them first (its fields, constants, errors, the
+functions it calls), those the diff shows next to the helper: in the dev corpus a diff's added lines hold 0.55 facts
+each not on an earlier line of the diff (1.39 in all); helpers drawn from the whole module's names gave 0.69 (1.23)."""
 HELPER_EXTRACT_SHARE = 0.7
 """Share of the new helper functions that take over the last lines of the function above them (which now calls the
 helper): the edit removes those lines. In the dev corpus 12% of the lines of a diff over 4,000 characters are removed
