@@ -8637,7 +8637,11 @@ def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
             '',
             f'@pytest.mark.parametrize(("limit", "value"), [{", ".join(f"({n}, {v})" for n, v in cases)}])',
             f'def test_{func.strip("_")}_{r.choice(["empty_batch", "retried_item", "duplicate_key"])}(limit, value):',
-            *([f'    """{r.choice(REGRESSION_DOCS)}"""'] if r.random() < REGRESSION_DOC_SHARE else []),
+            *(
+                ['    """Regression test for the fix above.', '', f'    {r.choice(REGRESSION_DOCS)}', '    """']
+                if r.random() < REGRESSION_DOC_SHARE
+                else []
+            ),
             f'    from {module} import {func}',
             '',
             f'    assert {func}(value) is None or limit >= 0',
