@@ -5746,6 +5746,16 @@ the dev corpus a diff's added lines hold 0.52 facts each not on an earlier line 
 (106 facts per 1,000 tokens)."""
 
 
+def _nearest(names: list[str], least: int, near: str | None) -> list[str]:
+    """The `names` that occur in `near` (all of them without `near`), topped up from the others to `least`."""
+    if near is None:
+        return names
+    found = [n for n in names if re.search(rf'\b{re.escape(n)}\b', near)]
+    if len(found) >= least or not found:
+        return found or names
+    return found + [n for n in names if n not in found][: least - len(found)]
+
+
 def python_source(
     rng: random.Random,
     vocab: PyVocab,
@@ -5766,14 +5776,6 @@ def python_source(
     with `near` too (the code around where they go), they use the names found there first (`HELPER_NEAR_NAMES`).
     """
 
-    def nearest(names: list[str], least: int) -> list[str]:
-        if near is None:
-            return names
-        found = [n for n in names if re.search(rf'\b{re.escape(n)}\b', near)]
-        if len(found) >= least:
-            return found
-        return found + [n for n in names if n not in found][: least - len(found)] if found else names
-
     own = module is not None and rng.random() >= HELPER_OWN_NAMES
     if own:
         assert module is not None
@@ -5783,8 +5785,8 @@ def python_source(
             vocab.pkg,
             vocab.prog,
             vocab.verbs,
-            nearest(nouns if len(nouns) >= 3 else vocab.nouns, 3),
-            nearest(attrs if len(attrs) >= 4 else vocab.attrs, 4),
+            _nearest(nouns if len(nouns) >= 3 else vocab.nouns, 3, near),
+            _nearest(attrs if len(attrs) >= 4 else vocab.attrs, 4, near),
             vocab.tables,
         )
     else:
@@ -5840,7 +5842,7 @@ def python_source(
         errors = sorted(set(re.findall(r'raise ([A-Z]\w+)\(', module))) or errors
         fns_done = re.findall(r'^(?:async )?def ([a-z_]\w*)', module, re.MULTILINE) or fns_done
         classes = [c for c in re.findall(r'^class ([A-Z]\w*)', module, re.MULTILINE) if c not in errors]
-        consts, errors, fns_done = nearest(consts, 1), nearest(errors, 1), nearest(fns_done, 1)
+        consts, errors, fns_done = _nearest(consts, 1, near), _nearest(errors, 1, near), _nearest(fns_done, 1, near)
     blocks: list[str] = []
     for _ in range(n_blocks):
         template = rng.choice(PY_TEMPLATES)
