@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from extractive_checks import kept_lines
 
 from summarizer._kinds import ContentKind, detect_kind
@@ -9,7 +11,13 @@ from summarizer._shape import JsonValue, shape_mismatch
 from summarizer._tokens import content_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive.budget import NO_DEADLINE
-from summarizer.extractive.tree import _Tree  # pyright: ignore[reportPrivateUsage]
+from summarizer.extractive.tree import (
+    _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
+    _QUOTED_GAIN,  # pyright: ignore[reportPrivateUsage]
+    _REPEAT_GAIN,  # pyright: ignore[reportPrivateUsage]
+    _WEIGHTS,  # pyright: ignore[reportPrivateUsage]
+    _Tree,  # pyright: ignore[reportPrivateUsage]
+)
 
 TICKETS: list[JsonValue] = [
     {
@@ -81,3 +89,33 @@ def test_the_spending_of_many_short_fields_matches_the_summary() -> None:
     tree.select(600)
     assert 0 < tree.spent <= 600
     assert abs(content_tokens(tree.render()) - tree.spent) < 0.2 * tree.spent
+
+
+def test_each_weight_is_the_product_of_its_factors_to_the_bit() -> None:
+    """`_weigh` multiplies only where a factor is not 1; the weights must be those of multiplying every factor.
+
+    A list of records gives priors below 1 (items past the first), repeats (statuses, customers), a
+    notable row (the largest amount) and a quoted fact: every factor differs from 1 for some fact.
+    """
+    orders: list[JsonValue] = [
+        {'id': f'ord-{n:05d}', 'customer': f'cust_{n % 7}', 'amount': 10.5 + n % 13 + (900 if n == 41 else 0)}
+        for n in range(60)
+    ]
+    tree = _Tree(orders, quoted=('ord-00041', 'cust_3'), kind=None, deadline=NO_DEADLINE)
+    factors = {
+        fact: (
+            _WEIGHTS.get(kind, 1.0),
+            tree._priors.get(fact, 1.0),  # pyright: ignore[reportPrivateUsage]
+            1 + _REPEAT_GAIN * math.log2(max(tree._counts[fact], 1)),  # pyright: ignore[reportPrivateUsage]
+            _NOTABLE_GAIN if fact in tree._notable else 1.0,  # pyright: ignore[reportPrivateUsage]
+            _QUOTED_GAIN if fact in tree._quoted else 1.0,  # pyright: ignore[reportPrivateUsage]
+        )
+        for fact, kind in tree._kinds.items()  # pyright: ignore[reportPrivateUsage]
+    }
+    assert all(any(f[i] != 1.0 for f in factors.values()) for i in range(1, 5))  # each factor is at work somewhere
+    expected = {
+        fact: kind * prior * repeat * notable * quoted
+        for fact, (kind, prior, repeat, notable, quoted) in factors.items()
+    }
+    assert tree._weigh() == expected  # pyright: ignore[reportPrivateUsage]
+    tree.release()
