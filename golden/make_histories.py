@@ -5989,9 +5989,7 @@ def _documented(rng: random.Random, source: str) -> str:
             continue
         doc = one_line.match(line)
         if i == 0 and doc:  # the module's docstring: mostly a summary, then a few lines
-            out += (
-                [line] if rng.random() < ONE_LINE_DOC_SHARE else _doc_lines(rng, '', doc.group(2), rng.randint(0, 2))
-            )
+            out += [line] if rng.random() < ONE_LINE_DOC_SHARE else _doc_lines(rng, '', doc.group(2), rng.randint(0, 2))
             continue
         previous = lines[i - 1] if i else ''
         if doc and re.match(r'\s*(?:async )?(?:def|class) ', previous):
@@ -9267,12 +9265,15 @@ def write_readme(rows) -> None:
         '32-38 follow a scripted plan each; 39-75 are drawn by `coding_session` from their seed (which steps, which tools, numbered',
         'or plain reads; 51-75 were added so that coding traffic weighs in golden/ about as in the dev corpus: with 63-75, file',
         "20's 1 MB log is 19% of golden/'s tokens over 4,000 characters, not 22%). Among all returns over 4,000 characters the",
-        "kind mix is close to the dev corpus's: code 42% (dev corpus 40%), shell 16% (20%), prose 13% (8%), diffs 10% (10%),",
-        'listings 9% (7%), records 7% (12%); figures per kind in docs/eval.md. A helper an edit adds to a module is written',
+        "kind mix is close to the dev corpus's: code 41% (dev corpus 40%), shell 18% (20%), prose 12% (8%), diffs 11% (10%),",
+        'listings 8% (7%), records 7% (12%); figures per kind in docs/eval.md. A helper an edit adds to a module is written',
         "with that module's names, those of the function above it first, and mostly takes over the last lines of that",
         'function (`HELPER_EXTRACT_SHARE`). A third of the statements of function bodies have a comment line in plain words',
-        'above them (`COMMENT_SHARE`), log and error messages are prose, and some fixes say why in a comment or a longer',
-        "message, so that code and diffs hold about as many facts per token as the dev corpus's (round 5 in docs/eval.md).",
+        'above them (`COMMENT_SHARE`), and some fixes say why in a comment or a longer message, so that code and diffs hold',
+        "about as many facts per token as the dev corpus's (round 5 in docs/eval.md). Most docstrings span lines (a summary,",
+        'then prose, then the closing quotes on a line of their own) and a function has one less often than the templates',
+        'give it (`TEMPLATE_DOC_SHARE`, `ONE_LINE_DOC_SHARE`, `DOCSTRING_SHARE`), and log and error messages are short, as',
+        "in the dev corpus's code (round 7: one-line docstrings and quoted strings of 40+ characters per token).",
         '`facts.json` lists for',
         'them a few of the facts later turns quote; the eval scores every fact a later turn holds, not only these.',
         '',
@@ -9286,10 +9287,11 @@ def write_readme(rows) -> None:
         "`old_str`, a read's `offset`, a command, assistant text). Run it on both corpora after a change to the generator. The",
         'knobs are the constants next to `OPENERS` (each says which dev-corpus figure it follows) and `MODULE_NOUNS`,',
         '`MODULE_ATTRS`, `MODULE_LOCALS`. Still off (see docs/eval.md): later turns reuse more facts of a code return (28',
-        'against 24, though fewer per token: 9.7 per 1,000 against 10.5), a diff is denser in facts (85 per 1,000 tokens',
-        'against 73, lines 41 characters against 43: an added line brings 0.67 facts the diff has not shown yet against',
-        '0.55, and 2.9 files against 2.3) so a diff repeated whole puts more reused facts in each 1,000 tokens (49 against',
-        "40), shell facts come more from `path:line` lines, and a listing's reused facts are more often paths (a grep",
+        'against 24, about as many per token: 10.1 per 1,000 against 10.5), a file read holds twice as many def lines and',
+        'longer ones (14% of its characters against 6%: short annotated functions), a diff is denser in facts (90 per 1,000',
+        'tokens against 73, lines 39 characters against 43: an added line brings more facts the diff has not shown yet, and',
+        'a diff changes more files) so a diff repeated whole puts more reused facts in each 1,000 tokens (52 against 40),',
+        "shell facts come more from `path:line` lines, and a listing's reused facts are more often paths (a grep",
         'matches a few modules the session reads); any change to the generator redraws the sessions, which',
         'moves these figures by a few points.',
         '',
