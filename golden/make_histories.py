@@ -5728,7 +5728,8 @@ def _place_block(
     if rng.random() >= METHOD_BLOCK_SHARE:
         blocks.append(block)
         return True
-    if not (blocks and blocks[-1].startswith(('class', '@dataclass'))):
+    own_class = not (blocks and blocks[-1].startswith(('class', '@dataclass')))
+    if own_class:
         blocks.append(f'class {new_class()}:')
     method = re.sub(
         r'^((?:async )?def \w+\()(\)?)',
@@ -5737,8 +5738,8 @@ def _place_block(
         count=1,
         flags=re.MULTILINE,
     )
-    indented = '\n'.join(f'    {line}' if line.strip() else line for line in method.splitlines())
-    blocks[-1] = blocks[-1].rstrip('\n') + '\n\n' + indented
+    indented = ''.join(f'    {line}' if line.strip() else line for line in method.splitlines(keepends=True))
+    blocks[-1] = blocks[-1].rstrip('\n') + ('\n' if own_class else '\n\n') + indented
     return False
 
 
