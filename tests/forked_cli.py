@@ -8,6 +8,8 @@ once per test process, imports them (`PRELOAD`), and each command line is a proc
 - a separate process with its own pid, the leader of a process group and session of its own (as
   `subprocess.Popen(..., start_new_session=True)`), whose `--jobs` workers are in that group, so
   `os.killpg(pid, SIGKILL)` kills it with its workers, and a signal to the pid alone reaches it alone;
+- SIGINT raises KeyboardInterrupt in it, as Ctrl-C in a command started at a terminal, even when the test run
+  itself ignores SIGINT (started as a background job of a script), which its processes would inherit;
 - with the environment it is given (the test's, not the fork server's), stdin `/dev/null`, stdout and
   stderr in files read while it runs;
 - it runs `summarizer.cli.main(argv)` and exits with its return code after the interpreter's exit
@@ -50,6 +52,10 @@ atexit.register(forkserver._forkserver._stop)  # pyright: ignore[reportPrivateUs
 def _child(argv: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: str) -> None:
     """In the forked process: a session of its own, the given environment and streams, then the command."""
     os.setsid()
+    # Ctrl-C as at a terminal: Python's KeyboardInterrupt. A test run started as a background job of a
+    # non-interactive shell (`pytest &` in a script) ignores SIGINT, and so, inherited, would every
+    # process it starts, this one too: a Ctrl-C test would then wait on a command that never hears it.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     tracker = resource_tracker._resource_tracker  # pyright: ignore[reportPrivateUsage]
     os.close(tracker._fd)  # pyright: ignore[reportPrivateUsage] (the test process's: this one starts its own on demand)
     tracker._fd = None  # pyright: ignore[reportPrivateUsage]

@@ -9,6 +9,8 @@ from __future__ import annotations
 import asyncio
 import json
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -324,6 +326,30 @@ def test_stopped_after_submission_resumes_with_no_second_submission(
         assert compacted != data
         check_rewrite(StoredHistory.parse(data), StoredHistory.parse(compacted))
     assert total(read_report(report), 'returns_summarized') == 5
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_run_when_the_test_run_ignores_sigint(tmp_path: Path) -> None:
+    """The Ctrl-C case above in a test run started with SIGINT ignored, as a background job of a script is (`pytest &`).
+
+    Every process such a run starts inherits the ignored SIGINT, tests/forked_cli.py's fork server and the commands
+    forked from it too; the harness gives each command the KeyboardInterrupt of one started at a terminal.
+    """
+    test = f'{__file__}::test_stopped_after_submission_resumes_with_no_second_submission[Ctrl-C]'
+    run_test = ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', '-n', '0', f'--basetemp={tmp_path}/run', test]
+    # as `pytest &` in a script starts it: SIGINT ignored
+    ignoring = (
+        'import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); os.execv(sys.argv[1], sys.argv[1:])'
+    )
+    done = subprocess.run(
+        [sys.executable, '-c', ignoring, sys.executable, *run_test],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[1],
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
 
 
 @pytest.mark.parametrize('strict', [False, True], ids=['lenient', 'strict'])
