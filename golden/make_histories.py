@@ -5707,17 +5707,24 @@ def _fill_code(template: str, values: dict[str, str]) -> str:
 
 
 METHOD_BLOCK_SHARE = 0.75
-"""Share of the function blocks written as methods of a class (the class block before them, else a class of their own):
-in the dev corpus's file reads over 4,000 characters 88% of the def lines are methods, and three hunk headers of a diff
-in four name a class (git's function context is the nearest line above that starts with a letter); the generated
-reads had 43%, and their diffs' hunk headers named a top-level function, 75 characters long at the mean against 50."""
+"""Share of the function blocks written as a method of a class of their own, their first parameter the state its
+`__init__` keeps (`_as_method`): in the dev corpus's file reads over 4,000 characters 88% of the def lines are methods,
+and three hunk headers of a diff in four name a class (git's function context is the nearest line above that starts
+with a letter); the generated reads had 43%, and their diffs' hunk headers named a top-level function, 75 characters
+long at the mean against 50."""
 
 
 def _place_block(
-    rng: random.Random, blocks: list[str], template: str, block: str, *, new_class: Callable[[], str]
+    rng: random.Random,
+    blocks: list[str],
+    template: str,
+    block: str,
+    *,
+    new_class: Callable[[], str],
+    method_share: float = METHOD_BLOCK_SHARE,
 ) -> bool:
     """Add a module's next block to `blocks`: a method template to the class before it (or nowhere, without one), a
-    function as a method of a class in `METHOD_BLOCK_SHARE` of the cases. True when it is a top-level function."""
+    function as a method of a class of its own in `method_share` of the cases. True when it is a top-level function."""
     if template.startswith('    def'):
         if blocks and blocks[-1].startswith('class'):
             blocks[-1] = blocks[-1] + '\n' + block
@@ -5725,22 +5732,59 @@ def _place_block(
     if not template.lstrip().startswith(('def', 'async def', '@contextlib')):
         blocks.append(block)
         return False
-    if rng.random() >= METHOD_BLOCK_SHARE:
-        blocks.append(block)
-        return True
-    own_class = not (blocks and blocks[-1].startswith(('class', '@dataclass')))
-    if own_class:
-        blocks.append(f'class {new_class()}:')
-    method = re.sub(
-        r'^((?:async )?def \w+\()(\)?)',
-        lambda m: m.group(1) + ('self)' if m.group(2) else 'self, '),
-        block,
-        count=1,
-        flags=re.MULTILINE,
+    method = _as_method(block, new_class) if method_share and rng.random() < method_share else None
+    blocks.append(method or block)
+    return method is None
+
+
+def _as_method(block: str, new_class: Callable[[], str]) -> str | None:
+    """A function block as a class of its own whose `__init__` keeps the function's first parameter, which the method
+    then reads as `self.<name>`; None for a function without a first parameter of its own."""
+    m = re.match(r'((?:@[^\n]*\n)*)((?:async )?def \w+\()', block)
+    if m is None:
+        return None
+    depth, cut = 0, None
+    for index, char in enumerate(block[m.end() :], m.end()):
+        if char in '([{':
+            depth += 1
+        elif char in ')]}' and depth:
+            depth -= 1
+        elif char in ',)' and not depth:
+            cut = index
+            break
+    first = block[m.end() : cut].strip() if cut is not None else ''
+    name = re.match(r'([a-z_]\w*)(?=\s*(?::|=|$))', first)
+    if name is None or first.startswith('*'):
+        return None
+    assert cut is not None
+    header_end = block.find('\n', cut)
+    header_end = len(block) if header_end < 0 else header_end
+    others = ', ' + block[cut + 1 : header_end].lstrip(' ') if block[cut] == ',' else block[cut:header_end]
+    signature = block[: m.end()] + 'self' + others
+    body = _with_state(block[header_end:], name.group(1))
+    method = ''.join(f'    {line}' if line.strip() else line for line in (signature + body).splitlines(keepends=True))
+    return (
+        f'class {new_class()}:\n    def __init__(self, {first}) -> None:\n        self.{name.group(1)} = {name.group(1)}\n\n'
+        + method
     )
-    indented = ''.join(f'    {line}' if line.strip() else line for line in method.splitlines(keepends=True))
-    blocks[-1] = blocks[-1].rstrip('\n') + ('\n' if own_class else '\n\n') + indented
-    return False
+
+
+def _with_state(code: str, name: str) -> str:
+    """`code` reading `name` as `self.<name>`: in the code and in f-strings' fields, not in the text of strings."""
+    use = re.compile(rf'(?<![\w.]){name}\b(?!\s*=[^=])')
+
+    def fields(m: re.Match[str]) -> str:
+        return use.sub(f'self.{name}', m.group(0))
+
+    out = []
+    for piece in re.split(r'(f?"[^"\n]*"|f?\'[^\'\n]*\')', code):
+        if piece[:1] in {'"', "'"}:
+            out.append(piece)
+        elif piece.startswith(('f"', "f'")):
+            out.append(re.sub(r'\{[^{}]*\}', fields, piece))
+        else:
+            out.append(use.sub(f'self.{name}', piece))
+    return ''.join(out)
 
 
 def _camel(words: list[str]) -> str:
@@ -5803,6 +5847,7 @@ def python_source(
     *,
     module: str | None = None,
     near: str | None = None,
+    method_share: float = METHOD_BLOCK_SHARE,
 ) -> str:
     """A plausible Python module of `vocab`'s code base: a header, constants, then `n_blocks` blocks.
 
@@ -5942,7 +5987,7 @@ def python_source(
             if values['Exc'] in used:
                 continue
             used.add(values['Exc'])
-        if _place_block(rng, blocks, template, _fill_code(template, values), new_class=cls):
+        if _place_block(rng, blocks, template, _fill_code(template, values), new_class=cls, method_share=method_share):
             fns_done.append(values['fn'])
     header = _fill_code(
         PY_HEADER,
@@ -6402,7 +6447,7 @@ def identifiers(line: str) -> list[str]:
 # on failures and type errors name the file, not `file:line`. In the dev corpus a later turn reuses 5.2 line numbers
 # of a numbered read over 4,000 characters, 2.8 of them in assistant text (0.9 as "line N", almost never as
 # `file:line`); with three notes in four citing one, and failures and mypy errors quoted as `file:line`, the
-# generated reads had 7.1 and 5.4 (1.6 "line N", 1.7 `file:line`). `golden/reuse_stats.py` prints the first figure.
+# generated reads had 7.1 and 5.4 (1.6 "line N", 1.7 `file:line`), counted with `LaterTurns` as the eval counts reuse.
 NOTICE_TEMPLATES = [
     '`{a}` is at line {n} of {path}.',
     '`{a}` in {path} is the piece that matters here.',
@@ -6441,7 +6486,7 @@ FINAL_CHECKS = [
 ]
 """Commands run between the last `git diff` and a final answer that repeats it (dev corpus: 37% of the facts later
 turns take from a diff are first reused in the next message, 29% 2-10 messages later; the generated diffs 70% and 25%)."""
-FOCUSED_EDIT_SHARE = 0.9
+FOCUSED_EDIT_SHARE = 0.97
 """Share of the further changes (after the failing lines are fixed) made to a file already changed: with 0.8 a session's
 diff had half again as many file headers as the dev corpus's (109 tokens of headers per diff over 4,000 characters,
 golden 162)."""
@@ -6466,7 +6511,7 @@ a command, 66% in assistant text)."""
 LAST_COMMIT_SHARE = 0.15
 """Share of the drawn sessions that start from `git show HEAD` of someone else's commit: a diff later turns repeat
 little of (4 of the dev corpus's 23 diffs over 4,000 characters; the others are the agent's own patch)."""
-SAME_MODULE_FAILURE_SHARE = 0.7
+SAME_MODULE_FAILURE_SHARE = 0.85
 """Share of the further failures of the first test run (a second or third failing test) that fail in the same module as
 the first: each failing module gets a fix, so each is a file of the session's diff. In the dev corpus a diff over 4,000
 characters changes 2.3 files on average (2 at the median, 2.5 hunks each); with every failure in a module of its own the
@@ -7782,16 +7827,24 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     """Feature work: a new function written after an existing one (an edit whose `old_str` is that function's last lines)."""
     lines = s.files[path].splitlines()
     r = s.r
-    ends = [
+    ends = [  # the end of a top-level block (two blank lines after it): never inside a class or a docstring
+        i
+        for i in range(1, len(lines) - 2)
+        if lines[i] == lines[i + 1] == ''
+        and lines[i - 1].startswith('    ')
+        and 0.2 * len(lines) < i < 0.95 * len(lines)
+    ]
+    ends = ends or [  # a file without two blank lines anywhere: after any indented block
         i
         for i in range(1, len(lines) - 1)
-        if lines[i] == '' and lines[i - 1].startswith('    ') and 0.2 * len(lines) < i < 0.95 * len(lines)
+        if lines[i] == '' and lines[i - 1].startswith('    ') and 0.2 * len(lines) < i
     ]
     end = r.choice(ends)
     sub = random.Random(r.random())
     above = next((i for i in range(end - 1, -1, -1) if re.match(r'(?:async )?def |class ', lines[i])), 0)
     near = '\n'.join(lines[above:end]) if sub.random() < HELPER_NEAR_NAMES else None
-    blocks = python_source(sub, vocab, path, 'x', 3, module=s.files[path], near=near).split('\n\n\n')[1:]
+    source = python_source(sub, vocab, path, 'x', 3, module=s.files[path], near=near, method_share=0.0)
+    blocks = [b for b in source.split('\n\n\n')[1:] if not b.startswith('def quantize_delay')]  # not the header's
     block = blocks[-1].strip('\n')
     extract = sub.random() < HELPER_EXTRACT_SHARE
     if extract:  # a function, to take over the lines
@@ -9303,8 +9356,8 @@ def write_readme(rows) -> None:
         '32-38 follow a scripted plan each; 39-75 are drawn by `coding_session` from their seed (which steps, which tools, numbered',
         'or plain reads; 51-75 were added so that coding traffic weighs in golden/ about as in the dev corpus: with 63-75, file',
         "20's 1 MB log is 19% of golden/'s tokens over 4,000 characters, not 22%). Among all returns over 4,000 characters the",
-        "kind mix is close to the dev corpus's: code 41% (dev corpus 40%), shell 18% (20%), prose 12% (8%), diffs 11% (10%),",
-        'listings 8% (7%), records 7% (12%); figures per kind in docs/eval.md. A helper an edit adds to a module is written',
+        "kind mix is close to the dev corpus's: code 44% (dev corpus 40%), shell 16% (20%), prose 12% (8%), diffs 8% (10%),",
+        'listings 10% (7%), records 8% (12%); figures per kind in docs/eval.md. A helper an edit adds to a module is written',
         "with that module's names, those of the function above it first, and mostly takes over the last lines of that",
         'function (`HELPER_EXTRACT_SHARE`). A third of the statements of function bodies have a comment line in plain words',
         'above them (`COMMENT_SHARE`), and some fixes say why in a comment or a longer message, so that code and diffs hold',
