@@ -7810,7 +7810,7 @@ def s32():
     text, errors = mypy_output(r, s.files, 14)
     s.run('mypy src/relay', text, say='Type-checking.', exit_code=1)
     s.notes.append(
-        'mypy: ' + '; '.join(f'[{code}] in {p}' for p, n, code in r.sample(errors, 3)) + ' are in code I did not touch.'
+        'mypy: ' + '; '.join(f'[{code}] in {p}' for p, _, code in r.sample(errors, 3)) + ' are in code I did not touch.'
     )
     patch = s.diff()
     c.facts = [found[0][0], str(found[0][2]), 'src/relay/retry.py', s.changed[0][1]]
@@ -8348,7 +8348,7 @@ def s36():
     text, errors = mypy_output(r, s.files, 38)
     s.run('mypy --strict src/stockpile', text, say='Type-checking strictly.', exit_code=1)
     mine = [e for e in errors if e[0] in {p for p, _ in s.changed}]
-    s.notes.append('mypy: ' + '; '.join(f'[{code}] in {p}' for p, n, code in (mine or errors)[:3]) + '.')
+    s.notes.append('mypy: ' + '; '.join(f'[{code}] in {p}' for p, _, code in (mine or errors)[:3]) + '.')
     out2, _ = pytest_output(r, s.files, _py_tests(s.files), [], root='/workspace/stockpile')
     s.run('python -m pytest -q tests/', out2, say='Rerunning.')
     patch = s.diff(review=True)
@@ -9011,7 +9011,7 @@ def coding_session(
     if r.random() < 0.5:
         text, errors = mypy_output(r, s.files, r.randint(12, 40))
         s.run('mypy src' if project != 'quill' else 'mypy quill', text, say='Type check.', exit_code=1)
-        s.notes.append('mypy: ' + '; '.join(f'[{code}] in {p}' for p, n, code in errors[:2]) + '.')
+        s.notes.append('mypy: ' + '; '.join(f'[{code}] in {p}' for p, _, code in errors[:2]) + '.')
     if r.random() < 0.3:
         s.run("pip install -e '.[dev]'", pip_output(r, project, []), say='The environment was stale; reinstalling.')
     verbose = r.random() < 0.7
