@@ -5721,7 +5721,7 @@ def _place_block(
     block: str,
     *,
     new_class: Callable[[], str],
-    method_share: float = METHOD_BLOCK_SHARE,
+    method_share: float,
 ) -> bool:
     """Add a module's next block to `blocks`: a method template to the class before it (or nowhere, without one), a
     function as a method of a class of its own in `method_share` of the cases. True when it is a top-level function."""
