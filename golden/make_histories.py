@@ -6437,6 +6437,32 @@ def unified_diff(before: dict[str, str], after: dict[str, str], rng: random.Rand
     return '\n'.join(out)
 
 
+def _swappable(line: str, name: str) -> bool:
+    """Whether a fix may make `line` use another name in place of `name`: a name it reads or calls (not one it defines,
+    assigns or passes by keyword), outside its strings, on a line that defines nothing."""
+    if '.' in name or re.match(r'\s*(?:async def|def|class|@)\b', line):
+        return False
+    return _read_at(line, name) >= 0
+
+
+def _read_at(line: str, name: str) -> int:
+    """Where `line` first reads or calls `name` outside its strings (not as a target or a keyword); -1 if nowhere."""
+    code = re.sub(r'(["\'])((?:(?!\1).)*)\1', lambda m: m.group(1) + ' ' * len(m.group(2)) + m.group(1), line)
+    code = re.sub(r'(?:#|//).*', '', code)  # nor in its comment
+    m = re.search(rf'(?<![\w.]){re.escape(name)}\b(?!\s*=[^=])', code)
+    return m.start() if m else -1
+
+
+def _role(name: str, source: str) -> str:
+    """What a name of `source` is, by how it is written and used: a constant, an error class, another class, a function
+    (called somewhere) or a value."""
+    if name.isupper():
+        return 'constant'
+    if name[:1].isupper():
+        return 'error' if re.search(r'(?:Error|Exception|Rejected|Timeout|Conflict)$', name) else 'class'
+    return 'function' if re.search(rf'(?<![\w.]){re.escape(name)}\(', source) else 'value'
+
+
 def identifiers(line: str) -> list[str]:
     """The code-like names of a line: with an underscore, a capital after a lowercase letter, or dotted."""
     names = re.findall(r'[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*', line)
@@ -6517,12 +6543,11 @@ the first: each failing module gets a fix, so each is a file of the session's di
 characters changes 2.3 files on average (2 at the median, 2.5 hunks each); with every failure in a module of its own the
 generated diffs changed 3.3 (3), 2.0 hunks each."""
 FIND_SHARE = 0.35
-"""Share of the drawn sessions that start with `find` (a listing of paths): the dev corpus's listings over 4,000
-characters are mostly grep output with the matched lines, whose names later turns reuse, not paths."""
-FIND_CODE_BASE_SHARE = 0.3
-"""Share of those `find` listings that list the code base (whose files the session then reads); the others list the
-folders around it. The dev corpus's 6 `find` listings over 4,000 characters list an agent's notes and none of their
-facts is reused; of the generated listings' reused facts 43% were paths (dev corpus 15%), most of them from `find`."""
+"""Share of the drawn sessions that start with `find` (a listing of paths) of the folders around the code, whose files
+the session does not open: the dev corpus's listings over 4,000 characters are mostly grep output with the matched lines,
+whose names later turns reuse, and its 6 `find` listings list an agent's notes, none of whose facts is reused. With three
+in ten of them listing the code base the session then read, 35-40% of the facts later turns reused from a listing were
+paths (dev corpus 12%); without, 31-38% (from grep and mypy output, whose paths a session reads next)."""
 NOTICED_LINES = [0, 0, 1, 2]
 """How many lines of a read the next turn names facts of (drawn from this list), and how many changes follow the
 failing tests' fixes (`FURTHER_EDITS`): with two or three lines and three to five changes later turns reused 37 facts of
@@ -6534,16 +6559,21 @@ lines; the others anywhere in the file): an agent finishes the change it is maki
 characters has 25 lines per hunk at the median and 11% of its lines are file or hunk headers; with every further change
 anywhere in its file the generated diffs had 17 and 18%."""
 REWRITE_LINE_SHARE = 0.4
-"""Share of the edits that rewrite a line, one name in it replaced by another of the file's (the others change a
-number or a comparison, or add a line): in the dev corpus 14% of the facts later turns take from a diff are on its
-removed lines, in the generated diffs 2% before."""
-CHANGED_LINES = [1, 2, 3, 4]
-"""How many of an edit's lines it rewrites (drawn from this list; a rewritten line is a removed and an added line of the
-diff): in the dev corpus 12% of the lines of a diff over 4,000 characters are removed lines, 41% added; with one line
-rewritten or added per edit, a new regression test file and one or two new helpers the generated diffs had 2% and 44%."""
-EDIT_LINES = (3, 9)
-"""How many lines an edit replaces (drawn between these): with two to six, and three to five further changes, the
-session's diff was many small hunks, 18% of its lines headers (dev corpus 11%) and 111 facts per 1,000 tokens (73)."""
+"""Share of the edits that rewrite a line, one name it reads or calls replaced by another of the file's of the same kind
+(a constant, an error, a class, a function, a value; never a name a line defines or assigns, nor one in a string or a
+comment), the others changing a number or a comparison first: in the dev corpus 14% of the facts later turns take from
+a diff are on its removed lines, in the generated diffs 2% before."""
+CHANGED_LINES = [1, 1, 1, 2, 2, 3, 4, 6, 8, 12]
+"""How many of an edit's lines it tries to rewrite (drawn from this list; a rewritten line is a removed and an added line
+of the diff; a line changes once, so a short window caps it). Counted over every `old_str`/`new_str` edit call, the dev
+corpus's remove 3.2 lines on average (1 at the median, 7 at the 90th percentile), and 13% of the lines of its diffs over
+4,000 characters are removed lines; with one to four, the generated edits removed 1.3 (1, 3) and the diffs' lines were
+8.7% removed ones, with this list 1.4 (1, 3.5) and 9.1%."""
+EDIT_LINES = [4, 5, 6, 6, 8, 10, 14, 20, 30, 40]
+"""How many lines an edit replaces (drawn from this list): the dev corpus's edit calls replace 12.4 lines on average (6
+at the median, 36 at the 90th percentile); drawn between 3 and 9, the generated ones replaced 4.9 (5, 8), and the
+session's diff was many small hunks, 15.5% of its characters file or hunk headers (dev corpus 13.1%) and 92 facts per
+1,000 tokens (76.5); drawn from this list, 10.2 (6, 30), 14.6% and 88.5."""
 
 
 MESSAGE_TAILS = [
@@ -6720,12 +6750,23 @@ class CodingSession:
         else:
             body = [i for i in body if 0.1 * len(lines) < i < 0.9 * len(lines)]
         first = r.choice(body)
-        count = r.randint(*EDIT_LINES)
+        count = r.choice(EDIT_LINES)
         old = lines[first : first + count]
         new = list(old)
-        swaps = [(j, name) for j, line in enumerate(old) for name in identifiers(line) if '.' not in name]
-        pool = sorted({name for line in lines for name in identifiers(line) if '.' not in name})
+        swaps = [(j, name) for j, line in enumerate(old) for name in identifiers(line) if _swappable(line, name)]
+        source = '\n'.join(lines)
+        pool = {n: _role(n, source) for n in sorted({n for line in lines for n in identifiers(line) if '.' not in n})}
+
         changed: set[int] = set()
+
+        def swap(free: list[tuple[int, str]]) -> None:
+            """A line uses another name of the file, of the same kind, in place of one it reads or calls."""
+            j, name = r.choice(free)
+            other = r.choice([n for n, role in pool.items() if n != name and role == pool.get(name)] or [name])
+            at = _read_at(old[j], name)
+            new[j] = old[j][:at] + other + old[j][at + len(name) :]
+            changed.add(j)
+
         for _ in range(r.choice(CHANGED_LINES)):
             free = [(j, name) for j, name in swaps if j not in changed]
             worded = [
@@ -6739,11 +6780,8 @@ class CodingSession:
                 new[j] = old[j][: m.end(2)] + tail + old[j][m.end(2) :]
                 changed.add(j)
                 continue
-            if free and len(pool) > 1 and r.random() < REWRITE_LINE_SHARE:  # the fix calls or reads something else
-                j, name = r.choice(free)
-                other = r.choice([n for n in pool if n != name])
-                new[j] = re.sub(rf'(?<![\w.]){re.escape(name)}\b', other, old[j], count=1)
-                changed.add(j)
+            if free and r.random() < REWRITE_LINE_SHARE:  # the fix calls or reads something else
+                swap(free)
                 continue
             for j, line in enumerate(new):
                 if j in changed:
@@ -6756,19 +6794,32 @@ class CodingSession:
                     new[j] = line[: m.start()] + str(int(m.group(1)) * 2 + 1) + line[m.end() :]
                     changed.add(j)
                     break
+            else:  # no comparison or number to change: the fix names something else, if the lines name anything
+                if free:
+                    swap(free)
         if changed and r.random() < FIX_COMMENT_SHARE:  # the fix says why, above its first changed line
             j = min(changed)
             indent = new[j][: len(new[j]) - len(new[j].lstrip())]
             mark = '//' if path.endswith(('.ts', '.tsx')) else '#'
             new.insert(j, f'{indent}{mark} {r.choice(FIX_COMMENTS)}')
-        if not changed:  # nothing to rewrite: the fix adds a line
-            indent = old[0][: len(old[0]) - len(old[0].lstrip())]
-            names = identifiers(old[0]) or ['value']
+        if not changed:  # nothing to rewrite: the fix logs what the line before it read
+            j = next(
+                (
+                    j
+                    for j in range(1, len(old))
+                    if not old[j - 1].rstrip().endswith(('(', '[', '{', ','))
+                    and not old[j].strip().startswith((')', ']', '}', 'else', 'elif', 'except', 'finally'))
+                ),
+                len(old),
+            )
+            below = old[min(j, len(old) - 1)]
+            indent = below[: len(below) - len(below.lstrip())]
+            name = (identifiers(old[j - 1]) or ['self'])[0].split('.')[0]
             if path.endswith(('.ts', '.tsx')):
-                new.insert(1, f'{indent}console.debug("{path.rsplit("/", 1)[-1]}", {names[0].split(".")[0]});')
+                new.insert(j, f'{indent}console.debug("{path.rsplit("/", 1)[-1]}", {name});')
             else:
                 logger = next((m.group(1) for l in lines if (m := re.match(r'(\w+) = logging\.getLogger', l))), 'log')
-                new.insert(1, f'{indent}{logger}.debug("%s: %r", {names[0].split(".")[0]!r}, {names[0].split(".")[0]})')
+                new.insert(j, f'{indent}{logger}.debug("%s: %r", {name!r}, {name})')
         return self._replace(path, lines, first, count, old, new, say=say)
 
     def _replace(
@@ -7854,19 +7905,16 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     old = lines[end - 2 : end]
     new = [*old]
     tail = _extractable_tail(lines, end, sub.randint(*HELPER_EXTRACT_LINES))
-    if tail and extract and block.startswith(('def ', 'async def ')):
-        # the function above's last lines move into the helper, which it now calls
-        old = lines[end - tail : end]
+    head = re.match(r'def \w+\((.*)\)', block)  # (an async helper could not be called from a plain function)
+    takes = [n for n, _, default, keyword in _params(head.group(1)) if default is None and not keyword] if head else []
+    moved = lines[end - tail : end] if tail and extract and head else []
+    reads = [n for n in _bound_before(lines, end - tail) if moved and _read_at('\n'.join(moved), n) >= 0]
+    if moved and len(reads) >= len(takes):
+        # the function above's last lines move into the helper, which it now calls with what they read
+        old = moved
         indent = old[0][: len(old[0]) - len(old[0].lstrip())]
-        args = [
-            n
-            for line in old
-            if not line.lstrip().startswith('#')
-            for n in re.findall(r'(?<![\w.])([a-z_][a-z0-9_]{2,})\b(?![(.])', line.strip())
-        ]
-        args = [a for a in dict.fromkeys(args) if a not in {'return', 'not', 'and', 'for', 'in', 'None', 'self', 'if'}]
-        call = f'{"await " if block.startswith("async") else ""}{func}({", ".join(args[:2])})'
-        new = [indent + ('return ' if any(line.strip().startswith('return') for line in old) else '') + call]
+        returns = 'return ' if any(line.strip().startswith('return') for line in old) else ''
+        new = [f'{indent}{returns}{func}({", ".join(reads[: len(takes)])})']
     new += ['', '', *block.splitlines()]
     first = end - len(old)
     ending = '\n' if s.files[path].endswith('\n') else ''  # the file's last newline stays (see CodingSession._replace)
@@ -7883,14 +7931,38 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     return func
 
 
+def _bound_before(lines: list[str], start: int) -> list[str]:
+    """The names the function holding line `start` binds before it: its parameters (not `self`), then its
+    assignments, loop variables and `as` targets."""
+    depth = len(lines[start]) - len(lines[start].lstrip())
+    head = next(
+        (
+            i
+            for i in range(start - 1, -1, -1)
+            if re.match(r'\s*(?:async )?def ', lines[i]) and len(lines[i]) - len(lines[i].lstrip()) < depth
+        ),
+        None,
+    )
+    if head is None:
+        return []
+    m = re.match(r'\s*(?:async )?def \w+\((.*)\)', lines[head])
+    bound = [name for name, _, _, _ in _params(m.group(1) if m else '')]
+    for line in lines[head + 1 : start]:
+        bound += re.findall(r'^\s*([a-z_]\w*)(?:: [^=]+?)? = ', line)
+        bound += [n for pair in re.findall(r'\bfor ([a-z_]\w*)(?:, ([a-z_]\w*))? in\b', line) for n in pair if n]
+        bound += re.findall(r'\bas ([a-z_]\w*)\b', line)
+    return list(dict.fromkeys(bound))
+
+
 HELPER_NEAR_NAMES = 0.8
 """Share of the helpers written with the names of the function above them first (its fields, constants, errors, the
 functions it calls), those the diff shows next to the helper: in the dev corpus a diff's added lines hold 0.55 facts
 each not on an earlier line of the diff (1.39 in all); helpers drawn from the whole module's names gave 0.69 (1.23)."""
 HELPER_EXTRACT_SHARE = 0.7
-"""Share of the new helper functions that take over the last lines of the function above them (which now calls the
-helper): the edit removes those lines. In the dev corpus 12% of the lines of a diff over 4,000 characters are removed
-lines, 41% added; with every helper only added after a function the generated diffs had 3% and 44%."""
+"""Share of the new helper functions that replace the last lines of the function above them, which now calls the
+helper with names those lines read (the helper does their work its own way): the edit removes those lines. In the dev
+corpus 12% of the lines of a diff over 4,000 characters are removed lines, 41% added; with every helper only added after
+a function the generated diffs had 3% and 44%."""
 HELPER_EXTRACT_LINES = (3, 8)
 """How many lines of the function above a helper takes over (drawn between these; fewer when the function's tail is shorter)."""
 
@@ -8745,6 +8817,264 @@ REGRESSION_DOCS = [
 """Docstrings of a regression test: what broke, in plain words."""
 REGRESSION_DOC_SHARE = 0.6
 """Share of the regression tests appended to a test file that say in a docstring what broke."""
+RAISES_TEST_SHARE = 0.6
+"""Share of the regression tests of a function that raises one of its module's errors that test that path too."""
+BOUNDS_TEST_SHARE = 0.6
+"""Share of the regression tests of a function with a limit (a keyword `int` parameter) that test it at its bounds."""
+
+
+STRING_LITERAL = re.compile(r'"[^"]*"')
+"""A double-quoted string literal (a test's values; the failure-path test empties the first of each line)."""
+
+
+def _params(text: str) -> list[tuple[str, str, str | None, bool]]:
+    """The `(name, annotation, default, keyword-only)` of each parameter in a def line's parentheses (not `self`,
+    `cls`, `*`)."""
+    pieces, depth, start = [], 0, 0
+    for index, char in enumerate(text + ','):
+        if char in '([{':
+            depth += 1
+        elif char in ')]}':
+            depth -= 1
+        elif char == ',' and not depth:
+            pieces.append(text[start:index].strip())
+            start = index + 1
+    out = []
+    for index, piece in enumerate(pieces):
+        m = re.fullmatch(r'(\w+)(?:: ([^=]+?))?(?: = (.+))?', piece)
+        if m and m.group(1) not in {'self', 'cls'}:
+            out.append((m.group(1), m.group(2) or '', m.group(3), '*' in pieces[:index]))
+    return out
+
+
+def _definition(source: str, name: str, *, within: str | None = None) -> tuple[str, str, str, str | None, bool] | None:
+    """The def line of function or method `name` in `source` (its parameters and return annotation), its body, the
+    class it is a method of (None for a function) and whether it is async; None when `source` defines no function of
+    that name (in class `within`, when given)."""
+    lines = source.splitlines()
+    for index, line in enumerate(lines):
+        m = re.match(rf'^(\s*)(async )?def {name}\((.*)\)(?: -> (.+))?:$', line)
+        if m is None:
+            continue
+        indent = len(m.group(1))
+        body = []
+        for later in lines[index + 1 :]:
+            if later.strip() and len(later) - len(later.lstrip()) <= indent:
+                break
+            body.append(later)
+        owner = None
+        if indent:  # a method, or a function nested in one (not something a test can call)
+            pattern = rf'\s{{0,{indent - 1}}}(?:async |def |class )'
+            above = next((l for l in reversed(lines[:index]) if re.match(pattern, l)), '')
+            if not above.startswith('class '):
+                continue
+            owner = re.match(r'class (\w+)', above).group(1)
+        if within is not None and owner != within:
+            continue
+        return m.group(3), m.group(4) or 'None', '\n'.join(body), owner, bool(m.group(2))
+    return None
+
+
+def _test_value(r: random.Random, name: str, annotation: str, body: str) -> tuple[str, list[str]]:
+    """The value a regression test passes for parameter `name: annotation` (of a function with `body`), and the lines
+    that set it up."""
+    if annotation == 'Path':
+        return f'tmp_path / "{name}.json"', []
+    if annotation == 'Iterable[Path]':
+        files = r.sample(['a.json', 'b.yaml', 'c.toml', 'big.ndjson', '.hidden.json'], 3)
+        return '[tmp_path]', [f'(tmp_path / "{f}").write_text("{{}}", encoding="utf-8")' for f in files]
+    if annotation == 'Sequence[str] | None':
+        return f'["{r.choice(["sample", "batch-7", "a.json"])}"]', []
+    if annotation.startswith('Sequence[Mapping'):
+        keys = list(dict.fromkeys(re.findall(r'row(?:\["|\.get\(")(\w+)"', body)))
+        rows = [
+            '    {'
+            + ', '.join(f'"{k}": {r.choice([str(r.randint(1, 40)), f"{chr(34)}{k}-{i}{chr(34)}"])}' for k in keys)
+            + '},'
+            for i in range(r.randint(2, 4))
+        ]
+        return name, [f'{name} = [', *rows, ']']
+    if annotation == 'sqlite3.Connection':
+        m = re.search(r'SELECT (.+?) FROM (\w+) WHERE (\w+) = \?', body)
+        columns = [*m.group(1).split(', '), m.group(3)] if m else ['id']
+        table = m.group(2) if m else 'items'
+        row = ', '.join(f'"{r.choice(TEST_WORDS)}"' if i < len(columns) - 1 else '"key"' for i in range(len(columns)))
+        return 'conn', [
+            'conn = sqlite3.connect(":memory:")',
+            f'conn.execute("CREATE TABLE {table} ({", ".join(columns)})")',
+            f'conn.execute("INSERT INTO {table} VALUES ({", ".join("?" * len(columns))})", ({row}{"," * (len(columns) == 1)}))',
+        ]
+    if annotation == 'httpx.AsyncClient':
+        return 'client', [
+            'transport = httpx.MockTransport(lambda request: httpx.Response(200, json={"status": "ok"}))',
+            'client = httpx.AsyncClient(transport=transport, base_url="http://test")',
+        ]
+    if annotation.startswith('Callable'):
+        return 'double', ['def double(value: int) -> int:', '    return value * 2', '']
+    if annotation == 'int':
+        return str(r.randint(1, 9)), []
+    if annotation == 'float':
+        return '0.5', []
+    if re.fullmatch(
+        r'(?:Sequence\[)?[A-Z]\w*\]?', annotation
+    ):  # one of the module's classes: the fields the code reads
+        fields = list(dict.fromkeys(re.findall(rf'(?:{name}|item)\.([a-z]\w*)\b(?!\()', body))) or ['name']
+        values = [f'    {f}=["{r.choice(TEST_WORDS)}", " ", "{r.choice(TEST_WORDS)}"],' for f in fields[:3]]
+        if annotation.startswith('Sequence'):
+            return name, [f'{name} = [', '    SimpleNamespace(', *(f'    {v}' for v in values), '    ),', ']']
+        return name, [f'{name} = SimpleNamespace(', *values, ')']
+    return f'"{r.choice(TEST_WORDS)}"', []
+
+
+def _result_checks(returns: str, call: str, body: str) -> list[str]:
+    """What a regression test asserts about `call`, by the function's return annotation."""
+    if returns == 'Iterator[IO[str]]':
+        return [f'with {call} as handle:', '    handle.write("{}")', 'assert path.read_text(encoding="utf-8") == "{}"']
+    if returns.startswith('Iterator'):
+        return [f'found = list({call})', 'assert found', 'assert all(size >= 0 for _, size in found)']
+    if returns.startswith('Callable'):
+        return [f'wrapped = {call}', 'assert wrapped(21) == 42', 'assert wrapped.__name__ == "double"']
+    if returns == 'tuple[str, int | None]':
+        return [f'name, number = {call}', 'assert name', 'assert number is None or number >= 0']
+    keys = list(dict.fromkeys(re.findall(r'^\s+"(\w+)": ', body, re.MULTILINE)))
+    if returns.startswith('dict') and keys:
+        return [
+            f'result = {call}',
+            f'assert set(result) >= {{{", ".join(f"{k!r}" for k in keys[:3])}}}'.replace("'", '"'),
+        ]
+    if returns.startswith('dict') and 'response.json()' in body:
+        return [f'result = {call}', 'assert result == {"status": "ok"}']
+    checks = {
+        'int': ['assert result == 0'],
+        'None': ['assert result is None'],
+        'bool': ['assert isinstance(result, bool)'],
+        'str': ['assert result'],
+    }
+    if returns.startswith('list'):
+        return [f'result = {call}', 'assert isinstance(result, list)', 'assert len(result) <= 3']
+    return [f'result = {call}', *checks.get(returns, ['assert result is not None'])]
+
+
+def _regression_test(r: random.Random, source: str, module: str, func: str, doc: list[str]) -> list[str] | None:
+    """Regression tests of `func` (a function or method of `module`, whose code is `source`) that call it as its
+    signature says: arguments of its annotated types set up first, its result checked by its return type; sometimes
+    its failure path and its limit too. None for a name `source` defines no function of."""
+    found = _definition(source, func)
+    if found is None:
+        return None
+    params, returns, body, owner, is_async = found
+    setup, args = _arguments(r, params, body)
+    if owner and func == '__init__':  # the fix is in how the object is built: the test builds one and reads it back
+        values = dict(zip([n for n, _, d, _ in _params(params) if d is None], args, strict=True))
+        stored = re.findall(r'^\s+self\.(\w+) = (\w+)$', body, re.MULTILINE)
+        checks = [f'assert subject.{a} == {values[b]}' for a, b in stored if b in values][:3] or ['assert subject']
+        opening = _test_opening(doc, module, [owner], setup)
+        return _test_function(
+            f'test_{owner}_{r.choice(TEST_CASES)}',
+            opening,
+            [*setup, f'subject = {owner}({", ".join(args)})'],
+            checks,
+            is_async=False,
+        )
+    target = func
+    if owner:  # a method: the object first, built with its class's __init__ parameters
+        init = _definition(source, '__init__', within=owner)
+        init_setup, init_args = _arguments(r, init[0] if init else '', body)
+        setup += [*init_setup, f'subject = {owner}({", ".join(init_args)})']
+        target = f'subject.{func}'
+    call = f'{"await " if is_async else ""}{target}({", ".join(args)})'
+    if returns == 'Iterator[IO[str]]':  # the file it writes, which the test reads back
+        setup = ['path = tmp_path / "out.json"', *(line.replace('tmp_path / "path.json"', 'path') for line in setup)]
+        call = call.replace('tmp_path / "path.json"', 'path')
+    imported = owner or func
+    stem = f'test_{func.strip("_")}'
+    tests = [
+        _test_function(
+            f'{stem}_{r.choice(TEST_CASES)}',
+            _test_opening(doc, module, [imported], setup),
+            setup,
+            _result_checks(returns, call, body),
+            is_async=is_async,
+        )
+    ]
+    errors = [e for e in dict.fromkeys(re.findall(r'raise ([A-Z]\w+)\(', body)) if f'class {e}(' in source]
+    if errors and r.random() < RAISES_TEST_SHARE:  # the failure path, with an empty value where the test had one
+        tests.append(
+            _test_function(
+                f'{stem}_rejects_bad_input',
+                _test_opening([], module, [errors[0], imported], setup),
+                [STRING_LITERAL.sub('""', line, count=1) for line in setup],
+                [f'with pytest.raises({errors[0]}):', '    ' + STRING_LITERAL.sub('""', call, count=1)],
+                is_async=is_async,
+            )
+        )
+    bounds = [(n, d) for n, a, d, keyword in _params(params) if keyword and a == 'int' and d is not None]
+    if bounds and returns.startswith('list') and r.random() < BOUNDS_TEST_SHARE:  # the limit the fix is about
+        kw, default = bounds[0]
+        names = [imported, *re.findall(r'^[A-Z][A-Z0-9_]+$', default)]  # a module constant as the default
+        tests.append(
+            _test_function(
+                f'{stem}_respects_{kw}',
+                _test_opening([], module, names, setup),
+                setup,
+                [f'result = {call[:-1]}{", " if args else ""}{kw}={kw})', f'assert len(result) <= {kw}'],
+                is_async=is_async,
+                parameter=(kw, ', '.join(dict.fromkeys(['0', '1', default]))),
+            )
+        )
+    return [line for test in tests for line in (*test, '', '')][:-2]
+
+
+TEST_WORDS = ['alpha', 'beta', 'gamma', 'primary', 'default', 'example', 'first', 'second']
+"""The strings a regression test passes: plain words, as tests mostly use (not ids, which would be facts of their own)."""
+TEST_CASES = ['empty_batch', 'retried_item', 'duplicate_key', 'limit', 'round_trip']
+"""What a regression test's name says it covers."""
+
+
+def _arguments(r: random.Random, params: str, body: str) -> tuple[list[str], list[str]]:
+    """The lines a test sets its arguments up with, and the arguments, for the required parameters `params` of a
+    function with `body`."""
+    setup: list[str] = []
+    args = []
+    for name, annotation, default, keyword in _params(params):
+        if default is None:
+            value, lines = _test_value(r, name, annotation, body)
+            setup += lines
+            args.append(f'{name}={value}' if keyword else value)
+    return setup, args
+
+
+def _test_opening(doc: list[str], module: str, names: list[str], setup: list[str]) -> list[str]:
+    """A test's docstring and imports: what `setup` uses, then `names` from `module`."""
+    used = sorted({m for line in setup for m in re.findall(r'\b(SimpleNamespace|sqlite3|httpx)\b', line)})
+    imports = [f'from types import {n}' if n == 'SimpleNamespace' else f'import {n}' for n in used]
+    return [*doc, *(f'    {line}' for line in imports), f'    from {module} import {", ".join(sorted(set(names)))}']
+
+
+def _test_function(
+    name: str,
+    opening: list[str],
+    setup: list[str],
+    checks: list[str],
+    *,
+    is_async: bool,
+    parameter: tuple[str, str] | None = None,
+) -> list[str]:
+    """A test function's lines: `opening` (docstring, imports), then `setup` and `checks` as its body; with
+    `parameter` (a name and its values), parametrized over it."""
+    fixtures = ['tmp_path'] if any('tmp_path' in line for line in setup + checks) else []
+    if parameter:
+        fixtures.append(parameter[0])
+    return [
+        *([f'@pytest.mark.parametrize("{parameter[0]}", [{parameter[1]}])'] if parameter else []),
+        *(['@pytest.mark.anyio'] if is_async else []),
+        f'{"async " if is_async else ""}def {name}({", ".join(fixtures)}):',
+        *opening,
+        '',
+        *(f'    {line}' if line else '' for line in setup),
+        *([''] if setup else []),
+        *(f'    {line}' for line in checks),
+    ]
 
 
 def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
@@ -8752,66 +9082,48 @@ def _add_regression_test(s: CodingSession, path: str, func: str) -> None:
     sometimes written as a new file (`write_file`)."""
     r = s.r
     module = path.removeprefix('src/').removesuffix('.py').replace('/', '.')
-    if r.random() >= NEW_TEST_FILE_SHARE:
-        test_path = f'tests/test_{path.rsplit("/", 1)[-1]}'
-        existing = s.files.get(test_path) or _existing_tests(r, module, s.files[path])
-        s.base.setdefault(test_path, existing)
+    doc = (
+        ['    """Regression test for the fix above.', '', f'    {r.choice(REGRESSION_DOCS)}', '    """']
+        if r.random() < REGRESSION_DOC_SHARE
+        else []
+    )
+    test = _regression_test(r, s.files[path], module, func, doc)
+    if test is None:  # a change outside the failing module: the test only imports what it changed
         cases = [(r.randint(0, 50), r.choice(['[]', '{}', 'None', '"x"'])) for _ in range(r.randint(2, 4))]
-        added = [
-            '',
-            '',
+        test = [
             f'@pytest.mark.parametrize(("limit", "value"), [{", ".join(f"({n}, {v})" for n, v in cases)}])',
             f'def test_{func.strip("_")}_{r.choice(["empty_batch", "retried_item", "duplicate_key"])}(limit, value):',
-            *(
-                ['    """Regression test for the fix above.', '', f'    {r.choice(REGRESSION_DOCS)}', '    """']
-                if r.random() < REGRESSION_DOC_SHARE
-                else []
-            ),
+            *doc,
             f'    from {module} import {func}',
             '',
             f'    assert {func}(value) is None or limit >= 0',
         ]
-        old = existing.rstrip('\n').splitlines()[-3:]
-        s.files[test_path] = existing.rstrip('\n') + '\n' + '\n'.join(added) + '\n'
-        s.changed.append((test_path, f'test_{func.strip("_")}'))
+    if r.random() < NEW_TEST_FILE_SHARE:
+        test_path = f'tests/regression/test_{func.strip("_")}_{r.randint(100, 999)}.py'
+        what = r.choice(['an empty batch', 'a retried item', 'a duplicate key', 'a unicode name'])
+        s.files[test_path] = '\n'.join(
+            [f'"""Regression test: {func} with {what}."""', '', 'import pytest', '', '', *test]
+        )
+        s.files[test_path] += '\n'
         s.step(
-            'edit_file',
-            {'path': test_path, 'old_str': '\n'.join(old), 'new_str': '\n'.join(old + added)},
-            f'Edited {test_path}: replaced {len(old)} lines with {len(old) + len(added)}.',
-            say=f'Adding a regression test for `{func}` to {test_path}.',
+            'write_file',
+            {'path': test_path, 'content': s.files[test_path]},
+            f'Wrote {len(s.files[test_path])} bytes to {test_path}.',
+            say=f'Adding a regression test for `{func}`.',
         )
         return
-    test_path = f'tests/regression/test_{func.strip("_")}_{r.randint(100, 999)}.py'
-    cases = [
-        (r.randint(0, 50), r.choice(['[]', '{}', 'None', '"x"', f'[{r.randint(1, 9)}] * {r.randint(2, 40)}']))
-        for _ in range(r.randint(3, 6))
-    ]
-    lines = [
-        f'"""Regression test: {func} with {r.choice(["an empty batch", "a retried item", "a duplicate key", "a unicode name"])}."""',
-        '',
-        'import pytest',
-        '',
-        f'from {module} import {func}',
-        '',
-        '',
-        '@pytest.mark.parametrize(("limit", "value"), [',
-        *(f'    ({n}, {v}),' for n, v in cases),
-        '])',
-        f'def test_{func.strip("_")}_does_not_raise(limit, value):',
-        f'    result = {func}(value) if limit else None',
-        '    assert result is None or result == result',
-        '',
-        '',
-        f'def test_{func.strip("_")}_keeps_order():',
-        f'    items = [{", ".join(str(r.randint(1, 99)) for _ in range(r.randint(4, 8)))}]',
-        f'    assert list({func}(items)) == sorted(items, reverse=False) or True',
-    ]
-    s.files[test_path] = '\n'.join(lines) + '\n'
+    test_path = f'tests/test_{path.rsplit("/", 1)[-1]}'
+    existing = s.files.get(test_path) or _existing_tests(r, module, s.files[path])
+    s.base.setdefault(test_path, existing)
+    added = ['', '', *test]
+    old = existing.rstrip('\n').splitlines()[-3:]
+    s.files[test_path] = existing.rstrip('\n') + '\n' + '\n'.join(added) + '\n'
+    s.changed.append((test_path, f'test_{func.strip("_")}'))
     s.step(
-        'write_file',
-        {'path': test_path, 'content': s.files[test_path]},
-        f'Wrote {len(s.files[test_path])} bytes to {test_path}.',
-        say=f'Adding a regression test for `{func}`.',
+        'edit_file',
+        {'path': test_path, 'old_str': '\n'.join(old), 'new_str': '\n'.join(old + added)},
+        f'Edited {test_path}: replaced {len(old)} lines with {len(old) + len(added)}.',
+        say=f'Adding a regression test for `{func}` to {test_path}.',
     )
 
 
@@ -8880,30 +9192,16 @@ def _read_some(s: CodingSession, paths: list[str], *, numbered: bool) -> None:
             s.read(path, numbered=numbered, k=r.choice(NOTICED_LINES))
 
 
-def _find_step(s: CodingSession, files: dict[str, str], paths: list[str], project: str) -> None:
-    """`find` at the start of a session: of the code base (whose files are read next) or of the folders around it."""
+def _find_step(s: CodingSession, project: str) -> None:
+    """`find` at the start of a session, of the folders around the code: fixtures, scripts, docs the session does not go
+    on to open."""
     r = s.r
-    if r.random() < FIND_CODE_BASE_SHARE:
-        s.run(
-            f'find /workspace/{project} -type f -not -path "*/.git/*" | sort',
-            find_listing(
-                r,
-                files,
-                ['tests', 'tests/fixtures', 'docs', 'scripts', 'migrations'],
-                r.randint(110, 220),
-                root=f'/workspace/{project}',
-            ),
-            say='Getting oriented.',
-        )
-        if r.random() < 0.5:
-            s.notes.append('Relevant: ' + ', '.join(r.sample(paths, 3)) + '.')
-    else:  # the folders around the code: fixtures, scripts, docs the session does not go on to open
-        folders = ['tests/fixtures', r.choice(['docs', 'scripts', 'migrations'])]
-        s.run(
-            f'find {" ".join(f"/workspace/{project}/{d}" for d in folders)} -type f | sort',
-            find_listing(r, {}, folders, r.randint(110, 220), root=f'/workspace/{project}'),
-            say='What else is in the repository?',
-        )
+    folders = ['tests/fixtures', r.choice(['docs', 'scripts', 'migrations'])]
+    s.run(
+        f'find {" ".join(f"/workspace/{project}/{d}" for d in folders)} -type f | sort',
+        find_listing(r, {}, folders, r.randint(110, 220), root=f'/workspace/{project}'),
+        say='What else is in the repository?',
+    )
 
 
 def coding_session(
@@ -8960,7 +9258,7 @@ def coding_session(
     if r.random() < 0.35:  # the issue, through the GitHub MCP server: JSON text
         _issue_thread(s, vocab, project, path0)
     if r.random() < FIND_SHARE:
-        _find_step(s, files, paths, project)
+        _find_step(s, project)
     found = _first_test_run(s, files, paths, project)
     if r.random() < 0.5:
         _, path, line = found[0]
@@ -9339,27 +9637,29 @@ def write_readme(rows) -> None:
         '  after a read the next turn names identifiers from lines drawn at random over the whole return (citing a line',
         '  number in about a quarter of its notes; failures and type errors are named by file, not `file:line`), reads on',
         '  from one of its line numbers (`offset`) or imports one of its names in a command, and sometimes greps for one;',
-        "- an edit's `old_str` is a run of 3-9 lines from the middle of the current file; some edits rewrite a line (another",
-        '  name in it) in one to three of its lines, others change a number or a comparison or add a line; the failing line',
-        '  of a test run is read (`offset`/`limit`) and fixed, and the fixed test is often rerun alone by its node id;',
+        "- an edit's `old_str` is a run of 4 to 40 lines from the middle of the current file (6 at the median, as the dev",
+        "  corpus's edits); it makes a few of them read or call another name of the file of the same kind, or change a",
+        '  number or a comparison; the failing line of a test run is read (`offset`/`limit`) and fixed, and the fixed test',
+        '  is often rerun alone by its node id;',
         '- most failing runs use `--tb=short`; grep listings are absolute `path:line:text` lines (with `-C` context in a',
-        '  quarter of them) whose matched names the next turn repeats; most `find` listings list the folders around the',
-        '  code (fixtures, docs, scripts), which the session does not open, a few the code base, whose files are read next;',
+        "  quarter of them) whose matched names the next turn repeats; the drawn sessions' `find` listings list the folders",
+        '  around the code (fixtures, docs, scripts), which the session does not open (32 and 37 list the code base);',
         '- the `git diff` at the end is usually repeated whole by a later turn (for review, or in the final answer after a',
         '  last check or two), and shown again after a last tweak in half the sessions, as most diffs in the dev corpus are;',
         '  a bug breaks tests mostly of one module, nine further changes in ten go to a file already changed (six in ten',
-        '  next to an earlier change), an edit rewrites 1-4 of its lines, and a regression test is added before the diff,',
-        "  mostly to the module's test file; hunk headers carry git's function context (`@@ -120,7 +120,8 @@ def name(...)`);",
+        '  next to an earlier change), and a regression test that calls the fixed function as its signature says is added',
+        "  before the diff, mostly to the module's test file; hunk headers carry git's function context",
+        '  (`@@ -120,7 +120,8 @@ def name(...)`);',
         '- some sessions take JSON text from GitHub MCP tools (pull request files with patches, issue comments) and shell',
         '  results as `{stdout, stderr, exit_code}` objects.',
         '',
         '32-38 follow a scripted plan each; 39-75 are drawn by `coding_session` from their seed (which steps, which tools, numbered',
         'or plain reads; 51-75 were added so that coding traffic weighs in golden/ about as in the dev corpus: with 63-75, file',
         "20's 1 MB log is 19% of golden/'s tokens over 4,000 characters, not 22%). Among all returns over 4,000 characters the",
-        "kind mix is close to the dev corpus's: code 44% (dev corpus 40%), shell 16% (20%), prose 12% (8%), diffs 8% (10%),",
-        'listings 10% (7%), records 8% (12%); figures per kind in docs/eval.md. A helper an edit adds to a module is written',
-        "with that module's names, those of the function above it first, and mostly takes over the last lines of that",
-        'function (`HELPER_EXTRACT_SHARE`). A third of the statements of function bodies have a comment line in plain words',
+        "kind mix is close to the dev corpus's: code 41% (dev corpus 40%), shell 14% (20%), prose 14% (8%), diffs 12% (10%),",
+        'listings 10% (7%), records 7% (12%); figures per kind in docs/eval.md. A helper an edit adds to a module is written',
+        "with that module's names, those of the function above it first, and mostly replaces the last lines of that",
+        'function, which then calls it (`HELPER_EXTRACT_SHARE`). A third of the statements of function bodies have a comment line in plain words',
         'above them (`COMMENT_SHARE`), and some fixes say why in a comment or a longer message, so that code and diffs hold',
         "about as many facts per token as the dev corpus's (round 5 in docs/eval.md). Most docstrings span lines (a summary,",
         'then prose, then the closing quotes on a line of their own) and a function has one less often than the templates',
@@ -9377,11 +9677,12 @@ def write_readme(rows) -> None:
         "kind (identifier, number, dotted name, path ...), and the argument or text the first later use is in (an edit's",
         "`old_str`, a read's `offset`, a command, assistant text). Run it on both corpora after a change to the generator. The",
         'knobs are the constants next to `OPENERS` (each says which dev-corpus figure it follows) and `MODULE_NOUNS`,',
-        '`MODULE_ATTRS`, `MODULE_LOCALS`. Still off (see docs/eval.md): later turns reuse more facts of a code return (28',
-        'against 24, about as many per token: 10.1 per 1,000 against 10.5), a file read holds twice as many def lines and',
-        'longer ones (14% of its characters against 6%: short annotated functions), a diff is denser in facts (90 per 1,000',
-        'tokens against 73, lines 39 characters against 43: an added line brings more facts the diff has not shown yet, and',
-        'a diff changes more files) so a diff repeated whole puts more reused facts in each 1,000 tokens (52 against 40),',
+        '`MODULE_ATTRS`, `MODULE_LOCALS`. Still off (see docs/eval.md): later turns reuse more facts of a code return (30',
+        'against 24, more of them in tool-call arguments, about as many per token: 10.3 per 1,000 against 10.5), a file',
+        'read holds twice as many def lines and longer ones (14% of its characters against 6%: short annotated functions),',
+        'a diff is denser in facts (83 per 1,000 tokens against 73 at the median, lines 38 characters against 43: an added',
+        'line brings more facts the diff has not shown yet, and a diff changes more files, in smaller hunks) so a diff',
+        'repeated whole puts more reused facts in each 1,000 tokens (44 against 40), an edit removes fewer lines,',
         "shell facts come more from `path:line` lines, and a listing's reused facts are more often paths (a grep",
         'matches a few modules the session reads); any change to the generator redraws the sessions, which',
         'moves these figures by a few points.',
