@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 GOLDEN = Path(__file__).resolve().parent.parent / 'golden'
 SESSIONS = 32
@@ -55,11 +56,14 @@ def drawn() -> Iterator[tuple[ModuleType, dict[str, bytes], list[Any]]]:
 def test_the_committed_sessions_are_the_generators_output(
     drawn: tuple[ModuleType, dict[str, bytes], list[Any]],
 ) -> None:
+    """Compared as pydantic-ai messages, not bytes: a newer pydantic-ai may write fields of its own into what the
+    generator dumps (see `make_histories.main`), which changes no message."""
     _, written, _ = drawn
     committed = {path.stem: path.read_bytes() for path in (GOLDEN / 'histories').glob('*.json')}
     assert len(written) >= 40
     for name, raw in written.items():
-        assert committed.get(name) == raw, (
+        assert name in committed, f'golden/histories/{name}.json is missing'
+        assert ModelMessagesTypeAdapter.validate_json(committed[name]) == ModelMessagesTypeAdapter.validate_json(raw), (
             f'golden/histories/{name}.json is not what golden/make_histories.py writes: run '
             '`PYTHONPATH=. python golden/make_histories.py --from 32`, then `summarizer eval --update-golden`'
         )
