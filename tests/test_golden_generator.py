@@ -69,22 +69,27 @@ def test_the_committed_sessions_are_the_generators_output(
         )
 
 
+def changed_modules(sessions: list[Any]) -> Iterator[tuple[str, str | None, str]]:
+    """Each Python file a session changed: its path, its text before the session (None for a new file) and after."""
+    for session in sessions:
+        for path, after in session.files.items():
+            before = session.base.get(path)
+            if path.endswith('.py') and before != after:
+                yield path, before, after
+
+
 @pytest.mark.slow
 def test_edits_leave_every_module_that_parsed_parsing(drawn: tuple[ModuleType, dict[str, bytes], list[Any]]) -> None:
     _, _, sessions = drawn
     edited = 0
-    for session in sessions:
-        for path, after in session.files.items():
-            before = session.base.get(path)
-            if not path.endswith('.py') or before == after:
-                continue
-            edited += 1
-            if before is not None:
-                try:
-                    ast.parse(before)
-                except SyntaxError:
-                    continue  # nothing to keep (none of the generated modules is such)
-            ast.parse(after, filename=path)  # a SyntaxError names the file and line
+    for path, before, after in changed_modules(sessions):
+        edited += 1
+        if before is not None:
+            try:
+                ast.parse(before)
+            except SyntaxError:
+                continue  # nothing to keep (none of the generated modules is such)
+        ast.parse(after, filename=path)  # a SyntaxError names the file and line
     assert edited >= 100
 
 
@@ -92,19 +97,16 @@ def test_edits_leave_every_module_that_parsed_parsing(drawn: tuple[ModuleType, d
 def test_regression_tests_call_what_they_test(drawn: tuple[ModuleType, dict[str, bytes], list[Any]]) -> None:
     _, _, sessions = drawn
     tests = 0
-    for session in sessions:
-        for path, after in session.files.items():
-            if not (path.startswith('tests/') and path.endswith('.py')) or session.base.get(path) == after:
+    for path, before, after in changed_modules(sessions):
+        if not path.startswith('tests/'):
+            continue
+        added = after[len(before or '') :]
+        for function in ast.walk(ast.parse(after, filename=path)):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) or not function.name.startswith(
+                'test_'
+            ):
                 continue
-            tree = ast.parse(after, filename=path)
-            for function in ast.walk(tree):
-                if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
-                    continue
-                if (
-                    not function.name.startswith('test_')
-                    or function.name not in after[len(session.base.get(path, '')) :]
-                ):
-                    continue
+            if f'def {function.name}(' in added:
                 tests += 1
                 source = ast.unparse(function)
                 assert 'is None or limit >= 0' not in source, f'{path}: {function.name} asserts nothing'
