@@ -94,7 +94,7 @@ def test_edits_leave_every_module_that_parsed_parsing(drawn: tuple[ModuleType, d
 
 
 @pytest.mark.slow
-def test_regression_tests_call_what_they_test(drawn: tuple[ModuleType, dict[str, bytes], list[Any]]) -> None:
+def test_regression_tests_check_something(drawn: tuple[ModuleType, dict[str, bytes], list[Any]]) -> None:
     _, _, sessions = drawn
     tests = 0
     for path, before, after in changed_modules(sessions):
