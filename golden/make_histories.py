@@ -6804,8 +6804,7 @@ class CodingSession:
                 break
         if changed and r.random() < FIX_COMMENT_SHARE:  # the fix says why, above its first changed line
             j = min(changed)
-            indent = new[j][: len(new[j]) - len(new[j].lstrip())]
-            new.insert(j, f'{indent}{mark} {r.choice(FIX_COMMENTS)}')
+            new.insert(j, f'{new[j][: _indent(new[j])]}{mark} {r.choice(FIX_COMMENTS)}')
         elif not changed:  # nothing in reach to change (none in the sessions as drawn): a note where it would go
             new.insert(0, f'{old[0][: _indent(old[0])]}{mark} TODO: {r.choice(FIX_COMMENTS)}')
         return self._replace(path, lines, first, count, old, new, say=say)
@@ -8910,7 +8909,7 @@ def _definition(source: str, name: str, *, within: str | None = None) -> tuple[s
         indent = len(m.group(1))
         body = []
         for later in lines[index + 1 :]:
-            if later.strip() and len(later) - len(later.lstrip()) <= indent:
+            if later.strip() and _indent(later) <= indent:
                 break
             body.append(later)
         owner = None
@@ -8938,12 +8937,11 @@ def _test_value(r: random.Random, name: str, annotation: str, body: str) -> tupl
         return f'["{r.choice(["sample", "batch-7", "a.json"])}"]', []
     if annotation.startswith('Sequence[Mapping'):
         keys = list(dict.fromkeys(re.findall(r'row(?:\["|\.get\(")(\w+)"', body)))
-        rows = [
-            '    {'
-            + ', '.join(f'"{k}": {r.choice([str(r.randint(1, 40)), f"{chr(34)}{k}-{i}{chr(34)}"])}' for k in keys)
-            + '},'
-            for i in range(r.randint(2, 4))
-        ]
+
+        def cell(key: str, row: int) -> str:  # a number or a string, as the rows of a test's fixture mix them
+            return r.choice([str(r.randint(1, 40)), '"' + f'{key}-{row}' + '"'])
+
+        rows = ['    {' + ', '.join(f'"{k}": {cell(k, i)}' for k in keys) + '},' for i in range(r.randint(2, 4))]
         return name, [f'{name} = [', *rows, ']']
     if annotation == 'sqlite3.Connection':
         m = re.search(r'SELECT (.+?) FROM (\w+) WHERE (\w+) = \?', body)
@@ -8966,9 +8964,8 @@ def _test_value(r: random.Random, name: str, annotation: str, body: str) -> tupl
         return str(r.randint(1, 9)), []
     if annotation == 'float':
         return '0.5', []
-    if re.fullmatch(
-        r'(?:Sequence\[)?[A-Z]\w*\]?', annotation
-    ):  # one of the module's classes: the fields the code reads
+    # one of the module's classes, or a sequence of them: the fields the code reads
+    if re.fullmatch(r'(?:Sequence\[)?[A-Z]\w*\]?', annotation):
         fields = list(dict.fromkeys(re.findall(rf'(?:{name}|item)\.([a-z]\w*)\b(?!\()', body))) or ['name']
         values = [f'    {f}=["{r.choice(TEST_WORDS)}", " ", "{r.choice(TEST_WORDS)}"],' for f in fields[:3]]
         if annotation.startswith('Sequence'):
@@ -9060,11 +9057,10 @@ def _regression_test(r: random.Random, source: str, module: str, func: str, doc:
         kw, default = bounds[0]  # a module constant as the default: its value (the decorator runs before the import)
         value = re.search(rf'^{re.escape(default)} = (\d+)$', source, re.MULTILINE)
         default = value.group(1) if value else default if default.isdigit() else '8'
-        names = [imported]
         tests.append(
             _test_function(
                 f'{stem}_respects_{kw}',
-                _test_opening([], module, names, setup),
+                _test_opening([], module, [imported], setup),
                 setup,
                 [f'result = {call[:-1]}{", " if args else ""}{kw}={kw})', f'assert len(result) <= {kw}'],
                 is_async=is_async,
