@@ -6817,13 +6817,20 @@ class CodingSession:
         new = list(old)
         swaps = [(j, name) for j, line in enumerate(old) for name in identifiers(line) if _swappable(line, name, mark)]
         code = '\n'.join(_code(line, mark) for line in lines)
+        roles: dict[str, str] = {}
         changed: set[int] = set()
+
+        def role(name: str) -> str:
+            """`_role` of a name of the file, worked out once per name (each is a search of the whole file)."""
+            if name not in roles:
+                roles[name] = _role(name, code)
+            return roles[name]
 
         def swap(free: list[tuple[int, str]]) -> None:
             """A line uses another name in its reach, of the same kind, in place of one it reads or calls."""
             j, name = r.choice(free)
-            kind = _role(name, code)
-            reach = [n for n in _names_in_reach(lines, first + j, mark) if n != name and _role(n, code) == kind]
+            kind = role(name)
+            reach = [n for n in _names_in_reach(lines, first + j, mark) if n != name and role(n) == kind]
             other = r.choice(reach or [name])
             if other != name:
                 at = _read_at(old[j], name, mark)
@@ -7954,7 +7961,7 @@ def _add_block(s: CodingSession, path: str, vocab: PyVocab, *, say: str) -> str:
     if moved and len(reads) >= len(takes):
         # the function above's last lines move into the helper, which it now calls with what they read
         old = moved
-        indent = old[0][: len(old[0]) - len(old[0].lstrip())]
+        indent = old[0][: _indent(old[0])]
         returns = 'return ' if any(line.strip().startswith('return') for line in old) else ''
         new = [f'{indent}{returns}{func}({", ".join(reads[: len(takes)])})']
     new += ['', '', *block.splitlines()]
@@ -8018,13 +8025,13 @@ def _extractable_tail(lines: list[str], end: int, most: int) -> int:
     indented at least as deep as the first of them, no definition or docstring; 0 when not even 2 are."""
     for k in range(min(most, end), 1, -1):
         tail = lines[end - k : end]
-        indent = len(tail[0]) - len(tail[0].lstrip())
+        indent = _indent(tail[0])
         if (
             indent >= 4
             and not tail[0].strip().startswith((')', ']', '}', 'else', 'elif', 'except', 'finally'))
             and all(
                 line.strip()
-                and len(line) - len(line.lstrip()) >= indent
+                and _indent(line) >= indent
                 and not line.strip().startswith(('def ', 'async def ', 'class ', '"""', '@'))
                 for line in tail
             )

@@ -13,7 +13,6 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
@@ -25,9 +24,9 @@ SESSIONS = 32
 
 
 @pytest.fixture(scope='module')
-def drawn() -> Iterator[tuple[ModuleType, dict[str, bytes], list[Any]]]:
-    """The generator, every coding session's history as it writes it, and each session's `CodingSession` (its files
-    before and after its edits)."""
+def drawn() -> Iterator[tuple[dict[str, bytes], list[Any]]]:
+    """Every coding session's history as the generator writes it, and each session's `CodingSession` (its files before
+    and after its edits)."""
     spec = importlib.util.spec_from_file_location('golden_make_histories', GOLDEN / 'make_histories.py')
     assert spec is not None and spec.loader is not None
     generator = importlib.util.module_from_spec(spec)
@@ -47,18 +46,18 @@ def drawn() -> Iterator[tuple[ModuleType, dict[str, bytes], list[Any]]]:
             if int(name[:2]) >= SESSIONS:
                 conv = make()
                 written[name] = conv.dump(getattr(conv, 'indent', 2))
-        yield generator, written, sessions
+        yield written, sessions
     finally:
         del sys.modules[spec.name]
 
 
 @pytest.mark.slow
 def test_the_committed_sessions_are_the_generators_output(
-    drawn: tuple[ModuleType, dict[str, bytes], list[Any]],
+    drawn: tuple[dict[str, bytes], list[Any]],
 ) -> None:
     """Compared as pydantic-ai messages, not bytes: a newer pydantic-ai may write fields of its own into what the
     generator dumps (see `make_histories.main`), which changes no message."""
-    _, written, _ = drawn
+    written, _ = drawn
     committed = {path.stem: path.read_bytes() for path in (GOLDEN / 'histories').glob('*.json')}
     assert len(written) >= 40
     for name, raw in written.items():
@@ -79,8 +78,8 @@ def changed_modules(sessions: list[Any]) -> Iterator[tuple[str, str | None, str]
 
 
 @pytest.mark.slow
-def test_edits_leave_every_module_that_parsed_parsing(drawn: tuple[ModuleType, dict[str, bytes], list[Any]]) -> None:
-    _, _, sessions = drawn
+def test_edits_leave_every_module_that_parsed_parsing(drawn: tuple[dict[str, bytes], list[Any]]) -> None:
+    _, sessions = drawn
     edited = 0
     for path, before, after in changed_modules(sessions):
         edited += 1
@@ -94,8 +93,8 @@ def test_edits_leave_every_module_that_parsed_parsing(drawn: tuple[ModuleType, d
 
 
 @pytest.mark.slow
-def test_regression_tests_check_something(drawn: tuple[ModuleType, dict[str, bytes], list[Any]]) -> None:
-    _, _, sessions = drawn
+def test_regression_tests_check_something(drawn: tuple[dict[str, bytes], list[Any]]) -> None:
+    _, sessions = drawn
     tests = 0
     for path, before, after in changed_modules(sessions):
         if not path.startswith('tests/'):
