@@ -14,8 +14,9 @@ The pipeline is walk -> summarize -> check -> write:
 from importlib.metadata import PackageNotFoundError, version
 
 from ._check import CheckFailed, IntegrityProblem
-from ._config import CacheConfig, ConfigError, OriginalsConfig, SummarizerConfig, ToolRule
+from ._config import CacheConfig, ConfigError, OriginalsConfig, PolicyConfig, PolicyKind, SummarizerConfig, ToolRule
 from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
+from ._prices import RunCost, run_cost
 from ._tokens import Tokenizer, estimate_tokens
 from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
 
@@ -34,7 +35,10 @@ __all__ = [
     'HistorySession',
     'IntegrityProblem',
     'OriginalsConfig',
+    'PolicyConfig',
+    'PolicyKind',
     'Report',
+    'RunCost',
     'SummarizeToolReturns',
     'SummarizeToolReturnsProcessor',
     'SummarizerConfig',
@@ -42,5 +46,6 @@ __all__ = [
     'ToolRule',
     '__version__',
     'estimate_tokens',
+    'run_cost',
     'summarize_tool_returns',
 ]

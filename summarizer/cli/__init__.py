@@ -25,7 +25,7 @@ from .._config import ConfigError
 from .._models import ModelBuildError
 from ._common import InputError
 
-SUBCOMMANDS = ('compact', 'check', 'eval', 'batch', 'restore')
+SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')
 """The subcommands, in `--help` order: `summarizer.cli.NAME` has `register(commands)`, whose parser runs it."""
 _VERBOSE_HELP = (
     'log what is summarized and what came from the cache (-vv: also failure details, which may quote content)'
