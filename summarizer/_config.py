@@ -134,7 +134,7 @@ class ProviderBatchConfig:
 @dataclass(frozen=True, kw_only=True)
 class EvalConfig:
     retention_floor: float = 0.95
-    blind_retention_floor: float = 0.75
+    blind_retention_floor: float = 0.8
     identical_lines_floor: float = 0.98
 
 
