@@ -151,8 +151,8 @@ class SummarizerConfig:
             raise ConfigError(f'server must be one of {", ".join(get_args(Server))}, got {self.server!r}')
         if self.output_mode not in ('tool', 'native', 'prompted'):
             raise ConfigError(f'output_mode must be tool, native or prompted, got {self.output_mode!r}')
-        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 200:
-            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 200')
+        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 1000:
+            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 1000')
         batching = self.provider_batch
         if (
             batching.max_requests < 1
