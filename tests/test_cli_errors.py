@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -102,3 +103,27 @@ def test_verbose_before_or_after_the_subcommand_says_what_was_summarized(
     caplog.clear()
     assert main(command) == 0  # without -v: nothing at INFO
     assert not [record for record in caplog.records if record.name.startswith('summarizer')]
+
+
+SECRET = 'kq7Zx/vr4Wm?tp9Ls#hg2Nd@jb5Rc'
+"""A PostgreSQL password holding characters that end or split a URL's user part."""
+
+
+@pytest.mark.parametrize(
+    'words',
+    [
+        ['restore', 'postgresql://app:{secret}@127.0.0.1:1/db', '--in-place'],  # a URL restore takes for a file
+        ['batch', '--jobs', 'postgresql://app:{secret}@127.0.0.1:1/db', '.'],  # argparse quotes the value
+        ['batch', '--dry-run', 'postgres:app:{secret}@127.0.0.1:1/db'],  # no //: still a URL, never a file name
+    ],
+)
+def test_no_message_shows_a_postgresql_password(
+    words: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with contextlib.suppress(SystemExit):  # argparse's exit
+        assert main([word.format(secret=SECRET) for word in words]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(('summarizer: ', 'usage: ')) and out == ''
+    for piece in (SECRET, *SECRET.replace('/', ' ').replace('?', ' ').replace('#', ' ').replace('@', ' ').split()):
+        assert piece not in err, err

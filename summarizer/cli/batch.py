@@ -33,11 +33,10 @@ from ..batch import (
     run_batch,
     shard,
 )
+from ..batch._pg_url import SCHEME, PgUrl
 from ..batch._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ..batch._runner import OnTick
 from ._common import InputError, add_config_options, console, count, load_config, report_table
-
-POSTGRES_SCHEMES = ('postgresql://', 'postgres://')
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -214,17 +213,13 @@ def _refuse_pending_batches(journal: Journal) -> None:
 
 
 def _path_or_url(text: str) -> Path | str:
-    """A file or folder, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
-    return text if text.startswith(POSTGRES_SCHEMES) else Path(text)
+    """A file or folder, or a PostgreSQL URL, however malformed (kept as text: a Path would fold its `//`)."""
+    return text if SCHEME.match(text) else Path(text)
 
 
 def _identity(path: Path | str) -> str:
     """A file's absolute path, or a URL without its password (the journal's name must not depend on one)."""
-    if isinstance(path, Path):
-        return str(path.resolve())
-    from ..batch._postgres import Location
-
-    return Location.parse(path).shown
+    return str(path.resolve()) if isinstance(path, Path) else PgUrl.parse(path).shown
 
 
 def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list[Source]:
