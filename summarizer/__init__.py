@@ -16,6 +16,7 @@ from importlib.metadata import PackageNotFoundError, version
 from ._check import CheckFailed, IntegrityProblem
 from ._config import CacheConfig, ConfigError, OriginalsConfig, SummarizerConfig, ToolRule
 from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
+from ._summarize import ServerUnreachable
 from ._tokens import Tokenizer, estimate_tokens
 from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
 
@@ -35,6 +36,7 @@ __all__ = [
     'IntegrityProblem',
     'OriginalsConfig',
     'Report',
+    'ServerUnreachable',
     'SummarizeToolReturns',
     'SummarizeToolReturnsProcessor',
     'SummarizerConfig',

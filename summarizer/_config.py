@@ -192,14 +192,31 @@ _SKIP = ToolRule(skip=True)
 def _read_yaml(path: Path) -> dict[str, object]:
     try:
         loaded = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f'{path}: cannot read config: {exc}') from None
+    except OSError as exc:
+        raise ConfigError(f'{path}: cannot read config: {exc.strerror or exc}') from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f'{path}: not UTF-8 text (byte {exc.start})') from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f'{path}: {_yaml_problem(exc)}') from None
     if loaded is None:
         return {}
     options = _mapping(loaded)
     if options is None:
         raise ConfigError(f'{path}: a config file must be a mapping of option names to values')
     return options
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: where, what, and the construct it was in (its own text spans several)."""
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return 'invalid YAML: ' + ' '.join(str(exc).split())
+    mark, started = exc.problem_mark, exc.context_mark
+    context = ''
+    if exc.context:
+        elsewhere = started is not None and (started.line, started.column) != (mark.line, mark.column)
+        since = f' from line {started.line + 1} column {started.column + 1}' if started and elsewhere else ''
+        context = f' ({exc.context}{since})'
+    return f'invalid YAML at line {mark.line + 1} column {mark.column + 1}: {exc.problem}{context}'
 
 
 def _mapping(value: object) -> dict[str, object] | None:

@@ -4,9 +4,9 @@ Only the module of the subcommand a command line names is imported (all of them 
 unknown one): `batch` and `eval` import much that `compact` never uses, and every run, each `--jobs`
 worker and each Ray actor would pay for it at startup.
 
-Every expected problem (bad input, bad config, unreadable file, a model that cannot be built) ends
-as one line on stderr naming the file or model and what is wrong, with exit code 2 and no traceback;
-nothing is written for it.
+Every expected problem (bad input, bad config, unreadable file, a model that cannot be built, a model
+server that cannot be reached) ends as one line on stderr naming the file, model or server and what is
+wrong, with exit code 2 and no traceback; nothing is written for it.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import NoReturn, TextIO
 
 from .._config import ConfigError
 from .._models import ModelBuildError
+from .._summarize import ServerUnreachable
 from ._common import InputError
 
 SUBCOMMANDS = ('compact', 'check', 'eval', 'batch', 'restore')
@@ -68,7 +69,7 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
         if getattr(arguments, 'backup', False) and not arguments.in_place:
             raise InputError('--backup keeps the original of a file rewritten in place: it needs --in-place')
         return int(arguments.run(arguments))
-    except (InputError, ConfigError, ModelBuildError) as exc:
+    except (InputError, ConfigError, ModelBuildError, ServerUnreachable) as exc:
         print(f'summarizer: {redact(str(exc))}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
