@@ -155,14 +155,17 @@ def render(
             shown.append(number)
             budget -= len(entry) + 1
             continue
-        if not entries:  # a line longer than an answer: the part that fits, and where it goes on
-            room = max(budget - len(f'{number}: ') - 1, _LEAST_PART)
-            entries.append(f'{number}: {lines[number - 1][start : start + room]}')
-            shown.append(number)
-            goes_on = start + room + 1
-        else:
+        if entries:
             next_line = number
-        break
+            break
+        # a line longer than an answer: the part that fits, and where it goes on
+        room = max(budget - len(f'{number}: ') - 1, _LEAST_PART)
+        entries.append(f'{number}: {lines[number - 1][start : start + room]}')
+        shown.append(number)
+        budget = 0
+        if start + room < len(lines[number - 1]):
+            goes_on = start + room + 1
+            break
     heading = f'{title}: {total:,} line{"s" if total != 1 else ""}; '
     if matcher:
         searched = shown[-1] if goes_on else next_line - 1 if next_line else last
