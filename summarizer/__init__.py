@@ -17,6 +17,7 @@ from ._check import CheckFailed, IntegrityProblem
 from ._config import CacheConfig, ConfigError, OriginalsConfig, PolicyConfig, PolicyKind, SummarizerConfig, ToolRule
 from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
 from ._prices import RunCost, run_cost
+from ._summarize import ServerUnreachable
 from ._tokens import Tokenizer, estimate_tokens
 from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
 
@@ -39,6 +40,7 @@ __all__ = [
     'PolicyKind',
     'Report',
     'RunCost',
+    'ServerUnreachable',
     'SummarizeToolReturns',
     'SummarizeToolReturnsProcessor',
     'SummarizerConfig',

@@ -186,8 +186,8 @@ class SummarizerConfig:
             raise ConfigError(
                 'policy: min_tokens must be at least 2, 0 <= cache_read <= 1 <= cache_write, and horizon >= 0'
             )
-        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 200:
-            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 200')
+        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 1000:
+            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 1000')
         batching = self.provider_batch
         if (
             batching.max_requests < 1
@@ -227,14 +227,31 @@ _SKIP = ToolRule(skip=True)
 def _read_yaml(path: Path) -> dict[str, object]:
     try:
         loaded = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f'{path}: cannot read config: {exc}') from None
+    except OSError as exc:
+        raise ConfigError(f'{path}: cannot read config: {exc.strerror or exc}') from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f'{path}: not UTF-8 text (byte {exc.start})') from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f'{path}: {_yaml_problem(exc)}') from None
     if loaded is None:
         return {}
     options = _mapping(loaded)
     if options is None:
         raise ConfigError(f'{path}: a config file must be a mapping of option names to values')
     return options
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: where, what, and the construct it was in (its own text spans several)."""
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return 'invalid YAML: ' + ' '.join(str(exc).split())
+    mark, started = exc.problem_mark, exc.context_mark
+    context = ''
+    if exc.context:
+        elsewhere = started is not None and (started.line, started.column) != (mark.line, mark.column)
+        since = f' from line {started.line + 1} column {started.column + 1}' if started and elsewhere else ''
+        context = f' ({exc.context}{since})'
+    return f'invalid YAML at line {mark.line + 1} column {mark.column + 1}: {exc.problem}{context}'
 
 
 def _mapping(value: object) -> dict[str, object] | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -32,9 +33,11 @@ from ._originals import Kept, OriginalStore, with_read_hint
 from ._policy import Due, Ledger
 from ._quoted import LaterTurns
 from ._shape import JsonValue
-from ._summarize import Outcome, Summarizer
+from ._summarize import Outcome, ServerUnreachable, Summarizer
 from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 from ._walk import Candidate, recent_turns, walk
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +170,14 @@ class Compactor:
         report = Report(oversized=len(due))
         if due and self.config.keep_quoted_facts:
             due = _with_quoted_facts(messages, due, max_tokens=self.config.max_content_tokens)
+        tasks = [asyncio.ensure_future(self.summarizer.summarize(candidate, tracer=tracer)) for candidate in due]
         try:
-            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate, tracer=tracer) for candidate in due))
+            outcomes = await asyncio.gather(*tasks)
+        except BaseException:  # `ServerUnreachable`, or cancelled: the other summaries are of no use now
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         finally:
             self.summarizer.cache.flush()  # every summary made here is in the disk cache once this returns
         accepted: dict[PartRef, Outcome] = {}
@@ -365,12 +374,19 @@ class HistorySession:
         self._pending = [candidate for candidate in self._pending if _ref(candidate) not in self._tried]
         report = Report(returns_examined=found.returns_seen - self._anchor_returns)
         if chosen:
-            compaction = await self._compactor.summarize(messages, chosen, tracer=tracer)
-            report.add(compaction.report)
-            messages = compaction.messages
-            removed = report.tokens_before - report.tokens_after
-            tokens -= removed
-            self._saved += removed
+            try:
+                compaction = await self._compactor.summarize(messages, chosen, tracer=tracer)
+            except ServerUnreachable as exc:  # an agent run goes on with its history as it is
+                logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
+                self._tried.difference_update(_ref(candidate) for candidate in chosen)
+                self._pending.extend(chosen)
+                rewritten_from = None
+            else:
+                report.add(compaction.report)
+                messages = compaction.messages
+                removed = report.tokens_before - report.tokens_after
+                tokens -= removed
+                self._saved += removed
         usage = self._ledger.record(tokens=tokens, saved=self._saved, rewritten_from=rewritten_from)
         report.requests = 1
         report.prompt_tokens, report.prompt_cached_tokens, report.prompt_written_tokens = usage.sent
