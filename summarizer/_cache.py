@@ -22,6 +22,7 @@ import diskcache
 
 from ._config import CacheConfig
 from ._shape import JsonValue
+from ._write import private_folder
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +93,15 @@ def _owner_only_database(directory: Path) -> None:
             continue
         if mode & 0o077:
             os.chmod(path, 0o600)
+
+
+def cache_folder(directory: Path, *, create: bool = True) -> Path:
+    """Where the cache (and batch journals) are kept given the configured `directory`: it, or a private folder in it.
+
+    See `private_folder`: a folder this user does not own privately is never changed; `create=False`
+    only says where, creating nothing.
+    """
+    return private_folder(directory, f'tool-return-summarizer-cache-{os.geteuid()}', create=create)
 
 
 @dataclass
@@ -172,11 +182,10 @@ class SummaryCache:
             return self._cache
         try:
             # Owner-only: summaries are tool output, which may be private.
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.directory, 0o700)
-            _owner_only_database(self.directory)
+            folder = cache_folder(self.directory)
+            _owner_only_database(folder)
             self._cache = diskcache.Cache(
-                str(self.directory), size_limit=self.size_limit_bytes, disk_min_file_size=_NO_VALUE_FILES
+                str(folder), size_limit=self.size_limit_bytes, disk_min_file_size=_NO_VALUE_FILES
             )
         except _DISK_ERRORS as exc:
             self._degrade(exc)

@@ -2,23 +2,32 @@
 
 Two ways back, two lookups:
 
-- **a value**: `(tool_call_id, the summary's JSON text)` -> the original content. The plugin's
+- **a value**: `(scope, tool_call_id, the summary's JSON text)` -> the original content. The plugin's
   `read_tool_return` finds an original from the summary it sees in the conversation, so it needs no
-  state of its own and works across runs and for histories compacted by the CLI.
-- **a history**: the exact text of a compacted history -> where each summary sits in it and the exact
-  text of its original (the bytes the file held, which may be pretty-printed or ASCII-escaped), plus
-  the hash of the whole original text. `summarizer restore` splices the originals back and compares
-  the result's hash with the recorded one, so a restore is byte-exact or refused.
+  state of its own and works across runs and for histories compacted by the CLI. The scope is whose
+  originals these are (by default the conversation: `conversation_scope`): a read never returns an
+  original stored under another scope. Where one conversation reuses a tool call id for two returns
+  with the same summary, the return's occurrence among that id's returns tells them apart.
+- **a history**: `(the history's identity, the exact text of its compacted version)` -> where each
+  summary sits in that text and the exact text of its original (the bytes the source held, which may
+  be pretty-printed or ASCII-escaped), plus the hash of the whole original text. The identity is
+  where the history is kept (a file, a JSONL line, a table row, a session), so two histories that
+  compact to the same text each get their own original back. `summarizer restore` splices the
+  originals back and compares the result's hash with the recorded one: a restore is byte-exact or
+  refused.
 
 Each original is kept once, under the SHA-256 of the JSON text kept (its compact JSON, or the exact
 text a file held when that differs), with its tool name, its size and its content hash: the SHA-256
 of its `json_text`, the text the cache key hashes.
 
 Storage is one SQLite database (WAL) in an owner-only folder: batch workers share it, and a history
-record is durable (fsynced) before the compacted file that needs it is written. It is a store, not a
-cache: nothing is evicted; past `size_limit_mb` new originals are refused. A store that cannot be
-opened or written, or that is full, logs one warning and refuses from then on, and callers claim
-nothing for what it refused (no summary names the read tool, no history can be restored).
+record is durable (fsynced) before the compacted history that needs it is written; a history whose
+record is refused is not written at all. It is a store, not a cache: nothing is evicted; past
+`size_limit_mb` new originals are refused. A store that cannot be opened or written, that is full,
+or whose database file was deleted or replaced while in use, logs one warning and refuses from then
+on, and callers claim nothing for what it refused (no summary names the read tool, no compacted
+history is written without its record). A store locked by another process past the busy timeout
+refuses that one write.
 """
 
 from __future__ import annotations
@@ -34,12 +43,17 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
+
+import pydantic_core
+from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
 
 from ._cache import storable_json
 from ._config import READ_TOOL_NAME, SummarizerConfig
 from ._shape import JsonValue
 from ._tokens import json_text
+from ._write import private_folder
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +64,15 @@ _SCHEMA = (
         'tool_name TEXT NOT NULL, size INTEGER NOT NULL, text TEXT NOT NULL, stored_at REAL NOT NULL)'
     ),
     (
+        'CREATE TABLE IF NOT EXISTS scoped_summaries (key TEXT NOT NULL, scope TEXT NOT NULL, original TEXT NOT NULL, '
+        'occurrence INTEGER NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (key, scope, original)) WITHOUT ROWID'
+    ),
+    (
+        'CREATE TABLE IF NOT EXISTS history_records (key TEXT NOT NULL, identity TEXT NOT NULL, '
+        'original_hash TEXT NOT NULL, spans TEXT NOT NULL, PRIMARY KEY (key, identity)) WITHOUT ROWID'
+    ),
+    # The tables of stores written before scopes and identities: read, never written.
+    (
         'CREATE TABLE IF NOT EXISTS summaries (key TEXT NOT NULL, original TEXT NOT NULL, stored_at REAL NOT NULL, '
         'PRIMARY KEY (key, original)) WITHOUT ROWID'
     ),
@@ -58,11 +81,14 @@ _SCHEMA = (
     "INSERT OR IGNORE INTO totals VALUES ('bytes', 0)",
 )
 _DISK_ERRORS = (OSError, sqlite3.Error)
+_BUSY_SECONDS = 30.0
+"""How long a write waits for another process's lock on the store before it is refused."""
 
 READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
 """Appended to the omission markers of a string summary whose original is stored."""
 _MARKER = re.compile(r'^…[^\n]*\bomitted\b[^\n]*…$', re.MULTILINE)
 """An omission marker line of a string summary, e.g. `… 212 lines omitted …`."""
+_HINTED_MARKER = re.compile(r'^…[^\n]*\bomitted\b[^\n]*…' + re.escape(READ_HINT) + '$', re.MULTILINE)
 
 
 def text_hash(text: str) -> str:
@@ -91,6 +117,53 @@ def with_read_hint(original_text: str, summary: JsonValue) -> JsonValue:
     return _MARKER.sub(lambda match: match[0] if match[0] in original_text else match[0] + READ_HINT, summary)
 
 
+def names_read_tool(content: JsonValue) -> bool:
+    """Whether a string content holds an omission marker naming the read tool: a summary made with a store."""
+    return isinstance(content, str) and _HINTED_MARKER.search(content) is not None
+
+
+def conversation_scope(messages: Sequence[ModelMessage]) -> str:
+    """The default scope of a history's originals: its conversation.
+
+    pydantic-ai's `conversation_id`, the most recent one the messages carry: the id a run continuing
+    this history gets (`RunContext.conversation_id`). A history without one (written by an older
+    pydantic-ai, or made by hand) is told by its first message (`first_message_scope`).
+    """
+    for message in reversed(messages):
+        if message.conversation_id is not None:
+            return run_scope(message.conversation_id)
+    return first_message_scope(messages)
+
+
+def run_scope(conversation_id: str) -> str:
+    """The scope of an agent run's originals: its conversation (`RunContext.conversation_id`)."""
+    return f'conversation:{conversation_id}'
+
+
+def first_message_scope(messages: Sequence[ModelMessage]) -> str:
+    """A conversation told by its first request's prompts, each with its timestamp.
+
+    System prompts other than dynamic ones (which pydantic-ai renders again in each run) and user
+    prompts: a conversation continued in a new run or loaded back from a file keeps them, and two
+    conversations share them only when they began with the same prompts at the same microsecond. A
+    history whose first message holds no prompt is told by that message's parts.
+    """
+    first = messages[0] if messages else None
+    parts = first.parts if first is not None else ()
+    prompts = [
+        [part.part_kind, part.content, _instant(part.timestamp)]
+        for part in (parts if isinstance(first, ModelRequest) else ())
+        if isinstance(part, UserPromptPart) or (isinstance(part, SystemPromptPart) and part.dynamic_ref is None)
+    ]
+    told_by = prompts or list(parts)
+    return 'first-message:' + hashlib.sha256(pydantic_core.to_json(told_by, fallback=repr)).hexdigest()
+
+
+def _instant(moment: datetime) -> str:
+    """A timestamp as one text however its time zone is spelled (pydantic reads `Z` back as its own UTC)."""
+    return (moment.astimezone(UTC) if moment.tzinfo is not None else moment).isoformat()
+
+
 @dataclass(frozen=True, kw_only=True)
 class Kept:
     """One summarized value, to be readable back from its summary."""
@@ -102,6 +175,10 @@ class Kept:
     """Its `json_text` (a string's own text), which the content hash hashes, as the cache key does."""
     summary: str
     """The summary's canonical JSON text, as the conversation will hold it."""
+    scope: str
+    """Whose original it is (see `conversation_scope`): only a read in this scope finds it."""
+    occurrence: int
+    """Which return of its `tool_call_id` it is in the history (1 for the first), for ids used twice."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,26 +215,50 @@ class Replaced:
     after: tuple[int, int]
     where: str
     tool_name: str
+    part: tuple[int, int] | None = None
+    """Its (message, part) in a history stored as one text (None: a session's row), to find it again in
+    a text the storage rewrote (a jsonb column)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rewrite:
+    """One history's compaction as the store records it: its texts before and after, each replaced value.
+
+    A history stored as one text has one text each way; a LangChain session has one per row.
+    """
+
+    before: Sequence[str]
+    after: Sequence[str]
+    replaced: Sequence[Replaced]
+
+
+def history_identity(
+    location: str, *, line: int | None = None, table: str | None = None, session: str | None = None, row: object = None
+) -> str:
+    """A history's identity in the store: where it is kept.
+
+    Its source (a file's real path, a database's address) and, within it, its line, table, session or row.
+    """
+    return json.dumps([location, line, table, session, row], ensure_ascii=False)
 
 
 SEPARATOR = '\x00'
 """Joins a session's row texts into one history text: no JSON text holds a raw NUL."""
 
 
-def record_rewrite(
-    store: OriginalStore, originals: Sequence[str], rewritten: Sequence[str], replaced: Sequence[Replaced]
-) -> bool:
-    """Record a compaction of a history stored as one text or as rows (joined with `SEPARATOR`).
+def record_rewrite(store: OriginalStore, rewrite: Rewrite, *, identity: str) -> str | None:
+    """Record how to undo a compaction of the history at `identity` (`''`: a history of no known place).
 
-    Called before the rewritten text is written anywhere, so a history on disk is never compacted
-    without the record that undoes it (unless the store refused it, with a warning).
+    Called before the compacted history is written anywhere, which it may be only if this returns
+    None: the record is durable, or the store is disabled (nothing to keep). Otherwise it says why
+    the store refused it.
     """
-    if not replaced or not store.enabled:
-        return False
-    offsets_after = _offsets(rewritten)
+    if not rewrite.replaced or not store.enabled:
+        return None
+    offsets_after = _offsets(rewrite.after)
     spans: list[Span] = []
-    for value in replaced:
-        original = originals[value.text_index][value.before[0] : value.before[1]]
+    for value in rewrite.replaced:
+        original = rewrite.before[value.text_index][value.before[0] : value.before[1]]
         spans.append(
             Span(
                 start=offsets_after[value.text_index] + value.after[0],
@@ -168,7 +269,12 @@ def record_rewrite(
                 content_hash=text_hash(json_text(json.loads(original))),
             )
         )
-    return store.record_history(original=SEPARATOR.join(originals), compacted=SEPARATOR.join(rewritten), spans=spans)
+    return store.record_history(
+        identity=identity,
+        original=SEPARATOR.join(rewrite.before),
+        compacted=SEPARATOR.join(rewrite.after),
+        spans=spans,
+    )
 
 
 def _offsets(texts: Sequence[str]) -> list[int]:
@@ -192,14 +298,25 @@ class RestoreError(Exception):
     """A history cannot be restored; nothing of it is changed. The message says why."""
 
 
+def _folder_name() -> str:
+    """The private folder made inside a configured folder that is not private (see `private_folder`)."""
+    return f'tool-return-summarizer-originals-{os.geteuid()}'
+
+
 @dataclass
 class OriginalStore:
     """The store, opened lazily; `directory=None` is the disabled store (refuses everything)."""
 
     directory: Path | None
+    """The folder configured (the database is in it, or in a private folder inside it: `database`)."""
     size_limit_bytes: int
     _connection: sqlite3.Connection | None = field(default=None, repr=False)
-    _broken: bool = field(default=False, repr=False)
+    _opened: tuple[Path, int, int] | None = field(default=None, repr=False)
+    """The database file the connection opened, its device and inode: a store replaced under a run shows."""
+    _broken: str | None = field(default=None, repr=False)
+    """Why the store refuses everything (None: it does not)."""
+    _unavailable: str = field(default='the originals store is disabled', repr=False)
+    """Why the last attempt to open it failed."""
     _full: bool = field(default=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -224,6 +341,13 @@ class OriginalStore:
         """Storing and reading work (opens the store on first use)."""
         return self._open() is not None
 
+    @property
+    def database(self) -> Path | None:
+        """Where the database file is or would be (nothing is created to tell)."""
+        if self.directory is None:
+            return None
+        return private_folder(self.directory, _folder_name(), create=False) / _DATABASE
+
     # -- values --------------------------------------------------------------------------------------
 
     def keep(self, entries: Sequence[Kept]) -> bool:
@@ -234,32 +358,50 @@ class OriginalStore:
             (text_hash(text), text_hash(entry.content_text), entry.tool_name, text)
             for entry, text in zip(entries, texts)
         ]
-        keys = [(summary_key(e.tool_call_id, e.summary), text_hash(text), now) for e, text in zip(entries, texts)]
-        return self._write(
+        keys = [
+            (summary_key(e.tool_call_id, e.summary), e.scope, text_hash(text), e.occurrence, now)
+            for e, text in zip(entries, texts)
+        ]
+        refused = self._write(
             rows,
-            lambda connection: connection.executemany('INSERT OR IGNORE INTO summaries VALUES (?, ?, ?)', keys),
+            lambda connection: connection.executemany(
+                'INSERT OR REPLACE INTO scoped_summaries VALUES (?, ?, ?, ?, ?)', keys
+            ),
             durable=False,
         )
+        return refused is None
 
-    def read(self, tool_call_id: str, summary_text: str) -> Original | None:
-        """The original a summary replaced, or None (not stored, or the store is unavailable)."""
+    def read(
+        self, tool_call_id: str, summary_text: str, *, scopes: Sequence[str], occurrence: int = 0
+    ) -> Original | None:
+        """The original a summary replaced, kept under one of `scopes`; None if none is (or the store is unavailable).
+
+        `occurrence`: which return of that id it is in the conversation; it picks between two originals
+        stored under one id and summary (else the latest stored is the one).
+        """
+        places = ', '.join('?' * len(scopes))
         row = self._query(
-            'SELECT o.tool_name, o.text FROM summaries s JOIN originals o ON o.hash = s.original '
-            'WHERE s.key = ? ORDER BY s.stored_at DESC LIMIT 1',
-            (summary_key(tool_call_id, summary_text),),
+            'SELECT o.tool_name, o.text FROM scoped_summaries s JOIN originals o ON o.hash = s.original '
+            f'WHERE s.key = ? AND s.scope IN ({places}) ORDER BY s.occurrence = ? DESC, s.stored_at DESC LIMIT 1',
+            (summary_key(tool_call_id, summary_text), *scopes, occurrence),
         )
-        return None if row is None else Original(tool_name=row[0], text=row[1])
+        return None if row is None else Original(tool_name=str(row[0]), text=str(row[1]))
 
     def is_summary(self, tool_call_id: str, summary_text: str) -> bool:
-        """Whether this value replaced a stored original (for telling a partly restored history)."""
-        return (
-            self._query('SELECT 1 FROM summaries WHERE key = ?', (summary_key(tool_call_id, summary_text),)) is not None
+        """Whether this value replaced a stored original, in any scope (by earlier versions too).
+
+        For telling that a history holds summaries (restore); it returns nothing of any original.
+        """
+        key = summary_key(tool_call_id, summary_text)
+        found = self._query(
+            'SELECT 1 FROM scoped_summaries WHERE key = ? UNION ALL SELECT 1 FROM summaries WHERE key = ?', (key, key)
         )
+        return found is not None
 
     # -- histories -----------------------------------------------------------------------------------
 
-    def record_history(self, *, original: str, compacted: str, spans: Sequence[Span]) -> bool:
-        """Record how to turn `compacted` back into `original` exactly; False (nothing stored) if refused."""
+    def record_history(self, *, identity: str, original: str, compacted: str, spans: Sequence[Span]) -> str | None:
+        """Record how to turn `compacted` at `identity` back into `original` exactly; why not, if refused."""
         rows = [(text_hash(span.original), span.content_hash, span.tool_name, span.original) for span in spans]
         record = json.dumps(
             [[span.start, span.end, text_hash(span.original), span.where] for span in spans], separators=(',', ':')
@@ -267,34 +409,52 @@ class OriginalStore:
         return self._write(
             rows,
             lambda connection: connection.execute(
-                'INSERT OR REPLACE INTO histories VALUES (?, ?, ?)', (text_hash(compacted), text_hash(original), record)
+                'INSERT OR REPLACE INTO history_records VALUES (?, ?, ?, ?)',
+                (text_hash(compacted), identity, text_hash(original), record),
             ),
         )
 
-    def restore(self, compacted: str) -> Restored | None:
-        """The exact text `compacted` was made from; None when no compaction of this text is recorded.
+    def restore(self, compacted: str, *, identity: str) -> Restored | None:
+        """The exact text `compacted`, kept at `identity`, was made from; None when no compaction of it is recorded.
 
-        `RestoreError` when it is recorded but cannot be restored exactly: an original is missing from
-        the store, the result does not hash to the recorded original, or that original is itself a
-        compacted text (compacted twice: restoring one step would leave summaries in it).
+        The record of this very history is the one; a history recorded elsewhere (moved since, or
+        recorded by an earlier version without its identity) is restored only when every record of
+        this text has the same original. `RestoreError` when a record exists but no exact restore
+        does: records with different originals and none of this history, an original missing from
+        the store, a result that does not hash to the recorded original, or an original that is
+        itself a compacted text (compacted twice: restoring one step would leave summaries in it).
         """
-        row = self._query('SELECT original_hash, spans FROM histories WHERE key = ?', (text_hash(compacted),))
-        if row is None:
+        key = text_hash(compacted)
+        rows = self._query_all(
+            'SELECT identity, original_hash, spans FROM history_records WHERE key = ? UNION ALL '
+            'SELECT NULL, original_hash, spans FROM histories WHERE key = ?',
+            (key, key),
+        )
+        records = [(identity, str(original_hash), str(spans)) for identity, original_hash, spans in rows]
+        if not records:
             return None
-        original_hash, record = row
+        own = [record for record in records if record[0] == identity]
+        originals = {record[1] for record in records}
+        if not own and len(originals) > 1:
+            raise RestoreError(
+                f'{len(originals)} different histories were compacted to this exact text and none of them was '
+                'recorded at this place (moved or copied since?), so which original is its own is unknown'
+            )
+        _, original_hash, record = (own or records)[0]
         pieces: list[str] = []
         position = 0
         for start, end, blob, where in sorted(json.loads(record)):
             text = self._query('SELECT text FROM originals WHERE hash = ?', (blob,))
             if text is None:
                 raise RestoreError(f'{where}: its original is not in the originals store ({self.directory})')
-            pieces += [compacted[position:start], text[0]]
+            pieces += [compacted[position:start], str(text[0])]
             position = end
         pieces.append(compacted[position:])
         restored = ''.join(pieces)
         if text_hash(restored) != original_hash:
             raise RestoreError('the restored text does not match the recorded original')
-        if self._query('SELECT 1 FROM histories WHERE key = ?', (original_hash,)) is not None:
+        twice = 'SELECT 1 FROM history_records WHERE key = ? UNION ALL SELECT 1 FROM histories WHERE key = ?'
+        if self._query(twice, (original_hash, original_hash)) is not None:
             raise RestoreError(
                 'compacted twice: its original is itself a compacted history; restore would leave summaries in it'
             )
@@ -315,18 +475,22 @@ class OriginalStore:
         index: Callable[[sqlite3.Connection], object],
         *,
         durable: bool = True,
-    ) -> bool:
+    ) -> str | None:
         """Insert `rows` into `originals` and run `index(connection)`, all in one transaction, within the limit.
 
+        Returns None when committed, else why it was refused (a phrase: `the originals store ...`).
         `durable`: fsync at commit (`synchronous=FULL`), which also makes every earlier commit durable (one
-        write-ahead log). History records are durable, since a compacted file is written right after; the
-        originals kept in `Compactor.summarize` are not, which spares a batch one fsync per history (the
-        history record that follows covers them) and an agent run one per request.
+        write-ahead log). History records are durable, since a compacted history is written right after;
+        the originals kept in `Compactor.summarize` are not, which spares a batch one fsync per history (the
+        history record that follows covers them) and an agent run one per request. After the commit the
+        database file must still be the one opened: one deleted or replaced meanwhile took the commit along.
         """
         with self._lock:
             connection = self._open_locked()
-            if connection is None or self._full:
-                return False
+            if connection is None:
+                return self._broken or self._unavailable
+            if self._full:
+                return self._full_reason
             now = time.time()
             try:
                 connection.execute(f'PRAGMA synchronous = {"FULL" if durable else "NORMAL"}')
@@ -350,66 +514,98 @@ class OriginalStore:
                         f'{total / 2**20:,.1f} MB',
                         f'{self.size_limit_bytes / 2**20:,.0f}',
                     )
-                    return False
+                    return self._full_reason
                 connection.execute("UPDATE totals SET value = value + ? WHERE name = 'bytes'", (added,))
                 index(connection)
                 connection.execute('COMMIT')
             except _DISK_ERRORS as exc:
                 with contextlib.suppress(sqlite3.Error):
                     connection.execute('ROLLBACK')
-                self._refuse(f'unwritable: {exc}')
-                return False
-            return True
+                return self._failed(exc, 'unwritable')
+            return self._check_file()
 
-    def _query(self, sql: str, parameters: tuple[str, ...]) -> tuple[str, ...] | None:
+    @property
+    def _full_reason(self) -> str:
+        return f'the originals store is full (size_limit_mb {self.size_limit_bytes / 2**20:,.0f})'
+
+    def _query(self, sql: str, parameters: tuple[str | int, ...]) -> tuple[object, ...] | None:
+        rows = self._query_all(sql, parameters, limit=1)
+        return rows[0] if rows else None
+
+    def _query_all(
+        self, sql: str, parameters: tuple[str | int, ...], *, limit: int | None = None
+    ) -> list[tuple[object, ...]]:
         with self._lock:
             connection = self._open_locked()
             if connection is None:
-                return None
+                return []
             try:
-                return connection.execute(sql, parameters).fetchone()
+                cursor = connection.execute(sql, parameters)
+                return cursor.fetchmany(limit) if limit is not None else cursor.fetchall()
             except _DISK_ERRORS as exc:
-                self._refuse(f'unreadable: {exc}')
-                return None
+                self._failed(exc, 'unreadable')
+                return []
 
     def _open(self) -> sqlite3.Connection | None:
         with self._lock:
             return self._open_locked()
 
     def _open_locked(self) -> sqlite3.Connection | None:
-        if self._connection is not None or self._broken or self.directory is None:
+        if self._connection is not None or self._broken is not None or self.directory is None:
             return self._connection
         try:
             # Owner-only, like the cache: originals are tool output, which may be private.
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.directory, 0o700)
-            database = self.directory / _DATABASE
+            database = private_folder(self.directory, _folder_name()) / _DATABASE
             os.close(os.open(database, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives -wal/-shm its mode
             for suffix in ('', '-wal', '-shm', '-journal'):
                 with contextlib.suppress(FileNotFoundError):
                     if (database.parent / (database.name + suffix)).stat().st_mode & 0o077:
                         os.chmod(database.parent / (database.name + suffix), 0o600)
-            connection = sqlite3.connect(database, isolation_level=None, timeout=30.0, check_same_thread=False)
+            connection = sqlite3.connect(database, isolation_level=None, timeout=_BUSY_SECONDS, check_same_thread=False)
             try:
                 connection.execute('PRAGMA journal_mode = WAL')
                 for statement in _SCHEMA:
                     connection.execute(statement)
+                status = os.stat(database)
             except BaseException:
                 connection.close()
                 raise
-            self._connection = connection
+            self._connection, self._opened = connection, (database, status.st_dev, status.st_ino)
         except _DISK_ERRORS as exc:
-            self._refuse(f'unusable: {exc}')
+            self._unavailable = self._failed(exc, 'unusable')
         return self._connection
 
-    def _refuse(self, why: str) -> None:
+    def _check_file(self) -> str | None:
+        """None while the database file is the one opened; else the store refuses from now on."""
+        assert self._opened is not None
+        database, device, inode = self._opened
+        try:
+            status = os.stat(database)
+            same = (status.st_dev, status.st_ino) == (device, inode)
+        except OSError:
+            same = False
+        return None if same else self._refuse('was deleted or replaced while in use')
+
+    def _failed(self, exc: BaseException, what: str) -> str:
+        """Why an operation failed: a lock held past the busy timeout refuses this one; anything else, all."""
+        if isinstance(exc, sqlite3.Error) and (getattr(exc, 'sqlite_errorcode', 0) & 0xFF) in (
+            sqlite3.SQLITE_BUSY,
+            sqlite3.SQLITE_LOCKED,
+        ):
+            why = f'was locked by another process for {_BUSY_SECONDS:g} s'
+            logger.warning('originals store at %s %s', self.directory, why)
+            return f'the originals store {why}'
+        return self._refuse(f'{what}: {exc}')
+
+    def _refuse(self, why: str) -> str:
         """One warning, then the store refuses everything (nothing may claim an original it lacks)."""
-        if not self._broken:
+        if self._broken is None:
             logger.warning(
                 'originals store at %s %s; summaries made from now on cannot be read back', self.directory, why
             )
-        self._broken = True
+            self._broken = f'the originals store {why}'
         if self._connection is not None:
             with contextlib.suppress(sqlite3.Error):
                 self._connection.close()
             self._connection = None
+        return self._broken

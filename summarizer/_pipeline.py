@@ -29,7 +29,7 @@ from ._check import (
     summary_problem,
 )
 from ._config import SummarizerConfig
-from ._originals import Kept, OriginalStore, with_read_hint
+from ._originals import Kept, OriginalStore, conversation_scope, with_read_hint
 from ._policy import Due, Ledger
 from ._quoted import LaterTurns
 from ._shape import JsonValue
@@ -131,6 +131,7 @@ class Compactor:
         tokenizer: Tokenizer = estimate_tokens,
         summarizer: Summarizer | None = None,
         originals: OriginalStore | None = None,
+        scope: str | None = None,
     ) -> None:
         base = config or SummarizerConfig.load()
         overrides = {'threshold_tokens': threshold_tokens, 'keep_recent': keep_recent}
@@ -139,13 +140,17 @@ class Compactor:
         self.summarizer = summarizer or Summarizer.from_config(self.config, model=model, tokenizer=tokenizer)
         self.originals = originals or OriginalStore.from_config(self.config)
         """Where each summarized content is kept (`originals:` in the config), to be read back or restored."""
+        self.scope = scope
+        """Whose originals it keeps (a tenant's or a conversation's id): only a read in that scope finds them.
+        None: each history's own conversation (`conversation_scope`)."""
 
     async def compact(
-        self, messages: Sequence[ModelMessage], *, skip: Mapping[PartRef, str] | None = None
+        self, messages: Sequence[ModelMessage], *, skip: Mapping[PartRef, str] | None = None, scope: str | None = None
     ) -> Compaction:
         """One history in one go: every oversized return outside the `keep_recent` window, as a `Compaction`.
 
         `skip`: parts never to summarize, with the reason, reported in `Report.skipped` when due.
+        `scope`: whose originals these are, in place of the compactor's `scope`.
         """
         found = walk(messages, config=self.config, tokenizer=self.tokenizer)
         kept = set(recent_turns(found.turns, self.config.keep_recent))
@@ -153,7 +158,7 @@ class Compactor:
         skip = skip or {}
         skipped = [_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip]
         due = [candidate for candidate in due if _ref(candidate) not in skip]
-        compaction = await self.summarize(messages, due)
+        compaction = await self.summarize(messages, due, scope=scope)
         compaction.report.returns_examined = found.returns_seen
         compaction.report.skipped[:0] = skipped
         compaction.report.integrity = integrity_problems(messages)
@@ -164,9 +169,17 @@ class Compactor:
         return HistorySession(self, report=report if report is not None else Report())
 
     async def summarize(
-        self, messages: Sequence[ModelMessage], due: Sequence[Candidate], *, tracer: Tracer | None = None
+        self,
+        messages: Sequence[ModelMessage],
+        due: Sequence[Candidate],
+        *,
+        tracer: Tracer | None = None,
+        scope: str | None = None,
     ) -> Compaction:
-        """Summarize `due`, check the result, keep the original wherever anything failed (a span each on `tracer`)."""
+        """Summarize `due`, check the result, keep the original wherever anything failed (a span each on `tracer`).
+
+        `scope`: whose originals these are (default: the compactor's `scope`, else the conversation's).
+        """
         report = Report(oversized=len(due))
         if due and self.config.keep_quoted_facts:
             due = _with_quoted_facts(messages, due, max_tokens=self.config.max_content_tokens)
@@ -190,7 +203,7 @@ class Compactor:
             else:
                 self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
         if accepted and self.originals.enabled:
-            accepted = self._remember(accepted)
+            accepted = self._remember(messages, accepted, scope=scope or self.scope or conversation_scope(messages))
         output = list(messages)
         for message_index in sorted({ref[0] for ref in accepted}):
             refs = {part for message, part in accepted if message == message_index}
@@ -216,7 +229,9 @@ class Compactor:
         )
         return Compaction(messages=output, report=report, changed=changed)
 
-    def _remember(self, accepted: dict[PartRef, Outcome]) -> dict[PartRef, Outcome]:
+    def _remember(
+        self, messages: Sequence[ModelMessage], accepted: dict[PartRef, Outcome], *, scope: str
+    ) -> dict[PartRef, Outcome]:
         """Store each original under its final summary, which names the read tool when the store takes it.
 
         The hint goes on string summaries' omission markers, here rather than in a model, so that a
@@ -242,6 +257,8 @@ class Compactor:
                 content=outcome.candidate.content,
                 content_text=outcome.candidate.text,
                 summary=json_text(final[ref]),
+                scope=scope,
+                occurrence=occurrence(messages, ref),
             )
             for ref, outcome in accepted.items()
         ]
@@ -254,6 +271,20 @@ class Compactor:
             raise CheckFailed(f'message {candidate.message_index} part {candidate.part_index}: {reason}')
         report.failed += 1
         report.failures.append(_failure(candidate, reason))
+
+
+def occurrence(messages: Sequence[ModelMessage], ref: PartRef) -> int:
+    """Which return of its tool call id the part at `ref` is (1 for the first): ids can repeat in a history."""
+    part = messages[ref[0]].parts[ref[1]]
+    assert isinstance(part, ToolReturnPart)
+    earlier = [
+        other
+        for message in messages[: ref[0] + 1]
+        if isinstance(message, ModelRequest)
+        for other in message.parts
+        if isinstance(other, ToolReturnPart) and other.tool_call_id == part.tool_call_id
+    ]
+    return next(number for number, other in enumerate(earlier, 1) if other is part)
 
 
 def _ref(candidate: Candidate) -> PartRef:
@@ -347,10 +378,13 @@ class HistorySession:
         self._saved = 0
         """Tokens this run's rewrites took out of the history."""
 
-    async def process(self, messages: list[ModelMessage], *, tracer: Tracer | None = None) -> list[ModelMessage]:
+    async def process(
+        self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
+    ) -> list[ModelMessage]:
         """`messages` with the returns the policy chooses summarized (see the class's docstring).
 
         `tracer`: the run's (`RunContext.tracer`), so each summary shows as a span in an instrumented run.
+        `scope`: whose originals these are (default: the compactor's, else the conversation's).
         """
         if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
             self._restart()
@@ -375,7 +409,7 @@ class HistorySession:
         report = Report(returns_examined=found.returns_seen - self._anchor_returns)
         if chosen:
             try:
-                compaction = await self._compactor.summarize(messages, chosen, tracer=tracer)
+                compaction = await self._compactor.summarize(messages, chosen, tracer=tracer, scope=scope)
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)

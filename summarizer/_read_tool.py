@@ -22,7 +22,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
 
 from ._config import READ_TOOL_NAME
-from ._originals import OriginalStore
+from ._originals import Original, OriginalStore
 from ._shape import JsonValue
 from ._tokens import json_text
 from ._walk import as_json
@@ -47,8 +47,10 @@ def description(max_characters: int) -> str:
     )
 
 
-def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
-    """The tool, reading from `store`, answering at most `max_characters` characters."""
+def read_tool(
+    store: OriginalStore, max_characters: int, scopes: Callable[[RunContext[Any]], Sequence[str]]
+) -> Tool[Any]:
+    """The tool: reads from `store` the originals of the run's `scopes`, answers at most `max_characters` characters."""
 
     async def read_tool_return(
         ctx: RunContext[Any],
@@ -57,6 +59,7 @@ def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
         end_line: int | None = None,
         pattern: str | None = None,
         start_character: int | None = None,
+        occurrence: int | None = None,
     ) -> str:
         """Read the full original of a tool return that may have been summarized.
 
@@ -68,20 +71,40 @@ def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
             pattern: Show only the lines holding this text or matching this regular expression.
             start_character: The first character of start_line to show (1-based), to read on inside a
                 line longer than one answer; default the first.
+            occurrence: Only when the conversation holds several returns with this tool_call_id: which one
+                (1 for the first); by default the one that was summarized.
         """
-        part = find_return(ctx.messages, tool_call_id)
-        if part is None:
+        returns = find_returns(ctx.messages, tool_call_id)
+        if not returns:
             raise ToolFailed(
                 f'No tool return with tool_call_id {tool_call_id!r} in this conversation. '
                 f'Use the tool_call_id of an earlier tool call, exactly as it appears there.'
             )
-        data = as_json(part.content)
-        original = store.read(tool_call_id, json_text(data)) if data is not None else None
-        if original is None:
+        if occurrence is not None and not 1 <= occurrence <= len(returns):
+            raise ToolFailed(
+                f'The conversation holds {len(returns)} tool return(s) with tool_call_id {tool_call_id!r}: '
+                f'occurrence {occurrence} is none of them.'
+            )
+        found: list[tuple[int, ToolReturnPart, Original]] = []
+        for number, part in enumerate(returns, 1):
+            data = as_json(part.content)
+            if occurrence in (None, number) and data is not None:
+                original = store.read(tool_call_id, json_text(data), scopes=scopes(ctx), occurrence=number)
+                if original is not None:
+                    found.append((number, part, original))
+        if not found:
+            part = returns[-1 if occurrence is None else occurrence - 1]
             raise ToolFailed(
                 f'The original of tool return {tool_call_id!r} ({part.tool_name}) is not stored: its content in '
                 'this conversation is all there is (it was not summarized, or its original could not be kept).'
             )
+        if len(found) > 1:
+            listed = ', '.join(f'occurrence={number} ({part.tool_name})' for number, part, _ in found)
+            raise ToolFailed(
+                f'{len(found)} summarized tool returns in this conversation have tool_call_id {tool_call_id!r}: '
+                f'call {READ_TOOL_NAME} again with one of {listed}.'
+            )
+        _, _, original = found[0]
 
         def answer() -> str:  # in a worker thread: a long original's lines and matches take their time off the loop
             return render(
@@ -99,14 +122,15 @@ def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
     return Tool(read_tool_return, name=READ_TOOL_NAME, description=description(max_characters), takes_ctx=True)
 
 
-def find_return(messages: Sequence[ModelMessage], tool_call_id: str) -> ToolReturnPart | None:
-    """The latest tool return of that id (ids can repeat in long histories: the latest is the one meant)."""
-    for message in reversed(messages):
-        if isinstance(message, ModelRequest):
-            for part in message.parts:
-                if isinstance(part, ToolReturnPart) and part.tool_call_id == tool_call_id:
-                    return part
-    return None
+def find_returns(messages: Sequence[ModelMessage], tool_call_id: str) -> list[ToolReturnPart]:
+    """The tool returns of that id, in the conversation's order (real histories reuse ids)."""
+    return [
+        part
+        for message in messages
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart) and part.tool_call_id == tool_call_id
+    ]
 
 
 def render(

@@ -1,10 +1,13 @@
 """Undo a compaction: put every summarized value of a stored history back, byte for byte.
 
-A history is restored as a whole or not at all. Its exact text is looked up in the originals store
-(`OriginalStore.restore`), which splices the recorded originals back and checks the result against
-the recorded hash of the text before compaction. A history the store has no record of is left as it
-is: fine when none of its values is a summary (never compacted, or already restored); an error when
-some are (partly restored, or changed since it was compacted), since no exact way back exists.
+A history is restored as a whole or not at all. Its identity (where it is kept) and exact text are
+looked up in the originals store (`OriginalStore.restore`), which splices the recorded originals back
+and checks the result against the recorded hash of the text before compaction. A history the store
+has no record of is left as it is: fine when none of its values is a summary (never compacted, or
+already restored); an error when some are (partly restored, changed since it was compacted, or
+compacted with a store that is gone), since no exact way back exists. A value is known as a summary
+when the store holds it as one (in any scope) or when it is a string whose omission markers name the
+read tool, which only a summary whose original was stored does.
 
 The batch runner drives it (`restore_unit` in place of `compact_unit`), so restore reads and writes
 every source kind exactly as `summarizer batch` does: atomic, resumable, SIGKILL-safe.
@@ -14,7 +17,7 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
-from ._originals import SEPARATOR, OriginalStore, RestoreError
+from ._originals import SEPARATOR, OriginalStore, RestoreError, names_read_tool
 from ._pipeline import Report
 from ._stored import HistoryError, StoredHistory
 from ._tokens import estimate_tokens, json_text
@@ -35,7 +38,7 @@ async def restore_unit(unit: Unit, store: OriginalStore) -> Done:
 
 def _restore_stored(unit: StoredUnit, store: OriginalStore) -> Done:
     text = unit.raw if isinstance(unit.raw, str) else _decode(unit.raw)
-    restored = store.restore(text)
+    restored = store.restore(text, identity=unit.identity)
     tokens = estimate_tokens(text)
     if restored is None:
         _no_summaries(_stored_returns(text), store)
@@ -52,7 +55,7 @@ def _restore_stored(unit: StoredUnit, store: OriginalStore) -> Done:
 def _restore_session(unit: SessionUnit, store: OriginalStore) -> Done:
     texts = [row_text(value, position) for position, value in enumerate(unit.texts)]
     text = SEPARATOR.join(texts)
-    restored = store.restore(text)
+    restored = store.restore(text, identity=unit.identity)
     tokens = estimate_tokens(text)
     if restored is None:
         returns: list[tuple[str, object]] = []
@@ -103,10 +106,10 @@ def _no_summaries(returns: list[tuple[str, object]], store: OriginalStore) -> No
     summaries = 0
     for tool_call_id, content in returns:
         data = as_json(content)
-        if data is not None and store.is_summary(tool_call_id, json_text(data)):
+        if data is not None and (names_read_tool(data) or store.is_summary(tool_call_id, json_text(data))):
             summaries += 1
     if summaries:
         raise RestoreError(
             f'{summaries} of its values are summaries, but the store has no record of a compaction of this exact '
-            'text (partly restored, compacted without the store, or changed since it was compacted)'
+            'text (partly restored, changed since it was compacted, or compacted with another store)'
         )

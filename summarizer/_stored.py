@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
@@ -32,7 +32,7 @@ from pydantic_core import ErrorDetails
 
 from ._check import CheckFailed, PartRef, check_integrity, compare_message_json, summary_problem
 from ._config import SummarizerConfig
-from ._originals import Replaced, record_rewrite
+from ._originals import Replaced
 from ._pipeline import Compactor, Report
 from ._shape import JsonValue, number_text
 from ._tokens import Tokenizer, content_tokens, estimate_tokens
@@ -563,6 +563,8 @@ class StoredCompaction:
     tokens_before: int
     """Estimated tokens of the whole stored text, before and after."""
     tokens_after: int
+    replaced: list[Replaced] = field(default_factory=list[Replaced])
+    """Each value the new text replaced: what the originals store records before the text is written."""
 
 
 async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompaction:
@@ -570,6 +572,7 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
 
     A rewrite that fails the check is dropped (every summary in it counted as failed) unless the
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
+    The caller records the rewrite (`record_rewrite`) before it writes the new text anywhere.
     """
     before = StoredHistory.parse(raw)
     skip = {ref: ambiguous_reason(found.ambiguous) for ref, found in before.literals.items() if found.ambiguous}
@@ -596,10 +599,14 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
             after=after.spans[ref],
             where=f'message {ref[0]} part {ref[1]}',
             tool_name=str(getattr(before.messages[ref[0]].parts[ref[1]], 'tool_name', '')),
+            part=ref,
         )
         for ref in compaction.changed
     ]
-    record_rewrite(compactor.originals, [before.text], [text], replaced)  # undo is recorded before any write
     return StoredCompaction(
-        text=text, report=report, tokens_before=tokens_before, tokens_after=compactor.tokenizer(text)
+        text=text,
+        report=report,
+        tokens_before=tokens_before,
+        tokens_after=compactor.tokenizer(text),
+        replaced=replaced,
     )

@@ -216,3 +216,50 @@ def backup(path: Path) -> Path:
         temporary.unlink(missing_ok=True)
         raise
     return target
+
+
+def private_folder(path: Path, name: str, *, create: bool = True) -> Path:
+    """The owner-only folder to keep private files in (a cache, the originals store), given the one configured.
+
+    That is `path` itself when this call creates it or it is already private to this user (owned, no
+    access for group or others); otherwise, a folder someone else made or shares (`/tmp`, a team
+    folder), a private folder `name` inside it. A folder this process did not create is never
+    changed: only a folder it creates is set to 0700. `create=False` only says where the folder
+    would be (to look for an existing store), creating nothing. `PermissionError` when `name` exists
+    there but is not private to this user.
+    """
+    if not create:
+        return path / name if path.is_dir() and not _private(path) else path
+    if make_folders(path) or not path.is_dir() or _private(path):
+        return path  # (not a folder: using it fails, naming it)
+    inner = path / name
+    if not make_folders(inner) and not _private(inner):
+        raise PermissionError(errno.EACCES, f'{inner} exists but is not a folder private to this user')
+    return inner
+
+
+def make_folders(path: Path) -> bool:
+    """Create `path` and its missing parents, each 0700 whatever the umask; True if `path` itself was created.
+
+    A level another process creates meanwhile is left as that process made it.
+    """
+    missing: list[Path] = []
+    level = path
+    while not os.path.lexists(level):
+        missing.append(level)
+        level = level.parent
+    created = False
+    for level in reversed(missing):
+        try:
+            os.mkdir(level, 0o700)
+        except FileExistsError:
+            created = False
+            continue
+        os.chmod(level, 0o700)  # ours, just made: mkdir's mode is masked by the umask
+        created = True
+    return created
+
+
+def _private(path: Path) -> bool:
+    status = path.stat()
+    return stat.S_ISDIR(status.st_mode) and status.st_uid == os.geteuid() and not status.st_mode & 0o077

@@ -14,7 +14,7 @@ one-way door.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -34,6 +34,7 @@ from ._config import (
     SummarizerConfig,
     ToolRule,
 )
+from ._originals import first_message_scope, run_scope
 from ._pipeline import Compactor, HistorySession, Report
 from ._prices import RunCost, run_cost
 from ._read_tool import read_tool
@@ -66,6 +67,10 @@ class _Options:
     """A `CacheConfig`, or just on/off."""
     originals: OriginalsConfig | bool | None = None
     """An `OriginalsConfig`, or just on/off; off also means no `read_tool_return` tool."""
+    scope: str | Callable[[RunContext[Any]], str] | None = None
+    """Whose originals a run keeps and reads back: an id (a tenant's, a conversation's), or a function of
+    the run's context giving one (`lambda ctx: ctx.deps.tenant_id`). None: the run's conversation
+    (`RunContext.conversation_id`). A read never finds an original kept under another scope."""
     config: SummarizerConfig | None = None
     tokenizer: Tokenizer = field(default=estimate_tokens, repr=False)
     compactor: Compactor | None = field(default=None, repr=False)
@@ -98,7 +103,23 @@ class _Options:
             'originals': {'enabled': self.originals} if isinstance(self.originals, bool) else self.originals,
         }
         config = (self.config or SummarizerConfig.load()).override(**options)
-        return Compactor(config=config, model=self.model, tokenizer=self.tokenizer)
+        scope = self.scope if isinstance(self.scope, str) else None
+        return Compactor(config=config, model=self.model, tokenizer=self.tokenizer, scope=scope)
+
+    def _scopes(self, ctx: RunContext[Any]) -> list[str]:
+        """The run's scopes: the one set (here or on the compactor), else the run's conversation.
+
+        Its originals are kept under the first; a read finds those kept under any. The conversation is
+        pydantic-ai's (`RunContext.conversation_id`), and also its first message, under which the
+        originals of a history compacted before it was given to the run are kept when that history
+        carried no conversation id (`conversation_scope`).
+        """
+        if callable(self.scope):
+            return [self.scope(ctx)]
+        if self._compactor.scope is not None:
+            return [self._compactor.scope]
+        first = first_message_scope(ctx.messages)
+        return [run_scope(ctx.conversation_id), first] if ctx.conversation_id else [first]
 
     def __repr__(self) -> str:
         """Only the options that were set (most are None: the config's value)."""
@@ -142,12 +163,15 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
         compactor = self._compactor
         if not compactor.originals.enabled:
             return None
-        return FunctionToolset([read_tool(compactor.originals, compactor.config.originals.read_max_characters)])
+        tool = read_tool(compactor.originals, compactor.config.originals.read_max_characters, scopes=self._scopes)
+        return FunctionToolset([tool])
 
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
-        messages = await self._session.process(list(request_context.messages), tracer=ctx.tracer)
+        messages = await self._session.process(
+            list(request_context.messages), tracer=ctx.tracer, scope=self._scopes(ctx)[0]
+        )
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
         return request_context
@@ -198,7 +222,7 @@ class SummarizeToolReturnsProcessor(_Options):
         pydantic-ai passes the run context to a processor whose first parameter is a `RunContext`, so in
         an instrumented run each summary is a span, as with the capability.
         """
-        return await self._session.process(messages, tracer=ctx.tracer)
+        return await self._session.process(messages, tracer=ctx.tracer, scope=self._scopes(ctx)[0])
 
 
 summarize_tool_returns = SummarizeToolReturnsProcessor

@@ -59,7 +59,7 @@ from ._pipeline import Compactor, Report
 from ._summarize import Answer, Outcome, Planner, ServerUnreachable, Summarizer
 from ._walk import Candidate
 from ._write import remove_temporaries
-from .batch._runner import OnTick, compact_unit, run_sources
+from .batch._runner import OnTick, compact_unit, kept, run_sources
 from .batch._sources import Done, Source, StoredUnit, Target, Unit, Where
 
 if TYPE_CHECKING:
@@ -345,7 +345,9 @@ class _Compact:
             'error': [_error(item) for item in done],
         }
         if self.keep_report:
-            columns['_report'] = [pickle.dumps((item.report, item.error, item.message_index)) for item in done]
+            columns['_report'] = [
+                pickle.dumps((item.report, item.error, item.message_index, item.replaced)) for item in done
+            ]
         for name, data in columns.items():
             table = table.append_column(name, pa.array(data))
         return table
@@ -354,7 +356,11 @@ class _Compact:
         if not isinstance(raw, str | bytes):
             return Done(unit=_unit(''), error=f'expected JSON text, found {type(raw).__name__}')
         self.answering.start_row(_digest(raw))
-        return asyncio.run(compact_unit(_unit(raw), self.compactor))
+        done = asyncio.run(compact_unit(_unit(raw), self.compactor))
+        if self.keep_report:
+            return done  # `summarizer batch` records it where it writes it
+        # a dataset row is kept nowhere known: its record has no identity
+        return kept(done, self.compactor.originals, identity='')
 
 
 def _encoded(done: Done, raw: object) -> object:
@@ -460,7 +466,7 @@ def _done(raw: str | bytes, row: dict[str, object]) -> Done:
     """A row of the compact stage as the `Done` of its history (the CLI's reports and writes use it)."""
     value = row['messages']
     changed = value != raw
-    report, error, message_index = pickle.loads(row['_report'])  # type: ignore[arg-type]
+    report, error, message_index, replaced = pickle.loads(row['_report'])  # type: ignore[arg-type]
     assert isinstance(report, Report)
     text = (value.decode('utf-8') if isinstance(value, bytes) else str(value)) if changed else None
     return Done(
@@ -471,4 +477,5 @@ def _done(raw: str | bytes, row: dict[str, object]) -> Done:
         text=text,
         error=error,
         message_index=message_index,
+        replaced=replaced,
     )

@@ -70,7 +70,7 @@ async def test_unusable_cache_directory_degrades_to_no_cache(
 
 
 async def test_corrupt_cache_degrades_to_no_cache(isolated_cache: Path, caplog: pytest.LogCaptureFixture) -> None:
-    isolated_cache.mkdir(parents=True)
+    isolated_cache.mkdir(mode=0o700, parents=True)  # a folder of this user's own: the cache is kept in it
     (isolated_cache / 'cache.db').write_bytes(b'this is not a sqlite database' * 100)
     with caplog.at_level(logging.WARNING):
         first = await compactor().compact(history(BIG_TEXT))

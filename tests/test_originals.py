@@ -11,7 +11,7 @@ import pytest
 from helpers import BIG_LIST, BIG_TEXT, history, summarizer_model
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._originals import READ_HINT, OriginalStore, with_read_hint
+from summarizer._originals import READ_HINT, OriginalStore, conversation_scope, with_read_hint
 from summarizer._tokens import json_text
 
 MARKED = '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
@@ -29,14 +29,15 @@ def compactor(**overrides: object) -> Compactor:
 
 async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_names_the_tool() -> None:
     summarizing = compactor()
-    result = await summarizing.compact(history(BIG_TEXT, BIG_LIST))
+    messages = history(BIG_TEXT, BIG_LIST)
+    result = await summarizing.compact(messages)
     text_summary, list_summary = (result.changed[(2, 0)], result.changed[(4, 0)])
     assert text_summary == MARKED + READ_HINT  # the string summary's marker names the tool ...
     assert list_summary == BIG_LIST[:1]  # ... a list keeps its shape and relies on the tool's description
-    store = summarizing.originals
-    assert store.read('call_0', json_text(text_summary)).value() == BIG_TEXT  # type: ignore[union-attr]
-    assert store.read('call_1', json_text(list_summary)).value() == BIG_LIST  # type: ignore[union-attr]
-    assert store.read('call_9', json_text(list_summary)) is None  # keyed by the call's id too
+    store, scopes = summarizing.originals, [conversation_scope(messages)]
+    assert store.read('call_0', json_text(text_summary), scopes=scopes).value() == BIG_TEXT  # type: ignore[union-attr]
+    assert store.read('call_1', json_text(list_summary), scopes=scopes).value() == BIG_LIST  # type: ignore[union-attr]
+    assert store.read('call_9', json_text(list_summary), scopes=scopes) is None  # keyed by the call's id too
 
 
 def test_the_store_is_owner_only_whatever_the_umask(isolated_cache: Path) -> None:
@@ -69,13 +70,15 @@ async def test_an_unwritable_store_warns_once_and_no_summary_claims_its_original
 async def test_past_its_limit_the_store_refuses_new_originals_and_evicts_none(caplog: pytest.LogCaptureFixture) -> None:
     summarizing = compactor(originals={'size_limit_mb': 0})
     summarizing.originals.size_limit_bytes = len(BIG_TEXT) * 3 // 2  # room for one original
+    messages = history(BIG_TEXT)
     with caplog.at_level(logging.WARNING):
-        kept = await summarizing.compact(history(BIG_TEXT))
+        kept = await summarizing.compact(messages)
         refused = await summarizing.compact(history('other\n' + BIG_TEXT))
     assert kept.changed[(2, 0)] == MARKED + READ_HINT
     assert refused.changed[(2, 0)] == MARKED  # refused: its summary does not name the tool
     assert 'is full' in caplog.text
-    assert summarizing.originals.read('call_0', MARKED + READ_HINT).value() == BIG_TEXT  # type: ignore[union-attr]
+    found = summarizing.originals.read('call_0', MARKED + READ_HINT, scopes=[conversation_scope(messages)])
+    assert found is not None and found.value() == BIG_TEXT
 
 
 async def test_the_summary_caches_limit_never_evicts_an_original() -> None:
@@ -93,3 +96,39 @@ def test_a_marker_looking_line_of_the_original_is_never_rewritten() -> None:
     summary = 'head\n… 3 lines omitted …\n… 1 lines omitted …'
     assert with_read_hint(original, summary) == f'head\n… 3 lines omitted …\n… 1 lines omitted …{READ_HINT}'
     assert with_read_hint(original, ['… 1 lines omitted …']) == ['… 1 lines omitted …']
+
+
+async def test_a_shared_folder_named_for_the_store_and_cache_is_never_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sticky world-writable folder (`/tmp`-like) keeps its mode; private folders in it hold the files."""
+    shared = tmp_path / 'shared'
+    shared.mkdir()
+    shared.chmod(0o1777)
+    monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(shared))
+    monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(shared))
+    summarizing = compactor()
+    messages = history(BIG_TEXT)
+    result = await summarizing.compact(messages)
+    summarizing.summarizer.cache.close()
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o1777
+    inner = {path.name: stat.S_IMODE(path.stat().st_mode) for path in shared.iterdir()}
+    uid = os.geteuid()
+    assert inner == {f'tool-return-summarizer-originals-{uid}': 0o700, f'tool-return-summarizer-cache-{uid}': 0o700}
+    assert (shared / f'tool-return-summarizer-cache-{uid}' / 'cache.db').is_file()
+    found = summarizing.originals.read(
+        'call_0', json_text(result.changed[(2, 0)]), scopes=[conversation_scope(messages)]
+    )
+    assert found is not None and found.value() == BIG_TEXT
+    assert summarizing.originals.database == shared / f'tool-return-summarizer-originals-{uid}' / 'originals.db'
+
+
+def test_a_private_folder_of_ones_own_is_used_as_it_is(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / 'mine'
+    mine.mkdir(mode=0o700)
+    monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(mine))
+    store = OriginalStore.from_config(SummarizerConfig.load())
+    assert store.available
+    store.close()
+    assert 'originals.db' in os.listdir(mine)
+    assert store.database == mine / 'originals.db'

@@ -489,3 +489,20 @@ def test_contents_over_max_content_tokens_are_counted_as_such_not_as_cached(tmp_
     planned = json.loads(report.read_text())['provider_batch']
     assert (planned['unique_contents'], planned['too_large'], planned['in_cache'], planned['requests']) == (4, 4, 0, 0)
     assert server.batches_created == []
+
+
+def test_a_batch_run_records_each_history_and_writes_none_the_store_refuses(
+    tmp_path: Path, server: FakeOpenAI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = write_inputs(tmp_path / 'in', corpus())
+    assert run(tmp_path, tmp_path / 'in', '--in-place', '--provider-batch') == 0
+    assert all((tmp_path / 'in' / name).read_bytes() != data for name, data in inputs.items())
+    assert main(['restore', str(tmp_path / 'in'), '--in-place']) == 0
+    assert all((tmp_path / 'in' / name).read_bytes() == data for name, data in inputs.items())
+
+    more = write_inputs(tmp_path / 'more', {'d.json': [f'new\n{BIG_TEXT}']})
+    full = CONFIG + 'originals:\n  size_limit_mb: 0\n'
+    capsys.readouterr()
+    assert run(tmp_path, tmp_path / 'more', '--in-place', '--provider-batch', config=full) == 1
+    assert (tmp_path / 'more' / 'd.json').read_bytes() == more['d.json']
+    assert 'd.json: not compacted: the originals store is full' in ' '.join(capsys.readouterr().err.split())

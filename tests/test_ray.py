@@ -276,3 +276,33 @@ def test_a_content_a_history_holds_twice_is_charged_once() -> None:
     answering.start_row('row')
     report = asyncio.run(Compactor(config=config, summarizer=answering).compact(messages)).report
     assert (report.model_calls, report.summarizer_input_tokens, report.cache_hits, report.summarized) == (1, 100, 1, 2)
+
+
+def test_engine_ray_records_each_history_where_it_writes_it_and_writes_none_the_store_refuses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first = stored(f'ray twin\n{BIG_TEXT}')
+    second = first.replace('took 2100 ms', 'took 2101 ms')  # in a line compaction omits: the same compacted text
+    folder = tmp_path / 'in'
+    folder.mkdir()
+    (folder / 'a.json').write_text(first)
+    (folder / 'b.json').write_text(second)
+    arguments = ['batch', '--keep-recent', '0', '--engine', 'ray', '--jobs', '2']
+    assert main([*arguments, str(folder), '--in-place']) == 0
+    assert (folder / 'a.json').read_bytes() == (folder / 'b.json').read_bytes()
+    assert main(['restore', str(folder), '--in-place']) == 0
+    assert (folder / 'a.json').read_text() == first and (folder / 'b.json').read_text() == second
+
+    monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(tmp_path / 'full-store'))
+    (tmp_path / 'config.yaml').write_text('originals:\n  size_limit_mb: 0\n')
+    assert main([*arguments, '--config', str(tmp_path / 'config.yaml'), str(folder), '--in-place']) == 1
+    assert (folder / 'a.json').read_text() == first and (folder / 'b.json').read_text() == second
+
+
+def test_compact_dataset_keeps_a_row_whose_way_back_the_store_refuses() -> None:
+    histories = [stored(f'refused {n}\n{BIG_TEXT}') for n in range(2)]
+    full = SummarizerConfig.load(keep_recent=0, cache={'enabled': False}, originals={'size_limit_mb': 0})
+    ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)])
+    result = sorted(compact_dataset(ds, config=full, workers=2, batch_size=1).take_all(), key=by_id)
+    assert [row['messages'] for row in result] == histories
+    assert all('not compacted: the originals store is full' in str(row['error']) for row in result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import subprocess
 import sys
@@ -200,3 +201,61 @@ def test_langchain_blob_rows_are_restored_as_the_same_blobs(tmp_path: Path) -> N
     assert rows(database, query) != before
     assert main(['restore', str(database), '--in-place']) == 0
     assert rows(database, query) == before  # every byte back, and still BLOBs
+
+
+@functools.cache
+def twins() -> tuple[bytes, bytes]:
+    """Two histories that differ only inside a part compaction omits (one log line's `took 2100 ms`)."""
+    first = stored(5)
+    second = first.replace(b'took 2100 ms', b'took 2101 ms')
+    assert second != first
+    return first, second
+
+
+def test_two_files_compacted_to_the_same_text_each_get_their_own_original_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    first, second = twins()
+    (inputs / 'a.json').write_bytes(first)
+    (inputs / 'b.json').write_bytes(second)
+    assert main(['batch', str(inputs), '--in-place', '--keep-recent', '0']) == 0
+    assert (inputs / 'a.json').read_bytes() == (inputs / 'b.json').read_bytes()  # the same compacted text
+
+    moved = tmp_path / 'moved'  # a copy of a compacted file elsewhere: its own record is not there
+    moved.mkdir()
+    (moved / 'a.json').write_bytes((inputs / 'a.json').read_bytes())
+    capsys.readouterr()
+    assert main(['restore', str(inputs), '--in-place']) == 0
+    assert (inputs / 'a.json').read_bytes() == first and (inputs / 'b.json').read_bytes() == second
+
+    assert main(['restore', str(moved), '--in-place']) == 1  # which of the two it was is unknown: refused
+    assert 'a.json: cannot restore: 2 different histories were compacted to this exact text' in ' '.join(
+        capsys.readouterr().err.split()
+    )
+    assert (moved / 'a.json').read_bytes() != first
+
+
+def test_two_rows_compacted_to_the_same_text_each_get_their_own_original_back(tmp_path: Path) -> None:
+    database = tmp_path / 'store.db'
+    first, second = twins()
+    make_conversations(database, {'r1': first, 'r2': second})
+    before = rows(database, CONVERSATIONS)
+    assert main(['batch', str(database), '--in-place', '--keep-recent', '0']) == 0
+    compacted = rows(database, CONVERSATIONS)
+    assert compacted[0][1] == compacted[1][1] != before[0][1]
+    assert main(['restore', str(database), '--in-place']) == 0
+    assert rows(database, CONVERSATIONS) == before
+
+
+def test_a_record_of_an_earlier_version_without_identity_still_restores(tmp_path: Path, isolated_cache: Path) -> None:
+    path = tmp_path / 'h.json'
+    path.write_bytes(stored(6))
+    assert main(['compact', str(path), '--in-place', '--keep-recent', '0']) == 0
+    with sqlite3.connect(originals_db(isolated_cache)) as connection:  # the store as an earlier version wrote it
+        connection.execute('INSERT INTO histories SELECT key, original_hash, spans FROM history_records')
+        connection.execute('DELETE FROM history_records')
+    connection.close()
+    assert main(['restore', str(path), '--in-place']) == 0
+    assert path.read_bytes() == stored(6)

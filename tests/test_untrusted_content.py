@@ -166,12 +166,22 @@ async def test_failure_reasons_quoting_content_stay_at_debug(caplog: pytest.LogC
 
 
 def test_the_cache_directory_is_owner_only(tmp_path: Path, isolated_cache: Path) -> None:
-    isolated_cache.mkdir(mode=0o755)  # even one that existed with open permissions
     source = tmp_path / 'history.json'
     source.write_bytes(ModelMessagesTypeAdapter.dump_json(history(BIG_TEXT, BIG_TEXT + ' again')))
     assert main(['compact', str(source)]) == 0
     assert stat.S_IMODE(isolated_cache.stat().st_mode) == 0o700
     assert any(isolated_cache.iterdir())  # the summaries are in there, behind the owner-only folder
+
+
+def test_an_open_folder_named_as_the_cache_is_left_as_it_is(tmp_path: Path, isolated_cache: Path) -> None:
+    isolated_cache.mkdir(mode=0o755)  # one that existed with open permissions: not ours to close up
+    source = tmp_path / 'history.json'
+    source.write_bytes(ModelMessagesTypeAdapter.dump_json(history(BIG_TEXT, BIG_TEXT + ' again')))
+    assert main(['compact', str(source)]) == 0
+    assert stat.S_IMODE(isolated_cache.stat().st_mode) == 0o755
+    (inner,) = isolated_cache.iterdir()  # the summaries are in a folder of their own, owner-only
+    assert inner.name == f'tool-return-summarizer-cache-{os.geteuid()}'
+    assert_owner_only(inner)
 
 
 def modes_under(folder: Path) -> dict[str, int]:

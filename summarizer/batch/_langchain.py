@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
 from .._check import CheckFailed, PartRef
-from .._originals import Replaced, record_rewrite
+from .._originals import Replaced
 from .._pipeline import Compactor, Report
 from .._shape import JsonValue, shape_mismatch
 from .._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
@@ -97,6 +97,8 @@ class SessionCompaction:
     report: Report
     tokens_before: int
     tokens_after: int
+    replaced: list[Replaced]
+    """Each value the new rows replaced: what the originals store records before they are written."""
 
 
 def session_messages(rows: Sequence[Row]) -> tuple[list[ModelMessage], dict[PartRef, int]]:
@@ -162,8 +164,12 @@ def stored_like(stored: str | bytes, text: str) -> str | bytes:
     return text.encode('utf-8') if isinstance(stored, bytes) else text
 
 
-async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -> SessionCompaction:
-    """Compact one session; `HistoryError` (naming the bad row's position as message index) on bad input."""
+async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *, scope: str) -> SessionCompaction:
+    """Compact one session; `HistoryError` (naming the bad row's position as message index) on bad input.
+
+    `scope`: whose originals these are (the session's identity: its rows carry no conversation id).
+    The caller records the rewrite (`record_rewrite`) before it writes the new rows anywhere.
+    """
     texts = [row_text(value, position) for position, value in enumerate(stored)]
     rows: list[Row] = []
     for position, text in enumerate(texts):
@@ -177,7 +183,7 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -
         for ref, position in origin.items()
         if (found := rows[position].literals) is not None and found.ambiguous is not None
     }
-    compaction = await compactor.compact(messages, skip=skip)
+    compaction = await compactor.compact(messages, skip=skip, scope=scope)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_texts: dict[int, str] = {}
@@ -211,13 +217,13 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor) -
                 tool_name=name,
             )
         )
-    rewritten = [new_texts.get(position, text) for position, text in enumerate(texts)]
-    record_rewrite(compactor.originals, texts, rewritten, replaced)  # undo is recorded before any write
     tokens_after = tokens_before + sum(
         compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_texts.items()
     )
     new_rows = {position: stored_like(stored[position], text) for position, text in new_texts.items()}
-    return SessionCompaction(new_rows=new_rows, report=report, tokens_before=tokens_before, tokens_after=tokens_after)
+    return SessionCompaction(
+        new_rows=new_rows, report=report, tokens_before=tokens_before, tokens_after=tokens_after, replaced=replaced
+    )
 
 
 def check_row(before: Row, after: Row) -> None:

@@ -14,9 +14,10 @@ session's rows together). Every UPDATE is a compare-and-swap of exactly one row,
 value that were read; otherwise the transaction is rolled back and the history reported "changed
 while compacting", so a concurrent writer always wins. The row is read back in the same
 transaction (`RETURNING`) before the commit: `text` and `json` columns must hold exactly the bytes
-written (json keeps its input text); `jsonb` is stored normalized by the server, so there the
-guarantee is semantic: the stored value, parsed, must equal the compacted history that passed the
-post-check (which compares it to the original, as read, outside summarized values).
+written (json keeps its input text); `jsonb` stores its own normal form of a text (key order,
+spacing), so there the column must hold exactly the server's normal form of the compacted history
+that passed the post-check. That normal form is also what the originals store records for the
+history (`PostgresSource.stored`), so `summarizer restore` finds it as the column gives it back.
 
 Credentials come from the URL or libpq (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`, ...); a password is
 never shown, whatever the URL's shape (`_pg_url`): the source is named by its URL without it, libpq
@@ -26,7 +27,6 @@ gets it apart from the URL, and it is removed from every message.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +38,24 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 
 from .._config import BatchConfig
+from .._originals import Replaced, Rewrite
+from .._stored import StoredHistory
 from .._write import ChangedWhileCompacting
+from ._langchain import Row
 from ._pg_url import PgUrl
-from ._sources import Done, SessionUnit, Source, SourceError, SourceProblem, StoredUnit, Target, Unit, Where, shown_id
+from ._sources import (
+    Done,
+    SessionUnit,
+    Source,
+    SourceError,
+    SourceProblem,
+    StoredUnit,
+    Target,
+    Unit,
+    Where,
+    identity_of,
+    shown_id,
+)
 
 Connection = psycopg.Connection[TupleRow]
 _PAGE_ROWS = 256
@@ -65,6 +80,12 @@ class Location(PgUrl):
     @property
     def dbname(self) -> str:
         return str(conninfo_to_dict(self.conninfo).get('dbname') or '')
+
+    @property
+    def address(self) -> str:
+        """The database by host, port and name (no user, no credential): how the originals store names it."""
+        info = conninfo_to_dict(self.conninfo)
+        return f'postgresql://{info.get("host", "")}:{info.get("port", "")}/{info.get("dbname", "")}'
 
     def problem(self, exc: BaseException) -> str:
         """An exception as one line without secrets (libpq's messages may span lines)."""
@@ -203,9 +224,10 @@ class PostgresSource(Source):
         self.target = target
         self._work = self.tables
         database = self.location
+        self._database = database
         try:
             if self.out is not None and not target.dry_run:
-                database = self.out
+                database = self._database = self.out
                 self._work = self.output_tables()
                 self._copy(reuse=target.reuse_output)
             self._reader = database.connect(read_only=True)
@@ -269,7 +291,8 @@ class PostgresSource(Source):
         )
         for oid, ctid, row_id, raw in self._rows(query):
             where = Where(path=self.name, table=table.name, row_id=shown_id(row_id))
-            yield StoredUnit(where=where, raw=raw if isinstance(raw, str) else '', key=(oid, ctid, row_id))
+            text = raw if isinstance(raw, str) else ''
+            yield StoredUnit(where=where, raw=text, key=(oid, ctid, row_id), identity=self._row_identity(table, where))
 
     def _sessions(self, table: PgTable) -> Iterator[Unit]:
         query = table.query(
@@ -283,17 +306,65 @@ class PostgresSource(Source):
         texts: list[str | bytes] = []
         for oid, ctid, row_id, session_id, message in self._rows(query):
             if keys and session_id != session:
-                yield SessionUnit(where=self._session_where(table, session), keys=keys, ids=ids, texts=texts)
+                yield self._session(table, session, keys=keys, ids=ids, texts=texts)
                 keys, ids, texts = [], [], []
             session = session_id
             keys.append((oid, ctid, row_id))
             ids.append(row_id)
             texts.append(message if isinstance(message, str) else '')
         if keys:
-            yield SessionUnit(where=self._session_where(table, session), keys=keys, ids=ids, texts=texts)
+            yield self._session(table, session, keys=keys, ids=ids, texts=texts)
 
-    def _session_where(self, table: PgTable, session: object) -> Where:
-        return Where(path=self.name, table=table.name, session=shown_id(session))
+    def _session(
+        self, table: PgTable, session: object, *, keys: list[object], ids: list[object], texts: list[str | bytes]
+    ) -> SessionUnit:
+        where = Where(path=self.name, table=table.name, session=shown_id(session))
+        return SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=self._row_identity(table, where))
+
+    def _row_identity(self, table: PgTable, where: Where) -> str:
+        """A history's identity: the database it is read from and written to, its table, its row or session."""
+        return identity_of(self._database.address, dataclasses.replace(where, table='.'.join(table.parts)))
+
+    def written_identity(self, unit: Unit) -> str:
+        return unit.identity  # read where it is written (`--out`: in the copy)
+
+    def stored(self, done: Done) -> Rewrite:
+        """The rewrite as the column will give it back: a jsonb column stores its own normal form of the text.
+
+        The new texts are normalized by the server (`::jsonb::text`, as the read after the write will
+        see them) and the summaries found again in them; the old texts were read from the column,
+        normalized already. `_update` checks that the column then holds exactly these texts.
+        """
+        rewrite = done.rewrite()
+        table = self._table_of(done.unit)
+        if table.kind != 'jsonb':
+            return rewrite
+        changed = sorted({value.text_index for value in rewrite.replaced})
+        try:
+            normal = dict(zip(changed, self._normalized([rewrite.after[index] for index in changed]), strict=True))
+        except psycopg.Error as exc:
+            raise RowNotWritten(
+                done.unit.where.describe(), f'the server refused it: {self.location.problem(exc)}'
+            ) from None
+        after = [normal.get(index, text) for index, text in enumerate(rewrite.after)]
+        spans = StoredHistory.parse(after[0]).spans if isinstance(done.unit, StoredUnit) else {}
+        replaced: list[Replaced] = []
+        for value in rewrite.replaced:
+            span = spans[value.part] if value.part is not None else Row.parse(after[value.text_index]).content_span
+            assert span is not None  # the row held this content value before it was normalized
+            replaced.append(dataclasses.replace(value, after=span))
+        return Rewrite(before=rewrite.before, after=after, replaced=replaced)
+
+    def _normalized(self, texts: list[str]) -> list[str]:
+        """Each JSON text in jsonb's normal form, as the server writes it."""
+        assert self._writer is not None
+        query = 'SELECT value::jsonb::text FROM unnest(%s::text[]) WITH ORDINALITY AS given(value, n) ORDER BY n'
+        return [str(value) for (value,) in self._writer.execute(query, (texts,)).fetchall()]
+
+    def _table_of(self, unit: Unit) -> PgTable:
+        """The table a history is in: the LangChain table holds sessions, the other one histories."""
+        langchain = isinstance(unit, SessionUnit)
+        return next(table for table in self._work if table.langchain == langchain)
 
     def write(self, done: Done) -> None:
         """One history's rows in one transaction; `ChangedWhileCompacting` (rolled back) if one is not as read."""
@@ -303,12 +374,11 @@ class PostgresSource(Source):
         unit = done.unit
         try:
             with self._writer.transaction():
+                table = self._table_of(unit)
                 if isinstance(unit, StoredUnit):
                     assert done.text is not None and isinstance(unit.raw, str)
-                    table = next(table for table in self._work if not table.langchain)
                     self._update(table, key=unit.key, old=unit.raw, new=done.text, where=unit.where)
                 else:
-                    table = next(table for table in self._work if table.langchain)
                     for position, text in done.rows.items():
                         where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[position]))
                         old = unit.texts[position]
@@ -322,7 +392,11 @@ class PostgresSource(Source):
             raise RowNotWritten(unit.where.describe(), f'the server refused it: {self.location.problem(exc)}') from None
 
     def _update(self, table: PgTable, *, key: object, old: str, new: str, where: Where) -> None:
-        """Compare-and-swap one row, then read it back: exact for text and json, equal parsed for jsonb."""
+        """Compare-and-swap one row, then read it back: `new` byte for byte (jsonb: in its normal form).
+
+        A jsonb column stores its own normal form of a text (key order, spacing), which is what the
+        originals store recorded (`stored`), so the column must give back exactly `new::jsonb::text`.
+        """
         assert self._writer is not None and isinstance(key, tuple)
         oid, ctid, row_id = key  # pyright: ignore[reportUnknownVariableType]
         query = table.query(
@@ -330,7 +404,9 @@ class PostgresSource(Source):
             + _VALUE[table.kind]
             + ' WHERE tableoid = %(oid)s AND ctid = %(ctid)s::tid AND {id}::text IS NOT DISTINCT FROM %(id)s AND '
             + _SAME[table.kind]
-            + ' RETURNING {column}::text',
+            + ' RETURNING {column}::text, '
+            + _VALUE[table.kind]
+            + '::text',
             column=table.messages_column,
             id=table.id_column,
         )
@@ -338,11 +414,8 @@ class PostgresSource(Source):
         if len(rows) != 1:
             changed = 'changed or deleted' if not rows else f'{len(rows)} rows matched'
             raise ChangedWhileCompacting(where.describe(), f'changed while compacting ({changed})')
-        stored = rows[0][0]
-        if table.kind == 'jsonb' and isinstance(stored, str):
-            if json.loads(stored) != json.loads(new):
-                raise RowNotWritten(where.describe(), 'the stored jsonb does not equal the checked rewrite')
-        elif stored != new:
+        stored, written = rows[0]
+        if stored != written or (table.kind != 'jsonb' and stored != new):
             raise RowNotWritten(where.describe(), f'the stored {table.kind} is not the checked rewrite byte for byte')
 
     def close(self) -> None:
@@ -430,11 +503,7 @@ def _missing_database(location: Location) -> bool:
 
 
 def _same_database(first: Location, second: Location) -> bool:
-    def address(location: Location) -> tuple[str, str, str]:
-        info = conninfo_to_dict(location.conninfo)
-        return (str(info.get('host', '')), str(info.get('port', '')), str(info.get('dbname', '')))
-
-    return address(first) == address(second)
+    return first.address == second.address
 
 
 def _tables(connection: Connection, location: Location, config: BatchConfig) -> list[PgTable]:

@@ -43,9 +43,10 @@ from typing import Any, cast
 
 from .._check import CheckFailed
 from .._config import SummarizerConfig
+from .._originals import OriginalStore, Rewrite, record_rewrite
 from .._pipeline import Compactor, Report
 from .._stored import HistoryError, compact_stored
-from .._write import ChangedWhileCompacting, remove_temporaries
+from .._write import ChangedWhileCompacting, make_folders, remove_temporaries
 from ._langchain import compact_session
 from ._screen import screen
 from ._sources import Done, SessionUnit, Source, SourceProblem, Target, Unit, Where, shown_id, unit_size
@@ -240,7 +241,7 @@ class Journal:
     """Finished sources, one JSON line each, appended (one write per line, so processes can share it).
 
     Mode 0600 whatever the umask, as every file of the cache folder (its lines name files and quote
-    problems); the folder it creates is 0700. A journal that cannot be written stops the batch
+    problems); each folder it creates (parents too) is 0700. A journal that cannot be written stops the batch
     (`BatchAborted`): a run that cannot record its progress is not resumable.
     """
 
@@ -259,9 +260,7 @@ class Journal:
         if self.read_only:
             return self._entries(self._read_only_lines() if resume else [])
         try:
-            if not self.path.parent.is_dir():
-                self.path.parent.mkdir(mode=0o700, parents=True)
-                self.path.parent.chmod(0o700)  # mkdir's mode is masked by the umask
+            make_folders(self.path.parent)
             descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT | (0 if resume else os.O_TRUNC), 0o600)
             try:
                 os.fchmod(descriptor, 0o600)
@@ -351,13 +350,14 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
     """Compact one history; bad input ends as a `Done` with an error and nothing to write."""
     try:
         if isinstance(unit, SessionUnit):
-            session = await compact_session(unit.texts, compactor)
+            session = await compact_session(unit.texts, compactor, scope=unit.identity)
             return Done(
                 unit=unit,
                 report=session.report,
                 rows=session.new_rows,
                 tokens_before=session.tokens_before,
                 tokens_after=session.tokens_after,
+                replaced=session.replaced,
             )
         screened = screen(unit.raw, config=compactor.config, tokenizer=compactor.tokenizer)
         if screened is not None:  # nothing to summarize: proven without validating every message
@@ -378,7 +378,22 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
         text=stored.text,
         tokens_before=stored.tokens_before,
         tokens_after=stored.tokens_after,
+        replaced=stored.replaced,
     )
+
+
+def kept(done: Done, store: OriginalStore, *, identity: str, stored: Callable[[Done], Rewrite] = Done.rewrite) -> Done:
+    """`done`, once its way back is recorded in `store`; else the history failed: nothing of it is written.
+
+    `identity`: where the compacted history is written; `stored`: its rewrite as its storage will hold
+    it (default: as written).
+    """
+    if not done.changed or not done.replaced:
+        return done
+    refused = record_rewrite(store, stored(done), identity=identity)
+    if refused is None:
+        return done
+    return Done(unit=done.unit, error=f'not compacted: {refused}, so it could not be undone; left as it was')
 
 
 @dataclass
@@ -387,12 +402,22 @@ class _Open:
 
     source: Source
     report: SourceReport
+    store: OriginalStore
+    """Where each compacted history's way back is recorded before it is written."""
     broken: bool = False
     closed: bool = False
 
     def write(self, done: Done) -> None:
-        """Hand a finished history to the source; one another program changed meanwhile is reported, not written."""
+        """Record the way back, then hand a finished history to the source.
+
+        A history whose record the store refused is reported and left as it was; so is one another
+        program changed meanwhile.
+        """
         try:
+            if not self.source.target.dry_run:
+                done = kept(
+                    done, self.store, identity=self.source.written_identity(done.unit), stored=self.source.stored
+                )
             self.source.write(done)
         except ChangedWhileCompacting as exc:
             done = Done(unit=done.unit, error=exc.problem)
@@ -476,7 +501,9 @@ async def run_sources(
     try:
         for source in sources:
             current = _Open(
-                source, SourceReport(source=source.name, kind=source.kind, output=source.output_name(target))
+                source,
+                SourceReport(source=source.name, kind=source.kind, output=source.output_name(target)),
+                store=compactor.originals,
             )
             opened.append(current)
             try:

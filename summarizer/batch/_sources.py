@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from .._config import BatchConfig
+from .._originals import Replaced, Rewrite, history_identity
 from .._pipeline import Report
 from .._write import ChangedWhileCompacting, Snapshot, atomic_write, backup, fsync_directory, install, read_snapshot
 
@@ -93,12 +94,23 @@ class Where:
         return text + (f' message {message_index}' if message_index is not None else '')
 
 
+def identity_of(location: str, where: Where) -> str:
+    """The originals store's identity of the history at `where` in the source at `location` (`history_identity`).
+
+    A row is named by its address (SQLite's rowid, else its id), the one thing that tells rows apart.
+    """
+    row = where.rowid if where.rowid is not None else where.row_id
+    return history_identity(location, line=where.line, table=where.table, session=where.session, row=row)
+
+
 @dataclass(frozen=True, kw_only=True)
 class StoredUnit:
     """One pydantic-ai history as stored text (a file, a JSONL line or a row)."""
 
     where: Where
     raw: bytes | str
+    identity: str = ''
+    """Where it was read (`identity_of`); '' for a history of no known place (a dataset row)."""
     key: object = None
     """A database row's address (its rowid, or the primary key of a WITHOUT ROWID table)."""
     prefix: bytes = b''
@@ -115,6 +127,8 @@ class SessionUnit:
     keys: list[object]
     ids: list[object]
     texts: list[str | bytes]
+    identity: str
+    """Where it was read (`identity_of`)."""
 
 
 Unit = StoredUnit | SessionUnit
@@ -140,10 +154,27 @@ class Done:
     where: Where | None = None
     """Where the error is, when more precise than the unit (a row of a session)."""
     message_index: int | None = None
+    replaced: list[Replaced] = field(default_factory=list[Replaced])
+    """The values the new text or rows replaced: recorded in the originals store before they are written."""
 
     @property
     def changed(self) -> bool:
         return self.error is None and (self.text is not None or bool(self.rows))
+
+    def rewrite(self) -> Rewrite:
+        """This compaction as the originals store records it (texts as written; a BLOB row as its UTF-8 text)."""
+        unit = self.unit
+        if isinstance(unit, StoredUnit):
+            assert self.text is not None
+            return Rewrite(before=[_text(unit.raw)], after=[self.text], replaced=self.replaced)
+        before = [_text(value) for value in unit.texts]
+        after = [_text(self.rows[position]) if position in self.rows else text for position, text in enumerate(before)]
+        return Rewrite(before=before, after=after, replaced=self.replaced)
+
+
+def _text(value: str | bytes) -> str:
+    """A stored value as text: bytes compaction read are UTF-8 (it refuses any that are not)."""
+    return value.decode('utf-8') if isinstance(value, bytes) else value
 
 
 class Source:
@@ -191,6 +222,16 @@ class Source:
     def output(self, target: Target) -> Path:
         return target.out / self.relative if target.out is not None else self.path
 
+    def written_identity(self, unit: Unit) -> str:
+        """The identity of a history where its compacted version is written (`--out`: the output's)."""
+        if self.target.out is None:
+            return unit.identity
+        return identity_of(os.path.realpath(self.output(self.target)), unit.where)
+
+    def stored(self, done: Done) -> Rewrite:
+        """A compaction's rewrite as this source will store it: as written (PostgreSQL's jsonb normalizes it)."""
+        return done.rewrite()
+
     def open(self, target: Target) -> None:
         self.target = target
         if target.out is not None and not target.dry_run:
@@ -198,7 +239,11 @@ class Source:
 
     def units(self) -> Iterator[Unit]:
         raw, self._snapshot = read_snapshot(self.path)
-        yield StoredUnit(where=Where(path=self.path), raw=raw)
+        where = Where(path=self.path)
+        yield StoredUnit(where=where, raw=raw, identity=self._identity(where))
+
+    def _identity(self, where: Where) -> str:
+        return identity_of(os.path.realpath(self.path), where)
 
     def write(self, done: Done) -> None:
         """Write one finished unit back; `ChangedWhileCompacting` if its stored value is not the one read."""
@@ -255,7 +300,10 @@ class JsonlSource(Source):
             if not body.strip():
                 blank += line
                 continue
-            yield StoredUnit(where=Where(path=self.path, line=number), raw=body, prefix=blank, ending=line[len(body) :])
+            where = Where(path=self.path, line=number)
+            yield StoredUnit(
+                where=where, raw=body, prefix=blank, ending=line[len(body) :], identity=self._identity(where)
+            )
             blank = b''
         self._tail = blank
 
@@ -366,7 +414,7 @@ class SqliteSource(Source):
                     row_id=shown_id(row_id),
                     rowid=key if address in _ROWID_NAMES else None,
                 )
-                yield StoredUnit(where=where, raw=text, key=key)
+                yield StoredUnit(where=where, raw=text, key=key, identity=self._identity(where))
             rows = self.connection.execute(
                 f'{select} WHERE {address} > ? ORDER BY {address} LIMIT ?', (rows[-1][0], _PAGE_ROWS)
             ).fetchall()
@@ -392,7 +440,7 @@ class SqliteSource(Source):
             for position, key, row_id, session_id, message in rows:
                 if keys and session_id != session:
                     where = Where(path=self.path, table=table.name, session=str(session))
-                    yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts)
+                    yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=self._identity(where))
                     keys, ids, texts = [], [], []
                 session = session_id
                 keys.append(key)
@@ -400,7 +448,7 @@ class SqliteSource(Source):
                 texts.append(message if isinstance(message, (str, bytes)) else '')
         if keys:
             where = Where(path=self.path, table=table.name, session=str(session))
-            yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts)
+            yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=self._identity(where))
 
     def write(self, done: Done) -> None:
         """Update one history's rows in a savepoint; `ChangedWhileCompacting` (all rolled back) if one changed."""

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Column
 from rich.text import Text
 
+from .._cache import cache_folder
 from .._config import SummarizerConfig
 from .._models import resolve_model
 from .._pipeline import Report
@@ -301,7 +302,7 @@ def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) ->
         ]
     )
     name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
-    return config.cache.resolved_directory() / 'batch-journals' / f'{name}.jsonl'
+    return cache_folder(config.cache.resolved_directory(), create=False) / 'batch-journals' / f'{name}.jsonl'
 
 
 class _Progress:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from pathlib import Path
 
 from rich.text import Text
 
 from .._check import CheckFailed
+from .._originals import Rewrite, history_identity, record_rewrite
 from .._pipeline import Compactor
 from .._stored import HistoryError, compact_stored
 from .._write import ChangedWhileCompacting, Snapshot, atomic_write, backup
@@ -54,14 +56,23 @@ def run(arguments: argparse.Namespace) -> int:
         compactor.summarizer.cache.close()
     report = result.report
     target = _target(arguments)
-    data = result.text.encode('utf-8') if result.text is not None else raw
+    text, refused = result.text, None
+    if text is not None and not arguments.dry_run:  # the way back is recorded before anything is written
+        identity = '' if to_stdout else history_identity(os.path.realpath(target))
+        rewrite = Rewrite(before=[raw.decode('utf-8')], after=[text], replaced=result.replaced)
+        refused = record_rewrite(compactor.originals, rewrite, identity=identity)
+        if refused is not None:
+            text = None
+            report.failed += report.summarized
+            report.summarized = 0
+    data = text.encode('utf-8') if text is not None else raw
     if arguments.dry_run:
         written = 'dry run: nothing written'
     elif to_stdout:
         sys.stdout.buffer.write(data)
-        written = 'written to stdout'
-    elif arguments.in_place and result.text is None:
-        written = f'{source} unchanged (nothing to summarize)'
+        written = 'written to stdout' if refused is None else 'written to stdout unchanged'
+    elif arguments.in_place and text is None:
+        written = f'{source} unchanged ({"nothing to summarize" if refused is None else "not compacted"})'
     else:
         if arguments.in_place and arguments.backup:
             try:
@@ -76,8 +87,11 @@ def run(arguments: argparse.Namespace) -> int:
             raise InputError(f'{target}: cannot write: {exc.strerror or exc}; nothing was changed') from None
         written = f'written to {target}'
     out.print(Text(f'{source}: {written}'))
-    out.print(report_table(report, tokens_before=result.tokens_before, tokens_after=result.tokens_after))
+    tokens_after = result.tokens_after if refused is None else result.tokens_before
+    out.print(report_table(report, tokens_before=result.tokens_before, tokens_after=tokens_after))
     print_failures(out, report, source=str(source))
+    if refused is not None:
+        out.print(Text.assemble(('not compacted', 'yellow'), f' {source}: {refused}, so it could not be undone'))
     return 1 if report.failed else 0
 
 

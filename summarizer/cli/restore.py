@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from .._cache import cache_folder
 from .._config import SummarizerConfig
 from .._originals import OriginalStore
 from .._pipeline import Compactor
@@ -20,6 +21,7 @@ from .._write import atomic_write, remove_temporaries
 from ..batch import Journal, SourceError, SourceReport, Target, Tick, discover, resumed
 from ..batch._runner import run_sources
 from ._common import InputError, load_config
+from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -31,7 +33,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         'docs/restore.md). A history is restored whole or left as it is; sources are read and written '
         'as by batch (atomic, resumable).',
     )
-    parser.add_argument('paths', type=Path, nargs='+', metavar='PATH', help='a file, folder or SQLite database')
+    parser.add_argument(
+        'paths',
+        type=_path_or_url,
+        nargs='+',
+        metavar='PATH',
+        help='a file, folder, SQLite database or postgresql:// URL (restored in place)',
+    )
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument('--out', type=Path, metavar='DIR', help="write results under DIR, mirroring the inputs' layout")
     where.add_argument('--in-place', action='store_true', help='rewrite the inputs themselves (atomically)')
@@ -48,14 +56,19 @@ def run(arguments: argparse.Namespace) -> int:
     arguments.model = arguments.threshold_tokens = arguments.keep_recent = None
     config = load_config(arguments)
     target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
+    files = [path for path in arguments.paths if isinstance(path, Path)]
+    urls = [path for path in arguments.paths if isinstance(path, str)]
+    if urls and (arguments.out is not None or arguments.backup):
+        raise InputError('a PostgreSQL source is restored --in-place (back a table up with pg_dump)')
     try:
-        sources = discover(arguments.paths, config=config.batch, out=arguments.out, in_place=arguments.in_place)
+        sources = discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place)
+        sources += _postgres(urls, config, target)
     except SourceError as exc:
         raise InputError(str(exc)) from None
     store = OriginalStore.from_config(config)
-    if store.directory is None:
+    if store.database is None:
         raise InputError('originals.enabled is false in the config: there is no store to restore from')
-    if not (store.directory / 'originals.db').is_file():
+    if not store.database.is_file():
         raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
     if not store.available:
         raise InputError(f'{store.directory}: the originals store cannot be opened')
@@ -71,7 +84,9 @@ def run(arguments: argparse.Namespace) -> int:
             journal.record(source, earlier[source.key])
     console = Console(stderr=True)
     started = time.perf_counter()
-    remove_temporaries([source.output(target) for source in todo])  # a killed run's unfinished writes
+    remove_temporaries(
+        [path for source in todo for path in source.temporaries(target)]
+    )  # a killed run's unfinished writes
     # The compactor is only the runner's frame (its batch settings); `restore_unit` does the work.
     compactor = Compactor(config=config, originals=store)
     try:
@@ -140,9 +155,9 @@ def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) ->
     job = json.dumps(
         [
             'restore',
-            sorted(str(path.resolve()) for path in arguments.paths),
+            sorted(_identity(path) for path in arguments.paths),
             str(arguments.out and arguments.out.resolve()),
         ]
     )
     name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
-    return config.cache.resolved_directory() / 'batch-journals' / f'restore-{name}.jsonl'
+    return cache_folder(config.cache.resolved_directory(), create=False) / 'batch-journals' / f'restore-{name}.jsonl'
