@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import itertools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
@@ -88,13 +89,16 @@ class Report:
     """Tool-call problems found in the input (reported, never introduced)."""
 
     def add(self, other: Report) -> None:
-        for item in dataclasses.fields(self):
-            mine = getattr(self, item.name)
+        for name in _REPORT_FIELDS:
+            mine = getattr(self, name)
             if isinstance(mine, list):
                 # `getattr` is typed Any, and `isinstance` cannot narrow what a list holds
-                cast('list[object]', mine).extend(getattr(other, item.name))
+                cast('list[object]', mine).extend(getattr(other, name))
             else:
-                setattr(self, item.name, mine + getattr(other, item.name))
+                setattr(self, name, mine + getattr(other, name))
+
+
+_REPORT_FIELDS = tuple(item.name for item in dataclasses.fields(Report))
 
 
 @dataclass(frozen=True)
@@ -400,7 +404,7 @@ class HistorySession:
         kept = set(self._recent)
         self._pending.extend(self._unsummarized(found.candidates) if start == 0 else self._new(found.candidates))
         due = [candidate for candidate in self._pending if candidate.turn not in kept]
-        tokens = self._tokens.total(messages)
+        tokens = self._tokens.update(messages, start=start)
         chosen, rewritten_from = due, None
         if self._cache_aware and due:
             chosen, rewritten_from = self._choose(messages, due, tokens=tokens)
@@ -418,9 +422,10 @@ class HistorySession:
             else:
                 report.add(compaction.report)
                 messages = compaction.messages
-                removed = report.tokens_before - report.tokens_after
-                tokens -= removed
-                self._saved += removed
+                self._saved += report.tokens_before - report.tokens_after
+                tokens = self._tokens.update(
+                    messages, start=len(messages), changed={ref[0] for ref in compaction.changed}
+                )
         usage = self._ledger.record(tokens=tokens, saved=self._saved, rewritten_from=rewritten_from)
         report.requests = 1
         report.prompt_tokens, report.prompt_cached_tokens, report.prompt_written_tokens = usage.sent
@@ -472,37 +477,38 @@ class HistorySession:
 
 
 class _MessageTokens:
-    """Tokens of what a model reads of each message (`_tokens.message_texts`), counted once per message object."""
+    """Tokens of what a model reads of each message of a run's history (`_tokens.message_texts`), block by block.
+
+    Kept per position and counted again only where the history changed (the messages from the last one
+    walked on, and the ones a rewrite replaced), so a request costs sums over integers.
+    """
 
     def __init__(self, tokenizer: Tokenizer) -> None:
         self._tokenizer = tokenizer
-        self._counted: dict[int, tuple[ModelMessage, list[int]]] = {}
+        self._blocks: list[list[int]] = []
+        """Per message: its instructions' tokens (a request's, if any), then each part's."""
+        self._sizes: list[int] = []
 
-    def parts(self, message: ModelMessage) -> list[int]:
-        """The tokens of each block of `message`: its instructions (a request's, if any), then each part."""
-        counted = self._counted.get(id(message))
-        if counted is None or counted[0] is not message:
-            counted = (message, [self._tokenizer(text) for text in message_texts(message)])
-            self._counted[id(message)] = counted  # holds the message, so its id is not reused
-        return counted[1]
-
-    def total(self, messages: Sequence[ModelMessage]) -> int:
-        live = {id(message) for message in messages}
-        for key in [key for key in self._counted if key not in live]:
-            del self._counted[key]  # messages replaced by their compacted copies
-        return sum(sum(self.parts(message)) for message in messages)
+    def update(self, messages: Sequence[ModelMessage], *, start: int, changed: Iterable[int] = ()) -> int:
+        """Count `messages[start:]` and the messages at `changed` anew; the history's total."""
+        del self._blocks[start:], self._sizes[start:]
+        for index in [*changed, *range(start, len(messages))]:
+            blocks = [self._tokenizer(text) for text in message_texts(messages[index])]
+            if index < len(self._blocks):
+                self._blocks[index], self._sizes[index] = blocks, sum(blocks)
+            else:
+                self._blocks.append(blocks)
+                self._sizes.append(sum(blocks))
+        return sum(self._sizes)
 
     def positions(self, messages: Sequence[ModelMessage], refs: Sequence[PartRef]) -> list[int]:
-        """Tokens before each referenced part (`refs` in order)."""
+        """Tokens before each referenced part."""
+        before = [0, *itertools.accumulate(self._sizes)]
         positions: list[int] = []
-        before, done = 0, 0
         for message_index, part_index in refs:
-            while done < message_index:
-                before += sum(self.parts(messages[done]))
-                done += 1
-            blocks = self.parts(messages[message_index])
+            blocks = self._blocks[message_index]
             offset = len(blocks) - len(messages[message_index].parts)  # the instructions' block
-            positions.append(before + sum(blocks[: offset + part_index]))
+            positions.append(before[message_index] + sum(blocks[: offset + part_index]))
         return positions
 
 

@@ -50,7 +50,13 @@ def part_text(part: object) -> str:
     else as JSON), a tool call as its name and JSON arguments, a retry as its message to the model.
     """
     if isinstance(part, BaseToolReturnPart):
-        return part.model_response_str()
+        content = part.content
+        if isinstance(content, str):
+            return content
+        try:  # JSON data as pydantic-ai sends it, by the C encoder (pydantic checks every item for files first)
+            return json.dumps(content, ensure_ascii=False, separators=(',', ':'), allow_nan=False)
+        except (TypeError, ValueError):
+            return part.model_response_str()
     if isinstance(part, BaseToolCallPart):
         return part.tool_name + part.args_as_json_str()
     if isinstance(part, UserPromptPart):

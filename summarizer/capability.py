@@ -114,12 +114,21 @@ class _Options:
         originals of a history compacted before it was given to the run are kept when that history
         carried no conversation id (`conversation_scope`).
         """
+        if callable(self.scope) or self._compactor.scope is not None or not ctx.conversation_id:
+            return [self._scope(ctx)]
+        return [run_scope(ctx.conversation_id), first_message_scope(ctx.messages)]
+
+    def _scope(self, ctx: RunContext[Any]) -> str:
+        """The scope the run's originals are kept under (the first of `_scopes`).
+
+        Asked for before every request, so the first message is hashed only when the run has no
+        conversation id.
+        """
         if callable(self.scope):
-            return [self.scope(ctx)]
+            return self.scope(ctx)
         if self._compactor.scope is not None:
-            return [self._compactor.scope]
-        first = first_message_scope(ctx.messages)
-        return [run_scope(ctx.conversation_id), first] if ctx.conversation_id else [first]
+            return self._compactor.scope
+        return run_scope(ctx.conversation_id) if ctx.conversation_id else first_message_scope(ctx.messages)
 
     def __repr__(self) -> str:
         """Only the options that were set (most are None: the config's value)."""
@@ -170,7 +179,7 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
         messages = await self._session.process(
-            list(request_context.messages), tracer=ctx.tracer, scope=self._scopes(ctx)[0]
+            list(request_context.messages), tracer=ctx.tracer, scope=self._scope(ctx)
         )
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
@@ -222,7 +231,7 @@ class SummarizeToolReturnsProcessor(_Options):
         pydantic-ai passes the run context to a processor whose first parameter is a `RunContext`, so in
         an instrumented run each summary is a span, as with the capability.
         """
-        return await self._session.process(messages, tracer=ctx.tracer, scope=self._scopes(ctx)[0])
+        return await self._session.process(messages, tracer=ctx.tracer, scope=self._scope(ctx))
 
 
 summarize_tool_returns = SummarizeToolReturnsProcessor
