@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import BIG_LIST, BIG_TEXT, history, summarizer_model
+from helpers import BIG_LIST, BIG_TEXT, head_items, history, summarizer_model
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer._originals import READ_HINT, OriginalStore, with_read_hint
@@ -19,7 +19,7 @@ MARKED = '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
 
 def marking_model() -> object:
     """A summarizer whose string summaries end with an omission marker line."""
-    return summarizer_model(lambda content, budget: MARKED if isinstance(content, str) else content[:1])
+    return summarizer_model(lambda content, budget: MARKED if isinstance(content, str) else head_items(content, 1))
 
 
 def compactor(**overrides: object) -> Compactor:
@@ -32,7 +32,7 @@ async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_na
     result = await summarizing.compact(history(BIG_TEXT, BIG_LIST))
     text_summary, list_summary = (result.changed[(2, 0)], result.changed[(4, 0)])
     assert text_summary == MARKED + READ_HINT  # the string summary's marker names the tool ...
-    assert list_summary == BIG_LIST[:1]  # ... a list keeps its shape and relies on the tool's description
+    assert list_summary == head_items(BIG_LIST, 1)  # ... a list keeps its shape and relies on the tool's description
     store = summarizing.originals
     assert store.read('call_0', json_text(text_summary)).value() == BIG_TEXT  # type: ignore[union-attr]
     assert store.read('call_1', json_text(list_summary)).value() == BIG_LIST  # type: ignore[union-attr]
