@@ -105,7 +105,7 @@ async def test_identical_summaries_across_requests_keep_the_prefix_stable() -> N
 
 async def test_summaries_are_in_the_disk_cache_once_compact_returns(isolated_cache: Path) -> None:
     """Staged during the compaction (one transaction for all), visible to every process once it returns."""
-    result = await compactor().compact(history(BIG_TEXT, BIG_LIST))
+    result = await compactor(originals={'enabled': False}).compact(history(BIG_TEXT, BIG_LIST))  # no read hint
     assert result.report.summarized == 2
     other = SummaryCache(directory=isolated_cache, size_limit_bytes=1 << 20)
     try:

@@ -14,6 +14,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
 from summarizer import ConfigError, SummarizerConfig
+from summarizer._originals import READ_LINE
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
@@ -62,7 +63,7 @@ async def test_model_receives_summarized_contents_with_unchanged_ids() -> None:
     # the last request carries all three returns: the older two summarized, the newest verbatim
     last = tool_returns(seen[-1])
     assert [part.tool_call_id for part in last] == ['id_logs', 'id_search', 'id_repo']
-    text_summary = BIG_TEXT[:100]
+    text_summary = f'{BIG_TEXT[:100]}\n{READ_LINE}'  # no marker of its own: the read hint is a line
     assert last[0].content == text_summary and last[1].content == head_items(BIG_LIST, 2)
     assert last[2].content == BIG_OBJECT
     # the model saw each return whole while it was the most recent one
