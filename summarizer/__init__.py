@@ -14,8 +14,10 @@ The pipeline is walk -> summarize -> check -> write:
 from importlib.metadata import PackageNotFoundError, version
 
 from ._check import CheckFailed, IntegrityProblem
-from ._config import CacheConfig, ConfigError, OriginalsConfig, SummarizerConfig, ToolRule
+from ._config import CacheConfig, ConfigError, OriginalsConfig, PolicyConfig, PolicyKind, SummarizerConfig, ToolRule
 from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
+from ._prices import RunCost, run_cost
+from ._summarize import ServerUnreachable
 from ._tokens import Tokenizer, estimate_tokens
 from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
 
@@ -34,7 +36,11 @@ __all__ = [
     'HistorySession',
     'IntegrityProblem',
     'OriginalsConfig',
+    'PolicyConfig',
+    'PolicyKind',
     'Report',
+    'RunCost',
+    'ServerUnreachable',
     'SummarizeToolReturns',
     'SummarizeToolReturnsProcessor',
     'SummarizerConfig',
@@ -42,5 +48,6 @@ __all__ = [
     'ToolRule',
     '__version__',
     'estimate_tokens',
+    'run_cost',
     'summarize_tool_returns',
 ]

@@ -19,8 +19,12 @@ from ._resources import data_path
 
 OutputMode = Literal['tool', 'native', 'prompted']
 Server = Literal['openai', 'vllm', 'ollama', 'llama.cpp', 'llama-cpp-python']
+PolicyKind = Literal['cache-aware', 'threshold']
+"""Which tool returns an agent run summarizes, and when (see `PolicyConfig`)."""
 """Which kind of OpenAI-compatible server answers at `base_url` (see `_servers`)."""
-_Section = TypeVar('_Section', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig', 'ProviderBatchConfig')
+_Section = TypeVar(
+    '_Section', 'PolicyConfig', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig', 'ProviderBatchConfig'
+)
 READ_TOOL_NAME = 'read_tool_return'
 """The plugin's tool that reads originals back: its own returns are never summarized."""
 
@@ -37,6 +41,29 @@ class ToolRule:
     skip: bool = False
     prompt: Path | None = None
     """A template of this tool's own, replacing the shape's template."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PolicyConfig:
+    """Which tool returns an agent run summarizes, and when (`policy:` in config.yaml, docs/policy.md).
+
+    Used wherever a history grows request by request: the capability, the history processor and
+    `Compactor.session()`. A whole stored history compacted at once (`compact`, `batch`) has no run
+    ahead of it to pay back a rewrite, so it summarizes what is over `threshold_tokens`, as `threshold` does.
+    """
+
+    kind: PolicyKind = 'cache-aware'
+    """`cache-aware`: every return over `min_tokens` is a candidate once it leaves the `keep_recent` window,
+    rewritten only when what it saves over the requests still to come repays the prompt cache it breaks;
+    `threshold`: every return over `threshold_tokens`, as soon as it leaves the window."""
+    min_tokens: int = 400
+    """cache-aware: returns of at most this many tokens are never worth a rewrite."""
+    cache_read: float = 0.1
+    """The price of a prompt token read from the provider's cache, as a share of an uncached one."""
+    cache_write: float = 1.25
+    """The price of a prompt token written to the cache, as a share of an uncached one (1 where writing is free)."""
+    horizon: float = 0.5
+    """How many more requests a run is expected to make, as a multiple of those it has made so far."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -127,6 +154,7 @@ class SummarizerConfig:
     keep_recent: int = 1
     keep_quoted_facts: bool = True
     prompt_version: str = 'v2'
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
     tools: dict[str, ToolRule] = field(default_factory=dict[str, ToolRule])
     concurrency: int = 8
     timeout_seconds: float = 60.0
@@ -151,8 +179,15 @@ class SummarizerConfig:
             raise ConfigError(f'server must be one of {", ".join(get_args(Server))}, got {self.server!r}')
         if self.output_mode not in ('tool', 'native', 'prompted'):
             raise ConfigError(f'output_mode must be tool, native or prompted, got {self.output_mode!r}')
-        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 200:
-            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 200')
+        policy = self.policy
+        if policy.kind not in get_args(PolicyKind):
+            raise ConfigError(f'policy.kind must be one of {", ".join(get_args(PolicyKind))}, got {policy.kind!r}')
+        if policy.min_tokens < 2 or not 0 <= policy.cache_read <= 1 <= policy.cache_write or policy.horizon < 0:
+            raise ConfigError(
+                'policy: min_tokens must be at least 2, 0 <= cache_read <= 1 <= cache_write, and horizon >= 0'
+            )
+        if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 1000:
+            raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 1000')
         batching = self.provider_batch
         if (
             batching.max_requests < 1
@@ -192,14 +227,31 @@ _SKIP = ToolRule(skip=True)
 def _read_yaml(path: Path) -> dict[str, object]:
     try:
         loaded = yaml.safe_load(path.read_text(encoding='utf-8'))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f'{path}: cannot read config: {exc}') from None
+    except OSError as exc:
+        raise ConfigError(f'{path}: cannot read config: {exc.strerror or exc}') from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f'{path}: not UTF-8 text (byte {exc.start})') from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f'{path}: {_yaml_problem(exc)}') from None
     if loaded is None:
         return {}
     options = _mapping(loaded)
     if options is None:
         raise ConfigError(f'{path}: a config file must be a mapping of option names to values')
     return options
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: where, what, and the construct it was in (its own text spans several)."""
+    if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
+        return 'invalid YAML: ' + ' '.join(str(exc).split())
+    mark, started = exc.problem_mark, exc.context_mark
+    context = ''
+    if exc.context:
+        elsewhere = started is not None and (started.line, started.column) != (mark.line, mark.column)
+        since = f' from line {started.line + 1} column {started.column + 1}' if started and elsewhere else ''
+        context = f' ({exc.context}{since})'
+    return f'invalid YAML at line {mark.line + 1} column {mark.column + 1}: {exc.problem}{context}'
 
 
 def _mapping(value: object) -> dict[str, object] | None:
@@ -224,6 +276,8 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
     for key, value in data.items():
         if key == 'tools':
             changes[key] = _tool_rules(value, base_dir=base_dir, source=source)
+        elif key == 'policy':
+            changes[key] = _sub(PolicyConfig, config.policy, value, source=f'{source}: policy')
         elif key == 'cache':
             changes[key] = _sub(CacheConfig, config.cache, value, source=f'{source}: cache')
         elif key == 'originals':

@@ -33,10 +33,13 @@ from pydantic_ai.usage import RequestUsage
 from . import extractive
 from ._config import SummarizerConfig
 from ._prompts import parse_data_block
+from ._resources import install_hint
 from ._shape import JsonValue
 from ._tokens import content_tokens, estimate_tokens
 
 EXTRACTIVE = 'extractive'
+_PROVIDER_EXTRAS = {'anthropic': 'anthropic', 'google': 'google'}
+"""Providers (a model string's prefix up to `:` or `-`: `google-vertex:`) whose SDK an extra of ours installs."""
 SUMMARY_KEY = 'summary'
 """Structured summaries come wrapped as `{"summary": ...}`: output schemas must be objects."""
 
@@ -66,6 +69,9 @@ def resolve_model(config: SummarizerConfig, model: Model | str | None = None) ->
         return infer_model(chosen)
     except (UserError, ImportError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        extra = _PROVIDER_EXTRAS.get(chosen.partition(':')[0].split('-')[0]) if isinstance(exc, ImportError) else None
+        if extra is not None:  # pydantic-ai's own hint names pydantic-ai-slim's extra
+            reason = f'its provider needs the {extra} extra: {install_hint(extra)}'
         raise ModelBuildError(f'model {chosen!r}: {reason}') from exc
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
@@ -29,11 +30,14 @@ from ._check import (
 )
 from ._config import SummarizerConfig
 from ._originals import Kept, OriginalStore, with_read_hint
+from ._policy import Due, Ledger
 from ._quoted import LaterTurns
 from ._shape import JsonValue
-from ._summarize import Outcome, Summarizer
-from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text
+from ._summarize import Outcome, ServerUnreachable, Summarizer
+from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 from ._walk import Candidate, recent_turns, walk
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +68,17 @@ class Report:
     """...and after (failed ones count at their original size)."""
     summarizer_input_tokens: int = 0
     summarizer_output_tokens: int = 0
+    requests: int = 0
+    """Model requests of an agent run processed (by a `HistorySession`), and their prompts' estimated
+    tokens as sent and as they would have been with no compaction: in all, read from the provider's
+    prompt cache (the prefix shared with the previous request), and written to it (the rest, where the
+    prompt is long enough to be cached). `run_cost` prices them."""
+    prompt_tokens: int = 0
+    prompt_cached_tokens: int = 0
+    prompt_written_tokens: int = 0
+    uncompacted_prompt_tokens: int = 0
+    uncompacted_cached_tokens: int = 0
+    uncompacted_written_tokens: int = 0
     failures: list[Failure] = field(default_factory=list[Failure])
     skipped: list[Failure] = field(default_factory=list[Failure])
     """Oversized returns due for a summary that were never sent, and why (not failures: nothing was
@@ -155,8 +170,14 @@ class Compactor:
         report = Report(oversized=len(due))
         if due and self.config.keep_quoted_facts:
             due = _with_quoted_facts(messages, due, max_tokens=self.config.max_content_tokens)
+        tasks = [asyncio.ensure_future(self.summarizer.summarize(candidate, tracer=tracer)) for candidate in due]
         try:
-            outcomes = await asyncio.gather(*(self.summarizer.summarize(candidate, tracer=tracer) for candidate in due))
+            outcomes = await asyncio.gather(*tasks)
+        except BaseException:  # `ServerUnreachable`, or cancelled: the other summaries are of no use now
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
         finally:
             self.summarizer.cache.flush()  # every summary made here is in the disk cache once this returns
         accepted: dict[PartRef, Outcome] = {}
@@ -295,6 +316,12 @@ class HistorySession:
     holds that very object at that position, only the new messages are walked (and the last old
     one again, since a framework may still append parts to it); otherwise (a new run, an edited
     history) it starts over, which is correct, only slower.
+
+    Which of the returns that left the `keep_recent` window are rewritten, and when, is the config's
+    `policy` (`_policy`): with `cache-aware` (and the originals store on, so that every cut is readable
+    back and a summary is known as one in a later run) every return over `policy.min_tokens` is a
+    candidate, rewritten once its saving over the run's expected remaining requests repays the prompt
+    cache the rewrite breaks; with `threshold`, every return over its threshold as soon as it is due.
     """
 
     def __init__(self, compactor: Compactor, *, report: Report) -> None:
@@ -302,6 +329,9 @@ class HistorySession:
         self.report = report
         self.messages_walked = 0
         """Messages walked so far: stays proportional to what is new, request after request."""
+        config = compactor.config
+        self._cache_aware = config.policy.kind == 'cache-aware' and compactor.originals.enabled
+        self._tokens = _MessageTokens(compactor.tokenizer)
         self._restart()
 
     def _restart(self) -> None:
@@ -312,9 +342,15 @@ class HistorySession:
         self._anchor_returns = 0
         """Returns of the anchor already counted in `report.returns_examined`: it is walked again, not counted again."""
         self._pending: list[Candidate] = []
+        """Candidates not yet summarized: in the window, or due and waiting for a rewrite to pay."""
+        self._ledger = Ledger(policy=self._compactor.config.policy)
+        self._tried: set[PartRef] = set()
+        """Returns this session sent to the summarizer (summarized or kept): never candidates again."""
+        self._saved = 0
+        """Tokens this run's rewrites took out of the history."""
 
     async def process(self, messages: list[ModelMessage], *, tracer: Tracer | None = None) -> list[ModelMessage]:
-        """`messages` with every oversized return outside the `keep_recent` window summarized.
+        """`messages` with the returns the policy chooses summarized (see the class's docstring).
 
         `tracer`: the run's (`RunContext.tracer`), so each summary shows as a span in an instrumented run.
         """
@@ -323,25 +359,119 @@ class HistorySession:
         start = max(self._walked - 1, 0)
         config = self._compactor.config
         self._pending = [candidate for candidate in self._pending if candidate.message_index < start]
-        found = walk(messages, config=config, tokenizer=self._compactor.tokenizer, start=start)
+        floor = config.policy.min_tokens if self._cache_aware else None
+        found = walk(messages, config=config, tokenizer=self._compactor.tokenizer, start=start, floor_tokens=floor)
         self.messages_walked += len(messages) - start
         # the anchor is walked again: its turn may already be the last one counted
         turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
         self._recent = recent_turns(turns, config.keep_recent)
         kept = set(self._recent)
-        self._pending.extend(found.candidates)
+        self._pending.extend(self._unsummarized(found.candidates) if start == 0 else self._new(found.candidates))
         due = [candidate for candidate in self._pending if candidate.turn not in kept]
-        self._pending = [candidate for candidate in self._pending if candidate.turn in kept]
+        tokens = self._tokens.total(messages)
+        chosen, rewritten_from = due, None
+        if self._cache_aware and due:
+            chosen, rewritten_from = self._choose(messages, due, tokens=tokens)
+        self._tried.update(_ref(candidate) for candidate in chosen)
+        self._pending = [candidate for candidate in self._pending if _ref(candidate) not in self._tried]
         report = Report(returns_examined=found.returns_seen - self._anchor_returns)
-        if due:
-            compaction = await self._compactor.summarize(messages, due, tracer=tracer)
-            report.add(compaction.report)
-            messages = compaction.messages
+        if chosen:
+            try:
+                compaction = await self._compactor.summarize(messages, chosen, tracer=tracer)
+            except ServerUnreachable as exc:  # an agent run goes on with its history as it is
+                logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
+                self._tried.difference_update(_ref(candidate) for candidate in chosen)
+                self._pending.extend(chosen)
+                rewritten_from = None
+            else:
+                report.add(compaction.report)
+                messages = compaction.messages
+                removed = report.tokens_before - report.tokens_after
+                tokens -= removed
+                self._saved += removed
+        usage = self._ledger.record(tokens=tokens, saved=self._saved, rewritten_from=rewritten_from)
+        report.requests = 1
+        report.prompt_tokens, report.prompt_cached_tokens, report.prompt_written_tokens = usage.sent
+        report.uncompacted_prompt_tokens, report.uncompacted_cached_tokens, report.uncompacted_written_tokens = (
+            usage.uncompacted
+        )
         self.report.add(report)
         self._walked = len(messages)
         self._anchor = messages[-1] if messages else None
         self._anchor_returns = _returns_in(self._anchor)
         return messages
+
+    def _new(self, candidates: list[Candidate]) -> list[Candidate]:
+        """`candidates` less those already tried.
+
+        The last message walked is walked again, and with the cache-aware policy its summaries may be over
+        `min_tokens`.
+        """
+        return [candidate for candidate in candidates if _ref(candidate) not in self._tried]
+
+    def _unsummarized(self, candidates: list[Candidate]) -> list[Candidate]:
+        """`candidates` less the summaries an earlier run made (a history that starts over is walked whole).
+
+        The threshold policy needs no look-up: every summary is under its threshold.
+        """
+        if not self._cache_aware:
+            return candidates
+        store = self._compactor.originals
+        return [c for c in candidates if not store.is_summary(c.part.tool_call_id, c.text)]
+
+    def _choose(
+        self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int
+    ) -> tuple[list[Candidate], int | None]:
+        """The due candidates to rewrite now (`_policy.Ledger.choose`), and where the prompt changes first."""
+        due = sorted(due, key=_ref)
+        summarizer = self._compactor.summarizer
+        positions = self._tokens.positions(messages, [_ref(candidate) for candidate in due])
+        index = self._ledger.choose(
+            [
+                Due(position=position, tokens=candidate.tokens, budget=summarizer.budget_for(candidate))
+                for candidate, position in zip(due, positions)
+            ],
+            tokens=tokens,
+            saved=self._saved,
+        )
+        if index is None:
+            return [], None
+        return due[index:], positions[index]
+
+
+class _MessageTokens:
+    """Tokens of what a model reads of each message (`_tokens.message_texts`), counted once per message object."""
+
+    def __init__(self, tokenizer: Tokenizer) -> None:
+        self._tokenizer = tokenizer
+        self._counted: dict[int, tuple[ModelMessage, list[int]]] = {}
+
+    def parts(self, message: ModelMessage) -> list[int]:
+        """The tokens of each block of `message`: its instructions (a request's, if any), then each part."""
+        counted = self._counted.get(id(message))
+        if counted is None or counted[0] is not message:
+            counted = (message, [self._tokenizer(text) for text in message_texts(message)])
+            self._counted[id(message)] = counted  # holds the message, so its id is not reused
+        return counted[1]
+
+    def total(self, messages: Sequence[ModelMessage]) -> int:
+        live = {id(message) for message in messages}
+        for key in [key for key in self._counted if key not in live]:
+            del self._counted[key]  # messages replaced by their compacted copies
+        return sum(sum(self.parts(message)) for message in messages)
+
+    def positions(self, messages: Sequence[ModelMessage], refs: Sequence[PartRef]) -> list[int]:
+        """Tokens before each referenced part (`refs` in order)."""
+        positions: list[int] = []
+        before, done = 0, 0
+        for message_index, part_index in refs:
+            while done < message_index:
+                before += sum(self.parts(messages[done]))
+                done += 1
+            blocks = self.parts(messages[message_index])
+            offset = len(blocks) - len(messages[message_index].parts)  # the instructions' block
+            positions.append(before + sum(blocks[: offset + part_index]))
+        return positions
 
 
 def _returns_in(message: ModelMessage | None) -> int:

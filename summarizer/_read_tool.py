@@ -9,11 +9,14 @@ spent on a question that has no better answer.
 
 from __future__ import annotations
 
+import heapq
 import json
-import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import anyio.to_thread
+import re2
 from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
@@ -24,8 +27,11 @@ from ._shape import JsonValue
 from ._tokens import json_text
 from ._walk import as_json
 
-_RESERVED = 200
-"""Characters of an answer kept for its closing line (how to page on)."""
+_RESERVED = 260
+"""Characters of an answer kept for its heading and closing line (how to page on) besides the title and pattern:
+their longest words and numbers (up to ten million lines and a billion characters in a line)."""
+_LEAST_PART = 100
+"""Characters of a long line an answer shows at least, however little room its heading leaves."""
 
 
 def description(max_characters: int) -> str:
@@ -35,8 +41,9 @@ def description(max_characters: int) -> str:
         f'`… 212 lines omitted …`). Call {READ_TOOL_NAME} with the tool_call_id of such a return to read its '
         'full original text, as numbered lines (JSON contents are shown indented): all of it, a range '
         '(start_line, end_line), or only the lines matching `pattern` (a plain substring or a regular '
-        f'expression). Answers hold at most {max_characters:,} characters; a longer one ends by saying which '
-        'start_line reads on.'
+        f'expression in RE2 syntax, matched line by line). Answers hold at most {max_characters:,} characters; '
+        'a longer one ends by saying which start_line (and, inside a longer line, which start_character) '
+        'reads on.'
     )
 
 
@@ -49,6 +56,7 @@ def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
         start_line: int | None = None,
         end_line: int | None = None,
         pattern: str | None = None,
+        start_character: int | None = None,
     ) -> str:
         """Read the full original of a tool return that may have been summarized.
 
@@ -58,6 +66,8 @@ def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
             start_line: The first line to show (1-based); default the first.
             end_line: The last line to show (inclusive); default the last.
             pattern: Show only the lines holding this text or matching this regular expression.
+            start_character: The first character of start_line to show (1-based), to read on inside a
+                line longer than one answer; default the first.
         """
         part = find_return(ctx.messages, tool_call_id)
         if part is None:
@@ -72,14 +82,19 @@ def read_tool(store: OriginalStore, max_characters: int) -> Tool[Any]:
                 f'The original of tool return {tool_call_id!r} ({part.tool_name}) is not stored: its content in '
                 'this conversation is all there is (it was not summarized, or its original could not be kept).'
             )
-        return render(
-            original.value(),
-            title=f'{original.tool_name} return {tool_call_id}',
-            start_line=start_line,
-            end_line=end_line,
-            pattern=pattern,
-            max_characters=max_characters,
-        )
+
+        def answer() -> str:  # in a worker thread: a long original's lines and matches take their time off the loop
+            return render(
+                original.value(),
+                title=f'{original.tool_name} return {tool_call_id}',
+                start_line=start_line,
+                end_line=end_line,
+                pattern=pattern,
+                max_characters=max_characters,
+                start_character=start_character,
+            )
+
+        return await anyio.to_thread.run_sync(answer)
 
     return Tool(read_tool_return, name=READ_TOOL_NAME, description=description(max_characters), takes_ctx=True)
 
@@ -102,8 +117,14 @@ def render(
     end_line: int | None,
     pattern: str | None,
     max_characters: int,
+    start_character: int | None = None,
 ) -> str:
-    """Numbered lines of `value` in the asked range (and matching `pattern`), cut to `max_characters`."""
+    """Numbered lines of `value` in the asked range (and matching `pattern`), at most `max_characters` long.
+
+    The heading says exactly what the answer shows: which lines, how many of them match, and which
+    characters of a line shown in part. A line longer than an answer is shown a part at a time, from
+    `start_character` on; a full answer ends by saying where the next one starts.
+    """
     lines = (
         value.splitlines() if isinstance(value, str) else json.dumps(value, indent=2, ensure_ascii=False).splitlines()
     )
@@ -111,83 +132,154 @@ def render(
     first, last = max(start_line or 1, 1), min(end_line or total, total)
     if first > total or first > last:
         raise ToolFailed(f'{title} has {total:,} lines: lines {first}-{end_line or total} hold none of them.')
-    numbers = range(first, last + 1)
-    if pattern:
-        matches = _matcher(pattern)
-        numbers = [number for number in numbers if matches(lines[number - 1])]
-        heading = f'{title}: {total:,} lines; {len(numbers):,} of lines {first}-{last} match {pattern!r}'
-        if not numbers:
+    offset = max((start_character or 1) - 1, 0)
+    if offset and offset >= len(lines[first - 1]):
+        raise ToolFailed(
+            f'{title}: line {first} has {len(lines[first - 1]):,} characters: '
+            f'start_character={start_character} is past its end.'
+        )
+    matcher = _Pattern.of(pattern) if pattern else None
+    numbers = matcher.lines(lines, first, last) if matcher else iter(range(first, last + 1))
+    budget = max_characters - _RESERVED - len(title) - (len(matcher.shown + matcher.note) if matcher else 0)
+    entries: list[str] = []
+    shown: list[int] = []
+    goes_on: int | None = None
+    """The character (1-based) the one line shown in part goes on from."""
+    next_line: int | None = None
+    """The next line to show, when the answer is full before it."""
+    for number in numbers:
+        start = offset if number == first else 0
+        entry = f'{number}: {lines[number - 1][start:]}'
+        if len(entry) + 1 <= budget:
+            entries.append(entry)
+            shown.append(number)
+            budget -= len(entry) + 1
+            continue
+        if entries:
+            next_line = number
+            break
+        # a line longer than an answer: the part that fits, and where it goes on
+        room = max(budget - len(f'{number}: ') - 1, _LEAST_PART)
+        entries.append(f'{number}: {lines[number - 1][start : start + room]}')
+        shown.append(number)
+        budget = 0
+        if start + room < len(lines[number - 1]):
+            goes_on = start + room + 1
+            break
+    heading = f'{title}: {total:,} line{"s" if total != 1 else ""}; '
+    if matcher:
+        searched = shown[-1] if goes_on else next_line - 1 if next_line else last
+        matching = 'matches' if len(shown) == 1 and first == searched else 'match'
+        heading += f'{len(shown):,} of {_span(first, searched)} {matching} {matcher.shown}{matcher.note}'
+        if not shown:
             return heading + '.'
     else:
-        heading = f'{title}: {total:,} lines; lines {first}-{last}'
-    answer = [heading + ':']
-    budget = max_characters - len(answer[0]) - _RESERVED
-    for position, number in enumerate(numbers):
-        entry = f'{number}: {lines[number - 1]}'
-        if len(entry) + 1 > budget:
-            next_line = number
-            if position == 0:  # one line longer than an answer: its start, and paging still moves on
-                answer.append(entry[: max(budget - 20, 0)] + ' … (line cut)')
-                next_line = number + 1
-            more = ' and the same pattern' if pattern else ''
-            answer.append(
-                f'… answer cut at {max_characters:,} characters: call {READ_TOOL_NAME} again with '
-                f'start_line={next_line}{more} to read on.'
-            )
-            break
-        answer.append(entry)
-        budget -= len(entry) + 1
-    return '\n'.join(answer)
+        heading += _span(shown[0], shown[-1])
+    head = shown[0]
+    start = offset if head == first else 0
+    if start or goes_on:
+        length = len(lines[head - 1])
+        characters = f'characters {start + 1:,}-{(goes_on or length + 1) - 1:,} of {length:,}'
+        heading += f', {characters}' if not matcher and len(shown) == 1 else f' (line {head}: {characters})'
+    more = ' and the same pattern' if matcher else ''
+    if goes_on:
+        entries.append(
+            f'… line {head} goes on: call {READ_TOOL_NAME} again with start_line={head}, '
+            f'start_character={goes_on}{more} to read on.'
+        )
+    elif next_line:
+        entries.append(
+            f'… answer cut at {max_characters:,} characters: call {READ_TOOL_NAME} again with '
+            f'start_line={next_line}{more} to read on.'
+        )
+    return '\n'.join([heading + ':', *entries])
 
 
-def _matcher(pattern: str) -> Callable[[str], bool]:
-    """A line matches when it holds `pattern` as text or, if it compiles, matches it as a regular expression.
+def _span(first: int, last: int) -> str:
+    return f'line {first}' if first == last else f'lines {first}-{last}'
 
-    The pattern comes from a model. Python's `re` backtracks and never gives up: a repeated group that
-    itself repeats (`(a+)+$`, `(x|x.)*y`) takes exponential time on a line that almost matches, and it
-    holds the GIL, so the whole application would stall. Such a pattern is matched as plain text only.
+
+_OPTIONS = re2.Options()
+_OPTIONS.never_nl = True  # lines are searched joined by newlines: a match never spans two
+_OPTIONS.log_errors = False  # a pattern RE2 refuses is answered, not logged to stderr
+_BLOCK_CHARACTERS = 1 << 20
+"""About how much text one search step covers (see `_Pattern.lines`)."""
+_SHOWN_PATTERN = 80
+"""Characters of a pattern quoted in a heading."""
+
+
+@dataclass(frozen=True)
+class _Pattern:
+    """A model-given pattern: a line matches when it holds it as text or matches it as a regular expression.
+
+    The pattern is untrusted. It runs on RE2, whose time is linear in the text whatever the pattern
+    (no backtracking: `(a+)+$` or `(.?){26}.{26}QQQ` cost what `abc` costs), and which releases the
+    GIL while it searches. A pattern RE2 does not accept (a lookaround, a backreference, a syntax
+    error) is matched as plain text only, and the answer says so.
     """
-    if _nested_repetition(pattern):
-        return lambda line: pattern in line
-    try:
-        expression = re.compile(pattern)
-    except re.error:
-        return lambda line: pattern in line
-    return lambda line: pattern in line or expression.search(line) is not None
+
+    finders: tuple[Callable[[bytes, int], int], ...]
+    """Each gives the next hit in a text from a position on, or -1."""
+    shown: str
+    """The pattern as a heading quotes it."""
+    note: str
+    """What the heading adds when the pattern is not taken as a regular expression."""
+
+    @classmethod
+    def of(cls, pattern: str) -> _Pattern:
+        encoded = pattern.encode('utf-8', 'surrogatepass')
+        finders: list[Callable[[bytes, int], int]] = []
+        if b'\n' not in encoded:  # text holding a line break is in no line
+            finders.append(lambda data, position: data.find(encoded, position))
+        note = ''
+        try:
+            expression = re2.compile(b'(?m)' + encoded, _OPTIONS)  # ^ and $ at each line's start and end
+        except re2.error as exc:
+            reason = bytes(exc.args[0]).decode('utf-8', 'replace').split(':')[0] if exc.args else 'refused'
+            note = f' as plain text (not a regular expression RE2 runs: {reason})'
+        else:
+
+            def search(data: bytes, position: int) -> int:
+                match = expression.search(data, position)
+                return match.start() if match is not None else -1
+
+            finders.append(search)
+        shown = repr(pattern if len(pattern) <= _SHOWN_PATTERN else pattern[:_SHOWN_PATTERN] + '…')
+        return cls(finders=tuple(finders), shown=shown, note=note)
+
+    def lines(self, lines: Sequence[str], first: int, last: int) -> Iterator[int]:
+        """The numbers of the lines `first`..`last` that match, in order.
+
+        The lines are searched a block of about `_BLOCK_CHARACTERS` at a time, joined by newlines: one
+        search call per matching line rather than per line, no step long enough to hold up the event
+        loop's thread, and no block encoded past the one that fills an answer.
+        """
+        number = first
+        while number <= last:
+            end, size = number, 0
+            while end <= last and size < _BLOCK_CHARACTERS:
+                size += len(lines[end - 1]) + 1
+                end += 1
+            data = '\n'.join(lines[number - 1 : end - 1]).encode('utf-8', 'surrogatepass')
+            yield from (number + index for index in self._hits(data))
+            number = end
+
+    def _hits(self, data: bytes) -> Iterator[int]:
+        """The index of each line of `data` with a hit of any finder, in order, once."""
+        index = counted = 0
+        previous = -1
+        for start in heapq.merge(*(_line_starts(data, find) for find in self.finders)):
+            if start != previous:
+                index += data.count(b'\n', counted, start)
+                counted = previous = start
+                yield index
 
 
-_QUANTIFIER = re.compile(r'[*+]|\{\d*,\d*\}')
-"""An unbounded or ranged repetition right after a group (a plain `?` or `{n}` cannot blow up)."""
-
-
-def _nested_repetition(pattern: str) -> bool:
-    """Whether a repeated group of `pattern` holds a repetition or an alternative (star height over 1).
-
-    A scan of the pattern's text, not a parse: escapes and character classes are stepped over, and
-    each open group remembers whether it holds `*`, `+`, `{m,n}` or `|`.
-    """
-    groups: list[bool] = []  # per open group: does it hold a repetition or an alternative?
-    position, length = 0, len(pattern)
-    while position < length:
-        char = pattern[position]
-        if char == '\\':
-            position += 2
-            continue
-        if char == '[':
-            end = position + 1 + (pattern[position + 1 : position + 2] == '^')
-            end = pattern.find(']', end + 1)  # a ']' right after '[' or '[^' is a member
-            position = length if end < 0 else end + 1
-            continue
-        if char == '(':
-            groups.append(False)
-        elif char == ')' and groups:
-            risky = groups.pop()
-            repeated = _QUANTIFIER.match(pattern, position + 1)
-            if risky and repeated:
-                return True
-            if groups and (risky or repeated):
-                groups[-1] = True
-        elif groups and (char == '|' or _QUANTIFIER.match(pattern, position)):
-            groups[-1] = True
-        position += 1
-    return False
+def _line_starts(data: bytes, find: Callable[[bytes, int], int]) -> Iterator[int]:
+    """Where each line of `data` holding a hit of `find` starts, once per line."""
+    position = 0
+    while (hit := find(data, position)) >= 0:
+        yield data.rfind(b'\n', 0, hit) + 1
+        position = data.find(b'\n', hit) + 1
+        if not position:
+            return

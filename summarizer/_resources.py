@@ -1,4 +1,4 @@
-"""Where the shipped data files (config.yaml, prompts/) live.
+"""Where the shipped data files (config.yaml, prompts/) live, and how a user installs an extra.
 
 In the repository they sit at the top level, beside the package, where people look for them; the
 wheel carries them inside the package as `summarizer/_data/` (see pyproject.toml).
@@ -15,3 +15,11 @@ def data_path(name: str) -> Path:
     """Path of a shipped data file or folder: the packaged copy in a wheel, else the repository's."""
     root = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).parent.parent
     return root / name
+
+
+def install_hint(extra: str) -> str:
+    """The command that installs one of the project's extras (pyproject.toml), as a user runs it.
+
+    The distribution is not on PyPI: it is installed from a checkout of the repository, by path.
+    """
+    return f"pip install '.[{extra}]' in the project's checkout"

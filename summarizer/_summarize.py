@@ -10,10 +10,13 @@ bound, a per-call timeout and tenacity retries on transient errors only. Every f
 from __future__ import annotations
 
 import asyncio
+import errno
 import json
 import logging
 import math
+import os
 import re
+import socket
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -167,6 +170,15 @@ class SummaryFailed(Exception):
     """The model answered, but not with a usable summary (never retried)."""
 
 
+class ServerUnreachable(Exception):
+    """The model server cannot be connected to at all (refused, no such host, no route): the run stops.
+
+    Not a failure of one content: every other content would meet it too, each after its retries. The
+    CLI says so in one line (exit 2) and writes nothing it has not finished; the plugin keeps the
+    history as it is and tries again on its next request.
+    """
+
+
 @dataclass
 class _Flight:
     loop: asyncio.AbstractEventLoop
@@ -188,6 +200,8 @@ class Summarizer:
     _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
         default_factory=dict[asyncio.AbstractEventLoop, asyncio.Semaphore], init=False
     )
+    _answered: bool = field(default=False, init=False)
+    """Whether the model ever answered: a server that never did is not retried when it cannot be reached."""
 
     def __post_init__(self) -> None:
         self._prompts = PromptBook(self.config)
@@ -318,6 +332,11 @@ class Summarizer:
             raise
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
             outcome.failure = describe(exc)
+            unreachable = unreachable_because(exc)
+            if unreachable is not None:
+                raise ServerUnreachable(
+                    f'cannot reach the model server at {self.model.base_url or model_id(self.model)}: {unreachable}'
+                ) from None
             outcome.rejected = isinstance(exc, SummaryFailed)
             # The reason may quote the content (a key, a summary fragment, a provider echoing the
             # request): only its kind is logged above DEBUG.
@@ -421,6 +440,7 @@ class Summarizer:
                 model_settings=request.settings,
                 model_request_parameters=request.parameters,
             )
+        self._answered = True
         outcome.input_tokens += response.usage.input_tokens
         outcome.output_tokens += response.usage.output_tokens
         return response
@@ -430,9 +450,12 @@ class Summarizer:
 
         Retrying sooner than the server's Retry-After would only be refused again; waiting longer than
         the configured bound would stall the run. The content keeps its original instead. A
-        deterministic model (the embedded one) is never retried: it would time out again.
+        deterministic model (the embedded one) is never retried: it would time out again. Nor is a
+        server that cannot be reached and never answered: a wrong `base_url` or a server that is not
+        running is said at once, not after every content's retries; one that answered before and
+        goes away is given its retries (a restart).
         """
-        if is_deterministic(self.model):
+        if is_deterministic(self.model) or (not self._answered and unreachable_because(error) is not None):
             return False
         return is_transient(error) and retry_after_seconds(error) <= self.config.retry_max_seconds
 
@@ -528,6 +551,26 @@ def is_transient(error: BaseException) -> bool:
     if isinstance(error, _TRANSIENT_TYPES):
         return True
     return isinstance(error, ModelAPIError) and type(error) is ModelAPIError  # no status: the transport failed
+
+
+def unreachable_because(error: BaseException) -> str | None:
+    """Why the model server could not be connected to at all, if that is what `error` says, else None.
+
+    Found among the error's causes, by the operating system's error: the HTTP client (httpx, or the
+    httpx2 the openai client uses) wraps it in its own `ConnectError`. A connection the server
+    accepted and then dropped is not this: it is a transient fault, retried.
+    """
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, socket.gaierror):
+            return f'unknown host ({cause.strerror})'
+        if isinstance(cause, OSError) and cause.errno in _UNREACHABLE_ERRNOS:
+            return os.strerror(cause.errno).lower()
+        cause = cause.__cause__ or cause.__context__
+    return None
+
+
+_UNREACHABLE_ERRNOS = frozenset({errno.ECONNREFUSED, errno.EHOSTUNREACH, errno.ENETUNREACH})
 
 
 def retry_after_seconds(error: BaseException | None) -> float:

@@ -9,7 +9,15 @@ average one token or more a character.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+
+from pydantic_ai.messages import (
+    BaseToolCallPart,
+    BaseToolReturnPart,
+    ModelMessage,
+    ModelRequest,
+    UserPromptPart,
+)
 
 from ._shape import JsonValue
 
@@ -33,3 +41,32 @@ def json_text(value: JsonValue) -> str:
 def content_tokens(value: JsonValue, tokenizer: Tokenizer = estimate_tokens) -> int:
     """Tokens of a tool-return content: a string's text, anything else's compact JSON."""
     return tokenizer(json_text(value))
+
+
+def part_text(part: object) -> str:
+    """The text of a message part as a model reads it; multimodal data counts as nothing.
+
+    A tool return is read as pydantic-ai sends it (`model_response_str`: a string as it is, anything
+    else as JSON), a tool call as its name and JSON arguments, a retry as its message to the model.
+    """
+    if isinstance(part, BaseToolReturnPart):
+        return part.model_response_str()
+    if isinstance(part, BaseToolCallPart):
+        return part.tool_name + part.args_as_json_str()
+    if isinstance(part, UserPromptPart):
+        if isinstance(part.content, str):
+            return part.content
+        return '\n'.join(item for item in part.content if isinstance(item, str))
+    respond = getattr(part, 'model_response', None)  # retry prompts (`RetryPromptPart` is deprecated, still stored)
+    if callable(respond):
+        return str(respond())
+    content = getattr(part, 'content', None)  # text, thinking, system prompts, instructions
+    return content if isinstance(content, str) else ''
+
+
+def message_texts(message: ModelMessage) -> Iterator[str]:
+    """What a model reads of a message, block by block: a request's instructions, then each part."""
+    if isinstance(message, ModelRequest) and message.instructions:
+        yield message.instructions
+    for part in message.parts:
+        yield part_text(part)

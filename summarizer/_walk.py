@@ -87,8 +87,14 @@ def walk(
     config: SummarizerConfig,
     tokenizer: Tokenizer,
     start: int = 0,
+    floor_tokens: int | None = None,
 ) -> Walk:
-    """Find the oversized tool returns in `messages[start:]`."""
+    """Find the tool returns worth summarizing in `messages[start:]`.
+
+    By default those over their tool's threshold (`threshold_tokens`). With `floor_tokens` (the
+    cache-aware policy's `min_tokens`), every return over it is a candidate, with its summary bounded
+    by its threshold and by its own size; a tool rule's own threshold stays that tool's floor.
+    """
     candidates: list[Candidate] = []
     turns: list[int] = []
     returns = 0
@@ -104,7 +110,7 @@ def walk(
             returns += 1
             if not turns or turns[-1] != turn:
                 turns.append(turn)
-            candidate = _candidate(messages, message_index, part_index, part, turn, config, tokenizer)
+            candidate = _candidate(messages, message_index, part_index, part, turn, config, tokenizer, floor_tokens)
             if candidate is not None:
                 candidates.append(candidate)
     return Walk(candidates=candidates, returns_seen=returns, turns=turns)
@@ -137,10 +143,12 @@ def _candidate(
     turn: int,
     config: SummarizerConfig,
     tokenizer: Tokenizer,
+    floor_tokens: int | None,
 ) -> Candidate | None:
     if excluded(part, config) is not None:
         return None
-    threshold = config.threshold_for(part.tool_name)
+    limit = config.threshold_for(part.tool_name)
+    threshold = limit if floor_tokens is None or config.rule_for(part.tool_name).threshold_tokens else floor_tokens
     plain = plain_json_text(part.content)
     if plain is not None and tokenizer is estimate_tokens and estimate_tokens(plain) <= threshold:
         return None  # an upper bound of the estimate of the content's JSON text (see `plain_json_text`)
@@ -162,7 +170,7 @@ def _candidate(
         content=content,
         text=text,
         tokens=tokens,
-        threshold_tokens=threshold,
+        threshold_tokens=min(limit, tokens),
         call_args=_call_args(messages, message_index, part.tool_call_id),
         structure=structure,
     )

@@ -24,8 +24,18 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ._config import CacheConfig, OriginalsConfig, OutputMode, Server, SummarizerConfig, ToolRule
+from ._config import (
+    CacheConfig,
+    OriginalsConfig,
+    OutputMode,
+    PolicyConfig,
+    PolicyKind,
+    Server,
+    SummarizerConfig,
+    ToolRule,
+)
 from ._pipeline import Compactor, HistorySession, Report
+from ._prices import RunCost, run_cost
 from ._read_tool import read_tool
 from ._tokens import Tokenizer, estimate_tokens
 
@@ -42,6 +52,8 @@ class _Options:
     the server at `base_url` knows its model by."""
     threshold_tokens: int | None = None
     keep_recent: int | None = None
+    policy: PolicyConfig | PolicyKind | None = None
+    """Which returns a run summarizes and when: a `PolicyConfig`, or just its kind (`'cache-aware'`, `'threshold'`)."""
     keep_quoted_facts: bool | None = None
     strict: bool | None = None
     base_url: str | None = None
@@ -73,6 +85,7 @@ class _Options:
             'model': self.model if isinstance(self.model, str) else None,
             'threshold_tokens': self.threshold_tokens,
             'keep_recent': self.keep_recent,
+            'policy': {'kind': self.policy} if isinstance(self.policy, str) else self.policy,
             'keep_quoted_facts': self.keep_quoted_facts,
             'strict': self.strict,
             'base_url': self.base_url,
@@ -139,6 +152,14 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
         ctx.messages[:] = messages
         return request_context
 
+    def cost(self, model: str) -> RunCost:
+        """The runs' input cost so far at `model`'s prices (`provider:model`, genai-prices), with and without compaction.
+
+        Prompt caching priced: each request's prefix shared with the previous one read from the cache, the
+        rest written to it (docs/policy.md). `LookupError` when genai-prices does not know the model.
+        """
+        return run_cost(self.report, model)
+
     @classmethod
     def get_serialization_name(cls) -> str | None:
         return None  # holds a model and a cache: not spec-serializable
@@ -166,6 +187,10 @@ class SummarizeToolReturnsProcessor(_Options):
     @property
     def report(self) -> Report:
         return self._session.report
+
+    def cost(self, model: str) -> RunCost:
+        """As `SummarizeToolReturns.cost`: the input cost so far at `model`'s prices, with and without compaction."""
+        return run_cost(self.report, model)
 
     async def __call__(self, ctx: RunContext[Any], messages: list[ModelMessage]) -> list[ModelMessage]:
         """Summarize `messages`; `ctx` is the run's, for its tracer.

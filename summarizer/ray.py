@@ -56,7 +56,7 @@ from ._config import SummarizerConfig
 from ._models import resolve_model
 from ._originals import OriginalStore
 from ._pipeline import Compactor, Report
-from ._summarize import Answer, Outcome, Planner, Summarizer
+from ._summarize import Answer, Outcome, Planner, ServerUnreachable, Summarizer
 from ._walk import Candidate
 from ._write import remove_temporaries
 from .batch._runner import OnTick, compact_unit, run_sources
@@ -267,8 +267,12 @@ class _Summarize:
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         candidates = [pickle.loads(raw) for raw in batch.column('candidate').to_pylist()]
-        outcomes = asyncio.run(self._all(candidates))
-        answers = [pickle.dumps(Answer.of(outcome)) for outcome in outcomes]
+        try:
+            outcomes = asyncio.run(self._all(candidates))
+        except ServerUnreachable as exc:  # raised by the driver (`_summarize_unique`), not a failed task's traceback
+            answers = [pickle.dumps(exc)] * len(candidates)
+        else:
+            answers = [pickle.dumps(Answer.of(outcome)) for outcome in outcomes]
         return pa.table([batch.column('key'), batch.column('owner'), answers], schema=_ANSWER_SCHEMA)
 
     async def _all(self, candidates: Sequence[Candidate]) -> list[Outcome]:
@@ -302,7 +306,10 @@ def _summarize_unique(
             blocks=planned,  # `unique` filters `planned` block by block
         )
         for row in summarized.iter_rows():
-            answers[str(row['key'])] = (str(row['owner']), pickle.loads(row['answer']))
+            answer = pickle.loads(row['answer'])
+            if isinstance(answer, ServerUnreachable):
+                raise answer
+            answers[str(row['key'])] = (str(row['owner']), answer)
     return ray.put(answers)
 
 

@@ -56,6 +56,7 @@ async def test_model_receives_summarized_contents_with_unchanged_ids() -> None:
         ),
         threshold_tokens=1000,
         keep_recent=1,
+        policy='threshold',  # every oversized return as soon as it is due (the cache-aware gate: test_policy.py)
     )
     seen: list[list[ModelMessage]] = []
     result = await make_agent([summarize], seen).run('inspect everything', usage_limits=UsageLimits(request_limit=4))

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import socket
+import sys
+import tomllib
 from pathlib import Path
 
 import forked_cli
 import pytest
+from helpers import BIG_LIST, BIG_TEXT, history
+from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from summarizer.cli import main
 
@@ -102,3 +108,137 @@ def test_verbose_before_or_after_the_subcommand_says_what_was_summarized(
     caplog.clear()
     assert main(command) == 0  # without -v: nothing at INFO
     assert not [record for record in caplog.records if record.name.startswith('summarizer')]
+
+
+SECRET = 'kq7Zx/vr4Wm?tp9Ls#hg2Nd@jb5Rc'
+"""A PostgreSQL password holding characters that end or split a URL's user part."""
+
+
+@pytest.mark.parametrize(
+    'words',
+    [
+        ['restore', 'postgresql://app:{secret}@127.0.0.1:1/db', '--in-place'],  # a URL restore takes for a file
+        ['batch', '--jobs', 'postgresql://app:{secret}@127.0.0.1:1/db', '.'],  # argparse quotes the value
+        ['batch', '--dry-run', 'postgres:app:{secret}@127.0.0.1:1/db'],  # no //: still a URL, never a file name
+    ],
+)
+def test_no_message_shows_a_postgresql_password(
+    words: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with contextlib.suppress(SystemExit):  # argparse's exit
+        assert main([word.format(secret=SECRET) for word in words]) == 2
+    out, err = capsys.readouterr()
+    assert err.startswith(('summarizer: ', 'usage: ')) and out == ''
+    for piece in (SECRET, *SECRET.replace('/', ' ').replace('?', ' ').replace('#', ' ').replace('@', ' ').split()):
+        assert piece not in err, err
+
+
+def closed_port() -> int:
+    """A port of 127.0.0.1 nothing listens on."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize(
+    'words',
+    [
+        ['compact', '{folder}/h0.json'],
+        ['compact', '{folder}/h0.json', '--in-place'],
+        ['batch', '{folder}', '--in-place'],
+        ['batch', '{folder}', '--in-place', '--jobs', '2'],
+        ['batch', '{folder}', '--out', '{out}'],
+    ],
+)
+def test_an_unreachable_model_server_is_one_line_exit_2_and_nothing_written(
+    words: list[str], tmp_path: Path, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No summary can be made: the run stops at the first refused connection, not after every content's retries."""
+    folder, out = tmp_path / 'in', tmp_path / 'out'
+    folder.mkdir()
+    for index in range(3):
+        history_bytes = ModelMessagesTypeAdapter.dump_json(history(f'{BIG_TEXT}\n{index}', BIG_LIST))
+        (folder / f'h{index}.json').write_bytes(history_bytes)
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    port = closed_port()
+    config = tmp_path / 'server.yaml'
+    config.write_text(f'model: some-model\nbase_url: http://127.0.0.1:{port}/v1\nkeep_recent: 0\n', encoding='utf-8')
+    assert main([*(word.format(folder=folder, out=out) for word in words), '--config', str(config)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == '' and captured.err.count('\n') == 1, captured.err
+    assert captured.err.startswith(f'summarizer: cannot reach the model server at http://127.0.0.1:{port}/v1/: ')
+    assert 'connection refused' in captured.err
+    assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
+    assert not [path for path in out.rglob('*') if not path.is_dir()]  # (`--out` makes its folder as it starts)
+
+
+EXTRAS = set(
+    tomllib.loads((Path(__file__).parent.parent / 'pyproject.toml').read_text('utf-8'))['project'][
+        'optional-dependencies'
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ('missing', 'words', 'extra'),
+    [
+        ('summarizer.batch._postgres', ['batch', 'postgresql://app@127.0.0.1:1/db', '--dry-run'], 'postgres'),
+        ('summarizer.ray', ['batch', '--engine', 'ray', '{history}', '--dry-run'], 'ray'),
+        ('pydantic_ai.*.anthropic', ['compact', '{history}', '--model', 'anthropic:claude-haiku-4-5'], 'anthropic'),
+        ('pydantic_ai.*.google', ['compact', '{history}', '--model', 'google:gemini-2.5-flash'], 'google'),
+    ],
+)
+def test_an_install_hint_names_the_projects_extra_as_a_user_installs_it(
+    missing: str,
+    words: list[str],
+    extra: str,
+    old_schema_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The distribution is not on PyPI: an extra is installed from the checkout, `pip install '.[ray]'`."""
+    for module in [missing] if '*' not in missing else [missing.replace('*', kind) for kind in ('models', 'providers')]:
+        monkeypatch.setitem(sys.modules, module, None)  # its import fails, as without the extra
+    assert main([word.format(history=old_schema_file) for word in words]) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and f"pip install '.[{extra}]' in the project's checkout" in err, err
+    assert extra in EXTRAS and 'tool-return-summarizer[' not in err and 'pydantic-ai-slim[' not in err
+
+
+@pytest.mark.parametrize(
+    ('text', 'problem'),
+    [
+        (
+            'model: x\nthreshold_tokens: [1, 2\nkeep_recent: 3\n',
+            "invalid YAML at line 3 column 12: expected ',' or ']'",
+        ),
+        ('model: "x\n', 'invalid YAML at line 2 column 1: found unexpected end of stream'),
+        ('model: x\n  keep_recent: 1\n', 'invalid YAML at line 2 column 14: mapping values are not allowed here'),
+        ('model: caf\xe9\n'.encode('latin-1'), 'not UTF-8 text (byte 10)'),
+    ],
+)
+def test_a_config_file_that_is_not_yaml_is_one_line(
+    text: str | bytes, problem: str, old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / 'config.yaml'
+    config.write_bytes(text if isinstance(text, bytes) else text.encode('utf-8'))
+    for words in (['compact', str(old_schema_file)], ['batch', str(old_schema_file), '--dry-run']):
+        assert main([*words, '--config', str(config)]) == 2
+        err = capsys.readouterr().err
+        assert err.count('\n') == 1 and err.startswith(f'summarizer: {config}: {problem}'), err
+
+
+def test_a_batch_that_finds_no_history_says_so_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An empty folder, or files none of which match: a wrong path or pattern, said before anything is written."""
+    empty, notes = tmp_path / 'empty', tmp_path / 'notes'
+    empty.mkdir()
+    notes.mkdir()
+    (notes / 'readme.txt').write_text('not a history', encoding='utf-8')
+    assert main(['batch', str(empty), str(notes), '--in-place', '--exclude', 'old-*']) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f'summarizer: {empty}, {notes}: no history found: no file matches '
+        '*.json *.jsonl *.sqlite *.sqlite3 *.db, excluding old-*\n'
+    )
+    assert sorted(path.name for path in tmp_path.rglob('*')) == ['empty', 'notes', 'readme.txt']

@@ -92,5 +92,5 @@ def test_without_matplotlib_the_skip_is_said(
         assert plot_png(crowded) is None
     (record,) = caplog.records
     assert record.getMessage() == (
-        f'{PLOT_FILE} skipped: matplotlib is not installed (pip install "tool-return-summarizer[eval]")'
+        f"{PLOT_FILE} skipped: matplotlib is not installed (the eval extra: pip install '.[eval]' in the project's checkout)"
     )

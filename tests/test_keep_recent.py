@@ -44,7 +44,10 @@ async def test_three_parallel_results_are_seen_whole_by_the_model() -> None:
             return ModelResponse(parts=[ToolCallPart('fetch', {'number': 9}, tool_call_id='c9')])
         return ModelResponse(parts=[TextPart('All fetched.')])
 
-    summarize = SummarizeToolReturns(config=SummarizerConfig.load(threshold_tokens=300, keep_recent=1))
+    # the window, not the cache-aware gate (test_policy.py): every oversized return as soon as it is due
+    summarize = SummarizeToolReturns(
+        config=SummarizerConfig.load(threshold_tokens=300, keep_recent=1), policy='threshold'
+    )
     agent = Agent(FunctionModel(model), capabilities=[summarize])
 
     @agent.tool_plain
@@ -92,7 +95,7 @@ async def test_compact_keeps_the_returns_of_the_last_turns() -> None:
 async def test_a_session_fed_request_by_request_keeps_the_same_window() -> None:
     """The incremental session (agent runs) walks only what is new, and agrees with `compact`."""
     history = parallel_history()
-    session = compactor(keep_recent=1).session()
+    session = compactor(keep_recent=1, policy={'kind': 'threshold'}).session()  # the window, not the gate
     processed: list[ModelMessage] = []
     for message in history:
         processed = await session.process([*processed, message])

@@ -443,24 +443,128 @@ def test_a_password_in_the_url_never_shows_and_libpq_environment_works(
 
 
 @pytest.mark.parametrize(
-    'url, conninfo, shown',
+    'url, conninfo, password, shown',
     [
         (
             'postgresql:///agents?table=t&sslmode=disable',
             'postgresql:///agents?sslmode=disable',
+            None,
             'postgresql:///agents?sslmode=disable&table=t',
         ),
         (
             'postgresql://app:p%40ss@h1:5432,h2/db?password=zz&table=t',
-            'postgresql://app:p%40ss@h1:5432,h2/db?password=zz',
+            'postgresql://app@h1:5432,h2/db',
+            'zz',
             'postgresql://app@h1:5432,h2/db?table=t',
         ),
-        ('postgres://app@host', 'postgres://app@host', 'postgres://app@host'),
+        ('postgres://app@host', 'postgres://app@host', None, 'postgres://app@host'),
+        (
+            'postgresql://app:a/b?c#d@e@[::1]:5/db',
+            'postgresql://app@[::1]:5/db',
+            'a/b?c#d@e',
+            'postgresql://app@[::1]:5/db',
+        ),
+        (
+            'postgresql://me@corp@host/db?x=1',
+            'postgresql://me%40corp@host/db?x=1',
+            None,
+            'postgresql://me@corp@host/db?x=1',
+        ),
     ],
 )
-def test_urls_keep_what_libpq_needs_and_show_no_password(url: str, conninfo: str, shown: str) -> None:
+def test_urls_keep_what_libpq_needs_and_show_no_password(
+    url: str, conninfo: str, password: str | None, shown: str
+) -> None:
+    """libpq gets the URL without its password, and the password apart, decoded."""
     location = Location.parse(url)
-    assert (location.conninfo, location.shown) == (conninfo, shown)
+    assert (location.conninfo, location.password, location.shown) == (conninfo, password, shown)
     assert location.problem(ValueError('failed for p@ss and p%40ss and zz\n  here')) == (
         'failed for *** and *** and *** here' if 'p%40ss' in url else 'failed for p@ss and p%40ss and zz here'
     )
+
+
+ROLE_PASSWORD = 'kq7Zx/vr4Wm?tp9Ls#hg2Nd@jb5Rc:yf8Qe'
+"""A password holding every character that ends or splits a URL's user part; each piece is searched in outputs."""
+PIECES = (ROLE_PASSWORD, quote(ROLE_PASSWORD, safe=''), 'kq7Zx', 'vr4Wm', 'tp9Ls', 'hg2Nd', 'jb5Rc', 'yf8Qe')
+
+
+@pytest.fixture(scope='module')
+def app_role(pg_server: Server) -> str:
+    with pg_server.connect() as connection:
+        connection.execute(f"CREATE ROLE app LOGIN PASSWORD '{ROLE_PASSWORD}'")
+    return 'app'
+
+
+@pytest.fixture
+def role(pg_server: Server, database: str, app_role: str) -> str:
+    """A login role `app` owning `database`, whose password is `ROLE_PASSWORD`."""
+    with pg_server.connect() as connection:
+        connection.execute(f'ALTER DATABASE "{database}" OWNER TO app')
+    with pg_server.connect(database) as connection:
+        connection.execute('ALTER SCHEMA public OWNER TO app')
+    return 'app'
+
+
+def test_a_password_never_shows_whatever_the_urls_shape(
+    pg_server: Server,
+    database: str,
+    role: str,
+    tmp_path: Path,
+    isolated_cache: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Unencoded `/ ? # @ :` in the password, encoded, in `?password=`, in PGPASSWORD: the batch connects as the
+    user meant, and neither stderr (-vv logging included), the --report file nor the journal holds any piece of it."""
+    host = f'127.0.0.1:{pg_server.port}'
+    make_histories(pg_server, database, 'text', {'a': pretty(0, BIG_TEXT), 'bad': '[{"kind": "nonsense"}]'})
+    with pg_server.connect(database) as connection:
+        connection.execute('ALTER TABLE conversations OWNER TO app')
+    shown = f'postgresql://app@{host}/{database}'
+    urls = [
+        f'postgresql://app:{ROLE_PASSWORD}@{host}/{database}',
+        f'postgresql://app:{quote(ROLE_PASSWORD, safe="")}@{host}/{database}',
+        f'postgresql://app@{host}/{database}?password={quote(ROLE_PASSWORD, safe="")}',
+        f'postgresql://app@{host}/{database}',  # PGPASSWORD
+    ]
+    monkeypatch.delenv('PGPASSWORD', raising=False)
+    written = ''
+    for index, url in enumerate(urls):
+        if index == 3:
+            monkeypatch.setenv('PGPASSWORD', ROLE_PASSWORD)
+        report, journal = tmp_path / f'report{index}.json', tmp_path / f'journal{index}.jsonl'
+        arguments = ('-vv', url, '--dry-run' if index else '--in-place', '--report', report, '--journal', journal)
+        assert batch(*arguments) == 1, index  # connected, and the one bad row reported
+        captured = capsys.readouterr()
+        assert shown in captured.err and 'row bad' in captured.err and shown in report.read_text()
+        written += captured.out + captured.err + report.read_text() + (journal.read_text() if index == 0 else '')
+    assert table(pg_server, database, "SELECT messages FROM conversations WHERE id = 'a'") != [(pretty(0, BIG_TEXT),)]
+    for piece in PIECES:
+        assert piece not in written, piece
+
+
+@pytest.mark.parametrize(
+    'url',
+    [
+        'postgresql://app:{password}@127.0.0.1:{port}/{database}',  # unencoded, server there, no table
+        'postgresql://app:{password}x@127.0.0.1:{port}/{database}',  # wrong password
+        'postgresql://app:{password}@127.0.0.1:{closed}/{database}',  # nothing listening
+        'postgresql://app:{password}@127.0.0.1:{port}/{database}?table=nothing',  # no such table
+        'postgresql://app:{password}',  # no @host: the password reads as a port
+        'postgresql:/app:{password}@127.0.0.1:{port}/{database}',  # one slash
+        'postgresql://app:{password}@127.0.0.1:{port}/{database}?sslmode=nonsense',  # libpq refuses an option
+    ],
+)
+def test_a_failed_connection_or_malformed_url_is_one_line_without_the_password(
+    url: str, pg_server: Server, database: str, role: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pg_server import _free_port
+
+    filled = url.format(password=ROLE_PASSWORD, port=pg_server.port, closed=_free_port(), database=database)
+    report = tmp_path / 'report.json'
+    assert batch(filled, '--in-place', '--report', report) == 2
+    captured = capsys.readouterr()
+    assert len(captured.err.splitlines()) == 1 and not report.exists(), captured.err
+    written = captured.out + captured.err
+    for piece in PIECES:
+        assert piece not in written, (piece, written)

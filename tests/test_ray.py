@@ -196,6 +196,29 @@ def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.Mon
     assert main(['batch', '--engine', 'ray', str(folder), '--out', str(tmp_path / 'x'), '--jobs', '0']) == 2
 
 
+def test_an_unreachable_model_server_stops_the_ray_engine_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the local engine: the summarize stage hands the error to the driver, not a failed task's traceback."""
+    from test_cli_errors import closed_port
+
+    folder = tmp_path / 'in'
+    folder.mkdir()
+    for index, text in enumerate(rows()[:3]):
+        (folder / f'h{index}.json').write_text(text)
+    before = {path.name: path.read_bytes() for path in folder.iterdir()}
+    port = closed_port()
+    config = tmp_path / 'server.yaml'
+    config.write_text(f'model: some-model\nbase_url: http://127.0.0.1:{port}/v1\nkeep_recent: 0\n', encoding='utf-8')
+    assert main(['batch', '--engine', 'ray', str(folder), '--in-place', '--config', str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines()[-1] == (
+        f'summarizer: cannot reach the model server at http://127.0.0.1:{port}/v1/: connection refused; '
+        'stopped, every unfinished source left as it was'
+    )
+    assert 'Traceback' not in err and {path.name: path.read_bytes() for path in folder.iterdir()} == before
+
+
 @dataclass(frozen=True)
 class RejectedWhenMarked:
     """The extractive summarizer, except for contents holding `MARK-BAD`: their "summary" is twice the content."""

@@ -26,7 +26,7 @@ def test_engine_ray_without_the_extra(
     before = source.read_bytes()
     assert main(['batch', '--engine', 'ray', str(source), '--in-place']) == 2
     error = capsys.readouterr().err
-    assert "--engine ray needs the ray extra: pip install 'tool-return-summarizer[ray]'" in error
+    assert "--engine ray needs the ray extra: pip install '.[ray]' in the project's checkout" in error
     assert 'Traceback' not in error
     assert source.read_bytes() == before
 

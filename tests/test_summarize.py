@@ -3,16 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 
 import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, head_items, history, summarizer_model
+from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
-from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart, UserPromptPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from summarizer import CheckFailed
+from summarizer import CheckFailed, SummarizeToolReturns
 from summarizer._config import SummarizerConfig
 from summarizer._originals import READ_LINE
 from summarizer._pipeline import Compactor
+from summarizer._summarize import ServerUnreachable
 from summarizer._tokens import estimate_tokens
 
 
@@ -198,3 +210,56 @@ def test_one_content_under_two_thresholds_gets_each_its_own_verdict_in_either_or
     assert returned['narrow'] == LOG_TEXT  # 850 tokens is not under 760: the original kept
     assert returned['wide'] != LOG_TEXT and estimate_tokens(returned['wide']) < 1000
     assert [failure.tool_name for failure in compaction.report.failures] == ['narrow']
+
+
+def refused(content: object, budget: int) -> object:
+    """A model server that is not there: what the HTTP client's connect raises, at the bottom of its errors."""
+    raise ConnectionRefusedError(errno.ECONNREFUSED, 'Connect call failed')
+
+
+async def test_a_server_that_cannot_be_reached_stops_the_run_at_once() -> None:
+    """Not a failure of one content, each retried and kept: every content would meet it (the CLI: exit 2)."""
+    calls: list[object] = []
+    down = compactor(summarizer_model(refused, calls), concurrency=1, max_retries=3)
+    with pytest.raises(ServerUnreachable, match=r'^cannot reach the model server at .+: connection refused$'):
+        await down.compact(history(BIG_TEXT, BIG_LIST, BIG_OBJECT))
+    assert len(calls) == 1  # not retried, and no call for the other contents
+
+
+async def test_a_server_that_goes_away_after_answering_gets_its_retries_then_stops_the_run() -> None:
+    calls: list[object] = []
+
+    def answer_once(content: object, budget: int) -> object:
+        return shorten(content, budget) if len(calls) == 1 else refused(content, budget)
+
+    restarting = compactor(
+        summarizer_model(answer_once, calls), concurrency=1, max_retries=2, retry_initial_seconds=0.001
+    )
+    with pytest.raises(ServerUnreachable):
+        await restarting.compact(history(BIG_TEXT, BIG_LIST))
+    assert len(calls) == 1 + 3  # the answer, then the second content's three attempts
+
+
+async def test_an_agent_run_goes_on_when_the_summarizer_server_cannot_be_reached() -> None:
+    """The plugin keeps the history as it is and tries the summaries again on the next request."""
+    calls: list[object] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(isinstance(message, ModelResponse) for message in messages)
+        if step < 3:
+            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'call_{step}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model=summarizer_model(refused, calls))])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    result = await agent.run('read the logs')
+    assert result.output == 'done'
+    returns = [
+        part
+        for message in result.all_messages()
+        for part in getattr(message, 'parts', [])
+        if isinstance(part, ToolReturnPart)
+    ]
+    assert [part.content for part in returns] == [BIG_TEXT] * 3
+    assert len(calls) == 2  # the first return tried at the third request, and again at the fourth (the second
+    # return, the same text, waits on that call)

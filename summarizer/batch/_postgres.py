@@ -19,7 +19,8 @@ guarantee is semantic: the stored value, parsed, must equal the compacted histor
 post-check (which compares it to the original, as read, outside summarized values).
 
 Credentials come from the URL or libpq (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`, ...); a password is
-never shown: the source is named by its URL without it, and it is removed from every message.
+never shown, whatever the URL's shape (`_pg_url`): the source is named by its URL without it, libpq
+gets it apart from the URL, and it is removed from every message.
 """
 
 from __future__ import annotations
@@ -30,7 +31,6 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, LiteralString
-from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 import psycopg
 from psycopg import sql
@@ -39,11 +39,10 @@ from psycopg.rows import TupleRow
 
 from .._config import BatchConfig
 from .._write import ChangedWhileCompacting
+from ._pg_url import PgUrl
 from ._sources import Done, SessionUnit, Source, SourceError, SourceProblem, StoredUnit, Target, Unit, Where, shown_id
 
 Connection = psycopg.Connection[TupleRow]
-TABLE_KEYS = ('table', 'id_column', 'messages_column', 'langchain_table')
-"""Query keys of a source URL that are ours (table names), not libpq's."""
 _PAGE_ROWS = 256
 _CONNECT_TIMEOUT = 10
 _LOCK_TIMEOUT_SECONDS = 30
@@ -60,47 +59,16 @@ _SAME: dict[ColumnKind, LiteralString] = {
 
 
 @dataclass(frozen=True, kw_only=True)
-class Location:
-    """A `postgresql://` argument: what libpq gets, what may be shown, and our table keys."""
-
-    conninfo: str
-    """libpq's URL (our keys removed); may hold a password, so it is never shown."""
-    shown: str
-    """The URL without password, as reports name the source."""
-    secrets: tuple[str, ...]
-    """Text that must not appear in any message (the password, raw and as written in the URL)."""
-    keys: dict[str, str]
-
-    @classmethod
-    def parse(cls, url: str) -> Location:
-        parts = urlsplit(url)
-        ours = {key: value for key, value in parse_qsl(parts.query, keep_blank_values=True) if key in TABLE_KEYS}
-        theirs = [
-            (key, value) for key, value in parse_qsl(parts.query, keep_blank_values=True) if key not in TABLE_KEYS
-        ]
-        userinfo, at, hosts = parts.netloc.rpartition('@')
-        user, colon, password = userinfo.partition(':')
-        secrets = [password, unquote(password)] if colon and password else []
-        secrets += [value for key, value in theirs if key == 'password' and value]
-        shown_query = [(key, value) for key, value in theirs if key != 'password'] + list(ours.items())
-        shown = _url(parts.scheme, f'{user}{at}{hosts}', parts.path, urlencode(shown_query))
-        conninfo = _url(parts.scheme, parts.netloc, parts.path, urlencode(theirs, quote_via=quote))
-        return cls(
-            conninfo=conninfo, shown=shown, secrets=tuple(sorted(set(secrets), key=len, reverse=True)), keys=ours
-        )
+class Location(PgUrl):
+    """A `postgresql://` argument (see `_pg_url`) and how to connect to it."""
 
     @property
     def dbname(self) -> str:
         return str(conninfo_to_dict(self.conninfo).get('dbname') or '')
 
-    def scrub(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, '***')
-        return text
-
     def problem(self, exc: BaseException) -> str:
         """An exception as one line without secrets (libpq's messages may span lines)."""
-        return self.scrub(' '.join(str(exc).split()) or type(exc).__name__)
+        return self.redact(' '.join(str(exc).split()) or type(exc).__name__)
 
     def connect(self, *, dbname: str | None = None, read_only: bool = False) -> Connection:
         given = conninfo_to_dict(self.conninfo)
@@ -111,15 +79,12 @@ class Location:
             options['application_name'] = 'summarizer batch'
         if dbname is not None:
             options['dbname'] = dbname
+        if self.password is not None:
+            options['password'] = self.password
         connection = psycopg.connect(self.conninfo, autocommit=True, **options)  # pyright: ignore[reportArgumentType]
         if read_only:
             connection.read_only = True
         return connection
-
-
-def _url(scheme: str, netloc: str, path: str, query: str) -> str:
-    """A URL from its parts, keeping `//` with an empty host (`postgresql:///db`: the local socket)."""
-    return f'{scheme}://{netloc}{path}' + (f'?{query}' if query else '')
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -399,10 +364,10 @@ def postgres_sources(urls: Sequence[str], *, config: BatchConfig, target: Target
         return []
     if target.out is not None:
         raise SourceError(f'{Location.parse(urls[0]).shown}: --out for a PostgreSQL source must be a postgresql:// URL')
-    out = Location.parse(target.out_url) if target.out_url is not None and not target.dry_run else None
+    out = _location(target.out_url) if target.out_url is not None and not target.dry_run else None
     sources: list[Source] = []
     for url in urls:
-        location = Location.parse(url)
+        location = _location(url)
         try:
             with location.connect(read_only=True) as connection:
                 tables = _tables(connection, location, config)
@@ -413,6 +378,13 @@ def postgres_sources(urls: Sequence[str], *, config: BatchConfig, target: Target
             raise SourceError(f'{location.shown}: {location.problem(exc)}') from None
         sources.append(source)
     return sources
+
+
+def _location(url: str) -> Location:
+    location = Location.parse(url)
+    if location.malformed is not None:
+        raise SourceError(f'{location.shown}: {location.malformed}')
+    return location
 
 
 def _check_output(source: PostgresSource, *, reuse: bool) -> None:

@@ -4,28 +4,31 @@ Only the module of the subcommand a command line names is imported (all of them 
 unknown one): `batch` and `eval` import much that `compact` never uses, and every run, each `--jobs`
 worker and each Ray actor would pay for it at startup.
 
-Every expected problem (bad input, bad config, unreadable file, a model that cannot be built) ends
-as one line on stderr naming the file or model and what is wrong, with exit code 2 and no traceback;
-nothing is written for it.
+Every expected problem (bad input, bad config, unreadable file, a model that cannot be built, a model
+server that cannot be reached) ends as one line on stderr naming the file, model or server and what is
+wrong, with exit code 2 and no traceback; nothing is written for it.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from importlib.metadata import version
 from types import ModuleType
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from .._config import ConfigError
 from .._models import ModelBuildError
+from .._summarize import ServerUnreachable
 from ._common import InputError
 
-SUBCOMMANDS = ('compact', 'check', 'eval', 'batch', 'restore')
+SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')
 """The subcommands, in `--help` order: `summarizer.cli.NAME` has `register(commands)`, whose parser runs it."""
 _VERBOSE_HELP = (
     'log what is summarized and what came from the cache (-vv: also failure details, which may quote content)'
@@ -47,13 +50,14 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
     triggers again and again (bench/README.md, section 6). Called from a host's code, `main` leaves
     its collector alone, as `Compactor` and the capability do.
     """
-    parser = argparse.ArgumentParser(
-        prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.'
-    )
+    words = sys.argv[1:] if argv is None else argv
+    redact = _redactor(words)
+    _redact.set(redact)
+    parser = _Parser(prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.')
     parser.add_argument('--version', action='version', version=f'%(prog)s {version("tool-return-summarizer")}')
     parser.add_argument('-v', '--verbose', action='count', default=0, help=_VERBOSE_HELP)
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
-    for module in _subcommand_modules(sys.argv[1:] if argv is None else argv):
+    for module in _subcommand_modules(words):
         module.register(commands)
     for subcommand in commands.choices.values():  # `summarizer compact -v ...` as well as `summarizer -v compact ...`
         subcommand.add_argument('-v', '--verbose', dest='verbose_after', action='count', default=0, help=_VERBOSE_HELP)
@@ -65,12 +69,35 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
         if getattr(arguments, 'backup', False) and not arguments.in_place:
             raise InputError('--backup keeps the original of a file rewritten in place: it needs --in-place')
         return int(arguments.run(arguments))
-    except (InputError, ConfigError, ModelBuildError) as exc:
-        print(f'summarizer: {exc}', file=sys.stderr)
+    except (InputError, ConfigError, ModelBuildError, ServerUnreachable) as exc:
+        print(f'summarizer: {redact(str(exc))}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print('summarizer: interrupted; files already written are complete, the rest untouched', file=sys.stderr)
         return 130
+
+
+def _redactor(words: Sequence[str]) -> Callable[[str], str]:
+    """What takes the passwords of the command line's PostgreSQL URLs out of a message, however malformed the URL.
+
+    Every message the command ends with goes through it, whatever path it came by (a URL taken for a file
+    name, an option's value quoted by argparse). The URL parser is imported only for a line naming one.
+    """
+    if not any('postgres' in word.lower() for word in words):
+        return str
+    from ..batch._pg_url import redact, secrets_in
+
+    return functools.partial(redact, secrets=secrets_in(words))
+
+
+_redact: ContextVar[Callable[[str], str]] = ContextVar('redact', default=str)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose error line (it may quote an argument) goes through the command line's redactor."""
+
+    def error(self, message: str) -> NoReturn:
+        super().error(_redact.get()(message))
 
 
 def _subcommand_modules(argv: Sequence[str]) -> list[ModuleType]:

@@ -18,6 +18,8 @@ from rich.text import Text
 from .._config import SummarizerConfig
 from .._models import resolve_model
 from .._pipeline import Report
+from .._resources import install_hint
+from .._summarize import ServerUnreachable
 from .._write import atomic_write
 from ..batch import (
     BatchAborted,
@@ -33,11 +35,10 @@ from ..batch import (
     run_batch,
     shard,
 )
+from ..batch._pg_url import SCHEME, PgUrl
 from ..batch._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ..batch._runner import OnTick
 from ._common import InputError, add_config_options, console, count, load_config, report_table
-
-POSTGRES_SCHEMES = ('postgresql://', 'postgres://')
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -76,7 +77,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         '--engine',
         choices=('local', 'ray'),
         default='local',
-        help="local processes, or Ray Data (pip install '.[ray]'; docs/scale.md)",
+        help=f'local processes, or Ray Data (the ray extra: {install_hint("ray")}; docs/scale.md)',
     )
     parser.add_argument(
         '--ray-address', metavar='ADDR', help='with --engine ray: the cluster to join (default: a local one)'
@@ -134,6 +135,10 @@ def run(arguments: argparse.Namespace) -> int:
         sources = discover(files, config=config.batch, out=out, in_place=in_place) + _postgres(urls, config, target)
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
+        excluding = f', excluding {" ".join(config.batch.exclude)}' if config.batch.exclude else ''
+        patterns = ' '.join(config.batch.include) + excluding
+        raise InputError(f'{", ".join(map(str, files))}: no history found: no file matches {patterns}')
     if arguments.shard:
         index, total = _shard(arguments.shard)
         sources = shard(sources, index, total)
@@ -176,6 +181,8 @@ def run(arguments: argparse.Namespace) -> int:
                 )
     except BatchAborted as exc:
         raise InputError(str(exc)) from None
+    except ServerUnreachable as exc:
+        raise InputError(f'{exc}; stopped, every unfinished source left as it was') from None
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
     _summary(screen, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
@@ -214,17 +221,13 @@ def _refuse_pending_batches(journal: Journal) -> None:
 
 
 def _path_or_url(text: str) -> Path | str:
-    """A file or folder, or a PostgreSQL URL (kept as text: a Path would fold its `//`)."""
-    return text if text.startswith(POSTGRES_SCHEMES) else Path(text)
+    """A file or folder, or a PostgreSQL URL, however malformed (kept as text: a Path would fold its `//`)."""
+    return text if SCHEME.match(text) else Path(text)
 
 
 def _identity(path: Path | str) -> str:
     """A file's absolute path, or a URL without its password (the journal's name must not depend on one)."""
-    if isinstance(path, Path):
-        return str(path.resolve())
-    from ..batch._postgres import Location
-
-    return Location.parse(path).shown
+    return str(path.resolve()) if isinstance(path, Path) else PgUrl.parse(path).shown
 
 
 def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list[Source]:
@@ -234,7 +237,7 @@ def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list
     try:
         from ..batch._postgres import postgres_sources
     except ImportError:
-        raise InputError("PostgreSQL sources need psycopg: pip install 'tool-return-summarizer[postgres]'") from None
+        raise InputError(f'PostgreSQL sources need psycopg, the postgres extra: {install_hint("postgres")}') from None
     return postgres_sources(urls, config=config.batch, target=target)
 
 
@@ -250,7 +253,7 @@ def _run_on_ray(
     try:
         from ..ray import run_on_ray
     except ImportError:
-        raise InputError("--engine ray needs the ray extra: pip install 'tool-return-summarizer[ray]'") from None
+        raise InputError(f'--engine ray needs the ray extra: {install_hint("ray")}') from None
     return run_on_ray(
         sources,
         config=config,

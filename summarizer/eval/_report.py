@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .._config import SummarizerConfig
+from .._resources import install_hint
 from .._write import atomic_write
 from ._metrics import Tally
 from ._run import EvalRun, ModelScore
@@ -289,9 +290,7 @@ def plot_png(run: EvalRun) -> bytes | None:
         matplotlib.use('Agg')
         from matplotlib import pyplot
     except ImportError:
-        logger.warning(
-            '%s skipped: matplotlib is not installed (pip install "tool-return-summarizer[eval]")', PLOT_FILE
-        )
+        logger.warning('%s skipped: matplotlib is not installed (the eval extra: %s)', PLOT_FILE, install_hint('eval'))
         return None
     from io import BytesIO
 

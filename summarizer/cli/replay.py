@@ -1,0 +1,134 @@
+"""`summarizer replay PATH...`: replay recorded agent runs request by request, and say what each strategy costs.
+
+See `summarizer.eval._replay` for what is measured and docs/policy.md for how to read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import tempfile
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from pydantic_ai.messages import ModelMessage
+from rich.markdown import Markdown
+
+from .._config import SummarizerConfig
+from .._models import resolve_model
+from .._stored import HistoryError, StoredHistory
+from ..batch import SourceError, Target, discover
+from ..batch._langchain import Row, row_text, session_messages
+from ..batch._sources import SessionUnit, Unit
+from ..eval._replay import PriceModel, ReplayHistory, compared_strategies, replay_all
+from ..eval._replay_report import replay_markdown, write_replay_report
+from ._common import InputError, console, load_config
+
+DEFAULT_PRICES = ('anthropic:claude-sonnet-4-5', 'openai:gpt-5')
+DEFAULT_MASKS = (3, 5, 10)
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
+    """Add the `replay` subcommand."""
+    parser = commands.add_parser(
+        'replay',
+        help='replay recorded runs request by request: tokens sent, cost with prompt caching, facts kept',
+        description='Re-send every model request of each recorded run as the agent sent it, through no '
+        "compaction, the config's policy (what the capability does), the threshold-only policy, head "
+        'truncation and observation masking, and report per strategy and per run: tokens sent, the largest '
+        'prompt, input cost with prompt caching priced (genai-prices), and the share of the facts each next '
+        'step used that the prompt still held (docs/policy.md).',
+    )
+    parser.add_argument(
+        'paths',
+        nargs='+',
+        metavar='PATH',
+        help='history files, folders, JSONL files or SQLite databases (as batch reads them)',
+    )
+    parser.add_argument(
+        '--price-model',
+        action='append',
+        metavar='PROVIDER:MODEL',
+        help=f'a model whose prices bill the runs (repeatable; default {" and ".join(DEFAULT_PRICES)})',
+    )
+    parser.add_argument(
+        '--mask',
+        action='append',
+        type=int,
+        metavar='N',
+        help=f'observation masking keeping the last N tool returns (repeatable; default {", ".join(map(str, DEFAULT_MASKS))})',
+    )
+    parser.add_argument('--config', type=Path, help='a config.yaml of your own (its policy, model and budgets)')
+    parser.add_argument(
+        '--report', type=Path, metavar='DIR', help='where to write the report; default ./reports/replay-<timestamp>'
+    )
+    parser.set_defaults(run=run, model=None, threshold_tokens=None, keep_recent=None)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Replay, write the report, print the summary: exit 0, or 2 on bad input."""
+    config = load_config(arguments)
+    prices = [_price(name) for name in arguments.price_model or DEFAULT_PRICES]
+    masks = arguments.mask or list(DEFAULT_MASKS)
+    if any(keep < 1 for keep in masks):
+        raise InputError(f'--mask must be 1 or more, got {min(masks)}')
+    histories = list(_histories([Path(path) for path in arguments.paths], config=config))
+    if not histories:
+        raise InputError(f'{", ".join(arguments.paths)}: no histories found')
+    model = resolve_model(config)  # a model that cannot be built: ModelBuildError, exit 2
+    started = datetime.now()
+    with tempfile.TemporaryDirectory(prefix='summarizer-replay-') as scratch:
+        strategies = compared_strategies(config, model=model, scratch=Path(scratch), masks=masks)
+        result = asyncio.run(replay_all(histories, strategies, prices=prices))
+    folder = arguments.report or Path('reports') / f'replay-{started:%Y%m%d-%H%M%S}'
+    try:
+        written = write_replay_report(result, folder, started=started, sources=arguments.paths)
+    except OSError as exc:
+        raise InputError(f'{folder}: cannot write the report: {exc.strerror or exc}') from None
+    screen = console()
+    summary = replay_markdown(result, started=started, sources=arguments.paths)
+    overview = summary.split('\n## Per run')[0]
+    screen.print(Markdown(overview) if screen.is_terminal else overview, markup=False)
+    screen.print(f'report: {", ".join(str(path) for path in written)}', markup=False)
+    return 0
+
+
+def _price(name: str) -> PriceModel:
+    try:
+        return PriceModel.named(name)
+    except (LookupError, ValueError) as exc:
+        raise InputError(f'--price-model {name}: {exc}') from None
+
+
+def _histories(paths: list[Path], *, config: SummarizerConfig) -> Iterator[ReplayHistory]:
+    """Every history of every source under `paths`, read as `summarizer batch --dry-run` reads them."""
+    try:
+        sources = discover(paths, config=config.batch, out=None)
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    target = Target(dry_run=True)
+    for source in sources:
+        source.open(target)
+        try:
+            for unit in source.units():
+                yield ReplayHistory(name=_name(unit), messages=_messages(unit))
+        finally:
+            source.abort()
+
+
+def _name(unit: Unit) -> str:
+    where = unit.where
+    if where.line is None and where.table is None:
+        return Path(where.path).stem
+    return where.describe()
+
+
+def _messages(unit: Unit) -> list[ModelMessage]:
+    try:
+        if isinstance(unit, SessionUnit):
+            rows = [Row.parse(row_text(value, position)) for position, value in enumerate(unit.texts)]
+            return session_messages(rows)[0]
+        return StoredHistory.parse(unit.raw).messages
+    except HistoryError as exc:
+        raise InputError(f'{unit.where.describe(exc.message_index)}: {exc.problem}') from None

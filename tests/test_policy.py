@@ -1,0 +1,143 @@
+"""The cache-aware policy: a return is rewritten once, and only where what it saves repays the cache it breaks."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import compactor
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
+
+from summarizer import PolicyConfig, Report, SummarizerConfig, run_cost
+from summarizer._policy import Due, Ledger
+
+
+def page(number: int, lines: int = 150) -> str:
+    return '\n'.join(
+        f'page {number} line {n}: order ORD-{number}{n:04d} shipped to depot {n % 9}' for n in range(lines)
+    )
+
+
+def run(steps: int, *, lines: int = 150) -> list[ModelMessage]:
+    """A recorded run: a long system prompt, then `steps` tool calls each returning a page, then an answer."""
+    messages: list[ModelMessage] = [
+        ModelRequest(parts=[SystemPromptPart('You are a careful clerk. ' * 300), UserPromptPart('Check the orders.')])
+    ]
+    for step in range(steps):
+        messages.append(ModelResponse(parts=[ToolCallPart('fetch', {'page': step}, tool_call_id=f'c{step}')]))
+        messages.append(ModelRequest(parts=[ToolReturnPart('fetch', page(step, lines), tool_call_id=f'c{step}')]))
+    messages.append(ModelResponse(parts=[TextPart('All checked.')]))
+    return messages
+
+
+async def replay_session(messages: list[ModelMessage], **overrides: object) -> tuple[list[ModelMessage], Report]:
+    """Feed `messages` to a session request by request, as an agent run does; the last history and the report."""
+    session = compactor(keep_recent=1, **overrides).session()
+    history: list[ModelMessage] = []
+    for index, message in enumerate(messages):
+        history = [*history, message]
+        if isinstance(message, ModelRequest) and index + 1 < len(messages):
+            history = await session.process(history)
+    return history, session.report
+
+
+def whole(history: list[ModelMessage]) -> list[str]:
+    return [
+        part.tool_call_id
+        for message in history
+        for part in message.parts
+        if isinstance(part, ToolReturnPart) and part.content == page(int(part.tool_call_id[1:]))
+    ]
+
+
+async def test_a_rewrite_that_cannot_pay_for_itself_in_a_short_run_is_not_made(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    history, report = await replay_session(run(2), originals={'directory': str(tmp_path)})
+    assert whole(history) == ['c0', 'c1']  # the first page left the window, but one request cannot repay a rewrite
+    assert report.summarized == 0 and report.requests == 3
+
+
+async def test_a_long_run_rewrites_each_return_once_as_it_pays(tmp_path: pytest.TempPathFactory) -> None:
+    history, report = await replay_session(run(12), originals={'directory': str(tmp_path)})
+    assert whole(history)[-1] == 'c11'  # the newest stays whole
+    assert len(whole(history)) < 6  # most older pages were rewritten ...
+    assert report.summarized == 12 - len(whole(history))  # ... each once
+    assert report.prompt_tokens < report.uncompacted_prompt_tokens
+
+
+async def test_the_threshold_policy_rewrites_every_oversized_return_as_soon_as_it_is_due(
+    tmp_path: pytest.TempPathFactory,
+) -> None:
+    history, report = await replay_session(
+        run(2), originals={'directory': str(tmp_path)}, policy={'kind': 'threshold'}, threshold_tokens=500
+    )
+    assert whole(history) == ['c1'] and report.summarized == 1
+
+
+async def test_a_run_continued_later_does_not_summarize_its_summaries_again(tmp_path: pytest.TempPathFactory) -> None:
+    first, report = await replay_session(run(12), originals={'directory': str(tmp_path)})
+    assert report.summarized
+    # a new run over the compacted history (a new session walks it whole): summaries are known as summaries
+    session = compactor(keep_recent=1, originals={'directory': str(tmp_path)}).session()
+    again = await session.process([*first[:-1]])
+    assert again == first[:-1] or all(a is b or a == b for a, b in zip(again, first[:-1]))
+    assert session.report.summarized == 0
+
+
+def test_the_ledger_counts_a_rewrite_as_a_provider_bills_it() -> None:
+    """Cache read 0.1, write 1.25: rewriting a 4,000-token return to 1,000 just after it was cached."""
+    ledger = Ledger(policy=PolicyConfig(cache_read=0.1, cache_write=1.25, horizon=1.0))
+    ledger.record(tokens=2000, saved=0, rewritten_from=None)  # the system prompt: written
+    ledger.record(tokens=6000, saved=0, rewritten_from=None)  # + a 4,000-token return: 2,000 read, 4,000 written
+    assert ledger.credit == pytest.approx(0.0)
+    due = [Due(position=2000, tokens=4000, budget=1000)]
+    # now: the summary (1,000) and the new turn (500) written, the 2,000 before it read; no compaction: 6,000 read
+    # and 500 written. So the rewrite costs 0.1*2000 + 1.25*1500 - (0.1*6000 + 1.25*500) = 850 now and saves
+    # 0.1*3000 = 300 a request: with two requests made (expected: two more), it loses; with ten, it pays.
+    assert ledger.choose(due, tokens=6500, saved=0) is None
+    for _ in range(8):
+        ledger.record(tokens=6000, saved=0, rewritten_from=None)
+    assert ledger.choose(due, tokens=6500, saved=0) == 0
+    usage = ledger.record(tokens=3500, saved=3000, rewritten_from=2000)
+    assert usage.sent == (3500, 2000, 1500) and usage.uncompacted == (6500, 6000, 500)
+
+
+def test_a_deep_rewrite_costs_everything_behind_it() -> None:
+    ledger = Ledger(policy=PolicyConfig(horizon=1.0))
+    for _ in range(10):
+        ledger.record(tokens=40_000, saved=0, rewritten_from=None)
+    shallow = [Due(position=36_000, tokens=4000, budget=1000)]
+    deep = [Due(position=2000, tokens=4000, budget=1000)]  # 34,000 cached tokens behind it would be written again
+    assert ledger.choose(shallow, tokens=40_500, saved=0) == 0
+    assert ledger.choose(deep, tokens=40_500, saved=0) is None
+
+
+def test_a_report_is_priced_with_and_without_compaction() -> None:
+    report = Report(
+        requests=2,
+        prompt_tokens=5000,
+        prompt_cached_tokens=2000,
+        prompt_written_tokens=3000,
+        uncompacted_prompt_tokens=8000,
+        uncompacted_cached_tokens=2000,
+        uncompacted_written_tokens=6000,
+    )
+    cost = run_cost(report, 'anthropic:claude-sonnet-4-5')
+    # $3 per million input tokens, $0.30 read from the cache, $3.75 written to it
+    assert float(cost.compacted) == pytest.approx((2000 * 0.3 + 3000 * 3.75) / 1e6)
+    assert float(cost.uncompacted) == pytest.approx((2000 * 0.3 + 6000 * 3.75) / 1e6)
+
+
+def test_policy_settings_are_checked() -> None:
+    with pytest.raises(ValueError, match='policy.kind'):
+        SummarizerConfig.load(policy={'kind': 'sometimes'})
+    with pytest.raises(ValueError, match='cache_write'):
+        SummarizerConfig.load(policy={'cache_write': 0.5})
