@@ -18,23 +18,24 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from summarizer._models import embedded_answer
-from summarizer._shape import JsonValue
+from summarizer._shape import JsonValue, items_marker
 
 
 def minimal_summary(
     content: JsonValue, *, budget_tokens: int = 0, max_items: int | None = None, quoted: tuple[str, ...] = ()
 ) -> JsonValue:
-    """The smallest summary that keeps `content`'s shape: one short string where the content had text.
+    """The smallest summary that keeps `content`'s shape: one short string where the content had text, a list's
+    first item (its items after it one `… N items omitted …`).
 
     It ignores `budget_tokens`, `max_items` and `quoted` (the facts to keep): only the pipeline is timed.
     """
     if isinstance(content, str):
         return 'Summary: records listed, nothing failed.'
     if isinstance(content, list):
-        for item in content:
-            if isinstance(item, (str, list, dict)):
-                return [minimal_summary(item)]
-        return content[:1]
+        if not content:
+            return content
+        first = minimal_summary(content[0])
+        return [first, items_marker(len(content) - 1)] if len(content) > 1 else [first]
     if isinstance(content, dict):
         return {
             key: minimal_summary(value) if isinstance(value, (str, list, dict)) else value

@@ -54,11 +54,13 @@ def summary_problem(
     original_tokens: int,
     threshold_tokens: int | None,
     tokenizer: Tokenizer,
+    room: int = 0,
 ) -> str | None:
     """Check (a) for one content: why `summary` cannot replace `original`, or None.
 
     The pipeline checks each summary with it, and `summarizer check` each replaced content (with no
-    threshold when it does not know the configuration the compaction ran with).
+    threshold when it does not know the configuration the compaction ran with). `room`: tokens the
+    summary must leave free under both limits (a model's string summary: the read hint's, added after).
     """
     mismatch = shape_mismatch(original, summary)
     if mismatch:
@@ -66,10 +68,11 @@ def summary_problem(
     if not carries_text(summary):
         return 'empty summary'
     tokens = content_tokens(summary, tokenizer)  # type: ignore[arg-type]  # shape-checked above
-    if tokens >= original_tokens:
-        return f'not smaller than the original ({tokens} >= {original_tokens} tokens)'
-    if threshold_tokens is not None and tokens >= threshold_tokens:
-        return f'not under the threshold ({tokens} >= {threshold_tokens} tokens)'
+    room_left = f' once {room} are left for the read hint' if room else ''
+    if tokens >= original_tokens - room:
+        return f'not smaller than the original ({tokens} >= {original_tokens - room} tokens{room_left})'
+    if threshold_tokens is not None and tokens >= threshold_tokens - room:
+        return f'not under the threshold ({tokens} >= {threshold_tokens - room} tokens{room_left})'
     return None
 
 

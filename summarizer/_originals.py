@@ -52,7 +52,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, U
 from ._cache import storable_json
 from ._config import READ_TOOL_NAME, SummarizerConfig
 from ._shape import JsonValue
-from ._tokens import json_text
+from ._tokens import Tokenizer, json_text
 from ._write import private_folder
 
 logger = logging.getLogger(__name__)
@@ -85,10 +85,15 @@ _BUSY_SECONDS = 30.0
 """How long a write waits for another process's lock on the store before it is refused."""
 
 READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
-"""Appended to the omission markers of a string summary whose original is stored."""
-_MARKER = re.compile(r'^…[^\n]*\bomitted\b[^\n]*…$', re.MULTILINE)
-"""An omission marker line of a string summary, e.g. `… 212 lines omitted …`."""
-_HINTED_MARKER = re.compile(r'^…[^\n]*\bomitted\b[^\n]*…' + re.escape(READ_HINT) + '$', re.MULTILINE)
+"""Follows the first omission marker of a string summary whose original is stored."""
+READ_LINE = f'…{READ_HINT}'
+"""The last line of such a summary that holds no marker of its own (a model's own words, pieces of a line)."""
+_ELLIPSIS = r'(?:…|\\u2026)'
+_MARKER = re.compile(rf'{_ELLIPSIS} \d+ (?:(?:similar )?lines?|items?) omitted {_ELLIPSIS}')
+"""An omission marker a summary writes: `… 212 lines omitted …` (`extractive.lines.marker`), `… 3 items omitted …`
+(`_shape.items_marker`, in the JSON text a string holding JSON is summarized to, where it may be `\\u2026`-escaped)."""
+_HINTED_MARKER = re.compile(rf'(?:{_MARKER.pattern}|^…){re.escape(READ_HINT)}', re.MULTILINE)
+"""A marker naming the read tool (`with_read_hint`): what only a summary made with a store holds."""
 
 
 def text_hash(text: str) -> str:
@@ -107,14 +112,42 @@ def summary_key(tool_call_id: str, summary_text: str) -> str:
 
 
 def with_read_hint(original_text: str, summary: JsonValue) -> JsonValue:
-    """A string summary whose omission markers name the read tool; any other summary as it is.
+    """A string summary that names the read tool once; any other summary as it is (see `read_hint_tokens`).
 
-    A marker is a line the summarizer wrote, so a line that is also in the original (a kept line
-    that happens to look like a marker) is never touched: kept lines stay byte for byte.
+    The hint follows the summary's first omission marker, or failing one ends it as a line of its
+    own (`READ_LINE`). A marker is the summarizer's when the original does not hold its text: one
+    it does (a kept line that reads like a marker) is never touched, so kept lines stay byte for
+    byte. A string holding JSON that has no marker of its own gets no hint: a line added would
+    break its JSON.
     """
     if not isinstance(summary, str):
         return summary
-    return _MARKER.sub(lambda match: match[0] if match[0] in original_text else match[0] + READ_HINT, summary)
+    for match in _MARKER.finditer(summary):
+        if match[0] not in original_text:
+            return f'{summary[: match.end()]}{READ_HINT}{summary[match.end() :]}'
+    if _is_json_container(summary):
+        return summary
+    return f'{summary}\n{READ_LINE}'
+
+
+def read_hint_tokens(tokenizer: Tokenizer) -> int:
+    """The most tokens `with_read_hint` adds to a string summary: what its budget leaves for the hint.
+
+    Counts are subadditive (the estimate's and a tokenizer's, as near as makes no matter), so a
+    summary this much under a limit stays under it with the hint.
+    """
+    return tokenizer(f'\n{READ_LINE}')
+
+
+def _is_json_container(text: str) -> bool:
+    stripped = text.strip()
+    if not stripped.startswith(('[', '{')):
+        return False
+    try:
+        json.loads(stripped)
+    except ValueError:
+        return False
+    return True
 
 
 def names_read_tool(content: JsonValue) -> bool:

@@ -238,9 +238,11 @@ class Compactor:
     ) -> dict[PartRef, Outcome]:
         """Store each original under its final summary, which names the read tool when the store takes it.
 
-        The hint goes on string summaries' omission markers, here rather than in a model, so that a
+        The hint goes on string summaries (`with_read_hint`), here rather than in a model, so that a
         summary claims a readable original only when the original was stored; if the store refuses,
-        the summaries stay as the model wrote them.
+        the summaries stay as the model wrote them. Their budget and check left room for it
+        (`Summarizer.budget_for`); one a threshold of a few tokens left no room for, or a tokenizer
+        counts over a limit with it, goes without it.
         """
         final: dict[PartRef, JsonValue] = {}
         for ref, outcome in accepted.items():

@@ -38,7 +38,8 @@ def description(max_characters: int) -> str:
     return (
         'Older tool returns in this conversation may have been summarized to save context: a summary keeps '
         "the content's shape and key facts but drops lines or items (a dropped run of lines is marked like "
-        f'`… 212 lines omitted …`). Call {READ_TOOL_NAME} with the tool_call_id of such a return to read its '
+        '`… 212 lines omitted …`, of list items by an item `… 12 items omitted …` in their place, a dropped '
+        f'string reads `…`). Call {READ_TOOL_NAME} with the tool_call_id of such a return to read its '
         'full original text, as numbered lines (JSON contents are shown indented): all of it, a range '
         '(start_line, end_line), or only the lines matching `pattern` (a plain substring or a regular '
         f'expression in RE2 syntax, matched line by line). Answers hold at most {max_characters:,} characters; '

@@ -1,10 +1,18 @@
 """The shape contract between a tool-return content and its summary.
 
-A summary keeps the content's JSON type: a string stays a string; a list stays a list with no more
-items, each kept item matching an original item in order; an object keeps exactly its keys in their
-order, with values shortened recursively; booleans and nulls keep their values, and numbers their
+A summary keeps the content's JSON type: a string stays a string; a list stays a list of fewer items,
+those it keeps matching original items in order; an object keeps exactly its keys in their order,
+with values shortened recursively; booleans and nulls keep their values, and numbers their
 JSON literal: the same type and the same text (`1.0` stays `1.0`, not `1`; `-0.0` stays `-0.0`; a
 NaN of an in-memory content stays a NaN).
+
+A cut never passes for the whole. A list summary stands for its original item by item: in the place
+of each run of items it drops it holds one string, `… N items omitted …` (`… 1 item omitted …`),
+whatever the type of its other items, since nothing of that type could say it: this marker is the
+one item of a summary that matches no original item. Read with each marker standing for its N items,
+the summary lines up with the original, every kept item matching the original item at its place,
+and accounts for all of them. A string that was not blank never becomes blank: a summary that drops
+all of it writes `…` (a text of several lines, a marker line counting them).
 
 The same shape drives the JSON schema asked of the model, so the model can hardly get the type wrong,
 and the post-check, which enforces it anyway.
@@ -13,6 +21,7 @@ and the post-check, which enforces it anyway.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator
 from itertools import compress, repeat
 from typing import TypeAlias, TypeGuard, cast
@@ -30,6 +39,17 @@ def shape_name(value: JsonValue) -> str:
     if isinstance(value, dict):
         return 'object'
     return 'scalar'
+
+
+ITEMS_OMITTED = re.compile(r'… ([1-9]\d*) items? omitted …')
+"""The item a list summary holds in the place of a run of dropped items (see `items_marker`)."""
+DROPPED_TEXT = '…'
+"""What a summary writes for a string of one line it drops whole: never blank, so the cut shows."""
+
+
+def items_marker(count: int) -> str:
+    """The item standing for a run of `count` dropped items of a list."""
+    return f'… {count} {"item" if count == 1 else "items"} omitted …'
 
 
 MAX_DEPTH = 200
@@ -66,7 +86,10 @@ def schema_of(structure: Structure) -> JsonSchema:
     if structure[0] == 'array':
         _, length, kinds = structure
         array: JsonSchema = {'type': 'array', 'maxItems': length}
-        items = [schema_of(kind) for kind in cast('tuple[Structure, ...]', kinds)]
+        kinds = cast('tuple[Structure, ...]', kinds)
+        items = [schema_of(kind) for kind in kinds]
+        if items and 'string' not in kinds:  # a list of strings takes the marker as one of them
+            items.append({'type': 'string', 'pattern': f'^{ITEMS_OMITTED.pattern}$'})
         if items:
             array['items'] = items[0] if len(items) == 1 else {'anyOf': items}
         return array
@@ -148,10 +171,17 @@ def _depth(structure: Structure) -> int:
     return 1 + max(map(_depth, kinds), default=0)
 
 
-def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str | None:
+_ROOT = '$'
+
+
+def shape_mismatch(original: JsonValue, summary: object, path: str = _ROOT) -> str | None:
     """Why `summary` breaks the shape contract of `original`, or None when it keeps it."""
     if isinstance(original, str):
-        return None if isinstance(summary, str) else f'{path}: expected a string, got {_kind(summary)}'
+        if not isinstance(summary, str):
+            return f'{path}: expected a string, got {_kind(summary)}'
+        if _blank(summary) and not _blank(original) and path != _ROOT:  # a blank summary is an empty one
+            return f'{path}: a text cut to nothing, with nothing saying so (a string dropped whole is `…`)'
+        return None
     if isinstance(original, bool) or original is None:
         return None if summary is original else f'{path}: expected {json.dumps(original)}, got {_brief(summary)}'
     if isinstance(original, (int, float)):
@@ -161,9 +191,7 @@ def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str
     if isinstance(original, list):
         if not is_list(summary):
             return f'{path}: expected a list, got {_kind(summary)}'
-        if len(summary) > len(original):
-            return f'{path}: {len(summary)} items, more than the original {len(original)}'
-        return _match_in_order(original, summary, path)
+        return _line_up(original, summary, path)
     if not is_dict(summary):
         return f'{path}: expected an object, got {_kind(summary)}'
     if list(summary) != list(original):
@@ -173,6 +201,10 @@ def shape_mismatch(original: JsonValue, summary: object, path: str = '$') -> str
         if reason:
             return reason
     return None
+
+
+def _blank(text: str) -> bool:
+    return not text or text.isspace()
 
 
 def _same_number(original: float, summary: float) -> bool:
@@ -191,37 +223,55 @@ def number_text(value: float) -> str:
     return int.__repr__(value) if isinstance(value, int) else float.__repr__(value)
 
 
-def _match_in_order(original: list[JsonValue], summary: list[object], path: str) -> str | None:
-    """Each summary item must conform to an original item, the matches strictly increasing."""
+def _line_up(original: list[JsonValue], summary: list[object], path: str) -> str | None:
+    """Each summary item is the original item at its place, or a marker standing for the next N of them; all told.
+
+    A string reading like a marker is the original item where it equals it (a kept item that
+    reads like one), a marker anywhere else.
+    """
     position = 0
     for index, item in enumerate(summary):
-        while position < len(original) and not _conforms(original[position], item):
-            position += 1
+        marker = ITEMS_OMITTED.fullmatch(item) if isinstance(item, str) else None
+        if marker and not (position < len(original) and original[position] == item):
+            position += int(marker[1])
+            if position > len(original):
+                return f'{path}[{index}]: {item!r} goes past the end of the original {len(original)} items'
+            continue
         if position == len(original):
-            return f'{path}[{index}]: matches no original item in order ({_brief(item)})'
+            return f'{path}[{index}]: one item more than the original {len(original)} ({_brief(item)})'
+        if not _conforms(original[position], item):
+            if isinstance(original[position], (list, dict)):  # what in it does not match, and where
+                return shape_mismatch(original[position], item, f'{path}[{index}]')
+            return (
+                f'{path}[{index}]: not original item {position} ({_brief(item)}): kept items keep their order, '
+                "and dropped ones need '… N items omitted …' in their place"
+            )
         position += 1
+    if position < len(original):
+        left = len(original) - position
+        return f'{path}: its last {left} of {len(original)} items dropped with no {items_marker(left)!r} in their place'
     return None
 
 
 def _conforms(original: JsonValue, summary: object) -> bool:
-    """`shape_mismatch(original, summary) is None`, without wording a reason for every item passed over.
+    """`shape_mismatch(original, summary) is None`, without wording a reason for every item that matches.
 
-    `_match_in_order` passes over most items of a long list (a million numbers, a summary of a hundred):
-    wording why each does not match (its `_brief`, a JSON encoding) was most of the cost. Scalars are
-    decided here by the very tests `shape_mismatch` makes (the int literals of two ints are the same
-    exactly when the values are equal), objects by the same keys in the same order and conforming
-    values, as `shape_mismatch` tests them; lists ask `shape_mismatch`.
+    `_line_up` checks every kept item of a long list (a summary of a hundred records): wording a
+    reason for each is most of the cost of `shape_mismatch`. Scalars are decided here by the very
+    tests `shape_mismatch` makes (the int literals of two ints are the same exactly when the values
+    are equal), objects by the same keys in the same order and conforming values, as `shape_mismatch`
+    tests them; lists ask `shape_mismatch`.
     """
     kind = type(original)
     if kind is str:
-        return isinstance(summary, str)
+        return isinstance(summary, str) and (not _blank(summary) or _blank(cast(str, original)))
     if kind is int and type(summary) is int:
         return original == summary
     if original is None or kind is bool:
         return summary is original
     if isinstance(original, float):
         return isinstance(summary, (int, float)) and not isinstance(summary, bool) and _same_number(original, summary)
-    if isinstance(original, dict):  # a record passed over: its number fields would word their mismatch too
+    if isinstance(original, dict):  # a record: its number fields would word their match too
         return (
             is_dict(summary)
             and list(summary) == list(original)
@@ -231,9 +281,9 @@ def _conforms(original: JsonValue, summary: object) -> bool:
 
 
 def carries_text(value: object) -> bool:
-    """Whether a summary says anything: some non-blank string or some scalar inside it."""
+    """Whether a summary says anything: some scalar, or some string that is neither blank nor a cut's marker."""
     if isinstance(value, str):
-        return bool(value.strip())
+        return not _blank(value) and value != DROPPED_TEXT and not ITEMS_OMITTED.fullmatch(value)
     if is_list(value):
         return any(carries_text(item) for item in value)
     if is_dict(value):

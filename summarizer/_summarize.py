@@ -51,6 +51,7 @@ from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
 from ._config import SummarizerConfig
 from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
+from ._originals import read_hint_tokens
 from ._prompts import PromptBook
 from ._shape import JsonValue, schema_of, structure_of
 from ._tokens import Tokenizer, content_tokens, estimate_tokens
@@ -194,6 +195,7 @@ class Summarizer:
     tokenizer: Tokenizer = estimate_tokens
     _prompts: PromptBook = field(init=False)
     _model_id: str = field(init=False)
+    _hint_room: int = field(init=False)
     _flights: dict[str, _Flight] = field(default_factory=dict[str, _Flight], init=False)
     _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
         default_factory=dict[asyncio.AbstractEventLoop, asyncio.Semaphore], init=False
@@ -204,6 +206,7 @@ class Summarizer:
     def __post_init__(self) -> None:
         self._prompts = PromptBook(self.config)
         self._model_id = model_id(self.model)
+        self._hint_room = read_hint_tokens(self.tokenizer)
 
     @classmethod
     def from_config(
@@ -221,9 +224,26 @@ class Summarizer:
         )
 
     def budget_for(self, candidate: Candidate) -> int:
-        """Tokens a summary may take: a share of the original, at least a floor, under the threshold."""
+        """Tokens a summary may take: a share of the original, at least a floor, under the threshold.
+
+        Under the threshold with room for the read hint, for a string (`_room`), so that its summary
+        can always name the read tool.
+        """
         share = math.ceil(candidate.tokens * self.config.target_ratio)
-        return max(1, min(max(share, self.config.min_summary_tokens), candidate.threshold_tokens - 1))
+        ceiling = candidate.threshold_tokens - self._room(candidate) - 1
+        return max(1, min(max(share, self.config.min_summary_tokens), ceiling))
+
+    def _room(self, candidate: Candidate) -> int:
+        """Tokens a summary of `candidate` leaves free under its limits: the read hint's, for a string.
+
+        Whether or not the originals store is on, or takes this original: a content then has one budget,
+        one cache key and one summary, whatever store a run has (a dry run and a plan, Ray's or a provider
+        batch's, have none); a summary that gets no hint is a little shorter than it could be. None under
+        a threshold too small to spare it (a few tokens), where the hint goes only where it fits.
+        """
+        if candidate.shape != 'string' or candidate.threshold_tokens <= 2 * self._hint_room:
+            return 0
+        return self._hint_room
 
     def key_for(self, candidate: Candidate) -> str:
         """The cache key of `candidate`'s summary: what a data engine groups identical work by (`summarizer.ray`)."""
@@ -372,6 +392,7 @@ class Summarizer:
             original_tokens=candidate.tokens,
             threshold_tokens=candidate.threshold_tokens,
             tokenizer=self.tokenizer,
+            room=self._room(candidate),
         )
 
     def _limit(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:

@@ -19,6 +19,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer._prompts import parse_data_block
+from summarizer._shape import JsonValue, items_marker
 
 BIG_TEXT = '\n'.join(
     f'log line {n}: request id req-{n:05d} from 10.1.{n % 200}.{n % 250} took {n * 7} ms' for n in range(600)
@@ -53,6 +54,13 @@ def history(*contents: object, tool: str = 'search') -> list[ModelMessage]:
 
 Answer = Callable[[object, int], object]
 """(original content, budget tokens) -> summary."""
+
+
+def head_items(items: object, count: int) -> list[JsonValue]:
+    """The first `count` items of a list as a summary keeps them: `… N items omitted …` for the rest."""
+    assert isinstance(items, list)
+    kept: list[JsonValue] = items[:count]
+    return kept + [items_marker(len(items) - count)] if len(items) > count else kept
 
 
 def summarizer_model(answer: Answer, calls: list[object] | None = None) -> FunctionModel:

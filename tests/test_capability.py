@@ -6,7 +6,7 @@ import importlib.metadata
 from pathlib import Path
 
 import pytest
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, summarizer_model
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, head_items, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -14,6 +14,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
 from summarizer import ConfigError, SummarizerConfig
+from summarizer._originals import READ_LINE
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
@@ -45,11 +46,11 @@ async def test_model_receives_summarized_contents_with_unchanged_ids() -> None:
     summarize = SummarizeToolReturns(
         model=summarizer_model(
             lambda content, budget: (
-                content[:2]
+                head_items(content, 2)
                 if isinstance(content, list)
                 else content[:100]
                 if isinstance(content, str)
-                else {**content, 'issues': [], 'nested': {'readme': 'r', 'stars': 1234}}
+                else {**content, 'issues': head_items(content['issues'], 0), 'nested': {'readme': 'r', 'stars': 1234}}
             ),
             calls,
         ),
@@ -63,13 +64,14 @@ async def test_model_receives_summarized_contents_with_unchanged_ids() -> None:
     # the last request carries all three returns: the older two summarized, the newest verbatim
     last = tool_returns(seen[-1])
     assert [part.tool_call_id for part in last] == ['id_logs', 'id_search', 'id_repo']
-    assert last[0].content == BIG_TEXT[:100] and last[1].content == BIG_LIST[:2]
+    text_summary = f'{BIG_TEXT[:100]}\n{READ_LINE}'  # no marker of its own: the read hint is a line
+    assert last[0].content == text_summary and last[1].content == head_items(BIG_LIST, 2)
     assert last[2].content == BIG_OBJECT
     # the model saw each return whole while it was the most recent one
     assert tool_returns(seen[1])[-1].content == BIG_TEXT
     # summarized once per run, and the rewrite persisted into the run's history
     assert len(calls) == 2
-    assert [part.content for part in tool_returns(result.all_messages())][:2] == [BIG_TEXT[:100], BIG_LIST[:2]]
+    assert [part.content for part in tool_returns(result.all_messages())][:2] == [text_summary, head_items(BIG_LIST, 2)]
     # summarizer calls did not eat the agent's request limit (4 requests made, limit 4) and are reported apart
     assert result.usage.requests == 4
     assert summarize.report.summarized == 2 and summarize.report.model_calls == 2

@@ -25,7 +25,7 @@ from summarizer._config import SummarizerConfig
 from summarizer._facts import find_facts, token_set
 from summarizer._models import embedded_model
 from summarizer._quoted import plain_text
-from summarizer._shape import JsonValue, carries_text, shape_mismatch
+from summarizer._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carries_text, shape_mismatch
 from summarizer._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import FACTS_PREFIX, Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
@@ -207,6 +207,9 @@ def test_no_facts_line_is_appended_to_a_short_field_of_a_record() -> None:
         summary = summarize(rooms, budget_tokens=200, quoted=quoted)
         assert isinstance(summary, list) and summary
         for item in summary:
+            if isinstance(item, str):
+                assert ITEMS_OMITTED.fullmatch(item)  # in the place of dropped rooms
+                continue
             assert isinstance(item, dict)
             assert all(not isinstance(value, str) or FACTS_PREFIX not in value for value in item.values())
             assert item['status'] in ('available', 'booked')
@@ -406,10 +409,19 @@ def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> N
     for texts, budget in itertools.product((plain, with_facts), (20, 40, 60)):
         summary = summarize(texts, budget_tokens=budget)
         assert isinstance(summary, list) and summary and all(isinstance(item, str) for item in summary)
-        lines = [line for item in summary if isinstance(item, str) for line in item.split('\n')]
+        kept = [item for item in summary if isinstance(item, str) and not ITEMS_OMITTED.fullmatch(item)]
+        lines = [line for item in kept for line in item.split('\n')]
         assert any(line.strip() for line in lines), (budget, summary)
-        for line in lines:  # a marker, the facts line, or a slice of an original: never a rewrite
-            assert OMISSION.match(line) or line.startswith(FACTS_PREFIX) or any(line in text for text in texts), line
+        for line in lines:  # a marker, the facts line, or slices of an original, every cut shown: never a rewrite
+            pieces = line.removeprefix('… ').removesuffix(' …').split(' … ')
+            assert (
+                OMISSION.match(line)
+                or line == DROPPED_TEXT  # the line dropped whole
+                or line.startswith(FACTS_PREFIX)
+                or all(any(piece in text for text in texts) for piece in pieces)
+            ), line
+            cut_shows = len(pieces) > 1 or pieces[0] != line or line == DROPPED_TEXT
+            assert line in texts or cut_shows or OMISSION.match(line) or line.startswith(FACTS_PREFIX)
         assert estimate_tokens(json.dumps(summary)) <= budget + 10
 
 

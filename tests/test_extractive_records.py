@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from extractive_checks import kept_lines
 
 from summarizer._kinds import ContentKind, detect_kind
-from summarizer._shape import JsonValue, shape_mismatch
+from summarizer._shape import ITEMS_OMITTED, JsonValue, shape_mismatch
 from summarizer._tokens import content_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive.budget import NO_DEADLINE
@@ -37,8 +38,9 @@ def test_a_list_keeps_whole_items_and_the_quoted_one() -> None:
     summary = summarize(TICKETS, budget_tokens=300, quoted=('TCK-4147',))
     assert isinstance(summary, list) and shape_mismatch(TICKETS, summary) is None
     assert content_tokens(summary) <= 300
-    assert all(item in TICKETS for item in summary)  # whole items: every field as it was
-    assert any(isinstance(item, dict) and item['id'] == 'TCK-4147' for item in summary)
+    kept = [item for item in summary if not (isinstance(item, str) and ITEMS_OMITTED.fullmatch(item))]
+    assert kept and all(item in TICKETS for item in kept)  # whole items: every field as it was
+    assert any(isinstance(item, dict) and item['id'] == 'TCK-4147' for item in kept)
 
 
 def test_an_object_keeps_every_key() -> None:
@@ -119,3 +121,105 @@ def test_each_weight_is_the_product_of_its_factors_to_the_bit() -> None:
     }
     assert tree._weigh() == expected  # pyright: ignore[reportPrivateUsage]
     tree.release()
+
+
+AIRPORTS = ['ZRH', 'AMS', 'GRU', 'LIS', 'FRA', 'JFK', 'MAD']
+ITINERARIES: list[JsonValue] = [  # a list of lists: each itinerary its legs, the first one the same in all
+    [
+        {'flight': 'LX766', 'from': 'ZRH', 'to': 'AMS', 'departs': '2025-10-14T19:50'},
+        *(
+            {
+                'flight': f'KL{700 + 3 * n + leg}',
+                'from': 'AMS',
+                'to': AIRPORTS[(n + leg) % 7],
+                'fare': f'{400 + 13 * n}.00',
+            }
+            for leg in range(1 + n % 2)
+        ),
+    ]
+    for n in range(24)
+]
+OFFERS: JsonValue = {  # a list of objects holding lists: offers, their slices, their segments
+    'data': {
+        'offers': [
+            {
+                'id': f'off_{n:04d}',
+                'total_amount': f'{600 + 37 * n}.50',
+                'slices': [
+                    {
+                        'id': f'sli_{n}_{s}',
+                        'segments': [
+                            {
+                                'id': f'seg_{n}_{s}_{k}',
+                                'origin': AIRPORTS[(n + k) % 7],
+                                'flight_number': str(90 + n + k),
+                            }
+                            for k in range(1 + (n + s) % 2)
+                        ],
+                    }
+                    for s in range(2)
+                ],
+            }
+            for n in range(28)
+        ]
+    }
+}
+FORECAST: JsonValue = {  # an object of lists: columns side by side
+    'latitude': 47.37,
+    'hourly': {
+        'time': [f'2025-10-{14 + h // 24}T{h % 24:02d}:00' for h in range(168)],
+        'temperature_2m': [round(9 + 6 * math.sin(h / 4), 1) for h in range(168)],
+        'weather': ['rain' if h % 17 == 0 else 'cloudy' for h in range(168)],
+    },
+}
+
+
+def _lists(value: JsonValue) -> list[list[JsonValue]]:
+    if isinstance(value, list):
+        return [value, *(inner for item in value for inner in _lists(item))]
+    if isinstance(value, dict):
+        return [inner for item in value.values() for inner in _lists(item)]
+    return []
+
+
+@pytest.mark.parametrize(
+    'content', [ITINERARIES, OFFERS, FORECAST], ids=['list-of-lists', 'objects-holding-lists', 'object-of-lists']
+)
+@pytest.mark.parametrize('budget', [120, 300, 700])
+def test_a_list_that_loses_items_says_where_and_how_many(content: JsonValue, budget: int) -> None:
+    """Issue 26 point 10: no nested list emptied or cut without a sign (a flight search lost every first leg).
+
+    Each run of items dropped, at any depth, is one `… N items omitted …` in its place, so the summary
+    lines up with the original item by item (`shape_mismatch`), and no list that had items is empty.
+    """
+    summary = summarize(content, budget_tokens=budget)
+    assert shape_mismatch(content, summary) is None
+    assert content_tokens(summary) <= budget + 10
+    assert all(inner for inner in _lists(summary))
+    markers = [
+        item for inner in _lists(summary) for item in inner if isinstance(item, str) and ITEMS_OMITTED.fullmatch(item)
+    ]
+    assert markers  # something was cut, and it says so
+
+
+def test_a_kept_itinerary_shows_where_its_legs_were_cut() -> None:
+    """A leg kept without the one before it follows a marker: it never passes for the first leg.
+
+    The first legs, all alike, hold no fact the others lack: they were all dropped, and the second
+    legs read as the itineraries' first.
+    """
+    summary = summarize(ITINERARIES, budget_tokens=300)
+    assert isinstance(summary, list)
+    for original, kept in zip(ITINERARIES, _aligned(summary)):
+        if isinstance(kept, list) and isinstance(original, list):
+            first = kept[0]
+            assert first == original[0] or (isinstance(first, str) and ITEMS_OMITTED.fullmatch(first)), kept
+
+
+def _aligned(summary: list[JsonValue]) -> list[JsonValue | None]:
+    """The summary's items at their original positions (None where a marker stands for them)."""
+    aligned: list[JsonValue | None] = []
+    for item in summary:
+        marker = ITEMS_OMITTED.fullmatch(item) if isinstance(item, str) else None
+        aligned += [None] * int(marker[1]) if marker else [item]
+    return aligned

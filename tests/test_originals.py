@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
 from pathlib import Path
 
 import pytest
-from helpers import BIG_LIST, BIG_TEXT, history, summarizer_model
+from helpers import BIG_LIST, BIG_TEXT, head_items, history, summarizer_model
+from pydantic_ai.messages import ToolReturnPart
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._originals import READ_HINT, OriginalStore, conversation_scope, with_read_hint
-from summarizer._tokens import json_text
+from summarizer._originals import (
+    READ_HINT,
+    READ_LINE,
+    OriginalStore,
+    conversation_scope,
+    read_hint_tokens,
+    with_read_hint,
+)
+from summarizer._summarize import Summarizer
+from summarizer._tokens import content_tokens, estimate_tokens, json_text
+from summarizer._walk import Candidate
 
 MARKED = '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
 
 
 def marking_model() -> object:
     """A summarizer whose string summaries end with an omission marker line."""
-    return summarizer_model(lambda content, budget: MARKED if isinstance(content, str) else content[:1])
+    return summarizer_model(lambda content, budget: MARKED if isinstance(content, str) else head_items(content, 1))
 
 
 def compactor(**overrides: object) -> Compactor:
@@ -33,7 +44,7 @@ async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_na
     result = await summarizing.compact(messages)
     text_summary, list_summary = (result.changed[(2, 0)], result.changed[(4, 0)])
     assert text_summary == MARKED + READ_HINT  # the string summary's marker names the tool ...
-    assert list_summary == BIG_LIST[:1]  # ... a list keeps its shape and relies on the tool's description
+    assert list_summary == head_items(BIG_LIST, 1)  # ... a list keeps its shape and relies on the tool's description
     store, scopes = summarizing.originals, [conversation_scope(messages)]
     assert store.read('call_0', json_text(text_summary), scopes=scopes).value() == BIG_TEXT  # type: ignore[union-attr]
     assert store.read('call_1', json_text(list_summary), scopes=scopes).value() == BIG_LIST  # type: ignore[union-attr]
@@ -132,3 +143,78 @@ def test_a_private_folder_of_ones_own_is_used_as_it_is(tmp_path: Path, monkeypat
     store.close()
     assert 'originals.db' in os.listdir(mine)
     assert store.database == mine / 'originals.db'
+
+
+async def test_a_long_log_names_the_read_tool_once_and_stays_under_the_threshold() -> None:
+    """Issue 26 point 9: a 600-line log's summary, made at the threshold, still says how to read the rest.
+
+    Its budget left no room for the hint, which was dropped to stay under the threshold.
+    """
+    summarizing = Compactor(config=SummarizerConfig.load(keep_recent=0), model='extractive')
+    messages = history(BIG_TEXT)
+    result = await summarizing.compact(messages)
+    summary = result.changed[(2, 0)]
+    assert isinstance(summary, str) and summary.count(READ_HINT) == 1
+    assert content_tokens(summary) < summarizing.config.threshold_tokens < content_tokens(BIG_TEXT) // 8
+    original = summarizing.originals.read('call_0', summary, scopes=[conversation_scope(messages)])
+    assert original is not None and original.value() == BIG_TEXT
+
+
+@pytest.mark.parametrize(
+    ('summary', 'hinted'),
+    [
+        (
+            'head\n… 5 lines omitted …\ntail\n… 9 lines omitted …',
+            f'head\n… 5 lines omitted …{READ_HINT}\ntail\n… 9 lines omitted …',
+        ),
+        ('a model’s own words, no marker', f'a model’s own words, no marker\n{READ_LINE}'),
+        ('head … tail …', f'head … tail …\n{READ_LINE}'),  # a line cut in pieces: no marker line
+        ('[{"id": 1}, "… 4 items omitted …"]', f'[{{"id": 1}}, "… 4 items omitted …{READ_HINT}"]'),
+        (
+            '[{"id": 1}, "\\u2026 4 items omitted \\u2026"]',
+            f'[{{"id": 1}}, "\\u2026 4 items omitted \\u2026{READ_HINT}"]',
+        ),
+        ('{"id": 1, "note": "…"}', '{"id": 1, "note": "…"}'),  # JSON with no marker: a line would break it
+    ],
+    ids=['first-marker', 'no-marker', 'pieces', 'json-list', 'json-escaped', 'json-no-marker'],
+)
+def test_a_string_summary_names_the_read_tool_once(summary: str, hinted: str) -> None:
+    """Issue 26 point 9: the hint follows the first marker, or is a line of its own; a JSON text still parses."""
+    assert with_read_hint('an original holding no marker', summary) == hinted
+    if hinted.startswith(('[', '{')):
+        assert json.loads(hinted) is not None
+
+
+def string_candidate(tokens: int, threshold: int) -> Candidate:
+    content = 'x' * (tokens * 4)
+    part = ToolReturnPart('read_log', content, tool_call_id='c1')
+    return Candidate(
+        message_index=2, part_index=0, turn=0, part=part, content=content, text=content, tokens=tokens,
+        threshold_tokens=threshold, call_args='',
+    )  # fmt: skip
+
+
+def test_a_string_budget_leaves_room_for_the_hint_whatever_the_store() -> None:
+    """Issue 26 point 9: the room is in the budget of every string summary made at the threshold.
+
+    The same with the store off (a dry run, a plan): one content, one budget, one cache key, one summary.
+    """
+    on, off = (
+        Summarizer.from_config(SummarizerConfig.load(originals={'enabled': enabled}), model='extractive')
+        for enabled in (True, False)
+    )
+    long_log, short_log = string_candidate(8000, 1000), string_candidate(1600, 1000)
+    room = read_hint_tokens(estimate_tokens)
+    assert on.budget_for(long_log) == off.budget_for(long_log) == 999 - room
+    assert on.key_for(long_log) == off.key_for(long_log)
+    assert on.budget_for(short_log) == 400  # a share of it: room enough already
+    assert on.budget_for(string_candidate(8000, 12)) == 11  # a threshold too small to spare it: none
+
+
+async def test_a_model_summary_leaving_no_room_for_the_hint_is_refused() -> None:
+    """Issue 26 point 9: a model's string summary over the budget it was given cannot go without the hint."""
+    near_threshold = summarizer_model(lambda content, budget: BIG_TEXT[: 4 * 995])  # under 1000, not with the hint
+    compacting = Compactor(config=SummarizerConfig.load(keep_recent=0), model=near_threshold)  # type: ignore[arg-type]
+    refused = await compacting.compact(history(BIG_TEXT))
+    assert refused.report.failed == 1 and 'left for the read hint' in refused.report.failures[0].reason
+    assert refused.messages[2].parts[0].content == BIG_TEXT  # type: ignore[union-attr]  # the original kept

@@ -18,7 +18,7 @@ import forked_cli
 import pytest
 from fake_openai import fake_openai
 from forked_cli import Forked
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history, summarizer_model
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, head_items, history, summarizer_model
 from pg_server import PASSWORD, Server, running_server
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows
@@ -216,7 +216,7 @@ def test_a_write_the_server_alters_or_refuses_is_rolled_back_and_reported(
 def _compactor(on_call: Callable[[object], None]) -> Compactor:
     def answer(content: object, budget: int) -> object:
         on_call(content)
-        return content[:1] if isinstance(content, list) else 'summary: ' + str(content)[:200]
+        return head_items(content, 1) if isinstance(content, list) else 'summary: ' + str(content)[:200]
 
     config = SummarizerConfig.load(keep_recent=0)
     return Compactor(config=config, model=summarizer_model(answer))

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
-from helpers import history
+from helpers import head_items, history
 
 from summarizer import Compactor, ConfigError, SummarizerConfig
 from summarizer._prompts import parse_data_block
@@ -38,7 +38,8 @@ class _Recorder(ThreadingHTTPServer):
 
 
 class _Answer(BaseHTTPRequestHandler):
-    """Answers with the first item (or first line) of the content, as text, JSON or an output-tool call."""
+    """Answers with the first item (and a marker for the rest) or first line of the content, as text, JSON or an
+    output-tool call."""
 
     server: _Recorder
 
@@ -51,7 +52,7 @@ class _Answer(BaseHTTPRequestHandler):
         block = parse_data_block(body['messages'][-1]['content'])
         assert block is not None
         content = block.content
-        summary = content[:1] if isinstance(content, list) else str(content).splitlines()[0]
+        summary = head_items(content, 1) if isinstance(content, list) else str(content).splitlines()[0]
         message: dict[str, object] = {'role': 'assistant', 'content': summary}
         if body.get('tools'):
             name = body['tools'][0]['function']['name']

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from summarizer._shape import (
     MAX_DEPTH,
+    JsonValue,
     _conforms,  # pyright: ignore[reportPrivateUsage]
     carries_text,
+    items_marker,
     nested_deeper_than,
     plain_structure,
     schema_for,
@@ -26,8 +30,15 @@ ORIGINAL = {
 @pytest.mark.parametrize(
     'summary',
     [
-        {'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 2, 'title': 't'}]},
-        {'query': '', 'count': 3, 'ok': True, 'next': None, 'results': []},
+        {
+            'query': 'a',
+            'count': 3,
+            'ok': True,
+            'next': None,
+            'results': ['… 1 item omitted …', {'id': 2, 'title': 't'}],
+        },
+        {'query': '…', 'count': 3, 'ok': True, 'next': None, 'results': ['… 2 items omitted …']},
+        {'query': 'apt28', 'count': 3, 'ok': True, 'next': None, 'results': ORIGINAL['results']},
     ],
 )
 def test_conforming_summaries_pass(summary: object) -> None:
@@ -41,7 +52,16 @@ def test_conforming_summaries_pass(summary: object) -> None:
         ({'count': 3, 'query': 'a', 'ok': True, 'next': None, 'results': []}, 'keys'),
         ({'query': 'a', 'count': 4, 'ok': True, 'next': None, 'results': []}, 'number 3'),
         ({'query': 'a', 'count': 3, 'ok': 1, 'next': None, 'results': []}, 'expected true'),
-        ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 1, 'title': 'x'}] * 3}, 'more than'),
+        (
+            {
+                'query': 'a',
+                'count': 3,
+                'ok': True,
+                'next': None,
+                'results': [{'id': 1, 'title': 'x'}, {'id': 2, 'title': 'y'}, {'id': 2, 'title': 'z'}],
+            },
+            'one item more than the original 2',
+        ),
         (
             {
                 'query': 'a',
@@ -50,9 +70,12 @@ def test_conforming_summaries_pass(summary: object) -> None:
                 'next': None,
                 'results': [{'id': 2, 'title': 'x'}, {'id': 1, 'title': 'y'}],
             },
-            'in order',
+            '$.results[0].id: expected the number 1',
         ),
-        ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 1}]}, 'matches no original item'),
+        ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': [{'id': 1}]}, "$.results[0]: keys ['id']"),
+        ({'query': '', 'count': 3, 'ok': True, 'next': None, 'results': ['… 2 items omitted …']}, 'cut to nothing'),
+        ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': []}, "no '… 2 items omitted …'"),
+        ({'query': 'a', 'count': 3, 'ok': True, 'next': None, 'results': ['… 3 items omitted …']}, 'past the end'),
     ],
 )
 def test_broken_summaries_are_named(summary: object, reason: str) -> None:
@@ -63,8 +86,65 @@ def test_broken_summaries_are_named(summary: object, reason: str) -> None:
 def test_string_and_list_shapes() -> None:
     assert shape_mismatch('long text', 'short') is None
     assert shape_mismatch('long text', ['short']) is not None
-    assert shape_mismatch(['a', 'b', 'c'], ['a c']) is None
+    assert shape_mismatch(['a', 'b', 'c'], ['a c', '… 2 items omitted …']) is None
     assert shape_mismatch(['a', 'b'], 'a b') is not None
+
+
+@pytest.mark.parametrize(
+    ('original', 'summary'),
+    [
+        # lists of lists: an inner list cut or emptied says so, in its own place
+        ([[1, 2, 3], [4, 5]], [[1, '… 2 items omitted …'], ['… 2 items omitted …']]),
+        ([[1, 2, 3], [4, 5]], ['… 1 item omitted …', [4, 5]]),
+        # lists of objects holding lists: the legs of each itinerary
+        (
+            [{'id': 'A', 'legs': ['ZRH-AMS', 'AMS-GRU']}, {'id': 'B', 'legs': ['ZRH-GRU']}],
+            [{'id': 'A', 'legs': ['ZRH-AMS', '… 1 item omitted …']}, '… 1 item omitted …'],
+        ),
+        # objects of lists
+        (
+            {'time': [1, 2, 3], 'temp': [9, 8, 7]},
+            {'time': ['… 2 items omitted …', 3], 'temp': [9, '… 2 items omitted …']},
+        ),
+    ],
+)
+def test_a_cut_list_says_where_and_how_many_items_it_dropped(original: JsonValue, summary: JsonValue) -> None:
+    assert shape_mismatch(original, summary) is None
+
+
+@pytest.mark.parametrize(
+    ('original', 'summary', 'reason'),
+    [
+        ([[1, 2, 3], [4, 5]], [[1, 2], [4, 5]], "$[0]: its last 1 of 3 items dropped with no '… 1 item omitted …'"),
+        ([[1, 2, 3], [4, 5]], [[1, 2, 3], []], '$[1]: its last 2 of 2 items dropped'),
+        ([[1, 2, 3], [4, 5]], [[4, 5]], '$[0][0]: not original item 0'),
+        (
+            [{'id': 'A', 'legs': ['ZRH-AMS', 'AMS-GRU']}, {'id': 'B', 'legs': ['ZRH-GRU']}],
+            [{'id': 'A', 'legs': ['AMS-GRU']}, {'id': 'B', 'legs': []}],
+            '$[0].legs: its last 1 of 2 items dropped',  # 'AMS-GRU' stands in for the first leg: a string
+        ),
+        (
+            [{'id': 'A', 'legs': ['ZRH-AMS', 'AMS-GRU']}, {'id': 'B', 'legs': ['ZRH-GRU']}],
+            [{'id': 'A', 'legs': ['… 2 items omitted …']}],
+            '$: its last 1 of 2 items dropped',
+        ),
+        ({'time': [1, 2, 3], 'temp': [9, 8, 7]}, {'time': [2, 3], 'temp': [9, 8, 7]}, '$.time[0]: not original item 0'),
+        ({'time': [1, 2, 3], 'note': 'warm'}, {'time': [1, 2, 3], 'note': ' '}, '$.note: a text cut to nothing'),
+    ],
+)
+def test_a_list_cut_or_emptied_without_saying_so_is_refused(
+    original: JsonValue, summary: JsonValue, reason: str
+) -> None:
+    mismatch = shape_mismatch(original, summary)
+    assert mismatch is not None and mismatch.startswith(reason), mismatch
+
+
+def test_a_kept_item_that_reads_like_a_marker_is_an_item_where_it_equals_the_original() -> None:
+    original: JsonValue = ['a', '… 1 item omitted …', 'b']
+    assert shape_mismatch(original, original) is None
+    assert shape_mismatch(original, ['a', '… 2 items omitted …']) is None
+    assert shape_mismatch(['a', 'x', 'b'], ['a', '… 1 item omitted …', 'b']) is None
+    assert items_marker(1) == '… 1 item omitted …' and items_marker(12) == '… 12 items omitted …'
 
 
 def test_schema_follows_shape_and_stays_small_for_long_lists() -> None:
@@ -72,15 +152,19 @@ def test_schema_follows_shape_and_stays_small_for_long_lists() -> None:
     assert schema['required'] == list(ORIGINAL)
     assert schema['additionalProperties'] is False
     results = schema['properties']['results']  # type: ignore[index]
-    assert results['maxItems'] == 2 and results['items']['required'] == ['id', 'title']
+    record, marker = results['items']['anyOf']
+    assert results['maxItems'] == 2 and record['required'] == ['id', 'title']
+    assert re.fullmatch(marker['pattern'], items_marker(12)) and marker['type'] == 'string'
     many = schema_for([{'id': n, 'name': f'n{n}'} for n in range(5000)])
-    assert 'anyOf' not in many['items']  # type: ignore[operator]
+    assert len(many['items']['anyOf']) == 2  # type: ignore[index]  # one kind of record, and the marker
+    assert 'anyOf' not in schema_for(['a', 'b'])['items']  # type: ignore[operator]  # a string list takes it as is
 
 
 def test_emptiness() -> None:
     assert not carries_text('  ')
     assert not carries_text(['', {'a': ' '}])
     assert carries_text({'a': '', 'n': 0})
+    assert not carries_text(['…', '… 3 items omitted …'])  # what says a cut says nothing of the content
 
 
 class Name(str):
@@ -116,5 +200,5 @@ def test_a_list_item_conforms_exactly_when_shape_mismatch_finds_nothing() -> Non
     values += [{'a': [1, 2]}, {'a': [2]}, {'a': [3]}, {'a': {'c': None}}, {'a': {'c': 0}}, {'a': {'c': 0, 'd': 1}}]
     for original in values:
         for summary in values:
-            expected = shape_mismatch(original, summary) is None  # type: ignore[arg-type]
+            expected = shape_mismatch(original, summary, '$[0]') is None  # type: ignore[arg-type]  # as an item
             assert _conforms(original, summary) is expected, (original, summary)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ import asyncio
 import errno
 
 import pytest
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, head_items, history, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import (
@@ -22,6 +22,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import CheckFailed, SummarizeToolReturns
 from summarizer._config import SummarizerConfig
+from summarizer._originals import READ_LINE
 from summarizer._pipeline import Compactor
 from summarizer._summarize import ServerUnreachable
 from summarizer._tokens import estimate_tokens
@@ -37,7 +38,7 @@ def shorten(content: object, budget: int) -> object:
     if isinstance(content, str):
         return content[:200]
     if isinstance(content, list):
-        return [shorten(item, budget) for item in content[:2]]
+        return [shorten(item, budget) for item in head_items(content, 2)]
     if isinstance(content, dict):
         return {key: shorten(value, budget) for key, value in content.items()}
     return content
@@ -48,7 +49,8 @@ async def test_each_shape_is_summarized_and_keeps_its_type(content: object) -> N
     result = await compactor(summarizer_model(shorten)).compact(history(content))
     part = first_return(result.messages)
     assert type(part.content) is type(content)
-    assert part.content == shorten(content, 0)
+    summary = shorten(content, 0)
+    assert part.content == (f'{summary}\n{READ_LINE}' if isinstance(summary, str) else summary)  # the hint: no marker
     assert part.tool_call_id == 'call_0' and part.metadata == {'n': 0}
     assert result.report.summarized == 1 and result.report.failed == 0
 
@@ -71,6 +73,11 @@ async def slow(content: object, budget: int) -> object:  # pragma: no cover - ne
     return content
 
 
+SMALL = {'issues': head_items(BIG_OBJECT['issues'], 1), 'nested': {'readme': 'Readme text', 'stars': 1234}}
+"""A summary of `BIG_OBJECT` small enough to pass, for the answers below that cut one more thing without saying so."""
+MORE = '… 19 items omitted …'
+
+
 @pytest.mark.parametrize(
     ('content', 'answer', 'reason'),
     [
@@ -78,11 +85,19 @@ async def slow(content: object, budget: int) -> object:  # pragma: no cover - ne
         (BIG_LIST, lambda content, budget: {'wrong': 'type'}, 'wrong shape'),
         (BIG_OBJECT, lambda content, budget: {**content, 'repo': 'x', 'open_issues': 41}, 'wrong shape'),
         (BIG_TEXT, lambda content, budget: content + content, 'not smaller'),
-        (BIG_LIST, lambda content, budget: ['', ' '], 'empty summary'),
+        (BIG_LIST, lambda content, budget: ['… 12 items omitted …'], 'empty summary'),
         (BIG_TEXT, lambda content, budget: content[: len(content) // 2], 'not under the threshold'),
+        # issue 26 point 10: a cut that does not say so
+        (BIG_LIST, lambda content, budget: content[:2], "$: its last 10 of 12 items dropped with no '… 10 items"),
+        (BIG_OBJECT, lambda content, budget: {**content, **SMALL, 'issues': content['issues'][:1]}, '$.issues: its last 19'),
+        (BIG_OBJECT, lambda content, budget: {**content, **SMALL, 'issues': [*content['issues'][4:5], MORE]}, 'number: expected the number 0'),
+        (BIG_OBJECT, lambda content, budget: {**content, **SMALL, 'repo': ''}, '$.repo: a text cut to nothing'),
     ],
-    ids=['exception', 'wrong-type', 'changed-number', 'longer', 'empty', 'over-threshold'],
-)
+    ids=[
+        'exception', 'wrong-type', 'changed-number', 'longer', 'empty', 'over-threshold',
+        'list-cut-silently', 'nested-list-cut-silently', 'first-items-dropped-silently', 'string-emptied',
+    ],
+)  # fmt: skip
 async def test_failures_keep_the_original(content: object, answer, reason: str) -> None:  # type: ignore[no-untyped-def]
     messages = history(content)
     result = await compactor(summarizer_model(answer), max_retries=0).compact(messages)

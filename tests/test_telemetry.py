@@ -10,10 +10,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import StatusCode
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import AbstractCapability, ProcessHistory
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
+from summarizer._originals import READ_HINT
+from summarizer._tokens import estimate_tokens
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 
 OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST}
@@ -56,7 +58,7 @@ async def test_each_summary_is_a_span_of_the_run(
     exporter: InMemorySpanExporter, settings: InstrumentationSettings
 ) -> None:
     summarize = SummarizeToolReturns(threshold_tokens=1000, keep_recent=1)
-    await agent(summarize, instrument=settings).run('look')
+    result = await agent(summarize, instrument=settings).run('look')
 
     (span,) = summary_spans(exporter)
     assert span.name == 'summarize logs'
@@ -65,7 +67,19 @@ async def test_each_summary_is_a_span_of_the_run(
     assert attributes['summarizer.outcome'] == 'summarized' and attributes['summarizer.cache_hit'] is False
     before, after = attributes['summarizer.tokens_before'], attributes['summarizer.tokens_after']
     assert isinstance(before, int) and isinstance(after, int) and 1000 < before and 0 < after < 1000
-    assert after == summarize.report.tokens_after and before == summarize.report.tokens_before
+    # the span counts the model's summary; the report the one the history holds, which names the read tool
+    [held] = [
+        part.content
+        for message in result.all_messages()
+        if isinstance(message, ModelRequest)
+        for part in message.parts
+        if isinstance(part, ToolReturnPart) and part.tool_name == 'logs'
+    ]
+    assert isinstance(held, str) and held.count(READ_HINT) == 1
+    assert (
+        after == estimate_tokens(held.replace(READ_HINT, '')) and estimate_tokens(held) == summarize.report.tokens_after
+    )
+    assert before == summarize.report.tokens_before
     assert attributes['summarizer.attempts'] == 1 and span.status.status_code is StatusCode.UNSET
     # a child of the run, as pydantic-ai's own model-request spans are
     run = next(s for s in exporter.get_finished_spans() if s.name.startswith('invoke_agent') or s.name == 'agent run')

@@ -5,8 +5,10 @@ is an embedded `FunctionModel` like the extractive one, so it runs through the s
 structured output and post-check: its figures differ from a model's only by what it keeps.
 
 The head of a content is the beginning of its text, read depth-first: a string's first characters;
-a list's first items (strings cut); an object with every key (it must keep them all), its values cut
-in order. The character allowance is the largest whose result fits the token budget.
+a list's first items (strings cut), then `… N items omitted …` for the rest; an object with every key
+(it must keep them all), its values cut in order, a string cut to nothing written `…`: the shape
+contract asks every summary to say where it cut a list or emptied a string. The character allowance
+is the largest whose result fits the token budget.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 from pydantic_ai.models.function import FunctionModel
 
 from .._models import embedded_model
-from .._shape import JsonValue
+from .._shape import DROPPED_TEXT, JsonValue, items_marker
 from .._tokens import estimate_tokens, json_text
 
 HEAD = 'head'
@@ -46,14 +48,17 @@ def head(
 def _cut(value: JsonValue, allowance: int) -> tuple[JsonValue, int]:
     """`value` with at most `allowance` characters of string text, depth-first; and what is left of it."""
     if isinstance(value, str):
-        return value[:allowance], max(allowance - len(value), 0)
+        head = value[:allowance]
+        return head if head.strip() or not value.strip() else DROPPED_TEXT, max(allowance - len(value), 0)
     if isinstance(value, list):
         items: list[JsonValue] = []
         for item in value:
-            if items and allowance <= 0:
+            if allowance <= 0:
                 break
             cut, allowance = _cut(item, allowance)
             items.append(cut)
+        if len(items) < len(value):
+            items.append(items_marker(len(value) - len(items)))
         return items, allowance
     if isinstance(value, dict):
         kept: dict[str, JsonValue] = {}

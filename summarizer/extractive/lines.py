@@ -7,8 +7,8 @@ many (`… 212 lines omitted …`), so a reader knows the text was cut, and wher
 between two kept lines is kept as it is: it costs nothing worth a marker.
 
 Only a line too long for any budget (a paragraph on one line, a minified blob) is cut into pieces:
-contiguous slices at sentence ends or spaces. All of its pieces kept give back the line; some kept
-are joined by ` … `, so the cut still shows.
+contiguous slices at sentence ends or spaces. Kept pieces next to each other read as the line did;
+where pieces were dropped, before, between or after them, stands `…`, so every cut shows.
 """
 
 from __future__ import annotations
@@ -18,7 +18,17 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 
-__all__ = ('MARKER_COST', 'MAX_LINE_CHARS', 'OMISSION', 'Joined', 'marker', 'pieces', 'render', 'split_lines')
+__all__ = (
+    'MARKER_COST',
+    'MAX_LINE_CHARS',
+    'OMISSION',
+    'Joined',
+    'cut_line',
+    'marker',
+    'pieces',
+    'render',
+    'split_lines',
+)
 
 MAX_LINE_CHARS = 400
 """A longer line is cut into pieces (a listing's lines never are: see `pieces`)."""
@@ -26,7 +36,6 @@ OMISSION = re.compile(r'^… \d+ (?:similar )?lines? omitted …$')
 """What a marker line looks like: the eval tells markers from kept lines by it."""
 MARKER_COST = 7.0
 """Estimated tokens of a marker line and its line break (`… 1234 lines omitted …`: two `…` count one each)."""
-INLINE_CUT = ' … '
 _SENTENCE_END = re.compile(r'(?<=[.!?;])\s+(?=\S)')
 
 
@@ -60,15 +69,28 @@ def pieces(line: str, *, limit: int = MAX_LINE_CHARS) -> list[str]:
     return result
 
 
+def cut_line(kept: Sequence[tuple[int, str]], count: int) -> str:
+    """What is kept of a line cut into `count` pieces, `kept` as (piece index, piece): `…` where any were dropped."""
+    text = ''
+    after = 0
+    for index, piece in sorted(kept):
+        if index > after:
+            text = f'{text.rstrip()} … ' if text else '… '
+            piece = piece.lstrip()
+        text += piece
+        after = index + 1
+    return f'{text.rstrip()} …' if after < count else text
+
+
 def render(
     lines: Sequence[str],
-    kept: dict[int, list[str] | None],
+    kept: dict[int, str | None],
     *,
     signature: Callable[[str], str] | None = None,
 ) -> list[str]:
     """The summary lines: `lines` at the indices of `kept`, a marker for each run of dropped ones.
 
-    `kept` maps a line index to None (the whole line) or the pieces of it that were kept.
+    `kept` maps a line index to None (the whole line) or what is kept of it (`cut_line`).
     `signature`: lines with the same signature are alike (a log line with other numbers); a run
     of dropped lines all like the kept line above it is marked as `similar`.
     """
@@ -76,8 +98,8 @@ def render(
     previous = -1
     for index in sorted(kept):
         _gap(out, lines, previous, index, signature)
-        chosen = kept[index]
-        out.append(lines[index] if chosen is None else INLINE_CUT.join(piece.strip() for piece in chosen))
+        cut = kept[index]
+        out.append(lines[index] if cut is None else cut)
         previous = index
     _gap(out, lines, previous, len(lines), signature)
     return out

@@ -2,7 +2,9 @@
 
 The content becomes a tree whose objects keep their keys and scalars (the shape contract), whose
 lists may keep any of their items, and whose texts are cut into units: their lines (a line too
-long for any budget, into pieces, see `lines`). One greedy pass over the whole tree adds the unit
+long for any budget, into pieces, see `lines`). Nothing cut passes for whole: a list holds
+`… N items omitted …` in the place of each run of items it drops, a string field dropped whole is
+`…`, a text its marker lines (`_render`); their cost is in the budget like any other. One greedy pass over the whole tree adds the unit
 or list item bringing the most new weight per token, so the budget goes where the facts are rather
 than where the bytes are. A unit weighs the facts it holds (`_facts`) and the bonus its kind of text
 gives its line (`strategies`: a diff's headers, a test run's summary, a log's errors); a fact
@@ -32,7 +34,7 @@ from typing import TypeAlias
 from .._facts import all_parts, fact_kinds, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
 from .._quoted import plain_text
-from .._shape import JsonValue, carries_text
+from .._shape import DROPPED_TEXT, JsonValue, carries_text, items_marker
 from . import lines as text_lines
 from .budget import NO_DEADLINE, Deadline, cost, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
@@ -104,6 +106,8 @@ _BUNDLED_CHARS = 200
 """A field value up to this long goes with its item (a name, a status, a title, an id)."""
 _JSON = json.JSONEncoder(ensure_ascii=False)
 """`json.dumps(value, ensure_ascii=False)`, without building an encoder per call (a key of every record)."""
+_DROPPED_COST = cost(DROPPED_TEXT)
+"""A string of one line dropped whole is `…` (see `_render`)."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
 """Steps between two looks at the deadline."""
@@ -177,6 +181,14 @@ class _Item:
     """The same position in the other lists of equal length of the object holding this item's list."""
     bundled: Sequence[_Unit] = ()
     """Its short one-line fields, kept whenever it is (see `_Tree._bundle`)."""
+    owner: _List | None = None
+    """The list it is an item of."""
+    index: int = 0
+    """Its position in that list."""
+    before: _Item | None = None
+    """The item offered before it in that list (see `_runs_opened_by`)."""
+    after: _Item | None = None
+    """The item offered after it."""
 
 
 @dataclass(eq=False, slots=True)
@@ -210,6 +222,8 @@ class _Unit:
     """Its place among its text's units: choosing it may open or close a run of dropped units."""
     whole: bool = True
     """The whole line (not a piece of it)."""
+    piece: int = 0
+    """Which piece of its line it is, when not whole."""
     bonus: float = 0.0
     chosen: bool = False
     forced: bool = False
@@ -222,7 +236,12 @@ _Choice: TypeAlias = '_Unit | _Item'
 
 @dataclass(eq=False, slots=True)
 class _List:
+    """A list of the content: the items offered as choices, and how many it has (a long one offers some)."""
+
     items: list[tuple[_Item, _Node]]
+    total: int
+    marker_cost: float
+    """What an `… N items omitted …` item standing for a run of dropped items costs (at most), its comma included."""
 
 
 @dataclass(eq=False, slots=True)
@@ -316,6 +335,7 @@ class _Tree:
         for choice in self._choices:
             if isinstance(choice, _Item):
                 choice.inner, choice.siblings, choice.bundled = [], (), ()
+                choice.owner = choice.before = choice.after = None
 
     def unit_share(self, budget_tokens: int) -> float:
         """Share of the budget lines and items may take before the facts line gets its turn.
@@ -394,11 +414,17 @@ class _Tree:
             self._align([child for child in members.values() if isinstance(child, _List)])
             return _Object(members=members)
         if isinstance(value, list) and not _is_tuple(value):
-            node = _List(items=[])
+            node = _List(items=[], total=len(value), marker_cost=cost(_JSON.encode(items_marker(len(value)))) + 0.25)
+            before: _Item | None = None
             for index in self._offered(value):
                 element = value[index]
                 prior = (outer.prior if outer is not None else 1.0) * _place_prior(index, len(value))
-                item = _Item(cost=0.0, facts=(), outer=outer, bonus=_EDGE_BONUS if index == 0 else 0.0, prior=prior)
+                bonus = _EDGE_BONUS if index == 0 else 0.0
+                item = _Item(cost=0.0, facts=(), outer=outer, bonus=bonus, prior=prior, owner=node, index=index)
+                item.before = before
+                if before is not None:
+                    before.after = item
+                before = item
                 child = self._build(element, outer=item, path=(*path, '*'))
                 item.cost = self._skeleton_cost(child) + 0.25
                 item.facts = tuple(sorted(self._skeleton_facts(child)))  # sorted: weight sums are float
@@ -425,7 +451,7 @@ class _Tree:
         if item.bundled:
             bundled = set(item.bundled)
             item.inner = [choice for choice in item.inner if choice not in bundled]
-            item.cost += sum(unit.cost for unit in item.bundled)
+            item.cost += sum(unit.cost - _DROPPED_COST for unit in item.bundled)  # never `…` (see `_skeleton_cost`)
             item.facts = tuple(sorted({*item.facts, *(fact for unit in item.bundled for fact in unit.facts)}))
             for unit in item.bundled:
                 unit.in_bundle = True
@@ -557,7 +583,18 @@ class _Tree:
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
                 piece_cost = cost(piece) + (_escapes(piece) if escaped else 0.0) + 0.5
                 units.append(
-                    _Unit(piece, index, piece_cost, facts, outer, node, len(units), len(parts) == 1, bonus + notable)
+                    _Unit(
+                        piece,
+                        index,
+                        piece_cost,
+                        facts,
+                        outer,
+                        node,
+                        len(units),
+                        len(parts) == 1,
+                        piece_number,
+                        bonus + notable,
+                    )
                 )
         self._count_all(counted, outer)
         self._add_units(node, outer=outer, path=path)
@@ -623,10 +660,13 @@ class _Tree:
                     item = item.outer
 
     def _skeleton_cost(self, node: _Node) -> float:
-        if isinstance(node, _Text):
-            return 0.5 + (MARKER_COST if len(node.units) > 1 else 0.0)  # nothing kept: one marker
-        if isinstance(node, (_Unit, _List)):
-            return 0.5
+        """What `node` costs with nothing of it chosen: keys, scalars, and what says a text or list was cut."""
+        if isinstance(node, _Text):  # nothing kept: one marker, or `…` for a line
+            return 0.5 + (MARKER_COST if len(node.lines) > 1 else _DROPPED_COST) if node.units else 0.5
+        if isinstance(node, _Unit):
+            return 0.5 + _DROPPED_COST
+        if isinstance(node, _List):
+            return 0.5 + node.marker_cost
         if isinstance(node, _Object):
             return 0.5 + sum(
                 cost(_JSON.encode(key)) + 0.5 + self._skeleton_cost(child) for key, child in node.members.items()
@@ -746,12 +786,14 @@ class _Tree:
     def _choose(self, choice: _Choice) -> list[_Item]:
         closed = self._closed(choice)
         for item in (*closed, choice):
+            if isinstance(item, _Item):
+                if item.owner is not None:  # each in a list of its own, whose runs change as it joins them
+                    self.spent += item.owner.marker_cost * _runs_opened_by(item, item.owner)
+                for unit in item.bundled:
+                    unit.chosen = True  # paid for with the item
             item.chosen = True
             self.covered.update(item.facts)
             self.spent += item.cost
-            if isinstance(item, _Item):
-                for unit in item.bundled:
-                    unit.chosen = True  # paid for with the item
         if isinstance(choice, _Unit):
             self.spent += MARKER_COST * _runs_opened(choice)
         self._done.append((choice, closed))
@@ -924,6 +966,17 @@ def _runs_opened(unit: _Unit) -> int:
     return 1 if left and right else -1 if not left and not right else 0
 
 
+def _runs_opened_by(item: _Item, owner: _List) -> int:
+    """How many more runs of dropped items, each an `… N items omitted …` item, its list `owner` has once `item` is kept.
+
+    An item not offered (of a very long list) is never kept: a gap before or after it is a run.
+    """
+    left = item.index > 0 and (item.before is None or not item.before.chosen or item.before.index < item.index - 1)
+    last = owner.total - 1
+    right = item.index < last and (item.after is None or not item.after.chosen or item.after.index > item.index + 1)
+    return 1 if left and right else -1 if not left and not right else 0
+
+
 def _line_facts(line: str, known: frozenset[str]) -> tuple[str, ...]:
     """The facts of `line`: those of its text (`known`) that the line holds as a token or quoted string.
 
@@ -988,31 +1041,46 @@ def _is_tuple(value: list[JsonValue]) -> bool:
 
 def _render(node: _Node) -> JsonValue:
     if isinstance(node, _Unit):
-        return node.text if node.chosen else ''  # a field's value (`_Tree._field`)
+        return node.text if node.chosen else DROPPED_TEXT  # a field's value (`_Tree._field`)
     if isinstance(node, _Text):
         return _render_text(node)
     if isinstance(node, _List):
-        return [_render(child) for item, child in node.items if item.chosen]
+        return _render_list(node)
     if isinstance(node, _Object):
         return {key: _render(child) for key, child in node.members.items()}
     return node
 
 
+def _render_list(node: _List) -> list[JsonValue]:
+    """The chosen items in order, an `… N items omitted …` item in the place of each run of dropped ones."""
+    rendered: list[JsonValue] = []
+    position = 0
+    for item, child in node.items:
+        if item.chosen:
+            if item.index > position:
+                rendered.append(items_marker(item.index - position))
+            rendered.append(_render(child))
+            position = item.index + 1
+    if node.total > position:
+        rendered.append(items_marker(node.total - position))
+    return rendered
+
+
 def _render_text(node: _Text) -> str:
-    kept: dict[int, list[str] | None] = {}
+    whole: set[int] = set()
+    cut: dict[int, list[tuple[int, str]]] = {}
     for unit in node.units:
         if unit.chosen:
             if unit.whole:
-                kept[unit.line] = None
+                whole.add(unit.line)
             else:
-                chosen = kept.setdefault(unit.line, [])
-                assert chosen is not None
-                chosen.append(unit.text)
-    for index, chosen in kept.items():
-        if chosen is not None and node.pieces is not None and len(chosen) == node.pieces[index]:
-            kept[index] = None  # every piece: the line itself
-    if not kept and len(node.units) <= 1:
-        text = ''
+                cut.setdefault(unit.line, []).append((unit.piece, unit.text))
+    kept: dict[int, str | None] = dict.fromkeys(whole)
+    for index, pieces in cut.items():
+        count = node.pieces[index] if node.pieces is not None else len(pieces)
+        kept[index] = None if len(pieces) == count else text_lines.cut_line(pieces, count)  # every piece: the line
+    if not kept and len(node.lines) == 1:
+        text = DROPPED_TEXT if node.units else ''
     else:
         text = '\n'.join(text_lines.render(node.lines, kept, signature=node.signature))
     if node.facts_line is not None:
