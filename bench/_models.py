@@ -18,7 +18,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from summarizer._models import embedded_answer
-from summarizer._shape import JsonValue, items_marker
+from summarizer.core._shape import JsonValue, items_marker
 
 
 def minimal_summary(

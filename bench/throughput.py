@@ -23,9 +23,9 @@ from typing import TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 
-from summarizer import _facts
 from summarizer._pipeline import Compactor
-from summarizer._quoted import LaterTurns
+from summarizer.core import _facts
+from summarizer.core._quoted import LaterTurns
 
 from ._harness import young_heap
 from ._report import Section, Target

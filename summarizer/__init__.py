@@ -14,12 +14,21 @@ The pipeline is walk -> summarize -> check -> write:
 from importlib.metadata import PackageNotFoundError, version
 
 from ._check import CheckFailed, IntegrityProblem
-from ._config import CacheConfig, ConfigError, OriginalsConfig, PolicyConfig, PolicyKind, SummarizerConfig, ToolRule
 from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
 from ._prices import RunCost, run_cost
 from ._summarize import ServerUnreachable
-from ._tokens import Tokenizer, estimate_tokens
 from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
+from .core import (
+    CacheConfig,
+    ConfigError,
+    OriginalsConfig,
+    PolicyConfig,
+    PolicyKind,
+    SummarizerConfig,
+    Tokenizer,
+    ToolRule,
+    estimate_tokens,
+)
 
 try:
     __version__ = version('tool-return-summarizer')

@@ -20,9 +20,7 @@ from typing import cast
 
 import diskcache
 
-from ._config import CacheConfig
-from ._shape import JsonValue
-from ._write import private_folder
+from .core import CacheConfig, JsonValue, private_folder
 
 logger = logging.getLogger(__name__)
 

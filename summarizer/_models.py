@@ -31,11 +31,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from . import extractive
-from ._config import SummarizerConfig
 from ._prompts import parse_data_block
-from ._resources import install_hint
-from ._shape import JsonValue
-from ._tokens import content_tokens, estimate_tokens
+from .core import JsonValue, SummarizerConfig, content_tokens, estimate_tokens, install_hint
 
 EXTRACTIVE = 'extractive'
 _PROVIDER_EXTRAS = {'anthropic': 'anthropic', 'google': 'google'}

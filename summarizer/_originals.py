@@ -50,10 +50,7 @@ import pydantic_core
 from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
 
 from ._cache import storable_json
-from ._config import READ_TOOL_NAME, SummarizerConfig
-from ._shape import JsonValue
-from ._tokens import Tokenizer, json_text
-from ._write import private_folder
+from .core import READ_TOOL_NAME, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
 
 logger = logging.getLogger(__name__)
 

@@ -29,14 +29,20 @@ from ._check import (
     integrity_problems,
     summary_problem,
 )
-from ._config import SummarizerConfig
 from ._originals import Kept, OriginalStore, conversation_scope, with_read_hint
 from ._policy import Due, Ledger
-from ._quoted import LaterTurns
-from ._shape import JsonValue
 from ._summarize import Outcome, ServerUnreachable, Summarizer
-from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 from ._walk import Candidate, recent_turns, walk
+from .core import (
+    JsonValue,
+    LaterTurns,
+    SummarizerConfig,
+    Tokenizer,
+    content_tokens,
+    estimate_tokens,
+    json_text,
+    message_texts,
+)
 
 logger = logging.getLogger(__name__)
 

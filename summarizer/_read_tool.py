@@ -21,11 +21,9 @@ from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
 
-from ._config import READ_TOOL_NAME
 from ._originals import Original, OriginalStore
-from ._shape import JsonValue
-from ._tokens import json_text
 from ._walk import as_json
+from .core import READ_TOOL_NAME, JsonValue, json_text
 
 _RESERVED = 260
 """Characters of an answer kept for its heading and closing line (how to page on) besides the title and pattern:

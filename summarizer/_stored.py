@@ -31,12 +31,10 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolRet
 from pydantic_core import ErrorDetails
 
 from ._check import CheckFailed, PartRef, check_integrity, compare_message_json, summary_problem
-from ._config import SummarizerConfig
 from ._originals import Replaced
 from ._pipeline import Compactor, Report
-from ._shape import JsonValue, number_text
-from ._tokens import Tokenizer, content_tokens, estimate_tokens
 from ._walk import excluded, summarizable_data
+from .core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it

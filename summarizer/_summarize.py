@@ -49,13 +49,11 @@ from pydantic_ai.tools import ToolDefinition
 
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
-from ._config import SummarizerConfig
 from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
 from ._originals import read_hint_tokens
 from ._prompts import PromptBook
-from ._shape import JsonValue, schema_of, structure_of
-from ._tokens import Tokenizer, content_tokens, estimate_tokens
 from ._walk import Candidate
+from .core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, schema_of, structure_of
 
 logger = logging.getLogger(__name__)
 

@@ -31,9 +31,19 @@ from pydantic_ai.messages import (
 )
 from pydantic_core import to_jsonable_python
 
-from ._config import SummarizerConfig
-from ._shape import MAX_DEPTH, JsonValue, Structure, is_dict, nested_deeper_than, plain_structure, shape_name
-from ._tokens import Tokenizer, estimate_tokens, json_text
+from .core import (
+    MAX_DEPTH,
+    JsonValue,
+    Structure,
+    SummarizerConfig,
+    Tokenizer,
+    estimate_tokens,
+    is_dict,
+    json_text,
+    nested_deeper_than,
+    plain_structure,
+    shape_name,
+)
 
 _MULTIMODAL = (BinaryContent, FileUrl, UploadedFile)
 

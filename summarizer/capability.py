@@ -24,7 +24,11 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ._config import (
+from ._originals import first_message_scope, run_scope
+from ._pipeline import Compactor, HistorySession, Report
+from ._prices import RunCost, run_cost
+from ._read_tool import read_tool
+from .core import (
     CacheConfig,
     OriginalsConfig,
     OutputMode,
@@ -32,13 +36,10 @@ from ._config import (
     PolicyKind,
     Server,
     SummarizerConfig,
+    Tokenizer,
     ToolRule,
+    estimate_tokens,
 )
-from ._originals import first_message_scope, run_scope
-from ._pipeline import Compactor, HistorySession, Report
-from ._prices import RunCost, run_cost
-from ._read_tool import read_tool
-from ._tokens import Tokenizer, estimate_tokens
 
 
 @dataclass(kw_only=True, repr=False)

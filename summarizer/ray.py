@@ -52,15 +52,14 @@ from pydantic_ai.models import Model
 from ray.data.dataset import MaterializedDataset
 
 from ._cache import SummaryCache
-from ._config import SummarizerConfig
 from ._models import resolve_model
 from ._originals import OriginalStore
 from ._pipeline import Compactor, Report
 from ._summarize import Answer, Outcome, Planner, ServerUnreachable, Summarizer
 from ._walk import Candidate
-from ._write import remove_temporaries
 from .batch._runner import OnTick, compact_unit, kept, run_sources
 from .batch._sources import Done, Source, StoredUnit, Target, Unit, Where
+from .core import SummarizerConfig, remove_temporaries
 
 if TYPE_CHECKING:
     from .batch._runner import Journal, SourceReport

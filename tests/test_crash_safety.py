@@ -54,9 +54,9 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows, make_conversations, make_message_store, rows
 
 from summarizer._stored import StoredHistory, check_rewrite
-from summarizer._write import _TEMPORARY
 from summarizer.batch._langchain import Row, check_row
 from summarizer.cli import main
+from summarizer.core._write import _TEMPORARY
 
 KILLS = 20
 SECONDS_PER_ANSWER = 0.02

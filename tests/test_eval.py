@@ -20,13 +20,13 @@ from pydantic_ai.messages import (
 )
 
 from summarizer import Report, SummarizerConfig
-from summarizer._facts import token_set
 from summarizer._kinds import detect_kind
-from summarizer._quoted import LaterTurns
-from summarizer._shape import shape_mismatch
 from summarizer._stored import StoredHistory
-from summarizer._tokens import content_tokens
 from summarizer.cli import main
+from summarizer.core._facts import token_set
+from summarizer.core._quoted import LaterTurns
+from summarizer.core._shape import shape_mismatch
+from summarizer.core._tokens import content_tokens
 from summarizer.eval import EvalRun, ModelScore, head, mentions, referred_facts
 from summarizer.eval._metrics import ReturnScore, Tally, line_fidelity, score_return
 from summarizer.eval._run import HistoryScore, typed_parts

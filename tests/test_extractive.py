@@ -21,12 +21,12 @@ from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 
 from summarizer import _models
 from summarizer._check import summary_problem
-from summarizer._config import SummarizerConfig
-from summarizer._facts import find_facts, token_set
 from summarizer._models import embedded_model
-from summarizer._quoted import plain_text
-from summarizer._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carries_text, shape_mismatch
-from summarizer._tokens import content_tokens, estimate_tokens
+from summarizer.core._config import SummarizerConfig
+from summarizer.core._facts import find_facts, token_set
+from summarizer.core._quoted import plain_text
+from summarizer.core._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carries_text, shape_mismatch
+from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import FACTS_PREFIX, Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
 from summarizer.extractive.lines import OMISSION

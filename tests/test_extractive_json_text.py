@@ -7,8 +7,8 @@ import json
 import pytest
 
 from summarizer._kinds import ContentKind, detect_kind
-from summarizer._shape import ITEMS_OMITTED, shape_mismatch
-from summarizer._tokens import estimate_tokens
+from summarizer.core._shape import ITEMS_OMITTED, shape_mismatch
+from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
 
 ROWS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from extractive_checks import kept_lines
 
 from summarizer._kinds import ContentKind, detect_kind
-from summarizer._shape import JsonValue, shape_mismatch
+from summarizer.core._shape import JsonValue, shape_mismatch
 from summarizer.extractive import summarize
 
 RESULTS: list[JsonValue] = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer._facts import Fact, find_facts, mentions, referred_facts, token_set
+from summarizer.core._facts import Fact, find_facts, mentions, referred_facts, token_set
 from summarizer.extractive.notable import column_extremes, notable_rows, parse_number, rare_values, split_rows
 
 

@@ -22,8 +22,8 @@ from summarizer._originals import (
     with_read_hint,
 )
 from summarizer._summarize import Summarizer
-from summarizer._tokens import content_tokens, estimate_tokens, json_text
 from summarizer._walk import Candidate
+from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
 
 MARKED = '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
 

@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 
 from summarizer import CheckFailed, SummarizerConfig, ToolRule
 from summarizer._check import check_history, check_integrity, integrity_problems
-from summarizer._tokens import content_tokens
+from summarizer.core._tokens import content_tokens
 
 
 def returns(messages: list) -> list[ToolReturnPart]:  # type: ignore[type-arg]

@@ -23,10 +23,10 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from summarizer import SummarizerConfig
 from summarizer._models import embedded_model
 from summarizer._pipeline import Compactor
-from summarizer._shape import JsonValue
 from summarizer.batch._runner import compact_unit
 from summarizer.batch._sources import Done, StoredUnit, Where
 from summarizer.cli import main
+from summarizer.core._shape import JsonValue
 from summarizer.extractive import summarize as extractive_summarize
 
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")

@@ -22,8 +22,8 @@ from test_policy import page, run
 from summarizer import SummarizerConfig
 from summarizer._models import resolve_model
 from summarizer._prices import CacheModel, PriceModel
-from summarizer._tokens import estimate_tokens
 from summarizer.cli import main
+from summarizer.core._tokens import estimate_tokens
 from summarizer.eval._replay import (
     MASK_PREFIX,
     NO_COMPACTION,

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from summarizer._shape import (
+from summarizer.core._shape import (
     MAX_DEPTH,
     JsonValue,
-    _conforms,  # pyright: ignore[reportPrivateUsage]
+    _conforms,
     carries_text,
     items_marker,
     nested_deeper_than,

@@ -21,11 +21,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import CheckFailed, SummarizeToolReturns
-from summarizer._config import SummarizerConfig
 from summarizer._originals import READ_LINE
 from summarizer._pipeline import Compactor
 from summarizer._summarize import ServerUnreachable
-from summarizer._tokens import estimate_tokens
+from summarizer.core._config import SummarizerConfig
+from summarizer.core._tokens import estimate_tokens
 
 
 def first_return(messages: list) -> ToolReturnPart:  # type: ignore[type-arg]

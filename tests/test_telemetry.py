@@ -15,8 +15,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
 from summarizer._originals import READ_HINT
-from summarizer._tokens import estimate_tokens
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
+from summarizer.core._tokens import estimate_tokens
 
 OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST}
 

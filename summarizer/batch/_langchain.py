@@ -20,9 +20,8 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from .._check import CheckFailed, PartRef
 from .._originals import Replaced
 from .._pipeline import Compactor, Report
-from .._shape import JsonValue, shape_mismatch
 from .._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
-from .._tokens import content_tokens
+from ..core import JsonValue, content_tokens, shape_mismatch
 
 
 @dataclass(frozen=True)

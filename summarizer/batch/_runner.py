@@ -42,11 +42,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from .._check import CheckFailed
-from .._config import SummarizerConfig
 from .._originals import OriginalStore, Rewrite, record_rewrite
 from .._pipeline import Compactor, Report
 from .._stored import HistoryError, compact_stored
-from .._write import ChangedWhileCompacting, make_folders, remove_temporaries
+from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
 from ._langchain import compact_session
 from ._screen import screen
 from ._sources import Done, SessionUnit, Source, SourceProblem, Target, Unit, Where, shown_id, unit_size

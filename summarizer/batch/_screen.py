@@ -24,10 +24,8 @@ from dataclasses import dataclass
 import pydantic
 from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
 
-from .._config import SummarizerConfig
-from .._shape import JsonValue
-from .._tokens import Tokenizer, estimate_tokens
 from .._walk import plain_json_text
+from ..core import JsonValue, SummarizerConfig, Tokenizer, estimate_tokens
 
 
 @dataclass(frozen=True)

@@ -33,10 +33,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from .._config import BatchConfig
 from .._originals import Replaced, Rewrite, history_identity
 from .._pipeline import Report
-from .._write import ChangedWhileCompacting, Snapshot, atomic_write, backup, fsync_directory, install, read_snapshot
+from ..core import (
+    BatchConfig,
+    ChangedWhileCompacting,
+    Snapshot,
+    atomic_write,
+    backup,
+    fsync_directory,
+    install,
+    read_snapshot,
+)
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
 _PAGE_ROWS = 256

@@ -23,9 +23,9 @@ from importlib.metadata import version
 from types import ModuleType
 from typing import NoReturn, TextIO
 
-from .._config import ConfigError
 from .._models import ModelBuildError
 from .._summarize import ServerUnreachable
+from ..core import ConfigError
 from ._common import InputError
 
 SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')

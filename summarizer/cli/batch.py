@@ -16,12 +16,9 @@ from rich.table import Column
 from rich.text import Text
 
 from .._cache import cache_folder
-from .._config import SummarizerConfig
 from .._models import resolve_model
 from .._pipeline import Report
-from .._resources import install_hint
 from .._summarize import ServerUnreachable
-from .._write import atomic_write
 from ..batch import (
     BatchAborted,
     Journal,
@@ -39,6 +36,7 @@ from ..batch import (
 from ..batch._pg_url import SCHEME, PgUrl
 from ..batch._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ..batch._runner import OnTick
+from ..core import SummarizerConfig, atomic_write, install_hint
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
 

@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 
 from .._check import CheckFailed
-from .._config import SummarizerConfig
 from .._stored import HistoryError, StoredHistory, check_rewrite
+from ..core import SummarizerConfig
 from ._common import InputError, parse_history, read_input
 
 

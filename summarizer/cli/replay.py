@@ -15,12 +15,12 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage
 from rich.markdown import Markdown
 
-from .._config import SummarizerConfig
 from .._models import resolve_model
 from .._stored import HistoryError, StoredHistory
 from ..batch import SourceError, Target, discover
 from ..batch._langchain import Row, row_text, session_messages
 from ..batch._sources import SessionUnit, Unit
+from ..core import SummarizerConfig
 from ..eval._replay import PriceModel, ReplayHistory, compared_strategies, replay_all
 from ..eval._replay_report import replay_markdown, write_replay_report
 from ._common import InputError, console, load_config

@@ -6,7 +6,7 @@ histories, scores the outputs (`_metrics`), compares them with the head-truncati
 outputs as regression fixtures.
 """
 
-from .._facts import mentions, referred_facts
+from ..core import mentions, referred_facts
 from ._baseline import HEAD, head, head_model
 from ._golden import expected_path, golden_compactor, golden_output, update_golden
 from ._metrics import Tally

@@ -16,8 +16,7 @@ from __future__ import annotations
 from pydantic_ai.models.function import FunctionModel
 
 from .._models import embedded_model
-from .._shape import DROPPED_TEXT, JsonValue, items_marker
-from .._tokens import estimate_tokens, json_text
+from ..core import DROPPED_TEXT, JsonValue, estimate_tokens, items_marker, json_text
 
 HEAD = 'head'
 

@@ -11,12 +11,11 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .._config import CacheConfig, SummarizerConfig
 from .._models import EXTRACTIVE
 from .._originals import OriginalStore
 from .._pipeline import Compactor
 from .._stored import compact_stored
-from .._write import atomic_write
+from ..core import CacheConfig, SummarizerConfig, atomic_write
 
 EXPECTED_FOLDER = 'expected'
 

@@ -23,9 +23,7 @@ import dataclasses
 import json
 from dataclasses import dataclass, field
 
-from .._facts import token_set
-from .._quoted import plain_text
-from .._shape import JsonValue
+from ..core import JsonValue, plain_text, token_set
 
 
 @dataclass(kw_only=True)

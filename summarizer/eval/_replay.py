@@ -39,14 +39,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 
 from .._cache import SummaryCache
-from .._config import SummarizerConfig
-from .._facts import referred_facts, token_set
 from .._originals import OriginalStore
 from .._pipeline import Compactor
 from .._prices import PriceModel
-from .._quoted import turn_texts
 from .._summarize import Summarizer
-from .._tokens import Tokenizer, estimate_tokens, message_texts
+from ..core import SummarizerConfig, Tokenizer, estimate_tokens, message_texts, referred_facts, token_set, turn_texts
 from ._baseline import HEAD, head_model
 
 Process = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]

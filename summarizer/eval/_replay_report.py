@@ -14,7 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from .._write import atomic_write
+from ..core import atomic_write
 from ._replay import NO_COMPACTION, ReplayRun, RunFigures
 
 logger = logging.getLogger(__name__)

@@ -18,9 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .._config import SummarizerConfig
-from .._resources import install_hint
-from .._write import atomic_write
+from ..core import SummarizerConfig, atomic_write, install_hint
 from ._metrics import Tally
 from ._run import EvalRun, ModelScore
 

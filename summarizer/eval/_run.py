@@ -28,17 +28,14 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import FunctionModel
 
 from .._cache import SummaryCache
-from .._config import SummarizerConfig
 from .._kinds import detect_kind
 from .._models import resolve_model
 from .._originals import OriginalStore
 from .._pipeline import Compactor, Report
-from .._quoted import LaterTurns
-from .._shape import JsonValue
 from .._stored import StoredCompaction, StoredHistory, compact_stored
 from .._summarize import Summarizer
-from .._tokens import content_tokens
 from .._walk import walk
+from ..core import JsonValue, LaterTurns, SummarizerConfig, content_tokens
 from ._baseline import HEAD, head_model
 from ._metrics import ReturnScore, Tally, score_return
 

@@ -9,7 +9,7 @@ each kind has its module here.
 from __future__ import annotations
 
 from .._kinds import ContentKind, detect_kind
-from .._shape import JsonValue
+from ..core import JsonValue
 from . import json_text
 from .budget import Deadline, WorkBudgetExceeded, current_deadline, time_limit, within
 from .tree import FACTS_PREFIX, summarize_value

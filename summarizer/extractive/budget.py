@@ -14,8 +14,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from .._shape import JsonValue
-from .._tokens import estimate_tokens, json_text
+from ..core import JsonValue, estimate_tokens, json_text
 
 __all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'time_limit', 'tokens', 'within')
 

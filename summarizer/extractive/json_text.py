@@ -18,8 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Self, cast
 
-from .._shape import JsonValue
-from .._tokens import estimate_tokens
+from ..core import JsonValue, estimate_tokens
 from .budget import NO_DEADLINE, Deadline
 from .tree import summarize_value
 

@@ -31,10 +31,18 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._facts import all_parts, fact_kinds, quoted_strings, token_set
 from .._kinds import ContentKind, detect_kind
-from .._quoted import plain_text
-from .._shape import DROPPED_TEXT, JsonValue, carries_text, items_marker
+from ..core import (
+    DROPPED_TEXT,
+    JsonValue,
+    all_parts,
+    carries_text,
+    fact_kinds,
+    items_marker,
+    plain_text,
+    quoted_strings,
+    token_set,
+)
 from . import lines as text_lines
 from .budget import NO_DEADLINE, Deadline, cost, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST

@@ -25,9 +25,9 @@ from unreliable_openai import FAULTS, RETRY_AFTER_SECONDS, FakeOpenAI, Fault, Re
 
 from summarizer import Compactor, Report, SummarizerConfig, _summarize
 from summarizer._check import check_history
-from summarizer._shape import JsonValue
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
+from summarizer.core._shape import JsonValue
 
 FAULT_RATE = 0.3
 SEED = 2

@@ -22,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
 from summarizer._prompts import DataBlock, parse_data_block
-from summarizer._shape import JsonValue
+from summarizer.core._shape import JsonValue
 from summarizer.extractive import summarize
 
 Fault = Literal[

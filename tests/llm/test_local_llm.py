@@ -26,10 +26,10 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolCal
 from summarizer import Compactor, SummarizerConfig
 from summarizer._check import check_history
 from summarizer._pipeline import Compaction
-from summarizer._shape import JsonValue, shape_mismatch
-from summarizer._tokens import content_tokens, estimate_tokens
 from summarizer._walk import walk
 from summarizer.cli import main
+from summarizer.core._shape import JsonValue, shape_mismatch
+from summarizer.core._tokens import content_tokens, estimate_tokens
 
 THRESHOLD = 80
 

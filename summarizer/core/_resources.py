@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGED = Path(__file__).parent / '_data'
+_PACKAGE = Path(__file__).parent.parent
+_PACKAGED = _PACKAGE / '_data'
 
 
 def data_path(name: str) -> Path:
     """Path of a shipped data file or folder: the packaged copy in a wheel, else the repository's."""
-    root = _PACKAGED if _PACKAGED.is_dir() else Path(__file__).parent.parent
+    root = _PACKAGED if _PACKAGED.is_dir() else _PACKAGE.parent
     return root / name
 
 

@@ -1,0 +1,111 @@
+"""Foundations every layer uses: configuration, the shape contract, token counts, facts, atomic writes.
+
+- `_config`: `SummarizerConfig` and its sections (config.yaml's typed mirror), `_resources`: where
+  the shipped data files are;
+- `_shape`: the shape contract between a content and its summary (`JsonValue`, omission markers);
+- `_tokens`: offline token estimates and the texts a model reads of a message;
+- `_facts` and `_quoted`: what a fact is, and the facts of a return that later turns quote;
+- `_write`: atomic, compare-and-swap file writes and private folders.
+
+It imports nothing else of the package: every other package builds on it.
+"""
+
+from ._config import (
+    READ_TOOL_NAME,
+    BatchConfig,
+    CacheConfig,
+    ConfigError,
+    OriginalsConfig,
+    OutputMode,
+    PolicyConfig,
+    PolicyKind,
+    Server,
+    SummarizerConfig,
+    ToolRule,
+)
+from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
+from ._quoted import LaterTurns, plain_text, turn_texts
+from ._resources import data_path, install_hint
+from ._shape import (
+    DROPPED_TEXT,
+    MAX_DEPTH,
+    JsonValue,
+    Structure,
+    carries_text,
+    is_dict,
+    items_marker,
+    nested_deeper_than,
+    number_text,
+    plain_structure,
+    schema_of,
+    shape_mismatch,
+    shape_name,
+    structure_of,
+)
+from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
+from ._write import (
+    ChangedWhileCompacting,
+    Snapshot,
+    atomic_write,
+    backup,
+    fsync_directory,
+    install,
+    make_folders,
+    private_folder,
+    read_snapshot,
+    remove_temporaries,
+)
+
+__all__ = [
+    'DROPPED_TEXT',
+    'MAX_DEPTH',
+    'READ_TOOL_NAME',
+    'BatchConfig',
+    'CacheConfig',
+    'ChangedWhileCompacting',
+    'ConfigError',
+    'JsonValue',
+    'LaterTurns',
+    'OriginalsConfig',
+    'OutputMode',
+    'PolicyConfig',
+    'PolicyKind',
+    'Server',
+    'Snapshot',
+    'Structure',
+    'SummarizerConfig',
+    'Tokenizer',
+    'ToolRule',
+    'all_parts',
+    'atomic_write',
+    'backup',
+    'carries_text',
+    'content_tokens',
+    'data_path',
+    'estimate_tokens',
+    'fact_kinds',
+    'fsync_directory',
+    'install',
+    'install_hint',
+    'is_dict',
+    'items_marker',
+    'json_text',
+    'make_folders',
+    'mentions',
+    'message_texts',
+    'nested_deeper_than',
+    'number_text',
+    'plain_structure',
+    'plain_text',
+    'private_folder',
+    'quoted_strings',
+    'read_snapshot',
+    'referred_facts',
+    'remove_temporaries',
+    'schema_of',
+    'shape_mismatch',
+    'shape_name',
+    'structure_of',
+    'token_set',
+    'turn_texts',
+]
