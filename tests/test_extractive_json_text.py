@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from summarizer._kinds import ContentKind, detect_kind
 from summarizer.core._shape import ITEMS_OMITTED, shape_mismatch
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
+from summarizer.extractive._kinds import ContentKind, detect_kind
 
 ROWS = [
     {'id': 9000 + n, 'customer': f'Customer {n}', 'city': 'Zürich' if n % 5 == 0 else 'Lyon', 'total': 12.5 + n}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
-from summarizer._kinds import ContentKind, detect_kind
 from summarizer.extractive import summarize
+from summarizer.extractive._kinds import ContentKind, detect_kind
 
 SECTIONS = ['Overview', 'Installation', 'Configuration', 'Upgrading from 3.x', 'Known issues']
 MARKDOWN = '\n'.join(

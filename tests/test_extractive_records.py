@@ -7,10 +7,10 @@ import math
 import pytest
 from extractive_checks import kept_lines
 
-from summarizer._kinds import ContentKind, detect_kind
 from summarizer.core._shape import ITEMS_OMITTED, JsonValue, shape_mismatch
 from summarizer.core._tokens import content_tokens
 from summarizer.extractive import summarize
+from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.budget import NO_DEADLINE
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]

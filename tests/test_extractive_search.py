@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
-from summarizer._kinds import ContentKind, detect_kind
 from summarizer.core._shape import JsonValue, shape_mismatch
 from summarizer.extractive import summarize
+from summarizer.extractive._kinds import ContentKind, detect_kind
 
 RESULTS: list[JsonValue] = [
     {

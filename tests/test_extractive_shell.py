@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
-from summarizer._kinds import ContentKind, detect_kind
 from summarizer.extractive import summarize
+from summarizer.extractive._kinds import ContentKind, detect_kind
 
 PASSING = [f'tests/test_orders.py::test_order_case_{n} PASSED{" " * 20}[{n * 100 // 160:3d}%]' for n in range(150)]
 PYTEST = '\n'.join(

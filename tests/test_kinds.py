@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from summarizer._kinds import ContentKind, detect_kind
+from summarizer.extractive._kinds import ContentKind, detect_kind
 
 DIFF = """\
 diff --git a/src/billing/invoice.py b/src/billing/invoice.py

@@ -28,7 +28,6 @@ from pydantic_ai.models import Model
 from pydantic_ai.models.function import FunctionModel
 
 from .._cache import SummaryCache
-from .._kinds import detect_kind
 from .._models import resolve_model
 from .._originals import OriginalStore
 from .._pipeline import Compactor, Report
@@ -36,6 +35,7 @@ from .._stored import StoredCompaction, StoredHistory, compact_stored
 from .._summarize import Summarizer
 from .._walk import walk
 from ..core import JsonValue, LaterTurns, SummarizerConfig, content_tokens
+from ..extractive import detect_kind
 from ._baseline import HEAD, head_model
 from ._metrics import ReturnScore, Tally, score_return
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .._kinds import ContentKind
 from . import code, diff, listing, log, prose, records, search, shell
+from ._kinds import ContentKind
 from .lines import Joined
 
 LineBonuses = Callable[[Joined], list[float]]

@@ -31,7 +31,6 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
-from .._kinds import ContentKind, detect_kind
 from ..core import (
     DROPPED_TEXT,
     JsonValue,
@@ -44,6 +43,7 @@ from ..core import (
     token_set,
 )
 from . import lines as text_lines
+from ._kinds import ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
