@@ -1,7 +1,7 @@
 """Summarizer models for the benchmarks: instant, or with a fixed latency, and timing themselves.
 
 Both answer through the same prompt, structured output and checks as any model (they answer as
-`summarizer._models.embedded_answer` does), but with the smallest summary the shape contract allows, so
+`summarizer.pipeline._models.embedded_answer` does), but with the smallest summary the shape contract allows, so
 what is timed is our machinery and not the extractive summarizer. Their functions are `async`:
 a plain `def` would make `FunctionModel` hop to a worker thread for every call, which a real
 (network) model does not cost either.
@@ -17,8 +17,8 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from summarizer._models import embedded_answer
 from summarizer.core._shape import JsonValue, items_marker
+from summarizer.pipeline._models import embedded_answer
 
 
 def minimal_summary(

@@ -13,7 +13,8 @@ import dataclasses
 import math
 import time
 
-from summarizer._pipeline import Compactor, Report
+from summarizer.pipeline._pipeline import Compactor
+from summarizer.pipeline._report import Report
 
 from ._models import TimedModel
 from ._report import Section, Target

@@ -34,12 +34,12 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models import ModelRequestContext
 from pydantic_ai.tools import RunContext
 
-from summarizer import _summarize
-from summarizer._pipeline import Compactor
 from summarizer.capability import SummarizeToolReturns
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._shape import shape_name
 from summarizer.core._tokens import content_tokens
+from summarizer.pipeline import _summarize
+from summarizer.pipeline._pipeline import Compactor
 
 from . import _harness
 from ._models import TimedModel, instant_text_model

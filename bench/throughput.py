@@ -23,9 +23,9 @@ from typing import TypeVar
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 
-from summarizer._pipeline import Compactor
 from summarizer.core import _facts
 from summarizer.core._quoted import LaterTurns
+from summarizer.pipeline._pipeline import Compactor
 
 from ._harness import young_heap
 from ._report import Section, Target

@@ -13,10 +13,6 @@ The pipeline is walk -> summarize -> check -> write:
 
 from importlib.metadata import PackageNotFoundError, version
 
-from ._check import CheckFailed, IntegrityProblem
-from ._pipeline import Compaction, Compactor, Failure, HistorySession, Report
-from ._prices import RunCost, run_cost
-from ._summarize import ServerUnreachable
 from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
 from .core import (
     CacheConfig,
@@ -28,6 +24,18 @@ from .core import (
     Tokenizer,
     ToolRule,
     estimate_tokens,
+)
+from .pipeline import (
+    CheckFailed,
+    Compaction,
+    Compactor,
+    Failure,
+    HistorySession,
+    IntegrityProblem,
+    Report,
+    RunCost,
+    ServerUnreachable,
+    run_cost,
 )
 
 try:

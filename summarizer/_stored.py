@@ -30,11 +30,19 @@ from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
 from pydantic_core import ErrorDetails
 
-from ._check import CheckFailed, PartRef, check_integrity, compare_message_json, summary_problem
-from ._originals import Replaced
-from ._pipeline import Compactor, Report
-from ._walk import excluded, summarizable_data
 from .core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
+from .pipeline import (
+    CheckFailed,
+    Compactor,
+    PartRef,
+    Replaced,
+    Report,
+    check_integrity,
+    compare_message_json,
+    excluded,
+    summarizable_data,
+    summary_problem,
+)
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it

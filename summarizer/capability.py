@@ -24,9 +24,6 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ._originals import first_message_scope, run_scope
-from ._pipeline import Compactor, HistorySession, Report
-from ._prices import RunCost, run_cost
 from ._read_tool import read_tool
 from .core import (
     CacheConfig,
@@ -40,6 +37,7 @@ from .core import (
     ToolRule,
     estimate_tokens,
 )
+from .pipeline import Compactor, HistorySession, Report, RunCost, first_message_scope, run_cost, run_scope
 
 
 @dataclass(kw_only=True, repr=False)

@@ -51,15 +51,22 @@ from opentelemetry.trace import Tracer
 from pydantic_ai.models import Model
 from ray.data.dataset import MaterializedDataset
 
-from ._cache import SummaryCache
-from ._models import resolve_model
-from ._originals import OriginalStore
-from ._pipeline import Compactor, Report
-from ._summarize import Answer, Outcome, Planner, ServerUnreachable, Summarizer
-from ._walk import Candidate
 from .batch._runner import OnTick, compact_unit, kept, run_sources
 from .batch._sources import Done, Source, StoredUnit, Target, Unit, Where
 from .core import SummarizerConfig, remove_temporaries
+from .pipeline import (
+    Answer,
+    Candidate,
+    Compactor,
+    OriginalStore,
+    Outcome,
+    Planner,
+    Report,
+    ServerUnreachable,
+    Summarizer,
+    SummaryCache,
+    resolve_model,
+)
 
 if TYPE_CHECKING:
     from .batch._runner import Journal, SourceReport

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from summarizer._originals import READ_HINT
 from summarizer.extractive import FACTS_PREFIX
+from summarizer.pipeline._originals import READ_HINT
 
 MARKER = re.compile(rf'^… (\d+) (?:similar )?lines? omitted …(?:{re.escape(READ_HINT)})?$')
 """A marker, with the pipeline's hint naming the read tool when the original was stored."""

@@ -28,7 +28,7 @@ from typing import cast
 from fake_batch_api import FakeBatchAPI, send_json, serving
 
 from summarizer import extractive
-from summarizer._prompts import DataBlock, parse_data_block
+from summarizer.pipeline._prompts import DataBlock, parse_data_block
 
 _CREATED = '2026-11-23T18:00:00Z'
 _USAGE = {'input_tokens': 100, 'output_tokens': 20}

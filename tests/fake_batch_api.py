@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal, TypeVar
 
-from summarizer._prompts import DataBlock
+from summarizer.pipeline._prompts import DataBlock
 
 
 class FakeBatchAPI(ThreadingHTTPServer):

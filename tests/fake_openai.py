@@ -28,7 +28,7 @@ from typing import cast
 from fake_batch_api import FakeBatchAPI, send_json, serving
 
 from summarizer import extractive
-from summarizer._prompts import DataBlock, parse_data_block
+from summarizer.pipeline._prompts import DataBlock, parse_data_block
 
 _BATCH_PATH = re.compile(r'^/v1/batches/([^/]+)(/cancel)?$')
 _FILE_PATH = re.compile(r'^/v1/files/([^/]+)(/content)?$')

@@ -18,8 +18,8 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._prompts import parse_data_block
 from summarizer.core._shape import JsonValue, items_marker
+from summarizer.pipeline._prompts import parse_data_block
 
 BIG_TEXT = '\n'.join(
     f'log line {n}: request id req-{n:05d} from 10.1.{n % 200}.{n % 250} took {n * 7} ms' for n in range(600)

@@ -15,7 +15,7 @@ import pytest
 from helpers import BIG_LIST, BIG_TEXT, compactor, head_items, history, summarizer_model
 from pydantic_ai.messages import ToolReturnPart
 
-from summarizer._cache import SummaryCache
+from summarizer.pipeline._cache import SummaryCache
 
 COMPACT_IN_CHILD = """
 import asyncio, json, sys

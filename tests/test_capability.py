@@ -14,8 +14,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
 from summarizer import ConfigError, SummarizerConfig
-from summarizer._originals import READ_LINE
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
+from summarizer.pipeline._originals import READ_LINE
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
 

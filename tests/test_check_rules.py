@@ -27,8 +27,8 @@ from pydantic_ai.messages import (
 )
 from test_typed_returns import typed_history
 
-from summarizer._check import CheckFailed, check_history
 from summarizer.cli import main
+from summarizer.pipeline._check import CheckFailed, check_history
 
 History = list[dict[str, Any]]
 

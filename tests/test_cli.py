@@ -145,7 +145,7 @@ def test_the_quickstart_example_is_compacted_with_the_shipped_defaults(tmp_path:
 
 STARTUP = """
 import json, sys
-from summarizer._check import MESSAGE_ADAPTER
+from summarizer.pipeline._check import MESSAGE_ADAPTER
 from summarizer.cli import main
 code = main(sys.argv[1:])
 others = ('summarizer.batch', 'summarizer.eval', 'summarizer.cli.batch', 'summarizer.cli.eval', 'summarizer.cli.restore')

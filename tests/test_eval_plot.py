@@ -12,10 +12,10 @@ from matplotlib.collections import PathCollection
 from matplotlib.text import Annotation, Text
 
 from summarizer import SummarizerConfig
-from summarizer._pipeline import Report
 from summarizer.eval._metrics import ReturnScore, Tally
 from summarizer.eval._report import PLOT_FILE, plot_figure, plot_png
 from summarizer.eval._run import EvalRun, HistoryScore, ModelScore
+from summarizer.pipeline._report import Report
 
 
 def tally(compression: float, kept: int, referred: int = 10) -> Tally:

@@ -19,9 +19,6 @@ import pytest
 from extractive_checks import kept_lines
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 
-from summarizer import _models
-from summarizer._check import summary_problem
-from summarizer._models import embedded_model
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._facts import find_facts, token_set
 from summarizer.core._quoted import plain_text
@@ -30,6 +27,9 @@ from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import FACTS_PREFIX, Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
 from summarizer.extractive.lines import OMISSION
+from summarizer.pipeline import _models
+from summarizer.pipeline._check import summary_problem
+from summarizer.pipeline._models import embedded_model
 
 
 @pytest.mark.parametrize('content', [BIG_TEXT, BIG_LIST, BIG_OBJECT], ids=['string', 'list', 'object'])

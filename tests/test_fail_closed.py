@@ -13,10 +13,11 @@ from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import make_conversations, rows, stored
 
-from summarizer import SummarizerConfig, _originals
-from summarizer._originals import READ_HINT, OriginalStore
+from summarizer import SummarizerConfig
 from summarizer.batch import _sources
 from summarizer.cli import main
+from summarizer.pipeline import _originals
+from summarizer.pipeline._originals import READ_HINT, OriginalStore
 
 
 def store_folder(isolated_cache: Path) -> Path:

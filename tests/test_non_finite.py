@@ -15,9 +15,9 @@ import pytest
 from helpers import BIG_OBJECT, BIG_TEXT, compactor, head_items, history, summarizer_model
 from pydantic_ai.messages import ModelMessagesTypeAdapter, ModelRequest, ToolCallPart, ToolReturnPart
 
-from summarizer._check import check_history
 from summarizer.core._shape import shape_mismatch
 from summarizer.core._tokens import content_tokens
+from summarizer.pipeline._check import check_history
 
 NAN = float('nan')
 ROWS = [{'id': n, 'host': f'10.1.{n}.7', 'note': f'row {n} ' + 'filler words ' * 30} for n in range(40)]

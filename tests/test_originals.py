@@ -13,7 +13,8 @@ from helpers import BIG_LIST, BIG_TEXT, head_items, history, summarizer_model
 from pydantic_ai.messages import ToolReturnPart
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._originals import (
+from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
+from summarizer.pipeline._originals import (
     READ_HINT,
     READ_LINE,
     OriginalStore,
@@ -21,9 +22,8 @@ from summarizer._originals import (
     read_hint_tokens,
     with_read_hint,
 )
-from summarizer._summarize import Summarizer
-from summarizer._walk import Candidate
-from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
+from summarizer.pipeline._summarize import Summarizer
+from summarizer.pipeline._walk import Candidate
 
 MARKED = '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
 

@@ -20,8 +20,8 @@ from pydantic_ai.messages import (
 )
 
 from summarizer import CheckFailed, SummarizerConfig, ToolRule
-from summarizer._check import check_history, check_integrity, integrity_problems
 from summarizer.core._tokens import content_tokens
+from summarizer.pipeline._check import check_history, check_integrity, integrity_problems
 
 
 def returns(messages: list) -> list[ToolReturnPart]:  # type: ignore[type-arg]

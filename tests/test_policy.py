@@ -16,7 +16,7 @@ from pydantic_ai.messages import (
 )
 
 from summarizer import PolicyConfig, Report, SummarizerConfig, run_cost
-from summarizer._policy import Due, Ledger
+from summarizer.pipeline._policy import Due, Ledger
 
 
 def page(number: int, lines: int = 150) -> str:

@@ -21,13 +21,13 @@ from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from summarizer import SummarizerConfig
-from summarizer._models import embedded_model
-from summarizer._pipeline import Compactor
 from summarizer.batch._runner import compact_unit
 from summarizer.batch._sources import Done, StoredUnit, Where
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
 from summarizer.extractive import summarize as extractive_summarize
+from summarizer.pipeline._models import embedded_model
+from summarizer.pipeline._pipeline import Compactor
 
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
 from summarizer.ray import compact_dataset
@@ -255,9 +255,9 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
 
 def test_a_content_a_history_holds_twice_is_charged_once() -> None:
     """The compact stage charges the owner row's first occurrence only; the second is a share (a cache hit)."""
-    from summarizer._cache import SummaryCache
-    from summarizer._models import resolve_model
-    from summarizer._summarize import Answer, Planner
+    from summarizer.pipeline._cache import SummaryCache
+    from summarizer.pipeline._models import resolve_model
+    from summarizer.pipeline._summarize import Answer, Planner
     from summarizer.ray import _Answering  # pyright: ignore[reportPrivateUsage]
 
     config = SummarizerConfig.load(keep_recent=0, keep_quoted_facts=False)

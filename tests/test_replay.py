@@ -20,8 +20,6 @@ from pydantic_ai.messages import (
 from test_policy import page, run
 
 from summarizer import SummarizerConfig
-from summarizer._models import resolve_model
-from summarizer._prices import CacheModel, PriceModel
 from summarizer.cli import main
 from summarizer.core._tokens import estimate_tokens
 from summarizer.eval._replay import (
@@ -34,6 +32,8 @@ from summarizer.eval._replay import (
     replay,
     replay_all,
 )
+from summarizer.pipeline._models import resolve_model
+from summarizer.pipeline._prices import CacheModel, PriceModel
 
 ANTHROPIC = PriceModel.named('anthropic:claude-sonnet-4-5')
 

@@ -16,7 +16,7 @@ import pytest
 from helpers import head_items, history
 
 from summarizer import Compactor, ConfigError, SummarizerConfig
-from summarizer._prompts import parse_data_block
+from summarizer.pipeline._prompts import parse_data_block
 
 THRESHOLD = 100
 LIST_CONTENT = [f'result {n}: a page about configuring caches, eviction and TTLs in service {n}' for n in range(12)]

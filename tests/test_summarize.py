@@ -21,11 +21,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import CheckFailed, SummarizeToolReturns
-from summarizer._originals import READ_LINE
-from summarizer._pipeline import Compactor
-from summarizer._summarize import ServerUnreachable
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._tokens import estimate_tokens
+from summarizer.pipeline._originals import READ_LINE
+from summarizer.pipeline._pipeline import Compactor
+from summarizer.pipeline._summarize import ServerUnreachable
 
 
 def first_return(messages: list) -> ToolReturnPart:  # type: ignore[type-arg]
@@ -158,7 +158,7 @@ async def test_client_errors_are_not_retried_and_retries_are_bounded() -> None:
 def test_retry_waits_honour_retry_after() -> None:
     import tenacity
 
-    from summarizer._summarize import retry_after_seconds
+    from summarizer.pipeline._summarize import retry_after_seconds
 
     error = ModelHTTPError(status_code=429, model_name='m', body='slow down', headers={'Retry-After': '2'})
     assert retry_after_seconds(error) == 2.0

@@ -14,9 +14,9 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
-from summarizer._originals import READ_HINT
 from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
 from summarizer.core._tokens import estimate_tokens
+from summarizer.pipeline._originals import READ_HINT
 
 OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST}
 

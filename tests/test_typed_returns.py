@@ -34,10 +34,10 @@ from typing_extensions import TypedDict
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer._stored import StoredHistory, compact_stored
-from summarizer._walk import walk
 from summarizer.capability import SummarizeToolReturns
 from summarizer.core._config import ToolRule
 from summarizer.core._tokens import estimate_tokens
+from summarizer.pipeline._walk import walk
 
 
 class Stock(TypedDict):

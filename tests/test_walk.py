@@ -9,10 +9,10 @@ import pytest
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 from pydantic_core import to_jsonable_python
 
-from summarizer._walk import walk
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._shape import schema_for, schema_of, structure_of
 from summarizer.core._tokens import estimate_tokens, json_text
+from summarizer.pipeline._walk import walk
 
 
 class Level(enum.IntEnum):

@@ -37,9 +37,9 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 
-from .._originals import Replaced, Rewrite
 from .._stored import StoredHistory
 from ..core import BatchConfig, ChangedWhileCompacting
+from ..pipeline import Replaced, Rewrite
 from ._langchain import Row
 from ._pg_url import PgUrl
 from ._sources import (

@@ -42,12 +42,23 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Syst
 from pydantic_ai.models import Model
 from pydantic_ai.usage import RequestUsage
 
-from .._models import ModelBuildError, is_deterministic, model_id
-from .._originals import OriginalStore
-from .._pipeline import Compactor
-from .._summarize import Answer, Outcome, Planner, Summarizer, SummaryFailed, SummaryRequest, describe, is_transient
-from .._walk import Candidate
 from ..core import SummarizerConfig, remove_temporaries
+from ..pipeline import (
+    Answer,
+    Candidate,
+    Compactor,
+    ModelBuildError,
+    OriginalStore,
+    Outcome,
+    Planner,
+    Summarizer,
+    SummaryFailed,
+    SummaryRequest,
+    describe,
+    is_deterministic,
+    is_transient,
+    model_id,
+)
 from ._runner import Journal, OnTick, SourceReport, compact_unit, run_sources
 from ._sources import Source, SourceProblem, Target
 

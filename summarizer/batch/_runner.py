@@ -41,11 +41,9 @@ from logging.handlers import QueueHandler, QueueListener
 from pathlib import Path
 from typing import Any, cast
 
-from .._check import CheckFailed
-from .._originals import OriginalStore, Rewrite, record_rewrite
-from .._pipeline import Compactor, Report
 from .._stored import HistoryError, compact_stored
 from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
+from ..pipeline import CheckFailed, Compactor, OriginalStore, Report, Rewrite, record_rewrite
 from ._langchain import compact_session
 from ._screen import screen
 from ._sources import Done, SessionUnit, Source, SourceProblem, Target, Unit, Where, shown_id, unit_size

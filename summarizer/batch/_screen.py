@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import pydantic
 from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
 
-from .._walk import plain_json_text
 from ..core import JsonValue, SummarizerConfig, Tokenizer, estimate_tokens
+from ..pipeline import plain_json_text
 
 
 @dataclass(frozen=True)

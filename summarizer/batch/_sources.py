@@ -33,8 +33,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from .._originals import Replaced, Rewrite, history_identity
-from .._pipeline import Report
 from ..core import (
     BatchConfig,
     ChangedWhileCompacting,
@@ -45,6 +43,7 @@ from ..core import (
     install,
     read_snapshot,
 )
+from ..pipeline import Replaced, Report, Rewrite, history_identity
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
 _PAGE_ROWS = 256

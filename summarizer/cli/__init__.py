@@ -23,9 +23,8 @@ from importlib.metadata import version
 from types import ModuleType
 from typing import NoReturn, TextIO
 
-from .._models import ModelBuildError
-from .._summarize import ServerUnreachable
 from ..core import ConfigError
+from ..pipeline import ModelBuildError, ServerUnreachable
 from ._common import InputError
 
 SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')

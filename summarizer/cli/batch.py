@@ -15,10 +15,6 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Column
 from rich.text import Text
 
-from .._cache import cache_folder
-from .._models import resolve_model
-from .._pipeline import Report
-from .._summarize import ServerUnreachable
 from ..batch import (
     BatchAborted,
     Journal,
@@ -37,6 +33,7 @@ from ..batch._pg_url import SCHEME, PgUrl
 from ..batch._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ..batch._runner import OnTick
 from ..core import SummarizerConfig, atomic_write, install_hint
+from ..pipeline import Report, ServerUnreachable, cache_folder, resolve_model
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from pydantic_ai.models.function import FunctionModel
 
-from .._models import embedded_model
 from ..core import DROPPED_TEXT, JsonValue, estimate_tokens, items_marker, json_text
+from ..pipeline import embedded_model
 
 HEAD = 'head'
 

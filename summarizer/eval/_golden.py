@@ -11,11 +11,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .._models import EXTRACTIVE
-from .._originals import OriginalStore
-from .._pipeline import Compactor
 from .._stored import compact_stored
 from ..core import CacheConfig, SummarizerConfig, atomic_write
+from ..pipeline import EXTRACTIVE, Compactor, OriginalStore
 
 EXPECTED_FOLDER = 'expected'
 

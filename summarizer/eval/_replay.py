@@ -38,12 +38,8 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models import Model
 
-from .._cache import SummaryCache
-from .._originals import OriginalStore
-from .._pipeline import Compactor
-from .._prices import PriceModel
-from .._summarize import Summarizer
 from ..core import SummarizerConfig, Tokenizer, estimate_tokens, message_texts, referred_facts, token_set, turn_texts
+from ..pipeline import Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
 from ._baseline import HEAD, head_model
 
 Process = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]

@@ -23,11 +23,12 @@ from pydantic_ai.direct import model_request
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRequest, ToolReturnPart
 from unreliable_openai import FAULTS, RETRY_AFTER_SECONDS, FakeOpenAI, Fault, Request, content_key
 
-from summarizer import Compactor, Report, SummarizerConfig, _summarize
-from summarizer._check import check_history
+from summarizer import Compactor, Report, SummarizerConfig
 from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
+from summarizer.pipeline import _summarize
+from summarizer.pipeline._check import check_history
 
 FAULT_RATE = 0.3
 SEED = 2

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Literal
 
-from summarizer._prompts import DataBlock, parse_data_block
 from summarizer.core._shape import JsonValue
 from summarizer.extractive import summarize
+from summarizer.pipeline._prompts import DataBlock, parse_data_block
 
 Fault = Literal[
     'rate_limit', 'server_error', 'unavailable', 'hang', 'drop', 'truncated', 'invalid_json', 'wrong_shape', 'too_long'

@@ -24,12 +24,12 @@ from helpers import history
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolCallPart, ToolReturnPart
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._check import check_history
-from summarizer._pipeline import Compaction
-from summarizer._walk import walk
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue, shape_mismatch
 from summarizer.core._tokens import content_tokens, estimate_tokens
+from summarizer.pipeline._check import check_history
+from summarizer.pipeline._report import Compaction
+from summarizer.pipeline._walk import walk
 
 THRESHOLD = 80
 

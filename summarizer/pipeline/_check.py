@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from .core import JsonValue, Tokenizer, carries_text, content_tokens, shape_mismatch
+from ..core import JsonValue, Tokenizer, carries_text, content_tokens, shape_mismatch
 
 _DEFERRED = ConfigDict(defer_build=True)
 """Built on first use: building ModelMessage's validator and serializer takes ~0.1 s of every process's start

@@ -20,7 +20,7 @@ from typing import cast
 
 import diskcache
 
-from .core import CacheConfig, JsonValue, private_folder
+from ..core import CacheConfig, JsonValue, private_folder
 
 logger = logging.getLogger(__name__)
 

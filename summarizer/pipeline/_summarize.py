@@ -47,13 +47,13 @@ from pydantic_ai.output import OutputObjectDefinition
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
+from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, schema_of, structure_of
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
 from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
 from ._originals import read_hint_tokens
 from ._prompts import PromptBook
 from ._walk import Candidate
-from .core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, schema_of, structure_of
 
 logger = logging.getLogger(__name__)
 

@@ -49,8 +49,8 @@ from pathlib import Path
 import pydantic_core
 from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
 
+from ..core import READ_TOOL_NAME, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
 from ._cache import storable_json
-from .core import READ_TOOL_NAME, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
 
 logger = logging.getLogger(__name__)
 

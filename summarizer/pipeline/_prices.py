@@ -10,13 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import TYPE_CHECKING
 
 from genai_prices import Usage, calc_price
 from genai_prices.types import ModelPrice
 
-if TYPE_CHECKING:
-    from ._pipeline import Report
+from ._report import Report
 
 CACHE_MINIMUM = 1024
 """Providers cache no prompt prefix shorter than this many tokens (Anthropic and OpenAI alike)."""

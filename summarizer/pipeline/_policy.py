@@ -29,8 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core import PolicyConfig
 from ._prices import CACHE_MINIMUM, cached_part
-from .core import PolicyConfig
 
 
 @dataclass(frozen=True, kw_only=True)

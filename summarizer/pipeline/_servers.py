@@ -25,7 +25,7 @@ from pydantic_ai.profiles import merge_profile
 from pydantic_ai.profiles.openai import OpenAIModelProfile
 from pydantic_ai.settings import ModelSettings, ToolOrOutput
 
-from .core import Server
+from ..core import Server
 
 _READS_MAX_TOKENS: frozenset[Server] = frozenset({'ollama', 'llama.cpp', 'llama-cpp-python'})
 """Servers that cap output by `max_tokens` and may ignore `max_completion_tokens`."""

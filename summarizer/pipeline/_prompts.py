@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .core import ConfigError, JsonValue, SummarizerConfig, data_path, json_text
+from ..core import ConfigError, JsonValue, SummarizerConfig, data_path, json_text
 
 _DATA_BLOCK = re.compile(
     r'<tool_content tool="[^"]*" shape="(?P<shape>\w+)" budget_tokens="(?P<budget>\d+)"'

@@ -31,7 +31,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_core import to_jsonable_python
 
-from .core import (
+from ..core import (
     MAX_DEPTH,
     JsonValue,
     Structure,

@@ -30,9 +30,9 @@ from pydantic_ai.models import Model, infer_model
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
-from . import extractive
+from .. import extractive
+from ..core import JsonValue, SummarizerConfig, content_tokens, estimate_tokens, install_hint
 from ._prompts import parse_data_block
-from .core import JsonValue, SummarizerConfig, content_tokens, estimate_tokens, install_hint
 
 EXTRACTIVE = 'extractive'
 _PROVIDER_EXTRAS = {'anthropic': 'anthropic', 'google': 'google'}
