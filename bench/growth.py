@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import time
 
-from summarizer._stored import compact_stored
 from summarizer.pipeline._pipeline import Compactor
+from summarizer.stored._stored import compact_stored
 
 from . import _harness
 from ._report import Section, Target

@@ -51,8 +51,8 @@ from opentelemetry.trace import Tracer
 from pydantic_ai.models import Model
 from ray.data.dataset import MaterializedDataset
 
+from .batch import Source, Target
 from .batch._runner import OnTick, compact_unit, kept, run_sources
-from .batch._sources import Done, Source, StoredUnit, Target, Unit, Where
 from .core import SummarizerConfig, remove_temporaries
 from .pipeline import (
     Answer,
@@ -67,6 +67,7 @@ from .pipeline import (
     SummaryCache,
     resolve_model,
 )
+from .stored import Done, StoredUnit, Unit, Where
 
 if TYPE_CHECKING:
     from .batch._runner import Journal, SourceReport

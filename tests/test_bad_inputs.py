@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 CORPUS = Path(__file__).parent / 'data' / 'bad'
 

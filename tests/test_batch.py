@@ -12,9 +12,9 @@ import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from summarizer._stored import StoredHistory, check_rewrite
-from summarizer.batch._langchain import Row
 from summarizer.cli import main
+from summarizer.stored._langchain import Row
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 LANGCHAIN_TOOL = {
     'content': None,

@@ -15,10 +15,10 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import LANGCHAIN_TOOL, batch, make_conversations, make_message_store, read_report, rows, stored
 
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch import _runner
-from summarizer.batch._sources import SessionUnit, StoredUnit, Unit
 from summarizer.cli import compact as compact_command, main
+from summarizer.stored._stored import StoredHistory, check_rewrite
+from summarizer.stored._units import SessionUnit, StoredUnit, Unit
 
 
 def writes_meanwhile(monkeypatch: pytest.MonkeyPatch, when: Callable[[Unit], bool], write: Callable[[], None]) -> None:

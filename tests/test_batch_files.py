@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from test_batch import batch, make_conversations, rows, stored
 
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason='giving a file to another owner needs root')
 

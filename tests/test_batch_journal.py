@@ -22,8 +22,8 @@ from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import batch, make_conversations, read_report, rows, stored
 
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 DISK_FULL = os.strerror(errno.ENOSPC)
 

@@ -18,7 +18,7 @@ from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import make_conversations, read_report, rows
 
-from summarizer._stored import StoredHistory, check_rewrite
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 FILES = ROWS = 12
 ANSWERED_BEFORE_KILL = 16

@@ -9,8 +9,8 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import batch, langchain_rows, read_report, rows, stored
 
-from summarizer._stored import StoredHistory, check_rewrite
-from summarizer.batch._langchain import Row
+from summarizer.stored._langchain import Row
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 
 def make_table(path: Path, schema: str, values: list[tuple[object, bytes]]) -> None:

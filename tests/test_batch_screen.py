@@ -10,13 +10,13 @@ import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from summarizer._stored import compact_stored
 from summarizer.batch._runner import compact_unit
-from summarizer.batch._screen import screen
-from summarizer.batch._sources import StoredUnit, Where
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._tokens import estimate_tokens
 from summarizer.pipeline._pipeline import Compactor
+from summarizer.stored._screen import screen
+from summarizer.stored._stored import compact_stored
+from summarizer.stored._units import StoredUnit, Where
 
 CONFIG = SummarizerConfig.load()
 SMALL = dataclasses.replace(CONFIG, threshold_tokens=10**6)

@@ -15,7 +15,7 @@ from summarizer.cli import main
 
 def outside_contents(text: str) -> list[str]:
     """The text with every tool-return content value cut out: what must stay byte-identical."""
-    from summarizer._stored import StoredHistory
+    from summarizer.stored._stored import StoredHistory
 
     stored = StoredHistory.parse(text)
     pieces, position = [], 0

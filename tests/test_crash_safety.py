@@ -53,10 +53,10 @@ from helpers import BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows, make_conversations, make_message_store, rows
 
-from summarizer._stored import StoredHistory, check_rewrite
-from summarizer.batch._langchain import Row, check_row
 from summarizer.cli import main
 from summarizer.core._write import _TEMPORARY
+from summarizer.stored._langchain import Row, check_row
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 KILLS = 20
 SECONDS_PER_ANSWER = 0.02

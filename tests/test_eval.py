@@ -20,7 +20,6 @@ from pydantic_ai.messages import (
 )
 
 from summarizer import Report, SummarizerConfig
-from summarizer._stored import StoredHistory
 from summarizer.cli import main
 from summarizer.core._facts import token_set
 from summarizer.core._quoted import LaterTurns
@@ -30,6 +29,7 @@ from summarizer.eval import EvalRun, ModelScore, head, mentions, referred_facts
 from summarizer.eval._metrics import ReturnScore, Tally, line_fidelity, score_return
 from summarizer.eval._run import HistoryScore, typed_parts
 from summarizer.extractive._kinds import detect_kind
+from summarizer.stored._stored import StoredHistory
 
 LAST_LINE = 'log line 599: request id req-00599'
 

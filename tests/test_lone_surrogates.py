@@ -19,8 +19,8 @@ from helpers import BIG_TEXT, compactor, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows, make_message_store
 
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 LONE = '\ud800'
 RECORDS = [{'id': n, 'name': f'café {n} {LONE}', 'note': 'menu items ' * 30} for n in range(30)]

@@ -19,9 +19,9 @@ from helpers import BIG_TEXT, compactor, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows, make_message_store
 
-from summarizer._stored import StoredHistory, check_rewrite, compact_stored
 from summarizer.cli import main
 from summarizer.core._shape import shape_mismatch
+from summarizer.stored._stored import StoredHistory, check_rewrite, compact_stored
 
 RECORDS = [{'id': n, 'sku': f'SKU-{n:04d}', 'note': f'row {n} ' + 'stock notes ' * 25} for n in range(1, 31)]
 """Ids from 1: no integer 0 beside a `-0`."""

@@ -25,10 +25,10 @@ from test_batch import langchain_rows
 from test_batch_kill import _cached, assert_old_or_new
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch import Target
 from summarizer.batch._runner import run_sources
 from summarizer.cli import main
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
 from summarizer.batch import _postgres

@@ -28,7 +28,6 @@ from pydantic_ai.models.function import FunctionModel
 from test_batch import read_report
 
 from summarizer import extractive
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.batch import Journal, Source, Target, discover, result_settings
 from summarizer.batch._provider import run_provider_batch
 from summarizer.batch._runner import run_sources
@@ -37,6 +36,7 @@ from summarizer.core._config import SummarizerConfig
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import estimate_tokens, json_text
 from summarizer.pipeline._pipeline import Compactor
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 CONFIG = 'model: openai:gpt-4.1-mini\nkeep_recent: 0\nprovider_batch:\n  poll_seconds: 0.05\n  max_poll_seconds: 0.2\n'
 

@@ -28,7 +28,7 @@ from test_provider_batch import (
     write_inputs,
 )
 
-from summarizer._stored import StoredHistory, check_rewrite
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 
 @dataclass(frozen=True)

@@ -21,13 +21,13 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._stored import StoredHistory
 from summarizer.core._facts import mentions, referred_facts, token_set
 from summarizer.core._quoted import LaterTurns, plain_text, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.pipeline._cache import cache_key
 from summarizer.pipeline._prompts import parse_data_block
+from summarizer.stored._stored import StoredHistory
 
 GOLDEN = sorted((Path(__file__).resolve().parent.parent / 'golden' / 'histories').glob('*.json'))
 

@@ -22,12 +22,12 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from summarizer import SummarizerConfig
 from summarizer.batch._runner import compact_unit
-from summarizer.batch._sources import Done, StoredUnit, Where
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
 from summarizer.extractive import summarize as extractive_summarize
 from summarizer.pipeline._models import embedded_model
 from summarizer.pipeline._pipeline import Compactor
+from summarizer.stored._units import Done, StoredUnit, Where
 
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
 from summarizer.ray import compact_dataset

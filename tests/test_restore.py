@@ -12,8 +12,8 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import langchain_rows, make_conversations, make_message_store, rows, stored
 
-from summarizer._stored import StoredHistory
 from summarizer.cli import main
+from summarizer.stored._stored import StoredHistory
 
 CONVERSATIONS = 'SELECT id, messages FROM conversations ORDER BY id'
 MESSAGE_STORE = 'SELECT id, session_id, message FROM message_store ORDER BY id'

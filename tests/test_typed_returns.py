@@ -33,11 +33,11 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from typing_extensions import TypedDict
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer._stored import StoredHistory, compact_stored
 from summarizer.capability import SummarizeToolReturns
 from summarizer.core._config import ToolRule
 from summarizer.core._tokens import estimate_tokens
 from summarizer.pipeline._walk import walk
+from summarizer.stored._stored import StoredHistory, compact_stored
 
 
 class Stock(TypedDict):

@@ -37,24 +37,11 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 
-from .._stored import StoredHistory
 from ..core import BatchConfig, ChangedWhileCompacting
 from ..pipeline import Replaced, Rewrite
-from ._langchain import Row
+from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of
 from ._pg_url import PgUrl
-from ._sources import (
-    Done,
-    SessionUnit,
-    Source,
-    SourceError,
-    SourceProblem,
-    StoredUnit,
-    Target,
-    Unit,
-    Where,
-    identity_of,
-    shown_id,
-)
+from ._sources import Source, SourceError, SourceProblem, Target, shown_id
 
 Connection = psycopg.Connection[TupleRow]
 _PAGE_ROWS = 256

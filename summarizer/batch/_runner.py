@@ -41,12 +41,10 @@ from logging.handlers import QueueHandler, QueueListener
 from pathlib import Path
 from typing import Any, cast
 
-from .._stored import HistoryError, compact_stored
 from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
 from ..pipeline import CheckFailed, Compactor, OriginalStore, Report, Rewrite, record_rewrite
-from ._langchain import compact_session
-from ._screen import screen
-from ._sources import Done, SessionUnit, Source, SourceProblem, Target, Unit, Where, shown_id, unit_size
+from ..stored import Done, HistoryError, SessionUnit, Unit, Where, compact_session, compact_stored, screen, unit_size
+from ._sources import Source, SourceProblem, Target, shown_id
 
 
 class BatchAborted(Exception):

@@ -29,7 +29,7 @@ import sqlite3
 import stat
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -43,7 +43,8 @@ from ..core import (
     install,
     read_snapshot,
 )
-from ..pipeline import Replaced, Report, Rewrite, history_identity
+from ..pipeline import Rewrite
+from ..stored import Done, SessionUnit, StoredUnit, Unit, Where, identity_of
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
 _PAGE_ROWS = 256
@@ -72,116 +73,6 @@ class Target:
 
 class SourceProblem(Exception):
     """A problem of a whole source whose message is the full report line (no traceback-style prefix)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Where:
-    """A history's location, for reports: file, then line (JSONL) or table and row id / session."""
-
-    path: Path | str
-    """The file, or a PostgreSQL source's URL as shown (never with its password)."""
-    line: int | None = None
-    table: str | None = None
-    row_id: str | None = None
-    """The row's id column (`NULL` for a NULL id)."""
-    rowid: int | None = None
-    """SQLite's rowid of the row, which tells rows sharing an id apart."""
-    session: str | None = None
-
-    def describe(self, message_index: int | None = None) -> str:
-        text = str(self.path) + (f':{self.line}' if self.line is not None else '')
-        if self.table is not None:
-            text += f' table {self.table}'
-        if self.session is not None:
-            text += f' session {self.session}'
-        if self.row_id is not None:
-            text += f' row {self.row_id}'
-        if self.rowid is not None and str(self.rowid) != self.row_id:
-            text += f' (rowid {self.rowid})'
-        return text + (f' message {message_index}' if message_index is not None else '')
-
-
-def identity_of(location: str, where: Where) -> str:
-    """The originals store's identity of the history at `where` in the source at `location` (`history_identity`).
-
-    A row is named by its address (SQLite's rowid, else its id), the one thing that tells rows apart.
-    """
-    row = where.rowid if where.rowid is not None else where.row_id
-    return history_identity(location, line=where.line, table=where.table, session=where.session, row=row)
-
-
-@dataclass(frozen=True, kw_only=True)
-class StoredUnit:
-    """One pydantic-ai history as stored text (a file, a JSONL line or a row)."""
-
-    where: Where
-    raw: bytes | str
-    identity: str = ''
-    """Where it was read (`identity_of`); '' for a history of no known place (a dataset row)."""
-    key: object = None
-    """A database row's address (its rowid, or the primary key of a WITHOUT ROWID table)."""
-    prefix: bytes = b''
-    """JSONL: blank lines before this line, written back as they were."""
-    ending: bytes = b''
-    """JSONL: this line's line ending."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class SessionUnit:
-    """One LangChain session: its rows' addresses, ids and stored values (TEXT or BLOB), in id order."""
-
-    where: Where
-    keys: list[object]
-    ids: list[object]
-    texts: list[str | bytes]
-    identity: str
-    """Where it was read (`identity_of`)."""
-
-
-Unit = StoredUnit | SessionUnit
-
-
-def unit_size(unit: Unit) -> int:
-    """Characters (about bytes) of a unit's text, for progress and throughput."""
-    return len(unit.raw) if isinstance(unit, StoredUnit) else sum(len(text) for text in unit.texts)
-
-
-@dataclass(kw_only=True)
-class Done:
-    """A compacted unit: its new text (or new rows), its counts, or why it failed (nothing written)."""
-
-    unit: Unit
-    report: Report = field(default_factory=Report)
-    tokens_before: int = 0
-    tokens_after: int = 0
-    text: str | None = None
-    rows: dict[int, str | bytes] = field(default_factory=dict[int, str | bytes])
-    """Session row position -> its new stored value (bytes for a BLOB row)."""
-    error: str | None = None
-    where: Where | None = None
-    """Where the error is, when more precise than the unit (a row of a session)."""
-    message_index: int | None = None
-    replaced: list[Replaced] = field(default_factory=list[Replaced])
-    """The values the new text or rows replaced: recorded in the originals store before they are written."""
-
-    @property
-    def changed(self) -> bool:
-        return self.error is None and (self.text is not None or bool(self.rows))
-
-    def rewrite(self) -> Rewrite:
-        """This compaction as the originals store records it (texts as written; a BLOB row as its UTF-8 text)."""
-        unit = self.unit
-        if isinstance(unit, StoredUnit):
-            assert self.text is not None
-            return Rewrite(before=[_text(unit.raw)], after=[self.text], replaced=self.replaced)
-        before = [_text(value) for value in unit.texts]
-        after = [_text(self.rows[position]) if position in self.rows else text for position, text in enumerate(before)]
-        return Rewrite(before=before, after=after, replaced=self.replaced)
-
-
-def _text(value: str | bytes) -> str:
-    """A stored value as text: bytes compaction read are UTF-8 (it refuses any that are not)."""
-    return value.decode('utf-8') if isinstance(value, bytes) else value
 
 
 class Source:

@@ -15,9 +15,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .._stored import HistoryError, StoredHistory
 from ..core import SummarizerConfig
 from ..pipeline import Report
+from ..stored import HistoryError, StoredHistory
 
 
 class InputError(Exception):

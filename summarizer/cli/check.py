@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .._stored import HistoryError, StoredHistory, check_rewrite
 from ..core import SummarizerConfig
 from ..pipeline import CheckFailed
+from ..stored import HistoryError, StoredHistory, check_rewrite
 from ._common import InputError, parse_history, read_input
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 from rich.text import Text
 
-from .._stored import HistoryError, compact_stored
 from ..core import ChangedWhileCompacting, Snapshot, atomic_write, backup
 from ..pipeline import CheckFailed, Compactor, Rewrite, history_identity, record_rewrite
+from ..stored import HistoryError, compact_stored
 from ._common import InputError, add_config_options, console, load_config, print_failures, read_input, report_table
 
 

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from rich.markdown import Markdown
 
-from .._stored import StoredHistory
 from ..batch import Source, SourceError, discover
 from ..core import BatchConfig, SummarizerConfig
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
 from ..eval._report import count as _count
 from ..pipeline import SummaryCache
+from ..stored import StoredHistory
 from ._common import InputError, console, parse_history, read_input
 
 DEFAULT_SOURCE = Path('golden') / 'histories'

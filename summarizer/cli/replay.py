@@ -15,14 +15,12 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage
 from rich.markdown import Markdown
 
-from .._stored import HistoryError, StoredHistory
 from ..batch import SourceError, Target, discover
-from ..batch._langchain import Row, row_text, session_messages
-from ..batch._sources import SessionUnit, Unit
 from ..core import SummarizerConfig
 from ..eval._replay import PriceModel, ReplayHistory, compared_strategies, replay_all
 from ..eval._replay_report import replay_markdown, write_replay_report
 from ..pipeline import resolve_model
+from ..stored import HistoryError, Row, SessionUnit, StoredHistory, Unit, row_text, session_messages
 from ._common import InputError, console, load_config
 
 DEFAULT_PRICES = ('anthropic:claude-sonnet-4-5', 'openai:gpt-5')

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .._restore import restore_unit
 from ..batch import Journal, SourceError, SourceReport, Target, Tick, discover, resumed
 from ..batch._runner import run_sources
 from ..core import SummarizerConfig, atomic_write, remove_temporaries
 from ..pipeline import Compactor, OriginalStore, cache_folder
+from ..stored import restore_unit
 from ._common import InputError, load_config
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from .._stored import compact_stored
 from ..core import CacheConfig, SummarizerConfig, atomic_write
 from ..pipeline import EXTRACTIVE, Compactor, OriginalStore
+from ..stored import compact_stored
 
 EXPECTED_FOLDER = 'expected'
 

@@ -27,10 +27,10 @@ from pydantic_ai.messages import BaseToolReturnPart, ModelRequest, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import FunctionModel
 
-from .._stored import StoredCompaction, StoredHistory, compact_stored
 from ..core import JsonValue, LaterTurns, SummarizerConfig, content_tokens
 from ..extractive import detect_kind
 from ..pipeline import Compactor, OriginalStore, Report, Summarizer, SummaryCache, resolve_model, walk
+from ..stored import StoredCompaction, StoredHistory, compact_stored
 from ._baseline import HEAD, head_model
 from ._metrics import ReturnScore, Tally, score_return
 

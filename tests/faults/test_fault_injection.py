@@ -24,11 +24,11 @@ from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ModelRe
 from unreliable_openai import FAULTS, RETRY_AFTER_SECONDS, FakeOpenAI, Fault, Request, content_key
 
 from summarizer import Compactor, Report, SummarizerConfig
-from summarizer._stored import StoredHistory, check_rewrite
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
 from summarizer.pipeline import _summarize
 from summarizer.pipeline._check import check_history
+from summarizer.stored._stored import StoredHistory, check_rewrite
 
 FAULT_RATE = 0.3
 SEED = 2

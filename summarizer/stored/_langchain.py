@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from .._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
 from ..core import JsonValue, content_tokens, shape_mismatch
 from ..pipeline import CheckFailed, Compactor, PartRef, Replaced, Report
+from ._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
+from ..core import estimate_tokens, json_text
+from ..pipeline import SEPARATOR, OriginalStore, Report, RestoreError, as_json, names_read_tool
+from ._langchain import Row, row_text, stored_like
 from ._stored import HistoryError, StoredHistory
-from .batch._langchain import Row, row_text, stored_like
-from .batch._sources import Done, SessionUnit, StoredUnit, Unit
-from .core import estimate_tokens, json_text
-from .pipeline import SEPARATOR, OriginalStore, Report, RestoreError, as_json, names_read_tool
+from ._units import Done, SessionUnit, StoredUnit, Unit
 
 
 async def restore_unit(unit: Unit, store: OriginalStore) -> Done:

@@ -30,8 +30,8 @@ from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
 from pydantic_core import ErrorDetails
 
-from .core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
-from .pipeline import (
+from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
+from ..pipeline import (
     CheckFailed,
     Compactor,
     PartRef,

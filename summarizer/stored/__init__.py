@@ -1,0 +1,39 @@
+"""Stored histories and the way back: parse with value positions, splice summaries in, restore.
+
+- `_stored`: a pydantic-ai history stored as JSON text, parsed with the span of every tool-return
+  content; `compact_stored` rewrites only the summarized values, byte for byte elsewhere;
+- `_langchain`: LangChain's message rows, one message per row, a session a history;
+- `_screen`: the batch's fast path, proving a history has nothing to summarize;
+- `_units`: one stored history as the engines and restore handle it (`StoredUnit`, `SessionUnit`),
+  and its result (`Done`);
+- `_restore`: a compacted history put back from the originals store.
+
+It builds on `core` and `pipeline`; the engines that read and write sources build on it.
+"""
+
+from ._langchain import Row, compact_session, row_text, session_messages
+from ._restore import restore_unit
+from ._screen import screen
+from ._stored import HistoryError, StoredCompaction, StoredHistory, check_rewrite, compact_stored
+from ._units import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, unit_size
+
+__all__ = [
+    'Done',
+    'HistoryError',
+    'Row',
+    'SessionUnit',
+    'StoredCompaction',
+    'StoredHistory',
+    'StoredUnit',
+    'Unit',
+    'Where',
+    'check_rewrite',
+    'compact_session',
+    'compact_stored',
+    'identity_of',
+    'restore_unit',
+    'row_text',
+    'screen',
+    'session_messages',
+    'unit_size',
+]
