@@ -15,8 +15,8 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import LANGCHAIN_TOOL, batch, make_conversations, make_message_store, read_report, rows, stored
 
-from summarizer.batch import _runner
 from summarizer.cli import compact as compact_command, main
+from summarizer.engines import _runner
 from summarizer.stored._stored import StoredHistory, check_rewrite
 from summarizer.stored._units import SessionUnit, StoredUnit, Unit
 

@@ -10,9 +10,9 @@ import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
-from summarizer.batch._runner import compact_unit
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._tokens import estimate_tokens
+from summarizer.engines._runner import compact_unit
 from summarizer.pipeline._pipeline import Compactor
 from summarizer.stored._screen import screen
 from summarizer.stored._stored import compact_stored

@@ -148,7 +148,7 @@ import json, sys
 from summarizer.pipeline._check import MESSAGE_ADAPTER
 from summarizer.cli import main
 code = main(sys.argv[1:])
-others = ('summarizer.batch', 'summarizer.eval', 'summarizer.cli.batch', 'summarizer.cli.eval', 'summarizer.cli.restore')
+others = ('summarizer.engines', 'summarizer.eval', 'summarizer.cli.batch', 'summarizer.cli.eval', 'summarizer.cli.restore')
 print(json.dumps([code, [name for name in others if name in sys.modules], MESSAGE_ADAPTER.pydantic_complete]), file=sys.stderr)
 """
 

@@ -183,8 +183,8 @@ EXTRAS = set(
 @pytest.mark.parametrize(
     ('missing', 'words', 'extra'),
     [
-        ('summarizer.batch._postgres', ['batch', 'postgresql://app@127.0.0.1:1/db', '--dry-run'], 'postgres'),
-        ('summarizer.ray', ['batch', '--engine', 'ray', '{history}', '--dry-run'], 'ray'),
+        ('summarizer.engines.postgres', ['batch', 'postgresql://app@127.0.0.1:1/db', '--dry-run'], 'postgres'),
+        ('summarizer.engines.ray', ['batch', '--engine', 'ray', '{history}', '--dry-run'], 'ray'),
         ('pydantic_ai.*.anthropic', ['compact', '{history}', '--model', 'anthropic:claude-haiku-4-5'], 'anthropic'),
         ('pydantic_ai.*.google', ['compact', '{history}', '--model', 'google:gemini-2.5-flash'], 'google'),
     ],

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from summarizer.batch import Tick
 from summarizer.cli import main
 from summarizer.cli._common import count
 from summarizer.cli.batch import _Progress  # pyright: ignore[reportPrivateUsage]
+from summarizer.engines._runner import Tick
 
 
 @pytest.fixture

@@ -394,7 +394,7 @@ def test_a_database_left_mid_transaction_by_a_killed_writer_is_rolled_back_and_c
 
 KILLED_AFTER_TWO_WRITES = """
 import os, signal, sys
-from summarizer.batch import _sources
+from summarizer.engines import _sources
 from summarizer.cli import main
 write = _sources.SqliteSource.write
 written = []

@@ -14,8 +14,8 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import make_conversations, rows, stored
 
 from summarizer import SummarizerConfig
-from summarizer.batch import _sources
 from summarizer.cli import main
+from summarizer.engines import _sources
 from summarizer.pipeline import _originals
 from summarizer.pipeline._originals import READ_HINT, OriginalStore
 

@@ -25,14 +25,14 @@ from test_batch import langchain_rows
 from test_batch_kill import _cached, assert_old_or_new
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer.batch import Target
-from summarizer.batch._runner import run_sources
 from summarizer.cli import main
+from summarizer.engines._runner import run_sources
+from summarizer.engines._sources import Target
 from summarizer.stored._stored import StoredHistory, check_rewrite
 
 pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
-from summarizer.batch import _postgres
-from summarizer.batch._postgres import Location, postgres_sources
+from summarizer.engines import postgres
+from summarizer.engines.postgres import Location, postgres_sources
 
 
 @pytest.fixture(scope='module')
@@ -261,7 +261,7 @@ async def test_a_row_the_application_keeps_locked_is_reported_not_waited_on(
 ) -> None:
     make_histories(pg_server, database, 'jsonb', {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_LIST)})
     before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
-    monkeypatch.setattr(_postgres, '_LOCK_TIMEOUT_SECONDS', 1)
+    monkeypatch.setattr(postgres, '_LOCK_TIMEOUT_SECONDS', 1)
     config = SummarizerConfig.load(keep_recent=0)
     (source,) = postgres_sources([pg_server.url(database)], config=config.batch, target=Target())
     application = pg_server.connect(database, autocommit=False)

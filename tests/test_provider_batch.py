@@ -28,13 +28,13 @@ from pydantic_ai.models.function import FunctionModel
 from test_batch import read_report
 
 from summarizer import extractive
-from summarizer.batch import Journal, Source, Target, discover, result_settings
-from summarizer.batch._provider import run_provider_batch
-from summarizer.batch._runner import run_sources
 from summarizer.cli import main
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import estimate_tokens, json_text
+from summarizer.engines._provider import run_provider_batch
+from summarizer.engines._runner import Journal, result_settings, run_sources
+from summarizer.engines._sources import Source, Target, discover
 from summarizer.pipeline._pipeline import Compactor
 from summarizer.stored._stored import StoredHistory, check_rewrite
 

@@ -1,4 +1,4 @@
-"""`summarizer.ray` on a real local Ray instance: byte-exact, deduplicated cluster-wide, robust to bad rows and dead workers.
+"""`summarizer.engines.ray` on a real local Ray instance: byte-exact, deduplicated cluster-wide, robust to bad rows and dead workers.
 
 One Ray instance (2 CPUs, no dashboard, 127.0.0.1 only) serves the whole module; without the `ray`
 extra every test here is skipped.
@@ -21,16 +21,16 @@ from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from summarizer import SummarizerConfig
-from summarizer.batch._runner import compact_unit
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
+from summarizer.engines._runner import compact_unit
 from summarizer.extractive import summarize as extractive_summarize
 from summarizer.pipeline._models import embedded_model
 from summarizer.pipeline._pipeline import Compactor
 from summarizer.stored._units import Done, StoredUnit, Where
 
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
-from summarizer.ray import compact_dataset
+from summarizer.engines.ray import compact_dataset
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings('ignore::DeprecationWarning', 'ignore::FutureWarning')]
 
@@ -255,10 +255,10 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
 
 def test_a_content_a_history_holds_twice_is_charged_once() -> None:
     """The compact stage charges the owner row's first occurrence only; the second is a share (a cache hit)."""
+    from summarizer.engines.ray import _Answering  # pyright: ignore[reportPrivateUsage]
     from summarizer.pipeline._cache import SummaryCache
     from summarizer.pipeline._models import resolve_model
     from summarizer.pipeline._summarize import Answer, Planner
-    from summarizer.ray import _Answering  # pyright: ignore[reportPrivateUsage]
 
     config = SummarizerConfig.load(keep_recent=0, keep_quoted_facts=False)
     messages = history(BIG_TEXT, BIG_TEXT)

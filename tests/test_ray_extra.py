@@ -22,7 +22,7 @@ def source(tmp_path: Path) -> Path:
 def test_engine_ray_without_the_extra(
     source: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setitem(sys.modules, 'summarizer.ray', None)  # as if `import ray` failed
+    monkeypatch.setitem(sys.modules, 'summarizer.engines.ray', None)  # as if `import ray` failed
     before = source.read_bytes()
     assert main(['batch', '--engine', 'ray', str(source), '--in-place']) == 2
     error = capsys.readouterr().err

@@ -118,7 +118,7 @@ def test_a_history_compacted_twice_or_partly_restored_is_refused_whole(
 
 _KILLER = """
 import os, signal, sys
-from summarizer.batch import _sources
+from summarizer.engines import _sources
 from summarizer.cli import main
 
 writes = 0

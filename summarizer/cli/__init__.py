@@ -84,7 +84,7 @@ def _redactor(words: Sequence[str]) -> Callable[[str], str]:
     """
     if not any('postgres' in word.lower() for word in words):
         return str
-    from ..batch._pg_url import redact, secrets_in
+    from ..engines import redact, secrets_in
 
     return functools.partial(redact, secrets=secrets_in(words))
 

@@ -15,24 +15,27 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Column
 from rich.text import Text
 
-from ..batch import (
+from ..core import SummarizerConfig, atomic_write, install_hint
+from ..engines import (
+    SCHEME,
     BatchAborted,
     Journal,
+    OnTick,
+    PgUrl,
+    ProviderBatchReport,
     Source,
     SourceError,
     SourceReport,
     Target,
     Tick,
+    check_batchable,
     discover,
     result_settings,
     resumed,
     run_batch,
+    run_provider_batch,
     shard,
 )
-from ..batch._pg_url import SCHEME, PgUrl
-from ..batch._provider import ProviderBatchReport, check_batchable, run_provider_batch
-from ..batch._runner import OnTick
-from ..core import SummarizerConfig, atomic_write, install_hint
 from ..pipeline import Report, ServerUnreachable, cache_folder, resolve_model
 from ._common import InputError, add_config_options, console, count, load_config, report_table
 
@@ -231,7 +234,7 @@ def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list
     if not urls:
         return []
     try:
-        from ..batch._postgres import postgres_sources
+        from ..engines.postgres import postgres_sources
     except ImportError:
         raise InputError(f'PostgreSQL sources need psycopg, the postgres extra: {install_hint("postgres")}') from None
     return postgres_sources(urls, config=config.batch, target=target)
@@ -247,7 +250,7 @@ def _run_on_ray(
     on_tick: OnTick,
 ) -> list[SourceReport]:
     try:
-        from ..ray import run_on_ray
+        from ..engines.ray import run_on_ray
     except ImportError:
         raise InputError(f'--engine ray needs the ray extra: {install_hint("ray")}') from None
     return run_on_ray(

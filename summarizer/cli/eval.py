@@ -12,8 +12,8 @@ from pathlib import Path
 
 from rich.markdown import Markdown
 
-from ..batch import Source, SourceError, discover
 from ..core import BatchConfig, SummarizerConfig
+from ..engines import Source, SourceError, discover
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
 from ..eval._report import count as _count
 from ..pipeline import SummaryCache

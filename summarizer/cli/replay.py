@@ -15,8 +15,8 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage
 from rich.markdown import Markdown
 
-from ..batch import SourceError, Target, discover
 from ..core import SummarizerConfig
+from ..engines import SourceError, Target, discover
 from ..eval._replay import PriceModel, ReplayHistory, compared_strategies, replay_all
 from ..eval._replay_report import replay_markdown, write_replay_report
 from ..pipeline import resolve_model

@@ -12,9 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..batch import Journal, SourceError, SourceReport, Target, Tick, discover, resumed
-from ..batch._runner import run_sources
 from ..core import SummarizerConfig, atomic_write, remove_temporaries
+from ..engines import Journal, SourceError, SourceReport, Target, Tick, discover, resumed, run_sources
 from ..pipeline import Compactor, OriginalStore, cache_folder
 from ..stored import restore_unit
 from ._common import InputError, load_config

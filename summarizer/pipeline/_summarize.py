@@ -244,7 +244,7 @@ class Summarizer:
         return self._hint_room
 
     def key_for(self, candidate: Candidate) -> str:
-        """The cache key of `candidate`'s summary: what a data engine groups identical work by (`summarizer.ray`)."""
+        """The cache key of `candidate`'s summary: what a data engine groups identical work by (`engines.ray`)."""
         return cache_key(
             content=candidate.text,
             model=self._model_id,
@@ -349,7 +349,7 @@ class Summarizer:
         return outcome
 
     def request_for(self, candidate: Candidate) -> SummaryRequest:
-        """The one model request that summarizes `candidate`, sent live or in a provider batch (`batch._provider`)."""
+        """The one model request that summarizes `candidate`, sent live or in a provider batch (`engines._provider`)."""
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         text = prompt.render(
             tool_name=candidate.tool_name,
@@ -490,7 +490,7 @@ class Planner(Summarizer):
     """Records the cache key and candidate of each content instead of summarizing it.
 
     The plan step of a run whose summaries are made elsewhere, each unique content once: Ray's summarize
-    stage (`summarizer.ray`), the provider's batch API (`batch._provider`). A history compacted with it
+    stage (`summarizer.engines.ray`), the provider's batch API (`engines._provider`). A history compacted with it
     walks exactly as for compaction (thresholds, `keep_recent`, tool rules, quoted facts), so the keys are
     those the compaction will look up.
     """

@@ -51,10 +51,8 @@ from opentelemetry.trace import Tracer
 from pydantic_ai.models import Model
 from ray.data.dataset import MaterializedDataset
 
-from .batch import Source, Target
-from .batch._runner import OnTick, compact_unit, kept, run_sources
-from .core import SummarizerConfig, remove_temporaries
-from .pipeline import (
+from ..core import SummarizerConfig, remove_temporaries
+from ..pipeline import (
     Answer,
     Candidate,
     Compactor,
@@ -67,10 +65,12 @@ from .pipeline import (
     SummaryCache,
     resolve_model,
 )
-from .stored import Done, StoredUnit, Unit, Where
+from ..stored import Done, StoredUnit, Unit, Where
+from ._runner import OnTick, compact_unit, kept, run_sources
+from ._sources import Source, Target
 
 if TYPE_CHECKING:
-    from .batch._runner import Journal, SourceReport
+    from ._runner import Journal, SourceReport
 
 __all__ = ['REPORT_COLUMNS', 'compact_dataset']
 

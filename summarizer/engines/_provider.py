@@ -1,6 +1,6 @@
 """`summarizer batch --provider-batch`: the run's summaries through the provider's batch API, at about half price.
 
-A batch answers in minutes to hours, so the run is split where `summarizer.ray` splits it, around the model:
+A batch answers in minutes to hours, so the run is split where `summarizer.engines.ray` splits it, around the model:
 
 1. **plan**: every history is walked as for compaction, but its summarizer only records the cache key and
    candidate of each content it would summarize, so each unique content is sent once, and a cache hit never;

@@ -1,0 +1,53 @@
+"""What runs a batch: the local runner over file, JSONL, SQLite and PostgreSQL sources, Ray, provider batch.
+
+- `_sources`: find the sources (`discover`), stream their histories as units and write results back
+  atomically, compare-and-swap; `postgres` does the same for PostgreSQL tables (psycopg, the
+  `postgres` extra), `_pg_url` reads and redacts its URLs;
+- `_runner`: `run_batch` compacts the sources (in this process or in worker processes), journaled
+  and resumable, and returns a `SourceReport` per source;
+- `_provider`: the run's summaries through the provider's batch API;
+- `ray`: the same on Ray Data (the `ray` extra): `compact_dataset` for a dataset, `run_on_ray` for files.
+
+`postgres` and `ray` need an extra each, so they are imported by name when used, not from here.
+"""
+
+from ._pg_url import SCHEME, PgUrl, redact, secrets_in
+from ._provider import ProviderBatchReport, check_batchable, run_provider_batch
+from ._runner import (
+    BatchAborted,
+    Journal,
+    OnTick,
+    Problem,
+    SourceReport,
+    Tick,
+    result_settings,
+    resumed,
+    run_batch,
+    run_sources,
+)
+from ._sources import Source, SourceError, Target, discover, shard
+
+__all__ = [
+    'SCHEME',
+    'BatchAborted',
+    'Journal',
+    'OnTick',
+    'PgUrl',
+    'Problem',
+    'ProviderBatchReport',
+    'Source',
+    'SourceError',
+    'SourceReport',
+    'Target',
+    'Tick',
+    'check_batchable',
+    'discover',
+    'redact',
+    'result_settings',
+    'resumed',
+    'run_batch',
+    'run_provider_batch',
+    'run_sources',
+    'secrets_in',
+    'shard',
+]
