@@ -46,6 +46,7 @@ DOCS = [
     *sorted((ROOT / 'docs').glob('*.md')),
     ROOT / 'bench' / 'README.md',
     ROOT / 'golden' / 'README.md',
+    *sorted((ROOT / 'summarizer').glob('*/README.md')),
 ]
 FENCE = re.compile(r'^```[^\n]*\n(.*?)^```', re.MULTILINE | re.DOTALL)
 INLINE = re.compile(r'`(summarizer [^`]+)`')

@@ -15,7 +15,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import SummarizeToolReturns
-from summarizer._read_tool import render
+from summarizer.capability._read_tool import render
 
 Step = Callable[[list[ModelMessage]], ModelResponse]
 

@@ -24,8 +24,7 @@ from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
 
-from ._read_tool import read_tool
-from .core import (
+from ..core import (
     CacheConfig,
     OriginalsConfig,
     OutputMode,
@@ -37,7 +36,8 @@ from .core import (
     ToolRule,
     estimate_tokens,
 )
-from .pipeline import Compactor, HistorySession, Report, RunCost, first_message_scope, run_cost, run_scope
+from ..pipeline import Compactor, HistorySession, Report, RunCost, first_message_scope, run_cost, run_scope
+from ._read_tool import read_tool
 
 
 @dataclass(kw_only=True, repr=False)

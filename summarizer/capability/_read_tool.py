@@ -21,8 +21,8 @@ from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
 
-from .core import READ_TOOL_NAME, JsonValue, json_text
-from .pipeline import Original, OriginalStore, as_json
+from ..core import READ_TOOL_NAME, JsonValue, json_text
+from ..pipeline import Original, OriginalStore, as_json
 
 _RESERVED = 260
 """Characters of an answer kept for its heading and closing line (how to page on) besides the title and pattern:
