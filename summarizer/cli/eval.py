@@ -15,10 +15,9 @@ from rich.markdown import Markdown
 from ..core import BatchConfig, SummarizerConfig
 from ..engines import Source, SourceError, discover
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
-from ..eval._report import count as _count
 from ..pipeline import SummaryCache
 from ..stored import StoredHistory
-from ._common import InputError, console, parse_history, read_input
+from ._common import InputError, console, count, parse_history, read_input
 
 DEFAULT_SOURCE = Path('golden') / 'histories'
 
@@ -155,7 +154,7 @@ def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory
     if not histories:
         raise InputError(
             f'{", ".join(map(str, sources))}: no histories found'
-            + (f' ({_count(len(skipped), "file", "files")} skipped)' if skipped else '')
+            + (f' ({count(len(skipped), "file")} skipped)' if skipped else '')
         )
     stems = [path.stem for path, _ in histories]
     return [

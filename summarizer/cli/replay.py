@@ -17,9 +17,8 @@ from rich.markdown import Markdown
 
 from ..core import SummarizerConfig
 from ..engines import SourceError, Target, discover
-from ..eval._replay import PriceModel, ReplayHistory, compared_strategies, replay_all
-from ..eval._replay_report import replay_markdown, write_replay_report
-from ..pipeline import resolve_model
+from ..eval import ReplayHistory, compared_strategies, replay_all, replay_markdown, write_replay_report
+from ..pipeline import PriceModel, resolve_model
 from ..stored import HistoryError, Row, SessionUnit, StoredHistory, Unit, row_text, session_messages
 from ._common import InputError, console, load_config
 

@@ -3,13 +3,16 @@
 `summarizer eval` (see docs/eval.md) runs every model through the real pipeline over stored
 histories, scores the outputs (`_metrics`), compares them with the head-truncation baseline
 (`_baseline`), writes the report (`_report`) and gates CI; `_golden` keeps the embedded model's
-outputs as regression fixtures.
+outputs as regression fixtures. `summarizer replay` replays recorded agent runs under each
+compaction strategy (`_replay`) and writes its report (`_replay_report`).
 """
 
 from ..core import mentions, referred_facts
 from ._baseline import HEAD, head, head_model
 from ._golden import expected_path, golden_compactor, golden_output, update_golden
 from ._metrics import Tally
+from ._replay import ReplayHistory, compared_strategies, replay_all
+from ._replay_report import replay_markdown, write_replay_report
 from ._report import default_folder, markdown, write_report
 from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
 
@@ -18,7 +21,9 @@ __all__ = [
     'EvalHistory',
     'EvalRun',
     'ModelScore',
+    'ReplayHistory',
     'Tally',
+    'compared_strategies',
     'default_folder',
     'eval_models',
     'expected_path',
@@ -29,7 +34,10 @@ __all__ = [
     'markdown',
     'mentions',
     'referred_facts',
+    'replay_all',
+    'replay_markdown',
     'run_eval',
     'update_golden',
+    'write_replay_report',
     'write_report',
 ]
