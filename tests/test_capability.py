@@ -14,7 +14,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
 from summarizer import ConfigError, SummarizerConfig
-from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
+from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 from summarizer.pipeline._originals import READ_LINE
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
@@ -108,7 +108,7 @@ async def test_steady_state_walks_only_new_messages() -> None:
 
 
 async def test_history_processor_in_process_history() -> None:
-    processor = summarize_tool_returns(model='extractive', keep_recent=0)
+    processor = SummarizeToolReturnsProcessor(model='extractive', keep_recent=0)
     seen: list[list[ModelMessage]] = []
     await make_agent([ProcessHistory(processor)], seen).run('inspect everything')
     final = tool_returns(seen[-1])
@@ -202,14 +202,14 @@ def test_the_package_exports_the_plugin_a_version_and_type_information() -> None
     import summarizer
 
     assert summarizer.SummarizeToolReturns is SummarizeToolReturns
-    assert summarizer.summarize_tool_returns is summarize_tool_returns
+    assert summarizer.SummarizeToolReturnsProcessor is SummarizeToolReturnsProcessor
     assert summarizer.__version__ == importlib.metadata.version('tool-return-summarizer')
     assert (Path(summarizer.__file__).parent / 'py.typed').is_file()
     assert 'compact_file' not in (summarizer.__doc__ or '')
 
 
 async def test_the_history_processor_keeps_no_originals_since_it_adds_no_tool(isolated_cache: Path) -> None:
-    processor = summarize_tool_returns(model='extractive', keep_recent=0)
+    processor = SummarizeToolReturnsProcessor(model='extractive', keep_recent=0)
     await make_agent([ProcessHistory(processor)], []).run('inspect everything')
     assert processor.report.summarized == 3
     assert not processor.compactor.originals.enabled  # type: ignore[union-attr]

@@ -14,7 +14,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Text
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
-from summarizer.capability import SummarizeToolReturns, summarize_tool_returns
+from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 from summarizer.core._tokens import estimate_tokens
 from summarizer.pipeline._originals import READ_HINT
 
@@ -117,7 +117,7 @@ async def test_no_span_when_the_agent_is_not_instrumented(exporter: InMemorySpan
 async def test_the_history_processor_form_makes_the_same_spans(
     exporter: InMemorySpanExporter, settings: InstrumentationSettings
 ) -> None:
-    processor = summarize_tool_returns(threshold_tokens=1000, keep_recent=1)
+    processor = SummarizeToolReturnsProcessor(threshold_tokens=1000, keep_recent=1)
     await agent(ProcessHistory(processor), instrument=settings).run('look')
 
     (span,) = summary_spans(exporter)

@@ -5,6 +5,6 @@ of an agent run and gives the agent `read_tool_return` (`_read_tool`) to read an
 `SummarizeToolReturnsProcessor` does the same as a history processor, without the tool.
 """
 
-from ._capability import SummarizeToolReturns, SummarizeToolReturnsProcessor, summarize_tool_returns
+from ._capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 
-__all__ = ['SummarizeToolReturns', 'SummarizeToolReturnsProcessor', 'summarize_tool_returns']
+__all__ = ['SummarizeToolReturns', 'SummarizeToolReturnsProcessor']

@@ -199,7 +199,7 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
 
 @dataclass(kw_only=True, repr=False)
 class SummarizeToolReturnsProcessor(_Options):
-    """An async history processor: `Agent(capabilities=[ProcessHistory(summarize_tool_returns(...))])`.
+    """An async history processor: `Agent(capabilities=[ProcessHistory(SummarizeToolReturnsProcessor(...))])`.
 
     It keeps one incremental session; a history that does not continue the last one it saw (another
     run) restarts it, so sharing one processor between concurrent runs stays correct, only slower.
@@ -231,7 +231,3 @@ class SummarizeToolReturnsProcessor(_Options):
         an instrumented run each summary is a span, as with the capability.
         """
         return await self._session.process(messages, tracer=ctx.tracer, scope=self._scope(ctx))
-
-
-summarize_tool_returns = SummarizeToolReturnsProcessor
-"""`summarize_tool_returns(...)`: the history processor, with the capability's keyword arguments."""
