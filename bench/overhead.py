@@ -87,7 +87,7 @@ def summarizer_config(
     summarized return (the shipped cache-aware policy waits until a rewrite pays, which a one-request
     measurement never sees).
     """
-    base = SummarizerConfig.load()
+    base = SummarizerConfig()
     policy = dataclasses.replace(base.policy, kind='threshold') if every_oversized else base.policy
     return dataclasses.replace(
         base,

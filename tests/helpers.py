@@ -81,5 +81,5 @@ def summarizer_model(answer: Answer, calls: list[object] | None = None) -> Funct
 
 
 def compactor(model: FunctionModel | str = 'extractive', **overrides: object) -> Compactor:
-    config = SummarizerConfig.load(**{'keep_recent': 0, **overrides})
+    config = SummarizerConfig().override(**{'keep_recent': 0, **overrides})
     return Compactor(config=config, model=model)

@@ -18,7 +18,7 @@ from summarizer.stored._screen import screen
 from summarizer.stored._stored import compact_stored
 from summarizer.stored._units import StoredUnit, Where
 
-CONFIG = SummarizerConfig.load()
+CONFIG = SummarizerConfig()
 SMALL = dataclasses.replace(CONFIG, threshold_tokens=10**6)
 """A threshold no content of the test histories reaches."""
 

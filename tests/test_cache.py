@@ -83,7 +83,7 @@ async def test_corrupt_cache_degrades_to_no_cache(isolated_cache: Path, caplog: 
 async def test_disabled_cache_calls_the_model_every_time(monkeypatch: pytest.MonkeyPatch, isolated_cache: Path) -> None:
     from summarizer import CacheConfig, Compactor, SummarizerConfig
 
-    config = SummarizerConfig.load(keep_recent=0, cache=CacheConfig(enabled=False))
+    config = SummarizerConfig().override(keep_recent=0, cache=CacheConfig(enabled=False))
     for _ in range(2):
         result = await Compactor(config=config).compact(history(BIG_TEXT))
         assert result.report.model_calls == 1

@@ -136,7 +136,7 @@ async def test_in_an_agent_run_a_fact_the_model_quoted_survives_the_summary() ->
             seen.append(list(messages))
             return respond(messages, info)
 
-        config = SummarizerConfig.load(keep_recent=1, keep_quoted_facts=keep_quoted_facts)
+        config = SummarizerConfig().override(keep_recent=1, keep_quoted_facts=keep_quoted_facts)
         agent = Agent(FunctionModel(recording), capabilities=[SummarizeToolReturns(config=config)])
         for name in ('logs', 'search'):
             agent.tool_plain(name=name)(lambda name=name: TOOL_OUTPUTS[name])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -10,7 +11,9 @@ import yaml
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.models import infer_model
 
+from summarizer import SummarizerConfig
 from summarizer.cli import SUBCOMMANDS, main
+from summarizer.core import data_path
 
 ROOT = Path(__file__).parent.parent
 MODEL_STRING = re.compile(r'(?<![\w/])([a-z][a-z-]*:(?:gpt|claude|gemini|o\d)[\w.-]*\w)')
@@ -131,3 +134,16 @@ def test_every_dotted_config_key_the_docs_name_is_in_config_yaml() -> None:
     }
     assert named, 'the docs name some config keys'
     assert sorted(f'{section}.{key}' for section, key in named if key not in config[section]) == []
+
+
+def test_config_yaml_shows_every_option_at_its_default() -> None:
+    """The defaults are written once, in the dataclasses; the shipped config.yaml documents each of them."""
+    shipped = data_path('config.yaml')
+    assert SummarizerConfig.load(shipped) == SummarizerConfig()
+    config = SummarizerConfig()
+    options = yaml.safe_load(shipped.read_text(encoding='utf-8'))
+    assert set(options) == {option.name for option in dataclasses.fields(config)}
+    for name, value in options.items():
+        section = getattr(config, name)
+        if dataclasses.is_dataclass(section):
+            assert set(value) == {option.name for option in dataclasses.fields(section)}, name

@@ -160,7 +160,7 @@ def test_gate_fails_when_a_summary_fails_the_post_check() -> None:
         price_usd=0,
     )
     baseline = ModelScore(name='head', histories=[], report=Report(), seconds=0, price_usd=0)
-    run = EvalRun(config=SummarizerConfig.load(), models=[model, baseline], histories=['h'])
+    run = EvalRun(config=SummarizerConfig(), models=[model, baseline], histories=['h'])
     assert run.gate_problems() == [
         'extractive: structure pass rate 50.0% is below 100% (1 of 2 returns kept their original)'
     ]
@@ -178,7 +178,7 @@ def test_gate_fails_on_rewritten_lines_broken_json_empty_summaries_and_touched_t
             name='h', returns=[score], tokens_before=1, tokens_after=1, typed_parts=3, typed_touched=touched
         )
         model = ModelScore(name='extractive', histories=[history], report=Report(), seconds=0, price_usd=0)
-        return EvalRun(config=SummarizerConfig.load(keep_quoted_facts=False), models=[model], histories=['h'])
+        return EvalRun(config=SummarizerConfig().override(keep_quoted_facts=False), models=[model], histories=['h'])
 
     assert run_of(fine, touched=0).gate_problems() == []
     assert run_of(bad, touched=1).gate_problems() == [
@@ -298,7 +298,7 @@ def _gate(capsys: pytest.CaptureFixture[str], histories: list[Path], report: Pat
     assert code == 0, err
     data = json.loads((report / 'results.json').read_text())
     extractive, baseline = data['models']
-    floors = SummarizerConfig.load().eval
+    floors = SummarizerConfig().eval
     assert data['config']['retention_floor'] == floors.retention_floor >= 0.95
     assert extractive['overall']['structure_pass_rate'] == 1 and baseline['overall']['structure_pass_rate'] == 1
     assert extractive['overall']['compression'] >= 0.8
@@ -354,7 +354,7 @@ def test_price_estimate_where_genai_prices_knows_the_model() -> None:
     from summarizer.eval._run import _price
 
     usage = Report(summarizer_input_tokens=1_000_000, summarizer_output_tokens=1_000_000)
-    config = SummarizerConfig.load()
+    config = SummarizerConfig()
     known = OpenAIChatModel('gpt-4.1-mini', provider=OpenAIProvider(api_key='unused'))
     assert _price(known, usage, config) == pytest.approx(0.4 + 1.6)
     unknown = OpenAIChatModel('my-local-llama', provider=OpenAIProvider(api_key='unused'))

@@ -47,7 +47,7 @@ def crowded() -> EvalRun:
     extractive['lossy'] = tally(0.9, 6)
     head = {f'tool_{n:02d}': tally(0.79 + 0.01 * (n % 3), 10 if n % 2 else 9) for n in range(14)}
     models = [model('extractive', extractive, blind=tally(0.81, 7)), model('head', head, blind=None)]
-    return EvalRun(config=SummarizerConfig.load(), models=models, histories=['h'])
+    return EvalRun(config=SummarizerConfig(), models=models, histories=['h'])
 
 
 def test_labels_do_not_overlap_and_the_axis_spans_0_to_100(crowded: EvalRun) -> None:

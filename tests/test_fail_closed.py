@@ -76,7 +76,7 @@ def test_a_store_deleted_or_replaced_under_a_batch_is_noticed_and_nothing_more_i
         if Path(done.unit.where.path).name == 'h0.json':  # the batch keeps its connection to the old file
             shutil.rmtree(store_folder(isolated_cache))
             if what == 'replaced':
-                assert OriginalStore.from_config(SummarizerConfig.load()).available  # a new, empty store
+                assert OriginalStore.from_config(SummarizerConfig()).available  # a new, empty store
 
     monkeypatch.setattr(_sources.Source, 'write', write_then_lose_the_store)
     capsys.readouterr()
@@ -91,7 +91,7 @@ def test_a_store_locked_past_its_timeout_leaves_the_history_as_it_was(
 ) -> None:
     path = tmp_path / 'h.json'
     path.write_bytes(stored(0))
-    store = OriginalStore.from_config(SummarizerConfig.load())
+    store = OriginalStore.from_config(SummarizerConfig())
     assert store.available and store.database is not None
     store.close()
     monkeypatch.setattr(_originals, '_BUSY_SECONDS', 0.2)
@@ -119,7 +119,7 @@ def test_restore_names_a_history_holding_summaries_the_store_has_no_record_of(
     path = tmp_path / 'h.json'
     path.write_bytes(ModelMessagesTypeAdapter.dump_json(history(summarized)))
     compacted = path.read_bytes()
-    assert OriginalStore.from_config(SummarizerConfig.load()).available  # a store, without its record
+    assert OriginalStore.from_config(SummarizerConfig()).available  # a store, without its record
     capsys.readouterr()
 
     assert main(['restore', str(path), '--in-place']) == 1

@@ -46,7 +46,7 @@ async def test_three_parallel_results_are_seen_whole_by_the_model() -> None:
 
     # the window, not the cache-aware gate (test_policy.py): every oversized return as soon as it is due
     summarize = SummarizeToolReturns(
-        config=SummarizerConfig.load(threshold_tokens=300, keep_recent=1), policy='threshold'
+        config=SummarizerConfig().override(threshold_tokens=300, keep_recent=1), policy='threshold'
     )
     agent = Agent(FunctionModel(model), capabilities=[summarize])
 

@@ -34,7 +34,7 @@ def marking_model() -> object:
 
 
 def compactor(**overrides: object) -> Compactor:
-    config = SummarizerConfig.load(keep_recent=0, **overrides)  # type: ignore[arg-type]
+    config = SummarizerConfig().override(keep_recent=0, **overrides)  # type: ignore[arg-type]
     return Compactor(config=config, model=marking_model())  # type: ignore[arg-type]
 
 
@@ -54,7 +54,7 @@ async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_na
 def test_the_store_is_owner_only_whatever_the_umask(isolated_cache: Path) -> None:
     previous = os.umask(0o022)
     try:
-        store = OriginalStore.from_config(SummarizerConfig.load())
+        store = OriginalStore.from_config(SummarizerConfig())
         assert store.available
         store.close()
     finally:
@@ -138,7 +138,7 @@ def test_a_private_folder_of_ones_own_is_used_as_it_is(tmp_path: Path, monkeypat
     mine = tmp_path / 'mine'
     mine.mkdir(mode=0o700)
     monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(mine))
-    store = OriginalStore.from_config(SummarizerConfig.load())
+    store = OriginalStore.from_config(SummarizerConfig())
     assert store.available
     store.close()
     assert 'originals.db' in os.listdir(mine)
@@ -150,7 +150,7 @@ async def test_a_long_log_names_the_read_tool_once_and_stays_under_the_threshold
 
     Its budget left no room for the hint, which was dropped to stay under the threshold.
     """
-    summarizing = Compactor(config=SummarizerConfig.load(keep_recent=0), model='extractive')
+    summarizing = Compactor(config=SummarizerConfig().override(keep_recent=0), model='extractive')
     messages = history(BIG_TEXT)
     result = await summarizing.compact(messages)
     summary = result.changed[(2, 0)]
@@ -200,7 +200,7 @@ def test_a_string_budget_leaves_room_for_the_hint_whatever_the_store() -> None:
     The same with the store off (a dry run, a plan): one content, one budget, one cache key, one summary.
     """
     on, off = (
-        Summarizer.from_config(SummarizerConfig.load(originals={'enabled': enabled}), model='extractive')
+        Summarizer.from_config(SummarizerConfig().override(originals={'enabled': enabled}), model='extractive')
         for enabled in (True, False)
     )
     long_log, short_log = string_candidate(8000, 1000), string_candidate(1600, 1000)
@@ -214,7 +214,7 @@ def test_a_string_budget_leaves_room_for_the_hint_whatever_the_store() -> None:
 async def test_a_model_summary_leaving_no_room_for_the_hint_is_refused() -> None:
     """Issue 26 point 9: a model's string summary over the budget it was given cannot go without the hint."""
     near_threshold = summarizer_model(lambda content, budget: BIG_TEXT[: 4 * 995])  # under 1000, not with the hint
-    compacting = Compactor(config=SummarizerConfig.load(keep_recent=0), model=near_threshold)  # type: ignore[arg-type]
+    compacting = Compactor(config=SummarizerConfig().override(keep_recent=0), model=near_threshold)  # type: ignore[arg-type]
     refused = await compacting.compact(history(BIG_TEXT))
     assert refused.report.failed == 1 and 'left for the read hint' in refused.report.failures[0].reason
     assert refused.messages[2].parts[0].content == BIG_TEXT  # type: ignore[union-attr]  # the original kept

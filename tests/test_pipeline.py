@@ -52,7 +52,7 @@ async def test_keep_recent_and_per_tool_rules() -> None:
     result = await compactor(keep_recent=1).compact(messages)
     assert [r.content is o.content for r, o in zip(returns(result.messages), returns(messages))] == [False, False, True]
 
-    config = SummarizerConfig.load(keep_recent=0, tools={'search': ToolRule(skip=True)})
+    config = SummarizerConfig().override(keep_recent=0, tools={'search': ToolRule(skip=True)})
     from summarizer import Compactor
 
     assert (await Compactor(config=config).compact(messages)).report.oversized == 0

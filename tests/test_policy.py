@@ -138,6 +138,6 @@ def test_a_report_is_priced_with_and_without_compaction() -> None:
 
 def test_policy_settings_are_checked() -> None:
     with pytest.raises(ValueError, match='policy.kind'):
-        SummarizerConfig.load(policy={'kind': 'sometimes'})
+        SummarizerConfig().override(policy={'kind': 'sometimes'})
     with pytest.raises(ValueError, match='cache_write'):
-        SummarizerConfig.load(policy={'cache_write': 0.5})
+        SummarizerConfig().override(policy={'cache_write': 0.5})

@@ -218,7 +218,7 @@ def _compactor(on_call: Callable[[object], None]) -> Compactor:
         on_call(content)
         return head_items(content, 1) if isinstance(content, list) else 'summary: ' + str(content)[:200]
 
-    config = SummarizerConfig.load(keep_recent=0)
+    config = SummarizerConfig().override(keep_recent=0)
     return Compactor(config=config, model=summarizer_model(answer))
 
 
@@ -241,7 +241,7 @@ async def test_a_concurrent_writer_wins(
             )
             connection.execute("UPDATE conversations SET note = 'touched' WHERE id = 'a'")
 
-    config = SummarizerConfig.load(keep_recent=0)
+    config = SummarizerConfig().override(keep_recent=0)
     (source,) = postgres_sources([pg_server.url(database)], config=config.batch, target=Target())
     (report,) = await run_sources(
         [source], compactor=_compactor(app_writes), target=Target(), journal=None, on_tick=lambda tick: None
@@ -262,7 +262,7 @@ async def test_a_row_the_application_keeps_locked_is_reported_not_waited_on(
     make_histories(pg_server, database, 'jsonb', {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_LIST)})
     before = dict(table(pg_server, database, 'SELECT id, messages::text FROM conversations'))
     monkeypatch.setattr(postgres, '_LOCK_TIMEOUT_SECONDS', 1)
-    config = SummarizerConfig.load(keep_recent=0)
+    config = SummarizerConfig().override(keep_recent=0)
     (source,) = postgres_sources([pg_server.url(database)], config=config.batch, target=Target())
     application = pg_server.connect(database, autocommit=False)
     application.execute("SELECT 1 FROM conversations WHERE id = 'a' FOR UPDATE")  # held in an open transaction

@@ -143,7 +143,7 @@ def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> N
     inputs = write_inputs(tmp_path / 'in', corpus())
     calls: list[object] = []
     model = summarizer_model(lambda content, budget: extractive.summarize(content, budget_tokens=budget), calls)  # pyright: ignore[reportArgumentType]
-    config = SummarizerConfig.load(keep_recent=0)
+    config = SummarizerConfig().override(keep_recent=0)
 
     def sources(out: Path) -> list[Source]:
         return discover([tmp_path / 'in'], config=config.batch, out=out)
@@ -447,7 +447,7 @@ def test_an_answer_nested_past_the_parsers_depth_keeps_its_original(tmp_path: Pa
     model = FunctionModel(
         lambda messages, info: ModelResponse(parts=[TextPart('[' * 100_000 + ']' * 100_000)]), model_name='deep'
     )
-    config = SummarizerConfig.load(keep_recent=0, output_mode='prompted', cache={'enabled': False})
+    config = SummarizerConfig().override(keep_recent=0, output_mode='prompted', cache={'enabled': False})
     journal = Journal(tmp_path / 'journal.jsonl', settings=result_settings(config))
     journal.start(resume=False)
     reports, batch = run_provider_batch(

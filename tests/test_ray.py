@@ -84,7 +84,7 @@ def stored(*contents: object) -> str:
 
 
 def config() -> SummarizerConfig:
-    return SummarizerConfig.load(keep_recent=0, cache={'enabled': False}, originals={'enabled': False})
+    return SummarizerConfig().override(keep_recent=0, cache={'enabled': False}, originals={'enabled': False})
 
 
 def rows() -> list[str]:
@@ -260,7 +260,7 @@ def test_a_content_a_history_holds_twice_is_charged_once() -> None:
     from summarizer.pipeline._models import resolve_model
     from summarizer.pipeline._summarize import Answer, Planner
 
-    config = SummarizerConfig.load(keep_recent=0, keep_quoted_facts=False)
+    config = SummarizerConfig().override(keep_recent=0, keep_quoted_facts=False)
     messages = history(BIG_TEXT, BIG_TEXT)
     model = resolve_model(config)
     planner = Planner(config=config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
@@ -301,7 +301,7 @@ def test_engine_ray_records_each_history_where_it_writes_it_and_writes_none_the_
 
 def test_compact_dataset_keeps_a_row_whose_way_back_the_store_refuses() -> None:
     histories = [stored(f'refused {n}\n{BIG_TEXT}') for n in range(2)]
-    full = SummarizerConfig.load(keep_recent=0, cache={'enabled': False}, originals={'size_limit_mb': 0})
+    full = SummarizerConfig().override(keep_recent=0, cache={'enabled': False}, originals={'size_limit_mb': 0})
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)])
     result = sorted(compact_dataset(ds, config=full, workers=2, batch_size=1).take_all(), key=by_id)
     assert [row['messages'] for row in result] == histories

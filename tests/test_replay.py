@@ -106,7 +106,7 @@ async def test_next_step_facts_are_counted_where_the_prompt_still_holds_them() -
 
 
 async def test_the_policy_sends_byte_identical_prompts_in_two_replays(tmp_path: Path) -> None:
-    config = SummarizerConfig.load()
+    config = SummarizerConfig()
     history = run(12)
     runs: list[list[list[ModelMessage]]] = []
     for attempt in range(2):
@@ -126,7 +126,7 @@ async def test_the_policy_sends_byte_identical_prompts_in_two_replays(tmp_path: 
 
 
 async def test_a_corpus_replay_compares_every_strategy_with_no_compaction(tmp_path: Path) -> None:
-    config = SummarizerConfig.load()
+    config = SummarizerConfig()
     strategies = compared_strategies(config, model=resolve_model(config), scratch=tmp_path, masks=(3,))
     result = await replay_all(
         [ReplayHistory('short', run(2)), ReplayHistory('long', run(14))], strategies, prices=[ANTHROPIC]

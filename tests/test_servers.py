@@ -90,7 +90,7 @@ def recorder() -> Iterator[_Recorder]:
 
 async def _request_body(recorder: _Recorder, content: object, *, server: str, output_mode: str) -> dict[str, object]:
     """Compact a history holding `content` through the recorder; the one request body it received."""
-    config = SummarizerConfig.load(
+    config = SummarizerConfig().override(
         model='served-model',
         base_url=recorder.base_url,
         server=server,
@@ -145,7 +145,7 @@ async def test_openai_native_output_keeps_json_schema(recorder: _Recorder) -> No
 
 async def test_an_answer_cut_by_the_cap_keeps_the_original_and_says_why(recorder: _Recorder) -> None:
     recorder.cut = True
-    config = SummarizerConfig.load(
+    config = SummarizerConfig().override(
         model='served-model', base_url=recorder.base_url, server='llama-cpp-python', threshold_tokens=THRESHOLD
     )
     before = history(LIST_CONTENT, 'the newest return, kept verbatim by keep_recent')
@@ -157,4 +157,4 @@ async def test_an_answer_cut_by_the_cap_keeps_the_original_and_says_why(recorder
 
 def test_an_unknown_server_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match='server must be one of'):
-        SummarizerConfig.load(server='lmstudio')
+        SummarizerConfig().override(server='lmstudio')

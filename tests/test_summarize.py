@@ -197,7 +197,7 @@ def test_one_content_under_two_thresholds_gets_each_its_own_verdict_in_either_or
         ModelRequest(parts=[ToolReturnPart(tool, LOG_TEXT, tool_call_id=f'c{n}') for n, tool in enumerate(order)]),
         ModelResponse(parts=[TextPart('done')]),
     ]
-    config = SummarizerConfig.load(
+    config = SummarizerConfig().override(
         keep_recent=0,
         cache={'enabled': False},
         originals={'enabled': False},

@@ -61,7 +61,7 @@ INSTRUCTIONS = {'message': "Capability 'warehouse' loaded.", 'instructions': 'Al
 
 
 def config(**overrides: object) -> SummarizerConfig:
-    return SummarizerConfig.load(**{'keep_recent': 0, 'threshold_tokens': 200, **overrides})
+    return SummarizerConfig().override(**{'keep_recent': 0, 'threshold_tokens': 200, **overrides})
 
 
 def typed_history() -> list[ModelMessage]:

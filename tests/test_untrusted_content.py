@@ -72,7 +72,7 @@ def prompts_sent(model_answer: Callable[[JsonValue], object]) -> tuple[list[str]
 
 @pytest.mark.parametrize('content', CONTENTS, ids=lambda content: shape_name(content))
 def test_untrusted_text_cannot_leave_the_data_block(content: object) -> None:
-    config = SummarizerConfig.load()
+    config = SummarizerConfig()
     prompt = (
         PromptBook(config)
         .for_tool('web_fetch', shape_name(content))

@@ -44,7 +44,7 @@ def test_candidates_as_the_careful_path_measures_them(name: str) -> None:
     careful = json_text(to_jsonable_python(content, fallback=str))
     tokens = estimate_tokens(careful)
     for threshold in (tokens - 1, tokens, tokens + 1):  # just over, at, just under the threshold
-        config = dataclasses.replace(SummarizerConfig.load(), threshold_tokens=threshold)
+        config = dataclasses.replace(SummarizerConfig(), threshold_tokens=threshold)
         found = walk(history(content), config=config, tokenizer=estimate_tokens).candidates
         if tokens > threshold:
             [candidate] = found
@@ -58,7 +58,7 @@ def test_candidates_as_the_careful_path_measures_them(name: str) -> None:
 def test_the_walks_structure_gives_the_careful_paths_schema(name: str) -> None:
     """Plain contents are used as they are, their structure taken from the walk's one pass."""
     content = CONTENTS[name]
-    config = dataclasses.replace(SummarizerConfig.load(), threshold_tokens=10)
+    config = dataclasses.replace(SummarizerConfig(), threshold_tokens=10)
     [candidate] = walk(history(content), config=config, tokenizer=estimate_tokens).candidates
     careful = to_jsonable_python(content, fallback=str)
     assert schema_of(candidate.structure or structure_of(candidate.content)) == schema_for(careful)

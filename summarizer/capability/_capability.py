@@ -44,7 +44,7 @@ from ._read_tool import read_tool
 class _Options:
     """The keyword arguments of the plugin: config.yaml's keys, each None to keep the config's value.
 
-    `config` supplies all of them at once (default: the shipped config.yaml); the others override it.
+    `config` supplies all of them at once (default: the defaults, which config.yaml shows); the others override it.
     """
 
     model: Model | str | None = None
@@ -101,7 +101,7 @@ class _Options:
             'cache': {'enabled': self.cache} if isinstance(self.cache, bool) else self.cache,
             'originals': {'enabled': self.originals} if isinstance(self.originals, bool) else self.originals,
         }
-        config = (self.config or SummarizerConfig.load()).override(**options)
+        config = (self.config or SummarizerConfig()).override(**options)
         scope = self.scope if isinstance(self.scope, str) else None
         return Compactor(config=config, model=self.model, tokenizer=self.tokenizer, scope=scope)
 

@@ -8,7 +8,6 @@ reason survives `grep` whole; a terminal may soft-wrap it, a pipe or a log file 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 from rich.console import Console
@@ -26,7 +25,9 @@ class InputError(Exception):
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
     """The options every compacting command takes; they override the config file."""
-    parser.add_argument('--config', type=Path, help='a config.yaml of your own (defaults: the shipped one)')
+    parser.add_argument(
+        '--config', type=Path, help='a config.yaml of your own (keys it leaves out keep their defaults)'
+    )
     parser.add_argument(
         '--model',
         help="summarizer model: 'extractive' (offline), a pydantic-ai model string, or the name a server at the config's base_url knows",
@@ -39,14 +40,11 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
 def load_config(arguments: argparse.Namespace) -> SummarizerConfig:
     if arguments.config is not None and not arguments.config.is_file():
         raise InputError(f'{arguments.config}: config file not found')
-    config = SummarizerConfig.load(
-        arguments.config,
-        model=arguments.model,
-        threshold_tokens=arguments.threshold_tokens,
-        keep_recent=arguments.keep_recent,
+    config = SummarizerConfig.load(arguments.config).override(
+        model=arguments.model, threshold_tokens=arguments.threshold_tokens, keep_recent=arguments.keep_recent
     )
     if getattr(arguments, 'dry_run', False):  # writes nothing, the originals store included
-        config = dataclasses.replace(config, originals=dataclasses.replace(config.originals, enabled=False))
+        config = config.override(originals={'enabled': False})
     return config
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import time
@@ -273,11 +272,10 @@ def _batch_config(config: SummarizerConfig, arguments: argparse.Namespace) -> Su
         'messages_column': arguments.messages_column,
         'langchain_table': arguments.langchain_table,
     }
-    batch = dataclasses.replace(config.batch, **{key: value for key, value in overrides.items() if value is not None})
-    provider_batch = config.provider_batch
-    if arguments.provider_batch:
-        provider_batch = dataclasses.replace(provider_batch, enabled=True)
-    return dataclasses.replace(config, batch=batch, provider_batch=provider_batch)
+    provider_batch = {'enabled': True} if arguments.provider_batch else None
+    return config.override(
+        batch={key: value for key, value in overrides.items() if value is not None}, provider_batch=provider_batch
+    )
 
 
 def _shard(text: str) -> tuple[int, int]:

@@ -29,7 +29,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument('original', type=Path)
     parser.add_argument('compacted', type=Path)
     parser.add_argument(
-        '--config', type=Path, help='the config.yaml the compaction ran with (defaults: the shipped one)'
+        '--config', type=Path, help='the config.yaml the compaction ran with (default: none, the defaults)'
     )
     parser.add_argument('--threshold-tokens', type=int, help='the threshold the compaction ran with')
     parser.set_defaults(run=run)
@@ -39,7 +39,7 @@ def run(arguments: argparse.Namespace) -> int:
     """0 when compatible; 1 with the first difference (or when COMPACTED is not a valid history)."""
     if arguments.config is not None and not arguments.config.is_file():
         raise InputError(f'{arguments.config}: config file not found')
-    config = SummarizerConfig.load(arguments.config, threshold_tokens=arguments.threshold_tokens)
+    config = SummarizerConfig.load(arguments.config).override(threshold_tokens=arguments.threshold_tokens)
     before = parse_history(arguments.original, read_input(arguments.original))
     try:
         after = StoredHistory.parse(read_input(arguments.compacted))

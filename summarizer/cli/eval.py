@@ -59,7 +59,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar='NAME',
         help="a model to score (repeatable): 'extractive', 'head', a pydantic-ai model string, or a model served at the config's base_url; default the config's",
     )
-    parser.add_argument('--config', type=Path, help='a config.yaml of your own (defaults: the shipped one)')
+    parser.add_argument(
+        '--config', type=Path, help='a config.yaml of your own (keys it leaves out keep their defaults)'
+    )
     parser.add_argument(
         '--report', type=Path, metavar='DIR', help='where to write the report; default ./reports/eval-<timestamp>'
     )
@@ -82,7 +84,7 @@ def run(arguments: argparse.Namespace) -> int:
     models = eval_models(arguments.model, config)  # a model that cannot be built: ModelBuildError, exit 2
     started = datetime.now()
     with tempfile.TemporaryDirectory(prefix='summarizer-eval-') as scratch:
-        own_cache = arguments.config is not None and config.cache != SummarizerConfig.load().cache
+        own_cache = arguments.config is not None and config.cache != SummarizerConfig().cache
         cache = (
             SummaryCache.from_config(config.cache)
             if own_cache

@@ -1,8 +1,9 @@
-"""Configuration: one frozen dataclass whose defaults are the shipped `config.yaml`.
+"""Configuration: frozen dataclasses whose field defaults are the defaults, written once, here.
 
-The YAML file is the documentation of every option; the dataclass is its typed mirror. Loading a
-user file starts from the shipped defaults and overrides only the keys the user wrote, so a short
-config file is enough.
+The shipped `config.yaml` documents every option at its default value (tests/test_docs.py checks
+that it reads back as `SummarizerConfig()`), as a starting point for a file of one's own. Loading a
+user file starts from the defaults and sets only the keys the user wrote, so a short config file is
+enough; keyword options go through `override`, which checks them as a file's keys are.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from pathlib import Path
 from typing import Literal, TypeVar, cast, get_args
 
 import yaml
-
-from ._resources import data_path
 
 OutputMode = Literal['tool', 'native', 'prompted']
 Server = Literal['openai', 'vllm', 'ollama', 'llama.cpp', 'llama-cpp-python']
@@ -200,15 +199,18 @@ class SummarizerConfig:
             )
 
     @classmethod
-    def load(cls, path: Path | None = None, /, **overrides: object) -> SummarizerConfig:
-        """The shipped defaults, then the file at `path` (if any), then `overrides` (None values ignored)."""
-        config = _from_mapping(_read_yaml(data_path('config.yaml')), base_dir=None)
-        if path is not None:
-            config = _merge(config, _read_yaml(path), base_dir=path.parent, source=str(path))
-        return config.override(**overrides)
+    def load(cls, path: Path | None, /) -> SummarizerConfig:
+        """The defaults with the keys of the config file at `path` set (None: no file, the defaults)."""
+        if path is None:
+            return cls()
+        return _merge(cls(), _read_yaml(path), base_dir=path.parent, source=str(path))
 
     def override(self, **options: object) -> SummarizerConfig:
-        """This config with `options` (config keys, None values ignored) set, checked as a config file's are."""
+        """This config with `options` (config keys, None values ignored) set, checked as a config file's are.
+
+        The one way keyword options (the plugin's, `Compactor`'s, the command line's) reach a config:
+        a section is a mapping of its keys (`cache={'enabled': False}`) or a section object.
+        """
         kept = {key: value for key, value in options.items() if value is not None}
         return _merge(self, kept, base_dir=Path.cwd(), source='arguments') if kept else self
 
@@ -261,10 +263,6 @@ def _mapping(value: object) -> dict[str, object] | None:
     as YAML gave them, checked by the caller (key names) or by the dataclass they are passed to.
     """
     return cast('dict[str, object]', value) if isinstance(value, dict) else None
-
-
-def _from_mapping(data: dict[str, object], *, base_dir: Path | None) -> SummarizerConfig:
-    return _merge(SummarizerConfig(), data, base_dir=base_dir or Path.cwd(), source='config.yaml')
 
 
 def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path, source: str) -> SummarizerConfig:

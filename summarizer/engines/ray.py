@@ -134,7 +134,7 @@ class _Settings:
     def of(
         cls, config: SummarizerConfig | None, model: Model | str | None, overrides: Mapping[str, object]
     ) -> _Settings:
-        return cls(config=(config or SummarizerConfig.load()).override(**overrides), model=model)
+        return cls(config=(config or SummarizerConfig()).override(**overrides), model=model)
 
 
 @dataclass

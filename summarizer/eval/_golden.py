@@ -1,17 +1,16 @@
 """Golden regression: the embedded model's exact output for every golden history, kept in the repo.
 
-The extractive model is deterministic, so its compacted output of a history (with the shipped
-defaults and `keep_recent=0`, no cache) is a fixed text. `golden/expected/<name>.json` holds it byte
+The extractive model is deterministic, so its compacted output of a history (with the default
+options and `keep_recent=0`, no cache) is a fixed text. `golden/expected/<name>.json` holds it byte
 for byte; a test recomputes it, and any change to the summarizer, the prompts or the rewrite that
 alters an output fails until `summarizer eval --update-golden` records the new outputs on purpose.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
-from ..core import CacheConfig, SummarizerConfig, atomic_write
+from ..core import SummarizerConfig, atomic_write
 from ..pipeline import EXTRACTIVE, Compactor, OriginalStore
 from ..stored import compact_stored
 
@@ -19,8 +18,8 @@ EXPECTED_FOLDER = 'expected'
 
 
 def golden_compactor() -> Compactor:
-    """The extractive model with the shipped defaults, `keep_recent=0`, no cache and no originals store."""
-    config = dataclasses.replace(SummarizerConfig.load(), keep_recent=0, cache=CacheConfig(enabled=False))
+    """The extractive model with the default options, `keep_recent=0`, no cache and no originals store."""
+    config = SummarizerConfig().override(keep_recent=0, cache={'enabled': False})
     return Compactor(config=config, model=EXTRACTIVE, originals=OriginalStore.disabled())
 
 

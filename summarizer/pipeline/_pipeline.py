@@ -71,9 +71,9 @@ class Compactor:
         originals: OriginalStore | None = None,
         scope: str | None = None,
     ) -> None:
-        base = config or SummarizerConfig.load()
-        overrides = {'threshold_tokens': threshold_tokens, 'keep_recent': keep_recent}
-        self.config = dataclasses.replace(base, **{k: v for k, v in overrides.items() if v is not None})
+        self.config = (config or SummarizerConfig()).override(
+            threshold_tokens=threshold_tokens, keep_recent=keep_recent
+        )
         self.tokenizer = tokenizer
         self.summarizer = summarizer or Summarizer.from_config(self.config, model=model, tokenizer=tokenizer)
         self.originals = originals or OriginalStore.from_config(self.config)

@@ -67,7 +67,7 @@ def contents(count: int) -> list[JsonValue]:
 
 
 def fault_config(base_url: str, **overrides: object) -> SummarizerConfig:
-    return SummarizerConfig.load(
+    return SummarizerConfig().override(
         **{
             'model': 'fake-provider',
             'base_url': base_url,

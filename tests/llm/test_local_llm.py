@@ -101,7 +101,7 @@ def _call_ids(message: ModelMessage) -> list[str]:
 
 async def test_compactor_over_http_keeps_every_guarantee(llama_server: str, llama_model: str, tmp_path: Path) -> None:
     """Tool output mode: the request names the output tool, so the server's grammar shapes the arguments."""
-    config = SummarizerConfig.load(**local_settings(llama_server, llama_model, tmp_path, output_mode='tool'))
+    config = SummarizerConfig().override(**local_settings(llama_server, llama_model, tmp_path, output_mode='tool'))
     before = history(LOG, RESULTS, STATUS, TINY)
     result = await Compactor(config=config).compact(before)
 
