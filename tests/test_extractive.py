@@ -237,7 +237,7 @@ def _threads_in_the_model() -> list[str]:
     for frame in sys._current_frames().values():  # pyright: ignore[reportPrivateUsage]
         stack = traceback.extract_stack(frame)
         if any(
-            'summarizer/extractive' in entry.filename or entry.filename.endswith('summarizer/_models.py')
+            'summarizer/extractive' in entry.filename or entry.filename.endswith('summarizer/pipeline/_models.py')
             for entry in stack
         ):
             working.append(' < '.join(f'{entry.name}:{entry.lineno}' for entry in reversed(stack[-4:])))

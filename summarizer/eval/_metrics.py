@@ -1,6 +1,6 @@
 r"""What an eval measures on one summarized tool return: compression, the facts later turns reuse, fidelity.
 
-A fact (see `summarizer._facts`) of an oversized tool return counts as *referred to* when a later
+A fact (see `summarizer.core._facts`) of an oversized tool return counts as *referred to* when a later
 turn of the same history -- assistant text, the arguments of a later tool call, a later user prompt
 -- holds it (`LaterTurns.quoted_facts`, the very function that hands quoted facts to the
 summarizer). Those are the facts the conversation demonstrably reused; retention is the share of
@@ -95,7 +95,7 @@ class ReturnScore:
     tool_call_id: str
     message_index: int
     kind: str
-    """Its content kind (`summarizer._kinds.detect_kind`)."""
+    """Its content kind (`summarizer.extractive.detect_kind`)."""
     tally: Tally
     lost: list[str] = field(default_factory=list[str])
     """Referred-to facts missing from the summary."""

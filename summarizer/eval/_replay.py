@@ -15,7 +15,7 @@ Per request it measures:
   tool return changes the prompt from that return on, and everything behind it is paid for again;
 - **billed input cost**: the prompt priced with genai-prices' prices for a named model, cache reads at
   its cache-read price and (where the provider charges for them) cache writes at its cache-write price;
-- **next-action fact support**: the facts (`summarizer._facts`) of the recorded response to the request
+- **next-action fact support**: the facts (`summarizer.core._facts`) of the recorded response to the request
   (its text and tool-call arguments) that occurred in an earlier tool return, and how many of them the
   prompt still holds anywhere. The response was written by a model that saw the uncompacted history: a
   fact it uses and the compacted prompt lacks is one the model would have had to read back or guess.

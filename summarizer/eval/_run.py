@@ -85,7 +85,7 @@ class ModelScore:
 
     @property
     def per_kind(self) -> dict[str, Tally]:
-        """Figures per content kind (`summarizer._kinds.ContentKind`)."""
+        """Figures per content kind (`summarizer.extractive.ContentKind`)."""
         return self._grouped(lambda score: score.kind)
 
     @property
