@@ -19,6 +19,7 @@ __all__ = (
     'ContentKind',
     'Deadline',
     'WorkBudgetExceeded',
+    'current_deadline',
     'detect_kind',
     'summarize',
     'time_limit',
