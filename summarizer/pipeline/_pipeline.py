@@ -36,7 +36,7 @@ from ._check import (
     integrity_problems,
     summary_problem,
 )
-from ._originals import Kept, OriginalStore, conversation_scope, with_read_hint
+from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
 from ._policy import Due, Ledger
 from ._report import Compaction, Failure, Report
 from ._summarize import Outcome, ServerUnreachable, Summarizer
@@ -102,9 +102,12 @@ class Compactor:
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
-    def session(self, *, report: Report | None = None) -> HistorySession:
-        """Incremental compaction of one growing history (one agent run), adding its counts to `report`."""
-        return HistorySession(self, report=report if report is not None else Report())
+    def session(self, *, report: Report | None = None, keep_going: bool = True) -> HistorySession:
+        """Incremental compaction of one growing history (one agent run), adding its counts to `report`.
+
+        `keep_going`: see `HistorySession`.
+        """
+        return HistorySession(self, report=report if report is not None else Report(), keep_going=keep_going)
 
     async def summarize(
         self,
@@ -293,9 +296,12 @@ class HistorySession:
     cache the rewrite breaks; with `threshold`, every return over its threshold as soon as it is due.
     """
 
-    def __init__(self, compactor: Compactor, *, report: Report) -> None:
+    def __init__(self, compactor: Compactor, *, report: Report, keep_going: bool = True) -> None:
         self._compactor = compactor
         self.report = report
+        self._keep_going = keep_going
+        """When the summarizer's server cannot be reached: go on with the history as it is (an agent run),
+        or raise `ServerUnreachable` (a replay, whose figures would otherwise leave the summaries out)."""
         self.messages_walked = 0
         """Messages walked so far: stays proportional to what is new, request after request."""
         config = compactor.config
@@ -338,9 +344,11 @@ class HistorySession:
         turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
         self._recent = recent_turns(turns, config.keep_recent)
         kept = set(self._recent)
-        self._pending.extend(self._unsummarized(found.candidates) if start == 0 else self._new(found.candidates))
+        self._pending.extend(self._unsummarized(found.candidates, recorded=start == 0))
         due = [candidate for candidate in self._pending if candidate.turn not in kept]
         tokens = self._tokens.update(messages, start=start)
+        if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
+            self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
         chosen, rewritten_from = due, None
         if self._cache_aware and due:
             chosen, rewritten_from = self._choose(messages, due, tokens=tokens)
@@ -351,12 +359,16 @@ class HistorySession:
             try:
                 compaction = await self._compactor.summarize(messages, chosen, tracer=tracer, scope=scope)
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
+                if not self._keep_going:
+                    raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
                 self._pending.extend(chosen)
                 rewritten_from = None
             else:
                 report.add(compaction.report)
+                changed = sorted(compaction.changed)
+                rewritten_from = self._tokens.positions(messages, changed[:1])[0] if changed else None
                 messages = compaction.messages
                 self._saved += report.tokens_before - report.tokens_after
                 tokens = self._tokens.update(
@@ -374,23 +386,27 @@ class HistorySession:
         self._anchor_returns = _returns_in(self._anchor)
         return messages
 
-    def _new(self, candidates: list[Candidate]) -> list[Candidate]:
-        """`candidates` less those already tried.
+    def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
+        """`candidates` less those already tried, and less the summaries an earlier run or another store made.
 
-        The last message walked is walked again, and with the cache-aware policy its summaries may be over
-        `min_tokens`.
+        The last message walked is walked again, and with the cache-aware policy its summaries may be
+        over `min_tokens`. A summary under its threshold that holds an omission marker is one, wherever
+        it was made; `recorded`: also look the candidates up in the store (a history walked whole, which
+        may hold an earlier run's summaries). The threshold policy needs neither: every summary is under
+        its threshold.
         """
-        return [candidate for candidate in candidates if _ref(candidate) not in self._tried]
-
-    def _unsummarized(self, candidates: list[Candidate]) -> list[Candidate]:
-        """`candidates` less the summaries an earlier run made (a history that starts over is walked whole).
-
-        The threshold policy needs no look-up: every summary is under its threshold.
-        """
+        candidates = [candidate for candidate in candidates if _ref(candidate) not in self._tried]
         if not self._cache_aware:
             return candidates
-        store = self._compactor.originals
-        return [c for c in candidates if not store.is_summary(c.part.tool_call_id, c.text)]
+        store, config = self._compactor.originals, self._compactor.config
+        return [
+            candidate
+            for candidate in candidates
+            if not (
+                candidate.tokens <= config.threshold_for(candidate.tool_name) and holds_omission_marker(candidate.text)
+            )
+            and not (recorded and store.is_summary(candidate.part.tool_call_id, candidate.text))
+        ]
 
     def _choose(
         self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int
@@ -436,6 +452,10 @@ class _MessageTokens:
                 self._blocks.append(blocks)
                 self._sizes.append(sum(blocks))
         return sum(self._sizes)
+
+    def size(self, index: int) -> int:
+        """The tokens of the message at `index`, as last counted."""
+        return self._sizes[index]
 
     def positions(self, messages: Sequence[ModelMessage], refs: Sequence[PartRef]) -> list[int]:
         """Tokens before each referenced part."""
