@@ -26,7 +26,7 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
-from ._quoted import LaterTurns, plain_text, turn_texts
+from ._quoted import Turns, plain_text, turn_texts
 from ._resources import data_path, install_hint
 from ._shape import (
     DROPPED_TEXT,
@@ -68,7 +68,6 @@ __all__ = [
     'ConfigError',
     'EvalConfig',
     'JsonValue',
-    'LaterTurns',
     'OriginalsConfig',
     'OutputMode',
     'PolicyConfig',
@@ -80,6 +79,7 @@ __all__ = [
     'SummarizerConfig',
     'Tokenizer',
     'ToolRule',
+    'Turns',
     'all_parts',
     'atomic_write',
     'backup',

@@ -20,9 +20,9 @@ from pydantic_ai.models import Model
 
 from ..core import (
     JsonValue,
-    LaterTurns,
     SummarizerConfig,
     Tokenizer,
+    Turns,
     content_tokens,
     estimate_tokens,
     json_text,
@@ -122,8 +122,10 @@ class Compactor:
         `scope`: whose originals these are (default: the compactor's `scope`, else the conversation's).
         """
         report = Report(oversized=len(due))
-        if due and self.config.keep_quoted_facts:
-            due = _with_quoted_facts(messages, due, max_tokens=self.config.max_content_tokens)
+        if due:
+            due = _with_facts_to_keep(
+                messages, due, max_tokens=self.config.max_content_tokens, quoted=self.config.keep_quoted_facts
+            )
         tasks = [asyncio.ensure_future(self.summarizer.summarize(candidate, tracer=tracer)) for candidate in due]
         try:
             outcomes = await asyncio.gather(*tasks)
@@ -244,24 +246,33 @@ def _failure(candidate: Candidate, reason: str) -> Failure:
     )
 
 
-def _with_quoted_facts(
-    messages: Sequence[ModelMessage], due: Sequence[Candidate], *, max_tokens: int
+def _with_facts_to_keep(
+    messages: Sequence[ModelMessage], due: Sequence[Candidate], *, max_tokens: int, quoted: bool
 ) -> list[Candidate]:
-    """`due`, each with the facts the turns after it quote: read from the oldest due return on.
+    """`due`, each with the facts of it the conversation holds: earlier turns', and later ones' if `quoted`.
 
+    The facts a turn before a return holds (the task named a function, the return's own call asked
+    for a path) are what the agent was after when it called the tool; those a later turn quotes
+    (`keep_quoted_facts`) are what it used. Both are kept verbatim, earlier ones first. Turns hold no
+    tool returns, so reading them all costs little next to the returns.
     A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
-    for quoted facts either: scanning a 100 MB log would take seconds for nothing.
+    for facts either: scanning a 100 MB log would take seconds for nothing.
     """
-    later = LaterTurns(messages, start=min(candidate.message_index for candidate in due) + 1)
+    turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
     return [
-        dataclasses.replace(
-            candidate,
-            quoted=later.quoted_facts(candidate.content, message_index=candidate.message_index),
-        )
+        dataclasses.replace(candidate, quoted=_facts_to_keep(turns, candidate, quoted=quoted))
         if candidate.tokens <= max_tokens
         else candidate
         for candidate in due
     ]
+
+
+def _facts_to_keep(turns: Turns, candidate: Candidate, *, quoted: bool) -> tuple[str, ...]:
+    known = turns.known_facts(candidate.content, message_index=candidate.message_index)
+    if not quoted:
+        return known
+    later = turns.quoted_facts(candidate.content, message_index=candidate.message_index)
+    return tuple(dict.fromkeys((*known, *later)))
 
 
 def _count(report: Report, outcome: Outcome) -> None:
