@@ -45,6 +45,7 @@ from ._shape import (
     structure_of,
 )
 from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
+from ._words import count
 from ._write import (
     ChangedWhileCompacting,
     Snapshot,
@@ -85,6 +86,7 @@ __all__ = [
     'backup',
     'carries_text',
     'content_tokens',
+    'count',
     'data_path',
     'estimate_tokens',
     'fact_kinds',
