@@ -1,15 +1,18 @@
 """A compacted history is never written without its way back: when the originals store cannot keep it, the
-history is left as it was and reported (exit 1); `restore` names every history it cannot restore."""
+history is left as it was and reported (exit 1); `restore` names every history it cannot restore. An agent
+run waiting on a locked store keeps its event loop free."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
-from helpers import BIG_TEXT, history
+from helpers import BIG_TEXT, compactor, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import make_conversations, rows, stored
 
@@ -153,3 +156,36 @@ def test_each_history_is_recorded_under_where_its_compacted_version_is_written(
             [str(out / 'z.db'), None, 'conversations', None, 1],
         ]
     )
+
+
+async def test_a_store_locked_by_another_process_leaves_the_agents_event_loop_free(
+    isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run's store writes and look-ups wait for a lock off the event loop: the host's other tasks go on."""
+    monkeypatch.setattr(_originals, '_BUSY_SECONDS', 1.5)
+    summarizing = compactor(keep_recent=1, threshold_tokens=500, policy={'kind': 'threshold'})
+    assert summarizing.originals.available and summarizing.originals.database is not None
+    holder = sqlite3.connect(summarizing.originals.database, isolation_level=None)
+    holder.execute('BEGIN IMMEDIATE')  # a batch run or a backup holding the store's write lock
+    gaps: list[float] = []
+
+    async def ticker() -> None:
+        last = time.monotonic()
+        while True:
+            await asyncio.sleep(0.02)
+            now = time.monotonic()
+            gaps.append(now - last)
+            last = now
+
+    ticking = asyncio.create_task(ticker())
+    try:
+        started = time.monotonic()
+        await summarizing.session().process(history(BIG_TEXT, BIG_TEXT))
+        waited = time.monotonic() - started
+        await asyncio.sleep(0.1)  # the ticker's next tick measures the gap a stall would leave
+    finally:
+        ticking.cancel()
+        holder.execute('ROLLBACK')
+        holder.close()
+    assert waited >= 1.5  # the write waited out the lock ...
+    assert max(gaps) < 0.5  # ... and the event loop ticked on meanwhile

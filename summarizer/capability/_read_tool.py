@@ -83,13 +83,19 @@ def read_tool(
                 f'The conversation holds {len(returns)} tool return(s) with tool_call_id {tool_call_id!r}: '
                 f'occurrence {occurrence} is none of them.'
             )
-        found: list[tuple[int, ToolReturnPart, Original]] = []
-        for number, part in enumerate(returns, 1):
-            data = as_json(part.content)
-            if occurrence in (None, number) and data is not None:
-                original = store.read(tool_call_id, json_text(data), scopes=scopes(ctx), occurrence=number)
-                if original is not None:
-                    found.append((number, part, original))
+        run_scopes = scopes(ctx)
+
+        def stored() -> list[tuple[int, ToolReturnPart, Original]]:  # in a worker thread: the store may wait for a lock
+            found: list[tuple[int, ToolReturnPart, Original]] = []
+            for number, part in enumerate(returns, 1):
+                data = as_json(part.content)
+                if occurrence in (None, number) and data is not None:
+                    original = store.read(tool_call_id, json_text(data), scopes=run_scopes, occurrence=number)
+                    if original is not None:
+                        found.append((number, part, original))
+            return found
+
+        found = await anyio.to_thread.run_sync(stored)
         if not found:
             part = returns[-1 if occurrence is None else occurrence - 1]
             raise ToolFailed(
