@@ -1,22 +1,26 @@
 """A compacted history is never written without its way back: when the originals store cannot keep it, the
-history is left as it was and reported (exit 1); `restore` names every history it cannot restore. An agent
-run waiting on a locked store keeps its event loop free."""
+history is left as it was and reported (exit 1); `restore` names every history it cannot restore. In an
+agent run, a return whose original the store refuses is not summarized, and a run waiting on a locked
+store keeps its event loop free."""
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
 import shutil
 import sqlite3
 import time
 from pathlib import Path
 
 import pytest
-from helpers import BIG_TEXT, compactor, history
-from pydantic_ai.messages import ModelMessagesTypeAdapter
+from helpers import BIG_TEXT, compactor, history, loop_gaps
+from pydantic_ai.capabilities import ProcessHistory
+from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter
 from test_batch import make_conversations, rows, stored
+from test_capability import TOOL_OUTPUTS, make_agent, tool_returns
 
-from summarizer import SummarizerConfig
+from summarizer import OriginalsConfig, SummarizerConfig
+from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 from summarizer.cli import main
 from summarizer.engines import _sources
 from summarizer.pipeline import _originals
@@ -58,13 +62,12 @@ def test_a_full_store_leaves_every_history_as_it_was_and_exits_1(
     assert all((inputs / f'h{index}.json').read_bytes() == stored(index) for index in range(3))
     assert all((tmp_path / 'out' / f'h{index}.json').read_bytes() == stored(index) for index in range(3))
     assert rows(database, 'SELECT * FROM conversations') == before
-    assert 'h1.json: not compacted: the originals store is full (size_limit_mb 0), so it could not be undone' in (
-        batch_errors
-    )
-    assert 'table conversations row r1 (rowid 1): not compacted: the originals store is full' in batch_errors
+    refused = 'not summarized: the originals store is full (size_limit_mb 0), so it could not be read back'
+    assert f'h1.json message 6: {refused}' in batch_errors
+    assert f'table conversations row r1 (rowid 1) message 6: {refused}' in batch_errors
     compact_output = ' '.join(capsys.readouterr().out.split())
     assert 'h0.json unchanged (not compacted)' in compact_output
-    assert 'h0.json: the originals store is full (size_limit_mb 0), so it could not be undone' in compact_output
+    assert f'h0.json: message 2 part 0 (search, call_0): {refused}' in compact_output
 
 
 @pytest.mark.parametrize('what', ['deleted', 'replaced'])
@@ -108,7 +111,7 @@ def test_a_store_locked_past_its_timeout_leaves_the_history_as_it_was(
         holder.execute('ROLLBACK')
         holder.close()
     assert path.read_bytes() == stored(0)
-    assert 'not compacted: the originals store was locked by another process for 0.2 s' in err(capsys)
+    assert 'not summarized: the originals store was locked by another process for 0.2 s' in err(capsys)
     assert main(['batch', str(path), '--in-place', '--keep-recent', '0']) == 0  # free again: compacted
     assert path.read_bytes() != stored(0)
 
@@ -167,25 +170,56 @@ async def test_a_store_locked_by_another_process_leaves_the_agents_event_loop_fr
     assert summarizing.originals.available and summarizing.originals.database is not None
     holder = sqlite3.connect(summarizing.originals.database, isolation_level=None)
     holder.execute('BEGIN IMMEDIATE')  # a batch run or a backup holding the store's write lock
-    gaps: list[float] = []
-
-    async def ticker() -> None:
-        last = time.monotonic()
-        while True:
-            await asyncio.sleep(0.02)
-            now = time.monotonic()
-            gaps.append(now - last)
-            last = now
-
-    ticking = asyncio.create_task(ticker())
     try:
-        started = time.monotonic()
-        await summarizing.session().process(history(BIG_TEXT, BIG_TEXT))
-        waited = time.monotonic() - started
-        await asyncio.sleep(0.1)  # the ticker's next tick measures the gap a stall would leave
+        async with loop_gaps(0.02) as gaps:
+            started = time.monotonic()
+            await summarizing.session().process(history(BIG_TEXT, BIG_TEXT))
+            waited = time.monotonic() - started
     finally:
-        ticking.cancel()
         holder.execute('ROLLBACK')
         holder.close()
     assert waited >= 1.5  # the write waited out the lock ...
     assert max(gaps) < 0.5  # ... and the event loop ticked on meanwhile
+
+
+@pytest.mark.parametrize('plugin', ['capability', 'processor'])
+@pytest.mark.parametrize('refusing', ['squatted by a file', 'squatted by another user', 'full', 'locked'])
+async def test_a_return_whose_original_the_store_refuses_is_not_summarized_in_an_agent_run(
+    plugin: str, refusing: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The plugin fails closed: the return keeps its content, the failure is reported, no summary names the tool."""
+    shared = tmp_path / 'shared'  # a /tmp-like folder: the store goes into a private folder inside it
+    shared.mkdir()
+    shared.chmod(0o1777)
+    squat = shared / f'tool-return-summarizer-originals-{os.geteuid()}'
+    limit = 0 if refusing == 'full' else 4096
+    if refusing == 'squatted by a file':
+        squat.write_text('')
+    elif refusing == 'squatted by another user':
+        squat.mkdir(mode=0o777)
+        if os.geteuid() == 0:
+            os.chown(squat, 65534, 65534)
+    originals = OriginalsConfig(directory=shared, size_limit_mb=limit)
+    options = {'model': 'extractive', 'keep_recent': 0, 'policy': 'threshold', 'originals': originals}
+    summarize = SummarizeToolReturns(**options) if plugin == 'capability' else SummarizeToolReturnsProcessor(**options)
+    store = summarize.compactor.originals  # type: ignore[union-attr]
+    holder: sqlite3.Connection | None = None
+    if refusing == 'locked':
+        monkeypatch.setattr(_originals, '_BUSY_SECONDS', 0.2)
+        assert store.available and store.database is not None
+        holder = sqlite3.connect(store.database, isolation_level=None)
+        holder.execute('BEGIN IMMEDIATE')
+    seen: list[list[ModelMessage]] = []
+    try:
+        capability = summarize if plugin == 'capability' else ProcessHistory(summarize)  # type: ignore[arg-type]
+        await make_agent([capability], seen).run('inspect everything')
+    finally:
+        if holder is not None:
+            holder.execute('ROLLBACK')
+            holder.close()
+    final = tool_returns(seen[-1])
+    assert len(final) == 3 and all(part.content == TOOL_OUTPUTS[part.tool_name] for part in final)  # all kept whole
+    report = summarize.report
+    assert report.summarized == 0 and report.failed == 3
+    assert all(f.reason.startswith('not summarized: the originals store ') for f in report.failures)
+    assert all('read_tool_return' not in str(part.content) for messages in seen for part in tool_returns(messages))

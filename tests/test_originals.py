@@ -65,7 +65,7 @@ def test_the_store_is_owner_only_whatever_the_umask(isolated_cache: Path) -> Non
     assert files and all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in files)
 
 
-async def test_an_unwritable_store_warns_once_and_no_summary_claims_its_original(
+async def test_an_unwritable_store_warns_once_and_no_return_is_summarized_without_its_original(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     (tmp_path / 'a-file').write_text('')
@@ -74,7 +74,8 @@ async def test_an_unwritable_store_warns_once_and_no_summary_claims_its_original
     with caplog.at_level(logging.WARNING):
         first = await summarizing.compact(history(BIG_TEXT))
         second = await summarizing.compact(history('again\n' + BIG_TEXT))
-    assert first.changed[(2, 0)] == MARKED and second.changed[(2, 0)] == MARKED  # summarized, no tool named
+    assert first.changed == {} and second.changed == {}  # not summarized: its original could not be kept
+    assert first.report.failed == 1 and first.report.failures[0].reason.startswith('not summarized: the originals')
     assert len([r for r in caplog.records if 'originals store' in r.getMessage()]) == 1
 
 
@@ -86,7 +87,7 @@ async def test_past_its_limit_the_store_refuses_new_originals_and_evicts_none(ca
         kept = await summarizing.compact(messages)
         refused = await summarizing.compact(history('other\n' + BIG_TEXT))
     assert kept.changed[(2, 0)] == MARKED + READ_HINT
-    assert refused.changed[(2, 0)] == MARKED  # refused: its summary does not name the tool
+    assert refused.changed == {} and refused.report.failed == 1  # refused: the return keeps its content
     assert 'is full' in caplog.text
     found = summarizing.originals.read('call_0', MARKED + READ_HINT, scopes=[conversation_scope(messages)])
     assert found is not None and found.value() == BIG_TEXT

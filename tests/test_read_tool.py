@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 import time
 from collections.abc import Callable
 
 import pytest
-from helpers import BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
+from helpers import BIG_OBJECT, BIG_TEXT, compactor, history, loop_gaps, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
@@ -313,20 +312,9 @@ async def test_a_long_search_leaves_the_event_loop_free() -> None:
         read = {'tool_call_id': 'call_0', 'pattern': r'(.?){26}.{26}QQQ'}
         return ModelResponse(parts=[ToolCallPart('read_tool_return', read)])
 
-    gaps: list[float] = []
-
-    async def tick() -> None:
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    ticker = asyncio.create_task(tick())
     agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model='extractive')])
-    result = await agent.run('is there a QQQ?', message_history=compacted.messages)
-    ticker.cancel()
+    async with loop_gaps(0.005) as gaps:
+        result = await agent.run('is there a QQQ?', message_history=compacted.messages)
     answer = last_answer(result.all_messages())
     assert answer == "search return call_0: 50,000 lines; 0 of lines 1-50000 match '(.?){26}.{26}QQQ'."
     assert max(gaps) < 0.5, max(gaps)

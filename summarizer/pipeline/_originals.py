@@ -25,9 +25,9 @@ record is durable (fsynced) before the compacted history that needs it is writte
 record is refused is not written at all. It is a store, not a cache: nothing is evicted; past
 `size_limit_mb` new originals are refused. A store that cannot be opened or written, that is full,
 or whose database file was deleted or replaced while in use, logs one warning and refuses from then
-on, and callers claim nothing for what it refused (no summary names the read tool, no compacted
-history is written without its record). A store locked by another process past the busy timeout
-refuses that one write.
+on, and callers claim nothing for what it refused (no return is summarized without its original
+kept, no compacted history is written without its record). A store locked by another process past
+the busy timeout refuses that one write.
 """
 
 from __future__ import annotations
@@ -389,8 +389,8 @@ class OriginalStore:
 
     # -- values --------------------------------------------------------------------------------------
 
-    def keep(self, entries: Sequence[Kept]) -> bool:
-        """Store each original and its summary's key in one transaction; False (nothing stored) if refused."""
+    def keep(self, entries: Sequence[Kept]) -> str | None:
+        """Store each original and its summary's key in one transaction; if refused (nothing stored), why."""
         now = time.time()
         texts = [_compact_json(entry.content) for entry in entries]
         rows = [
@@ -401,14 +401,13 @@ class OriginalStore:
             (summary_key(e.tool_call_id, e.summary), e.scope, text_hash(text), e.occurrence, now)
             for e, text in zip(entries, texts)
         ]
-        refused = self._write(
+        return self._write(
             rows,
             lambda connection: connection.executemany(
                 'INSERT OR REPLACE INTO scoped_summaries VALUES (?, ?, ?, ?, ?)', keys
             ),
             durable=False,
         )
-        return refused is None
 
     def read(
         self, tool_call_id: str, summary_text: str, *, scopes: Sequence[str], occurrence: int = 0
@@ -548,7 +547,7 @@ class OriginalStore:
                     self._full = True  # reading goes on; storing stops, so nothing claims an original it lacks
                     logger.warning(
                         'originals store at %s is full (%s of size_limit_mb %s): new originals are not stored, '
-                        'so the summaries made from now on cannot be read back or restored',
+                        'so returns are no longer summarized: each keeps its content and is reported',
                         self.directory,
                         f'{total / 2**20:,.1f} MB',
                         f'{self.size_limit_bytes / 2**20:,.0f}',
@@ -640,7 +639,9 @@ class OriginalStore:
         """One warning, then the store refuses everything (nothing may claim an original it lacks)."""
         if self._broken is None:
             logger.warning(
-                'originals store at %s %s; summaries made from now on cannot be read back', self.directory, why
+                'originals store at %s %s; returns are no longer summarized: each keeps its content and is reported',
+                self.directory,
+                why,
             )
             self._broken = f'the originals store {why}'
         if self._connection is not None:

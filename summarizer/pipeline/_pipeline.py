@@ -146,7 +146,7 @@ class Compactor:
                 self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
         if accepted and self.originals.enabled:
             accepted = await self._remember(
-                messages, accepted, scope=scope or self.scope or conversation_scope(messages)
+                messages, accepted, report=report, scope=scope or self.scope or conversation_scope(messages)
             )
         output = list(messages)
         for message_index in sorted({ref[0] for ref in accepted}):
@@ -174,13 +174,17 @@ class Compactor:
         return Compaction(messages=output, report=report, changed=changed)
 
     async def _remember(
-        self, messages: Sequence[ModelMessage], accepted: dict[PartRef, Outcome], *, scope: str
+        self, messages: Sequence[ModelMessage], accepted: dict[PartRef, Outcome], *, report: Report, scope: str
     ) -> dict[PartRef, Outcome]:
-        """Store each original under its final summary, which names the read tool when the store takes it.
+        """Store each original under its final summary, which names the read tool; what the store keeps.
 
-        The hint goes on string summaries (`with_read_hint`), here rather than in a model, so that a
-        summary claims a readable original only when the original was stored; if the store refuses,
-        the summaries stay as the model wrote them. Their budget and check left room for it
+        A return whose original the store refuses (full, unwritable, locked past its timeout) is not
+        summarized: it keeps its content, and `report` counts it as failed with the store's reason. A
+        summary is never a one-way door while a store is configured, and nothing names a read tool
+        that would find nothing.
+
+        The hint goes on string summaries (`with_read_hint`), here rather than in a model, since it is
+        true only once the original is stored. Their budget and check left room for it
         (`Summarizer.budget_for`); one a threshold of a few tokens left no room for, or a tokenizer
         counts over a limit with it, goes without it. The store is written in a worker thread: a store
         another process holds locked keeps the write waiting (up to its busy timeout), never the event loop.
@@ -209,8 +213,16 @@ class Compactor:
             )
             for ref, outcome in accepted.items()
         ]
-        if not await anyio.to_thread.run_sync(self.originals.keep, entries):
-            return accepted
+        refused = await anyio.to_thread.run_sync(self.originals.keep, entries)
+        if refused is not None:
+            for outcome in accepted.values():
+                self._fail(
+                    report,
+                    outcome.candidate,
+                    f'not summarized: {refused}, so it could not be read back',
+                    rejected=False,
+                )
+            return {}
         return {ref: dataclasses.replace(outcome, summary=final[ref]) for ref, outcome in accepted.items()}
 
     def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
