@@ -22,7 +22,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
 
 from ..core import READ_TOOL_NAME, JsonValue, json_text
-from ..pipeline import Original, OriginalStore, as_json
+from ..pipeline import Ambiguous, Original, OriginalStore, as_json
 
 _RESERVED = 260
 """Characters of an answer kept for its heading and closing line (how to page on) besides the title and pattern:
@@ -70,7 +70,7 @@ def read_tool(
             start_character: The first character of start_line to show (1-based), to read on inside a
                 line longer than one answer; default the first.
             occurrence: Only when the conversation holds several returns with this tool_call_id: which one
-                (1 for the first); by default the one that was summarized.
+                (1 for the first in it); by default the one that was summarized.
         """
         returns = find_returns(ctx.messages, tool_call_id)
         if not returns:
@@ -85,12 +85,12 @@ def read_tool(
             )
         run_scopes = scopes(ctx)
 
-        def stored() -> list[tuple[int, ToolReturnPart, Original]]:  # in a worker thread: the store may wait for a lock
-            found: list[tuple[int, ToolReturnPart, Original]] = []
+        def stored() -> list[tuple[int, ToolReturnPart, Original | Ambiguous]]:  # in a worker thread: it may wait
+            found: list[tuple[int, ToolReturnPart, Original | Ambiguous]] = []
             for number, part in enumerate(returns, 1):
                 data = as_json(part.content)
                 if occurrence in (None, number) and data is not None:
-                    original = store.read(tool_call_id, json_text(data), scopes=run_scopes, occurrence=number)
+                    original = store.read(tool_call_id, json_text(data), scopes=run_scopes, returned_at=part.timestamp)
                     if original is not None:
                         found.append((number, part, original))
             return found
@@ -108,7 +108,18 @@ def read_tool(
                 f'{len(found)} summarized tool returns in this conversation have tool_call_id {tool_call_id!r}: '
                 f'call {READ_TOOL_NAME} again with one of {listed}.'
             )
-        _, _, original = found[0]
+        _, part, original = found[0]
+        if isinstance(original, Ambiguous):
+            listed = '; '.join(
+                f'{kept.tool_name}, {kept.size:,} bytes, from a return at {kept.returned_at or "a time not recorded"}'
+                for kept in original.originals
+            )
+            raise ToolFailed(
+                f'{len(original.originals)} different originals are kept under the summary of tool return '
+                f'{tool_call_id!r} ({part.tool_name}), and its timestamp ({part.timestamp.isoformat()}) proves none '
+                f"of them its own: {listed}. None is shown, rather than perhaps another return's; its content in "
+                'this conversation is all there is of it.'
+            )
 
         def answer() -> str:  # in a worker thread: a long original's lines and matches take their time off the loop
             return render(

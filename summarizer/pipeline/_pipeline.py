@@ -146,7 +146,7 @@ class Compactor:
                 self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
         if accepted and self.originals.enabled:
             accepted = await self._remember(
-                messages, accepted, report=report, scope=scope or self.scope or conversation_scope(messages)
+                accepted, report=report, scope=scope or self.scope or conversation_scope(messages)
             )
         output = list(messages)
         for message_index in sorted({ref[0] for ref in accepted}):
@@ -174,7 +174,7 @@ class Compactor:
         return Compaction(messages=output, report=report, changed=changed)
 
     async def _remember(
-        self, messages: Sequence[ModelMessage], accepted: dict[PartRef, Outcome], *, report: Report, scope: str
+        self, accepted: dict[PartRef, Outcome], *, report: Report, scope: str
     ) -> dict[PartRef, Outcome]:
         """Store each original under its final summary, which names the read tool; what the store keeps.
 
@@ -209,7 +209,7 @@ class Compactor:
                 content_text=outcome.candidate.text,
                 summary=json_text(final[ref]),
                 scope=scope,
-                occurrence=occurrence(messages, ref),
+                returned_at=outcome.candidate.part.timestamp,
             )
             for ref, outcome in accepted.items()
         ]
@@ -230,20 +230,6 @@ class Compactor:
             raise CheckFailed(f'message {candidate.message_index} part {candidate.part_index}: {reason}')
         report.failed += 1
         report.failures.append(_failure(candidate, reason))
-
-
-def occurrence(messages: Sequence[ModelMessage], ref: PartRef) -> int:
-    """Which return of its tool call id the part at `ref` is (1 for the first): ids can repeat in a history."""
-    part = messages[ref[0]].parts[ref[1]]
-    assert isinstance(part, ToolReturnPart)
-    earlier = [
-        other
-        for message in messages[: ref[0] + 1]
-        if isinstance(message, ModelRequest)
-        for other in message.parts
-        if isinstance(other, ToolReturnPart) and other.tool_call_id == part.tool_call_id
-    ]
-    return next(number for number, other in enumerate(earlier, 1) if other is part)
 
 
 def _ref(candidate: Candidate) -> PartRef:
