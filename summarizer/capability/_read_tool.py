@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -178,7 +179,8 @@ def render(
             f'start_character={start_character} is past its end.'
         )
     matcher = _Pattern.of(pattern) if pattern else None
-    numbers = matcher.lines(lines, first, last) if matcher else iter(range(first, last + 1))
+    search = _Search(pattern=matcher, lines=lines, first=first, last=last) if matcher else None
+    numbers = iter(search) if search else iter(range(first, last + 1))
     budget = max_characters - _RESERVED - len(title) - (len(matcher.shown + matcher.note) if matcher else 0)
     entries: list[str] = []
     shown: list[int] = []
@@ -206,12 +208,18 @@ def render(
             goes_on = start + room + 1
             break
     heading = f'{title}: {total:,} line{"s" if total != 1 else ""}; '
+    stopped = search.unsearched if search else None
     if matcher:
-        searched = shown[-1] if goes_on else next_line - 1 if next_line else last
+        searched = shown[-1] if goes_on else next_line - 1 if next_line else (stopped or last + 1) - 1
         matching = 'matches' if len(shown) == 1 and first == searched else 'match'
-        heading += f'{len(shown):,} of {_span(first, searched)} {matching} {matcher.shown}{matcher.note}'
+        if searched < first:
+            heading += f'no line searched for {matcher.shown}{matcher.note}'
+        else:
+            heading += f'{len(shown):,} of {_span(first, searched)} {matching} {matcher.shown}{matcher.note}'
+        if stopped:
+            entries.append(_stopped(lines, stopped, last, searched_any=searched >= first))
         if not shown:
-            return heading + '.'
+            return '\n'.join([heading + ':', *entries]) if entries else heading + '.'
     else:
         heading += _span(shown[0], shown[-1])
     head = shown[0]
@@ -234,6 +242,19 @@ def render(
     return '\n'.join([heading + ':', *entries])
 
 
+def _stopped(lines: Sequence[str], stopped: int, last: int, *, searched_any: bool) -> str:
+    """The closing line of a search its time limit stopped at line `stopped`: what it did not search, how to go on."""
+    characters = sum(len(lines[number - 1]) + 1 for number in range(stopped, last + 1)) - 1
+    note = f'… not searched within the time limit ({_SEARCH_SECONDS:g} s): {_span(stopped, last)} ({characters:,} characters)'
+    if searched_any:
+        return f'{note}; call {READ_TOOL_NAME} again with start_line={stopped} and the same pattern to search on.'
+    after = f', or search after it from start_line={stopped + 1}' if stopped < last else ''
+    return (
+        f'{note}: line {stopped} alone is too long to search for this pattern in time. Try a simpler pattern, '
+        f'read it with start_line={stopped} and no pattern{after}.'
+    )
+
+
 def _span(first: int, last: int) -> str:
     return f'line {first}' if first == last else f'lines {first}-{last}'
 
@@ -242,7 +263,13 @@ _OPTIONS = re2.Options()
 _OPTIONS.never_nl = True  # lines are searched joined by newlines: a match never spans two
 _OPTIONS.log_errors = False  # a pattern RE2 refuses is answered, not logged to stderr
 _BLOCK_CHARACTERS = 1 << 20
-"""About how much text one search step covers (see `_Pattern.lines`)."""
+"""About how much text one search step covers (see `_Search`)."""
+_SEARCH_SECONDS = 2.0
+"""How long one answer's search may take: past it, the answer says which lines it did not search."""
+_PROBE_BYTES = 4096
+"""The first prefix of a block a search times before it commits to the block (see `_Pattern.rate`)."""
+_MARGIN = 2.0
+"""How much longer than its estimate a block's search is allowed to take without overrunning the limit."""
 _SHOWN_PATTERN = 80
 """Characters of a pattern quoted in a heading."""
 
@@ -253,7 +280,8 @@ class _Pattern:
 
     The pattern is untrusted. It runs on RE2, whose time is linear in the text whatever the pattern
     (no backtracking: `(a+)+$` or `(.?){26}.{26}QQQ` cost what `abc` costs), and which releases the
-    GIL while it searches. A pattern RE2 does not accept (a lookaround, a backreference, a syntax
+    GIL while it searches. Linear is not always fast: a pattern whose DFA blows up (`a.{999}Q|b.{999}Q|...`)
+    sends RE2 to its NFA, at milliseconds per kilobyte, so a search also has a time limit (`_Search`). A pattern RE2 does not accept (a lookaround, a backreference, a syntax
     error) is matched as plain text only, and the answer says so.
     """
 
@@ -286,24 +314,26 @@ class _Pattern:
         shown = repr(pattern if len(pattern) <= _SHOWN_PATTERN else pattern[:_SHOWN_PATTERN] + '…')
         return cls(finders=tuple(finders), shown=shown, note=note)
 
-    def lines(self, lines: Sequence[str], first: int, last: int) -> Iterator[int]:
-        """The numbers of the lines `first`..`last` that match, in order.
+    def rate(self, data: bytes, remaining: float) -> float:
+        """Seconds per byte a search of `data` is estimated to take (0: `data` is too short to tell).
 
-        The lines are searched a block of about `_BLOCK_CHARACTERS` at a time, joined by newlines: one
-        search call per matching line rather than per line, no step long enough to hold up the event
-        loop's thread, and no block encoded past the one that fills an answer.
+        Timed on prefixes of `data`, each 4 times the last from `_PROBE_BYTES` on, until the estimate
+        fits `data` in `remaining` seconds, the next prefix would not fit in them, or a prefix would be
+        all of `data`: a first search warms RE2's DFA up, so one small prefix can overstate the rate.
         """
-        number = first
-        while number <= last:
-            end, size = number, 0
-            while end <= last and size < _BLOCK_CHARACTERS:
-                size += len(lines[end - 1]) + 1
-                end += 1
-            data = '\n'.join(lines[number - 1 : end - 1]).encode('utf-8', 'surrogatepass')
-            yield from (number + index for index in self._hits(data))
-            number = end
+        size, rate = _PROBE_BYTES, 0.0
+        while size < len(data):
+            started = time.monotonic()
+            for _ in self.hits(data[:size]):
+                pass
+            took = time.monotonic() - started
+            rate, remaining = took / size, remaining - took
+            if rate * len(data) * _MARGIN <= remaining or took * 4 * _MARGIN > remaining:
+                break
+            size *= 4
+        return rate
 
-    def _hits(self, data: bytes) -> Iterator[int]:
+    def hits(self, data: bytes) -> Iterator[int]:
         """The index of each line of `data` with a hit of any finder, in order, once."""
         index = counted = 0
         previous = -1
@@ -312,6 +342,65 @@ class _Pattern:
                 index += data.count(b'\n', counted, start)
                 counted = previous = start
                 yield index
+
+
+@dataclass
+class _Search:
+    """The numbers of the lines `first`..`last` that match `pattern`, in order, found within `_SEARCH_SECONDS`.
+
+    The lines are searched a block of about `_BLOCK_CHARACTERS` at a time, joined by newlines: one
+    search call per matching line rather than per line, no step long enough to hold up the event
+    loop's thread, and no block encoded past the one that fills an answer. A block is searched only
+    when its estimated time (the last block's rate, else `_Pattern.rate`) fits in what is left, with
+    `_MARGIN`; else as many of its lines as fit, and when not even its first line does, the search
+    stops there: `unsearched` is then that line, and the answer says what was not searched. An RE2
+    call cannot be interrupted, so a line is searched whole or not at all.
+    """
+
+    pattern: _Pattern
+    lines: Sequence[str]
+    first: int
+    last: int
+    unsearched: int | None = None
+    """The first line the time limit left unsearched (None: every line was searched, or the answer was full first)."""
+
+    def __iter__(self) -> Iterator[int]:
+        deadline = time.monotonic() + _SEARCH_SECONDS
+        rate = 0.0
+        """Seconds per byte of the last block searched (0: none yet)."""
+        number = self.first
+        while number <= self.last:
+            end = self._block_end(number, _BLOCK_CHARACTERS, overshoot=True)
+            data = self._data(number, end)
+            if not rate or rate * len(data) * _MARGIN > deadline - time.monotonic():
+                rate = self.pattern.rate(data, deadline - time.monotonic())
+            remaining = deadline - time.monotonic()
+            if rate and rate * len(data) * _MARGIN > remaining:
+                end = self._block_end(number, remaining / (rate * _MARGIN), overshoot=False)
+                data = self._data(number, end)
+            if end == number or remaining <= 0:
+                self.unsearched = number
+                return
+            started = time.monotonic()
+            yield from (number + index for index in self.pattern.hits(data))
+            rate = (time.monotonic() - started) / len(data) if data else rate
+            number = end
+
+    def _block_end(self, number: int, characters: float, *, overshoot: bool) -> int:
+        """The line after a block from `number` on, of about `characters` characters.
+
+        `overshoot`: its last line may take it past them (a block always holds a line); else every line fits.
+        """
+        end, size = number, 0
+        while end <= self.last and size < characters:
+            size += len(self.lines[end - 1]) + 1
+            if size > characters and not overshoot:
+                break
+            end += 1
+        return end
+
+    def _data(self, number: int, end: int) -> bytes:
+        return '\n'.join(self.lines[number - 1 : end - 1]).encode('utf-8', 'surrogatepass')
 
 
 def _line_starts(data: bytes, find: Callable[[bytes, int], int]) -> Iterator[int]:
