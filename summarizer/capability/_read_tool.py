@@ -25,9 +25,9 @@ from pydantic_ai.tools import RunContext, Tool
 from ..core import READ_TOOL_NAME, JsonValue, json_text
 from ..pipeline import Ambiguous, Original, OriginalStore, as_json
 
-_RESERVED = 260
-"""Characters of an answer kept for its heading and closing line (how to page on) besides the title and pattern:
-their longest words and numbers (up to ten million lines and a billion characters in a line)."""
+_RESERVED = 300
+"""Characters of an answer kept for its heading and closing line (how to page on, or what a search left) besides
+the title and pattern: their longest words and numbers (up to ten million lines and a billion characters in a line)."""
 _LEAST_PART = 100
 """Characters of a long line an answer shows at least, however little room its heading leaves."""
 
@@ -245,9 +245,9 @@ def render(
 def _stopped(lines: Sequence[str], stopped: int, last: int, *, searched_any: bool) -> str:
     """The closing line of a search its time limit stopped at line `stopped`: what it did not search, how to go on."""
     characters = sum(len(lines[number - 1]) + 1 for number in range(stopped, last + 1)) - 1
-    note = f'… not searched within the time limit ({_SEARCH_SECONDS:g} s): {_span(stopped, last)} ({characters:,} characters)'
+    note = f'… {_span(stopped, last)} ({characters:,} characters) not searched within the time limit ({_SEARCH_SECONDS:g} s)'
     if searched_any:
-        return f'{note}; call {READ_TOOL_NAME} again with start_line={stopped} and the same pattern to search on.'
+        return f'{note}: call {READ_TOOL_NAME} again with start_line={stopped} and the same pattern to search on.'
     after = f', or search after it from start_line={stopped + 1}' if stopped < last else ''
     return (
         f'{note}: line {stopped} alone is too long to search for this pattern in time. Try a simpler pattern, '
@@ -280,9 +280,10 @@ class _Pattern:
 
     The pattern is untrusted. It runs on RE2, whose time is linear in the text whatever the pattern
     (no backtracking: `(a+)+$` or `(.?){26}.{26}QQQ` cost what `abc` costs), and which releases the
-    GIL while it searches. Linear is not always fast: a pattern whose DFA blows up (`a.{999}Q|b.{999}Q|...`)
-    sends RE2 to its NFA, at milliseconds per kilobyte, so a search also has a time limit (`_Search`). A pattern RE2 does not accept (a lookaround, a backreference, a syntax
-    error) is matched as plain text only, and the answer says so.
+    GIL while it searches. Linear is not always fast: a pattern whose DFA blows up
+    (`a.{999}Q|b.{999}Q|...`) sends RE2 to its NFA, at milliseconds per kilobyte, so a search also
+    has a time limit (`_Search`). A pattern RE2 does not accept (a lookaround, a backreference, a
+    syntax error) is matched as plain text only, and the answer says so.
     """
 
     finders: tuple[Callable[[bytes, int], int], ...]
