@@ -9,6 +9,7 @@ import json
 import os
 import shutil
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from summarizer import OriginalsConfig, SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 from summarizer.cli import main
 from summarizer.engines import _sources
+from summarizer.engines._runner import run_sources
 from summarizer.pipeline import _originals
 from summarizer.pipeline._originals import READ_HINT, OriginalStore
 
@@ -223,3 +225,34 @@ async def test_a_return_whose_original_the_store_refuses_is_not_summarized_in_an
     assert report.summarized == 0 and report.failed == 3
     assert all(f.reason.startswith('not summarized: the originals store ') for f in report.failures)
     assert all('read_tool_return' not in str(part.content) for messages in seen for part in tool_returns(messages))
+
+
+async def test_a_batch_waiting_on_a_locked_store_leaves_its_event_loop_free(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A history's record waits for the lock in a worker thread: the batch's other histories go on meanwhile."""
+    path = tmp_path / 'h.json'
+    path.write_bytes(stored(0))
+    monkeypatch.setattr(_originals, '_BUSY_SECONDS', 5.0)
+    config = SummarizerConfig().override(keep_recent=0)
+    summarizing = compactor(keep_recent=0)
+    assert summarizing.originals.available and summarizing.originals.database is not None
+    holder = sqlite3.connect(summarizing.originals.database, isolation_level=None, check_same_thread=False)
+    stored_as = _sources.Source.stored
+
+    def lock_then_store(self: _sources.Source, done: _sources.Done) -> _sources.Rewrite:
+        holder.execute('BEGIN IMMEDIATE')  # a backup takes the store's lock just before the record is written
+        threading.Timer(1.0, lambda: holder.execute('ROLLBACK')).start()
+        return stored_as(self, done)
+
+    monkeypatch.setattr(_sources.Source, 'stored', lock_then_store)
+    sources = _sources.discover([path], config=config.batch, out=None, in_place=True)
+    try:
+        async with loop_gaps(0.02) as gaps:
+            (report,) = await run_sources(
+                sources, compactor=summarizing, target=_sources.Target(), journal=None, on_tick=lambda tick: None
+            )
+    finally:
+        holder.close()
+    assert report.changed == 1 and path.read_bytes() != stored(0)  # recorded once the lock was let go, then written
+    assert max(gaps) < 0.5  # the event loop ticked on while the record waited
