@@ -38,6 +38,7 @@ from .core import (
     estimate_tokens,
 )
 from .pipeline import (
+    Ambiguous,
     Candidate,
     CheckFailed,
     Compaction,
@@ -46,6 +47,7 @@ from .pipeline import (
     HistorySession,
     IntegrityProblem,
     Kept,
+    KeptOriginal,
     ModelBuildError,
     Original,
     OriginalStore,
@@ -73,6 +75,7 @@ except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = '0+unknown'
 
 __all__ = [
+    'Ambiguous',
     'BatchConfig',
     'CacheConfig',
     'Candidate',
@@ -87,6 +90,7 @@ __all__ = [
     'IntegrityProblem',
     'JsonValue',
     'Kept',
+    'KeptOriginal',
     'ModelBuildError',
     'Original',
     'OriginalStore',

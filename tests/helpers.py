@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
-from collections.abc import Callable
+import time
+from collections.abc import AsyncIterator, Callable
 
 from pydantic_ai.messages import (
     ModelMessage,
@@ -83,3 +86,28 @@ def summarizer_model(answer: Answer, calls: list[object] | None = None) -> Funct
 def compactor(model: FunctionModel | str = 'extractive', **overrides: object) -> Compactor:
     config = SummarizerConfig().override(**{'keep_recent': 0, **overrides})
     return Compactor(config=config, model=model)
+
+
+@contextlib.asynccontextmanager
+async def loop_gaps(interval: float) -> AsyncIterator[list[float]]:
+    """The gaps between the ticks of a task sleeping `interval` at a time, while the block runs.
+
+    A gap much longer than `interval` is a time the event loop was held up. One more tick after the
+    block measures the gap a hold-up at its very end leaves.
+    """
+    gaps: list[float] = []
+
+    async def tick() -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(interval)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    ticker = asyncio.create_task(tick())
+    try:
+        yield gaps
+        await asyncio.sleep(interval * 2)
+    finally:
+        ticker.cancel()

@@ -63,6 +63,7 @@ async def test_unusable_cache_directory_degrades_to_no_cache(
     blocker = tmp_path / 'not-a-directory'
     blocker.write_text('a file where the cache directory should be')  # fails even for root
     monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(blocker / 'cache'))
+    monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(tmp_path / 'originals'))  # else beside the cache: unusable too
     with caplog.at_level(logging.WARNING):
         result = await compactor().compact(history(BIG_TEXT))
     assert result.report.summarized == 1

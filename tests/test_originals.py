@@ -6,17 +6,21 @@ import json
 import logging
 import os
 import stat
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from helpers import BIG_LIST, BIG_TEXT, head_items, history, summarizer_model
-from pydantic_ai.messages import ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ToolReturnPart
+from test_capability import tool_returns
 
 from summarizer import Compactor, SummarizerConfig
+from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
 from summarizer.pipeline._originals import (
     READ_HINT,
     READ_LINE,
+    Original,
     OriginalStore,
     conversation_scope,
     read_hint_tokens,
@@ -38,6 +42,19 @@ def compactor(**overrides: object) -> Compactor:
     return Compactor(config=config, model=marking_model())  # type: ignore[arg-type]
 
 
+def returned_at(messages: list[ModelMessage], call_id: str) -> datetime:
+    """The timestamp of the return of `call_id`: the store tells returns that share an id by it."""
+    return next(part.timestamp for part in tool_returns(messages) if part.tool_call_id == call_id)
+
+
+def read(store: OriginalStore, messages: list[ModelMessage], call_id: str, summary_text: str) -> JsonValue:
+    """The original the store gives for that return of `messages` and summary, in the history's own scope."""
+    scopes = [conversation_scope(messages)]
+    original = store.read(call_id, summary_text, scopes=scopes, returned_at=returned_at(messages, call_id))
+    assert isinstance(original, Original)
+    return original.value()
+
+
 async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_names_the_tool() -> None:
     summarizing = compactor()
     messages = history(BIG_TEXT, BIG_LIST)
@@ -46,9 +63,12 @@ async def test_a_stored_original_is_read_back_from_its_summary_and_its_marker_na
     assert text_summary == MARKED + READ_HINT  # the string summary's marker names the tool ...
     assert list_summary == head_items(BIG_LIST, 1)  # ... a list keeps its shape and relies on the tool's description
     store, scopes = summarizing.originals, [conversation_scope(messages)]
-    assert store.read('call_0', json_text(text_summary), scopes=scopes).value() == BIG_TEXT  # type: ignore[union-attr]
-    assert store.read('call_1', json_text(list_summary), scopes=scopes).value() == BIG_LIST  # type: ignore[union-attr]
-    assert store.read('call_9', json_text(list_summary), scopes=scopes) is None  # keyed by the call's id too
+    assert read(store, messages, 'call_0', json_text(text_summary)) == BIG_TEXT
+    assert read(store, messages, 'call_1', json_text(list_summary)) == BIG_LIST
+    assert (
+        store.read('call_9', json_text(list_summary), scopes=scopes, returned_at=returned_at(messages, 'call_1'))
+        is None
+    )
 
 
 def test_the_store_is_owner_only_whatever_the_umask(isolated_cache: Path) -> None:
@@ -65,7 +85,7 @@ def test_the_store_is_owner_only_whatever_the_umask(isolated_cache: Path) -> Non
     assert files and all(stat.S_IMODE(path.stat().st_mode) == 0o600 for path in files)
 
 
-async def test_an_unwritable_store_warns_once_and_no_summary_claims_its_original(
+async def test_an_unwritable_store_warns_once_and_no_return_is_summarized_without_its_original(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     (tmp_path / 'a-file').write_text('')
@@ -74,7 +94,8 @@ async def test_an_unwritable_store_warns_once_and_no_summary_claims_its_original
     with caplog.at_level(logging.WARNING):
         first = await summarizing.compact(history(BIG_TEXT))
         second = await summarizing.compact(history('again\n' + BIG_TEXT))
-    assert first.changed[(2, 0)] == MARKED and second.changed[(2, 0)] == MARKED  # summarized, no tool named
+    assert first.changed == {} and second.changed == {}  # not summarized: its original could not be kept
+    assert first.report.failed == 1 and first.report.failures[0].reason.startswith('not summarized: the originals')
     assert len([r for r in caplog.records if 'originals store' in r.getMessage()]) == 1
 
 
@@ -86,10 +107,9 @@ async def test_past_its_limit_the_store_refuses_new_originals_and_evicts_none(ca
         kept = await summarizing.compact(messages)
         refused = await summarizing.compact(history('other\n' + BIG_TEXT))
     assert kept.changed[(2, 0)] == MARKED + READ_HINT
-    assert refused.changed[(2, 0)] == MARKED  # refused: its summary does not name the tool
+    assert refused.changed == {} and refused.report.failed == 1  # refused: the return keeps its content
     assert 'is full' in caplog.text
-    found = summarizing.originals.read('call_0', MARKED + READ_HINT, scopes=[conversation_scope(messages)])
-    assert found is not None and found.value() == BIG_TEXT
+    assert read(summarizing.originals, messages, 'call_0', MARKED + READ_HINT) == BIG_TEXT
 
 
 async def test_the_summary_caches_limit_never_evicts_an_original() -> None:
@@ -127,10 +147,7 @@ async def test_a_shared_folder_named_for_the_store_and_cache_is_never_changed(
     uid = os.geteuid()
     assert inner == {f'tool-return-summarizer-originals-{uid}': 0o700, f'tool-return-summarizer-cache-{uid}': 0o700}
     assert (shared / f'tool-return-summarizer-cache-{uid}' / 'cache.db').is_file()
-    found = summarizing.originals.read(
-        'call_0', json_text(result.changed[(2, 0)]), scopes=[conversation_scope(messages)]
-    )
-    assert found is not None and found.value() == BIG_TEXT
+    assert read(summarizing.originals, messages, 'call_0', json_text(result.changed[(2, 0)])) == BIG_TEXT
     assert summarizing.originals.database == shared / f'tool-return-summarizer-originals-{uid}' / 'originals.db'
 
 
@@ -156,8 +173,7 @@ async def test_a_long_log_names_the_read_tool_once_and_stays_under_the_threshold
     summary = result.changed[(2, 0)]
     assert isinstance(summary, str) and summary.count(READ_HINT) == 1
     assert content_tokens(summary) < summarizing.config.threshold_tokens < content_tokens(BIG_TEXT) // 8
-    original = summarizing.originals.read('call_0', summary, scopes=[conversation_scope(messages)])
-    assert original is not None and original.value() == BIG_TEXT
+    assert read(summarizing.originals, messages, 'call_0', summary) == BIG_TEXT
 
 
 @pytest.mark.parametrize(

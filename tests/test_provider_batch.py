@@ -505,4 +505,4 @@ def test_a_batch_run_records_each_history_and_writes_none_the_store_refuses(
     capsys.readouterr()
     assert run(tmp_path, tmp_path / 'more', '--in-place', '--provider-batch', config=full) == 1
     assert (tmp_path / 'more' / 'd.json').read_bytes() == more['d.json']
-    assert 'd.json: not compacted: the originals store is full' in ' '.join(capsys.readouterr().err.split())
+    assert 'd.json message 2: not summarized: the originals store is full' in ' '.join(capsys.readouterr().err.split())

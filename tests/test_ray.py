@@ -305,4 +305,4 @@ def test_compact_dataset_keeps_a_row_whose_way_back_the_store_refuses() -> None:
     ds = ray.data.from_items([{'id': n, 'messages': text} for n, text in enumerate(histories)])
     result = sorted(compact_dataset(ds, config=full, workers=2, batch_size=1).take_all(), key=by_id)
     assert [row['messages'] for row in result] == histories
-    assert all('not compacted: the originals store is full' in str(row['error']) for row in result)
+    assert all(row['summarized'] == 0 and row['failed'] == 1 for row in result)  # each return kept, and counted

@@ -3,6 +3,7 @@ sets), and every summarized return is readable, also where a conversation reuses
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from helpers import BIG_OBJECT, BIG_TEXT
@@ -137,3 +138,44 @@ async def test_two_summarized_returns_under_one_id_are_each_readable_by_occurren
     assert one.startswith('logs return dup') and one.splitlines()[1] == f'301: {BIG_TEXT.splitlines()[300]}'
     assert two.startswith('logs2 return dup') and two.splitlines()[1] == f'301: {OTHER_TEXT.splitlines()[300]}'
     assert 'occurrence 3 is none of them' in none
+
+
+def reused_id_conversation(first_at: datetime, second_at: datetime) -> list[ModelMessage]:
+    """Two `logs` returns under one id whose originals differ only in a line their summary omits."""
+    messages: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('find the slow request')])]
+    for text, at in ((BIG_TEXT, first_at), (OTHER_TEXT, second_at)):
+        messages.append(ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id='dup')]))
+        messages.append(ModelRequest(parts=[ToolReturnPart('logs', text, tool_call_id='dup', timestamp=at)]))
+    return [*messages, ModelResponse(parts=[TextPart('ok')])]
+
+
+async def test_a_history_trimmed_between_runs_reads_each_return_its_own_original() -> None:
+    """The application drops its oldest messages: the return left is read by what it is, not where it is."""
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0, scope='tenant-1')
+    at = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    conversation = reused_id_conversation(at, at.replace(second=5))
+    compacted = (await summarize.compactor.compact(conversation)).messages  # type: ignore[union-attr]
+    first, second = returns_of(compacted, 'logs')
+    assert first.content == second.content != BIG_TEXT  # one summary for two originals
+    untrimmed = answers(
+        await run(summarize, [read('dup', pattern='req-00300 ', occurrence=n) for n in (1, 2)], history=compacted)
+    )
+    assert [answer.splitlines()[1] for answer in untrimmed] == [
+        f'301: {BIG_TEXT.splitlines()[300]}',
+        f'301: {OTHER_TEXT.splitlines()[300]}',
+    ]
+    trimmed = [compacted[0], *compacted[3:]]  # the first call and its return dropped
+    (answer,) = answers(await run(summarize, [read('dup', pattern='req-00300 ')], history=trimmed))
+    assert answer.splitlines()[1] == f'301: {OTHER_TEXT.splitlines()[300]}'  # its own: took 2101 ms
+
+
+async def test_a_return_its_timestamp_cannot_tell_is_refused_with_what_is_kept() -> None:
+    """Two originals kept for one timestamp (a history whose timestamps were lost): none is given as this one's."""
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0, scope='tenant-1')
+    at = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+    compacted = (await summarize.compactor.compact(reused_id_conversation(at, at))).messages  # type: ignore[union-attr]
+    trimmed = [compacted[0], *compacted[3:]]
+    (answer,) = answers(await run(summarize, [read('dup', pattern='req-00300 ')], history=trimmed))
+    assert "2 different originals are kept under the summary of tool return 'dup' (logs)" in answer
+    assert 'logs, ' in answer and 'from a return at 2026-03-01T12:00:00+00:00' in answer
+    assert 'took 2100 ms' not in answer and 'took 2101 ms' not in answer  # neither original is shown

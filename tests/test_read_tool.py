@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
+import string
+import threading
 import time
 from collections.abc import Callable
 
 import pytest
-from helpers import BIG_OBJECT, BIG_TEXT, compactor, history, summarizer_model
+from helpers import BIG_OBJECT, BIG_TEXT, compactor, history, loop_gaps, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import SummarizeToolReturns
-from summarizer.capability._read_tool import render
+from summarizer.capability._read_tool import _SEARCH_SECONDS, render
 
 Step = Callable[[list[ModelMessage]], ModelResponse]
 
@@ -313,20 +314,37 @@ async def test_a_long_search_leaves_the_event_loop_free() -> None:
         read = {'tool_call_id': 'call_0', 'pattern': r'(.?){26}.{26}QQQ'}
         return ModelResponse(parts=[ToolCallPart('read_tool_return', read)])
 
-    gaps: list[float] = []
-
-    async def tick() -> None:
-        last = time.perf_counter()
-        while True:
-            await asyncio.sleep(0.005)
-            now = time.perf_counter()
-            gaps.append(now - last)
-            last = now
-
-    ticker = asyncio.create_task(tick())
     agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model='extractive')])
-    result = await agent.run('is there a QQQ?', message_history=compacted.messages)
-    ticker.cancel()
+    async with loop_gaps(0.005) as gaps:
+        result = await agent.run('is there a QQQ?', message_history=compacted.messages)
     answer = last_answer(result.all_messages())
     assert answer == "search return call_0: 50,000 lines; 0 of lines 1-50000 match '(.?){26}.{26}QQQ'."
     assert max(gaps) < 0.5, max(gaps)
+
+
+def test_any_pattern_on_ten_megabytes_of_long_lines_answers_within_its_time_limit_and_says_what_it_left() -> None:
+    """Minified HTML, 1 MB a line: a pattern whose DFA blows up sends RE2 to its NFA (minutes for this text)."""
+    piece = '<div class="item"> <a href="/p/ id= data-x= </a> </div> <span> price: 12.50 EUR in stock '
+    line = (piece * (1_000_000 // len(piece) + 1))[:1_000_000]
+    text = '\n'.join([line] * 10)
+    blowup = '|'.join(f'{letter}.{{999}}Q' for letter in string.ascii_letters)
+    answers: dict[str, str] = {}
+    for pattern in ['abc', r'(.?){26}.{26}QQQ', r'x.{300}y.{300}z', blowup]:
+
+        def search(pattern: str = pattern) -> None:
+            answers[pattern] = render(
+                text, title='t', start_line=None, end_line=None, pattern=pattern, max_characters=4000
+            )
+
+        worker = threading.Thread(target=search, daemon=True)  # a daemon: a search past the bound cannot hold the run
+        worker.start()
+        worker.join(timeout=3 * _SEARCH_SECONDS)
+        assert pattern in answers, f'{pattern[:40]!r} still searching after {3 * _SEARCH_SECONDS:g} s'
+    assert answers['abc'] == "t: 10 lines; 0 of lines 1-10 match 'abc'."  # searched whole, said so
+    stopped = answers[blowup].splitlines()
+    assert stopped[0].startswith('t: 10 lines; no line searched for ')
+    assert stopped[1].startswith(
+        f'… lines 1-10 (10,000,009 characters) not searched within the time limit ({_SEARCH_SECONDS:g} s): line 1 '
+    )
+    for answer in answers.values():  # each searched all ten lines, or says which it did not
+        assert 'of lines 1-10 match' in answer.splitlines()[0] or 'not searched within the time limit' in answer

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,11 +23,11 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
 
 from ..core import READ_TOOL_NAME, JsonValue, json_text
-from ..pipeline import Original, OriginalStore, as_json
+from ..pipeline import Ambiguous, Original, OriginalStore, as_json
 
-_RESERVED = 260
-"""Characters of an answer kept for its heading and closing line (how to page on) besides the title and pattern:
-their longest words and numbers (up to ten million lines and a billion characters in a line)."""
+_RESERVED = 300
+"""Characters of an answer kept for its heading and closing line (how to page on, or what a search left) besides
+the title and pattern: their longest words and numbers (up to ten million lines and a billion characters in a line)."""
 _LEAST_PART = 100
 """Characters of a long line an answer shows at least, however little room its heading leaves."""
 
@@ -70,7 +71,7 @@ def read_tool(
             start_character: The first character of start_line to show (1-based), to read on inside a
                 line longer than one answer; default the first.
             occurrence: Only when the conversation holds several returns with this tool_call_id: which one
-                (1 for the first); by default the one that was summarized.
+                (1 for the first in it); by default the one that was summarized.
         """
         returns = find_returns(ctx.messages, tool_call_id)
         if not returns:
@@ -83,13 +84,19 @@ def read_tool(
                 f'The conversation holds {len(returns)} tool return(s) with tool_call_id {tool_call_id!r}: '
                 f'occurrence {occurrence} is none of them.'
             )
-        found: list[tuple[int, ToolReturnPart, Original]] = []
-        for number, part in enumerate(returns, 1):
-            data = as_json(part.content)
-            if occurrence in (None, number) and data is not None:
-                original = store.read(tool_call_id, json_text(data), scopes=scopes(ctx), occurrence=number)
-                if original is not None:
-                    found.append((number, part, original))
+        run_scopes = scopes(ctx)
+
+        def stored() -> list[tuple[int, ToolReturnPart, Original | Ambiguous]]:  # in a worker thread: it may wait
+            found: list[tuple[int, ToolReturnPart, Original | Ambiguous]] = []
+            for number, part in enumerate(returns, 1):
+                data = as_json(part.content)
+                if occurrence in (None, number) and data is not None:
+                    original = store.read(tool_call_id, json_text(data), scopes=run_scopes, returned_at=part.timestamp)
+                    if original is not None:
+                        found.append((number, part, original))
+            return found
+
+        found = await anyio.to_thread.run_sync(stored)
         if not found:
             part = returns[-1 if occurrence is None else occurrence - 1]
             raise ToolFailed(
@@ -102,7 +109,18 @@ def read_tool(
                 f'{len(found)} summarized tool returns in this conversation have tool_call_id {tool_call_id!r}: '
                 f'call {READ_TOOL_NAME} again with one of {listed}.'
             )
-        _, _, original = found[0]
+        _, part, original = found[0]
+        if isinstance(original, Ambiguous):
+            listed = '; '.join(
+                f'{kept.tool_name}, {kept.size:,} bytes, from a return at {kept.returned_at or "a time not recorded"}'
+                for kept in original.originals
+            )
+            raise ToolFailed(
+                f'{len(original.originals)} different originals are kept under the summary of tool return '
+                f'{tool_call_id!r} ({part.tool_name}), and its timestamp ({part.timestamp.isoformat()}) proves none '
+                f"of them its own: {listed}. None is shown, rather than perhaps another return's; its content in "
+                'this conversation is all there is of it.'
+            )
 
         def answer() -> str:  # in a worker thread: a long original's lines and matches take their time off the loop
             return render(
@@ -161,7 +179,8 @@ def render(
             f'start_character={start_character} is past its end.'
         )
     matcher = _Pattern.of(pattern) if pattern else None
-    numbers = matcher.lines(lines, first, last) if matcher else iter(range(first, last + 1))
+    search = _Search(pattern=matcher, lines=lines, first=first, last=last) if matcher else None
+    numbers = iter(search) if search else iter(range(first, last + 1))
     budget = max_characters - _RESERVED - len(title) - (len(matcher.shown + matcher.note) if matcher else 0)
     entries: list[str] = []
     shown: list[int] = []
@@ -189,12 +208,18 @@ def render(
             goes_on = start + room + 1
             break
     heading = f'{title}: {total:,} line{"s" if total != 1 else ""}; '
+    stopped = search.unsearched if search else None
     if matcher:
-        searched = shown[-1] if goes_on else next_line - 1 if next_line else last
+        searched = shown[-1] if goes_on else next_line - 1 if next_line else (stopped or last + 1) - 1
         matching = 'matches' if len(shown) == 1 and first == searched else 'match'
-        heading += f'{len(shown):,} of {_span(first, searched)} {matching} {matcher.shown}{matcher.note}'
+        if searched < first:
+            heading += f'no line searched for {matcher.shown}{matcher.note}'
+        else:
+            heading += f'{len(shown):,} of {_span(first, searched)} {matching} {matcher.shown}{matcher.note}'
+        if stopped:
+            entries.append(_stopped(lines, stopped, last, searched_any=searched >= first))
         if not shown:
-            return heading + '.'
+            return '\n'.join([heading + ':', *entries]) if entries else heading + '.'
     else:
         heading += _span(shown[0], shown[-1])
     head = shown[0]
@@ -217,6 +242,19 @@ def render(
     return '\n'.join([heading + ':', *entries])
 
 
+def _stopped(lines: Sequence[str], stopped: int, last: int, *, searched_any: bool) -> str:
+    """The closing line of a search its time limit stopped at line `stopped`: what it did not search, how to go on."""
+    characters = sum(len(lines[number - 1]) + 1 for number in range(stopped, last + 1)) - 1
+    note = f'… {_span(stopped, last)} ({characters:,} characters) not searched within the time limit ({_SEARCH_SECONDS:g} s)'
+    if searched_any:
+        return f'{note}: call {READ_TOOL_NAME} again with start_line={stopped} and the same pattern to search on.'
+    after = f', or search after it from start_line={stopped + 1}' if stopped < last else ''
+    return (
+        f'{note}: line {stopped} alone is too long to search for this pattern in time. Try a simpler pattern, '
+        f'read it with start_line={stopped} and no pattern{after}.'
+    )
+
+
 def _span(first: int, last: int) -> str:
     return f'line {first}' if first == last else f'lines {first}-{last}'
 
@@ -225,7 +263,13 @@ _OPTIONS = re2.Options()
 _OPTIONS.never_nl = True  # lines are searched joined by newlines: a match never spans two
 _OPTIONS.log_errors = False  # a pattern RE2 refuses is answered, not logged to stderr
 _BLOCK_CHARACTERS = 1 << 20
-"""About how much text one search step covers (see `_Pattern.lines`)."""
+"""About how much text one search step covers (see `_Search`)."""
+_SEARCH_SECONDS = 2.0
+"""How long one answer's search may take: past it, the answer says which lines it did not search."""
+_PROBE_BYTES = 4096
+"""The first prefix of a block a search times before it commits to the block (see `_Pattern.rate`)."""
+_MARGIN = 2.0
+"""How much longer than its estimate a block's search is allowed to take without overrunning the limit."""
 _SHOWN_PATTERN = 80
 """Characters of a pattern quoted in a heading."""
 
@@ -236,8 +280,10 @@ class _Pattern:
 
     The pattern is untrusted. It runs on RE2, whose time is linear in the text whatever the pattern
     (no backtracking: `(a+)+$` or `(.?){26}.{26}QQQ` cost what `abc` costs), and which releases the
-    GIL while it searches. A pattern RE2 does not accept (a lookaround, a backreference, a syntax
-    error) is matched as plain text only, and the answer says so.
+    GIL while it searches. Linear is not always fast: a pattern whose DFA blows up
+    (`a.{999}Q|b.{999}Q|...`) sends RE2 to its NFA, at milliseconds per kilobyte, so a search also
+    has a time limit (`_Search`). A pattern RE2 does not accept (a lookaround, a backreference, a
+    syntax error) is matched as plain text only, and the answer says so.
     """
 
     finders: tuple[Callable[[bytes, int], int], ...]
@@ -269,24 +315,26 @@ class _Pattern:
         shown = repr(pattern if len(pattern) <= _SHOWN_PATTERN else pattern[:_SHOWN_PATTERN] + '…')
         return cls(finders=tuple(finders), shown=shown, note=note)
 
-    def lines(self, lines: Sequence[str], first: int, last: int) -> Iterator[int]:
-        """The numbers of the lines `first`..`last` that match, in order.
+    def rate(self, data: bytes, remaining: float) -> float:
+        """Seconds per byte a search of `data` is estimated to take (0: `data` is too short to tell).
 
-        The lines are searched a block of about `_BLOCK_CHARACTERS` at a time, joined by newlines: one
-        search call per matching line rather than per line, no step long enough to hold up the event
-        loop's thread, and no block encoded past the one that fills an answer.
+        Timed on prefixes of `data`, each 4 times the last from `_PROBE_BYTES` on, until the estimate
+        fits `data` in `remaining` seconds, the next prefix would not fit in them, or a prefix would be
+        all of `data`: a first search warms RE2's DFA up, so one small prefix can overstate the rate.
         """
-        number = first
-        while number <= last:
-            end, size = number, 0
-            while end <= last and size < _BLOCK_CHARACTERS:
-                size += len(lines[end - 1]) + 1
-                end += 1
-            data = '\n'.join(lines[number - 1 : end - 1]).encode('utf-8', 'surrogatepass')
-            yield from (number + index for index in self._hits(data))
-            number = end
+        size, rate = _PROBE_BYTES, 0.0
+        while size < len(data):
+            started = time.monotonic()
+            for _ in self.hits(data[:size]):
+                pass
+            took = time.monotonic() - started
+            rate, remaining = took / size, remaining - took
+            if rate * len(data) * _MARGIN <= remaining or took * 4 * _MARGIN > remaining:
+                break
+            size *= 4
+        return rate
 
-    def _hits(self, data: bytes) -> Iterator[int]:
+    def hits(self, data: bytes) -> Iterator[int]:
         """The index of each line of `data` with a hit of any finder, in order, once."""
         index = counted = 0
         previous = -1
@@ -295,6 +343,65 @@ class _Pattern:
                 index += data.count(b'\n', counted, start)
                 counted = previous = start
                 yield index
+
+
+@dataclass
+class _Search:
+    """The numbers of the lines `first`..`last` that match `pattern`, in order, found within `_SEARCH_SECONDS`.
+
+    The lines are searched a block of about `_BLOCK_CHARACTERS` at a time, joined by newlines: one
+    search call per matching line rather than per line, no step long enough to hold up the event
+    loop's thread, and no block encoded past the one that fills an answer. A block is searched only
+    when its estimated time (the last block's rate, else `_Pattern.rate`) fits in what is left, with
+    `_MARGIN`; else as many of its lines as fit, and when not even its first line does, the search
+    stops there: `unsearched` is then that line, and the answer says what was not searched. An RE2
+    call cannot be interrupted, so a line is searched whole or not at all.
+    """
+
+    pattern: _Pattern
+    lines: Sequence[str]
+    first: int
+    last: int
+    unsearched: int | None = None
+    """The first line the time limit left unsearched (None: every line was searched, or the answer was full first)."""
+
+    def __iter__(self) -> Iterator[int]:
+        deadline = time.monotonic() + _SEARCH_SECONDS
+        rate = 0.0
+        """Seconds per byte of the last block searched (0: none yet)."""
+        number = self.first
+        while number <= self.last:
+            end = self._block_end(number, _BLOCK_CHARACTERS, overshoot=True)
+            data = self._data(number, end)
+            if not rate or rate * len(data) * _MARGIN > deadline - time.monotonic():
+                rate = self.pattern.rate(data, deadline - time.monotonic())
+            remaining = deadline - time.monotonic()
+            if rate and rate * len(data) * _MARGIN > remaining:
+                end = self._block_end(number, remaining / (rate * _MARGIN), overshoot=False)
+                data = self._data(number, end)
+            if end == number or remaining <= 0:
+                self.unsearched = number
+                return
+            started = time.monotonic()
+            yield from (number + index for index in self.pattern.hits(data))
+            rate = (time.monotonic() - started) / len(data) if data else rate
+            number = end
+
+    def _block_end(self, number: int, characters: float, *, overshoot: bool) -> int:
+        """The line after a block from `number` on, of about `characters` characters.
+
+        `overshoot`: its last line may take it past them (a block always holds a line); else every line fits.
+        """
+        end, size = number, 0
+        while end <= self.last and size < characters:
+            size += len(self.lines[end - 1]) + 1
+            if size > characters and not overshoot:
+                break
+            end += 1
+        return end
+
+    def _data(self, number: int, end: int) -> bytes:
+        return '\n'.join(self.lines[number - 1 : end - 1]).encode('utf-8', 'surrogatepass')
 
 
 def _line_starts(data: bytes, find: Callable[[bytes, int], int]) -> Iterator[int]:

@@ -70,7 +70,7 @@ def run(arguments: argparse.Namespace) -> int:
         sys.stdout.buffer.write(data)
         written = 'written to stdout' if refused is None else 'written to stdout unchanged'
     elif arguments.in_place and text is None:
-        written = f'{source} unchanged ({"nothing to summarize" if refused is None else "not compacted"})'
+        written = f'{source} unchanged ({"nothing to summarize" if refused is None and not report.failed else "not compacted"})'
     else:
         if arguments.in_place and arguments.backup:
             try:

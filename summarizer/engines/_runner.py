@@ -41,6 +41,8 @@ from logging.handlers import QueueHandler, QueueListener
 from pathlib import Path
 from typing import Any, cast
 
+import anyio.to_thread
+
 from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
 from ..pipeline import CheckFailed, Compactor, OriginalStore, Report, Rewrite, record_rewrite
 from ..stored import Done, HistoryError, SessionUnit, Unit, Where, compact_session, compact_stored, screen, unit_size
@@ -377,15 +379,20 @@ async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
     )
 
 
-def kept(done: Done, store: OriginalStore, *, identity: str, stored: Callable[[Done], Rewrite] = Done.rewrite) -> Done:
+async def kept(
+    done: Done, store: OriginalStore, *, identity: str, stored: Callable[[Done], Rewrite] = Done.rewrite
+) -> Done:
     """`done`, once its way back is recorded in `store`; else the history failed: nothing of it is written.
 
     `identity`: where the compacted history is written; `stored`: its rewrite as its storage will hold
-    it (default: as written).
+    it (default: as written), asked on the event loop's thread since a source may ask its database. The
+    record is written in a worker thread: a store another process holds locked keeps it waiting (up to
+    the busy timeout), never the event loop and the histories in flight.
     """
     if not done.changed or not done.replaced:
         return done
-    refused = record_rewrite(store, stored(done), identity=identity)
+    rewrite = stored(done)
+    refused = await anyio.to_thread.run_sync(functools.partial(record_rewrite, store, rewrite, identity=identity))
     if refused is None:
         return done
     return Done(unit=done.unit, error=f'not compacted: {refused}, so it could not be undone; left as it was')
@@ -402,7 +409,7 @@ class _Open:
     broken: bool = False
     closed: bool = False
 
-    def write(self, done: Done) -> None:
+    async def write(self, done: Done) -> None:
         """Record the way back, then hand a finished history to the source.
 
         A history whose record the store refused is reported and left as it was; so is one another
@@ -410,7 +417,7 @@ class _Open:
         """
         try:
             if not self.source.target.dry_run:
-                done = kept(
+                done = await kept(
                     done, self.store, identity=self.source.written_identity(done.unit), stored=self.source.stored
                 )
             self.source.write(done)
@@ -484,7 +491,7 @@ async def run_sources(
         done = await task
         if current.broken:
             return
-        current.write(done)
+        await current.write(done)
         on_tick(
             Tick(
                 characters=unit_size(done.unit),

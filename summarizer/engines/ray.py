@@ -367,7 +367,7 @@ class _Compact:
         if self.keep_report:
             return done  # `summarizer batch` records it where it writes it
         # a dataset row is kept nowhere known: its record has no identity
-        return kept(done, self.compactor.originals, identity='')
+        return asyncio.run(kept(done, self.compactor.originals, identity=''))
 
 
 def _encoded(done: Done, raw: object) -> object:

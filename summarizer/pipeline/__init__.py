@@ -16,7 +16,9 @@ from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, com
 from ._models import EXTRACTIVE, ModelBuildError, embedded_model, is_deterministic, model_id, resolve_model
 from ._originals import (
     SEPARATOR,
+    Ambiguous,
     Kept,
+    KeptOriginal,
     Original,
     OriginalStore,
     Replaced,
@@ -49,6 +51,7 @@ from ._walk import Candidate, as_json, excluded, plain_json_text, summarizable_d
 __all__ = [
     'EXTRACTIVE',
     'SEPARATOR',
+    'Ambiguous',
     'Answer',
     'Candidate',
     'CheckFailed',
@@ -58,6 +61,7 @@ __all__ = [
     'HistorySession',
     'IntegrityProblem',
     'Kept',
+    'KeptOriginal',
     'ModelBuildError',
     'Original',
     'OriginalStore',

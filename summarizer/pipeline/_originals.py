@@ -7,7 +7,10 @@ Two ways back, two lookups:
   state of its own and works across runs and for histories compacted by the CLI. The scope is whose
   originals these are (by default the conversation: `conversation_scope`): a read never returns an
   original stored under another scope. Where one conversation reuses a tool call id for two returns
-  with the same summary, the return's occurrence among that id's returns tells them apart.
+  with the same summary, the return's own timestamp (`ToolReturnPart.timestamp`, which a history keeps
+  however it is trimmed or stored) tells them apart; a return it cannot tell (two originals kept for
+  one timestamp, or a timestamp that is none of theirs) is refused with what is kept, never answered
+  with what may be another return's original.
 - **a history**: `(the history's identity, the exact text of its compacted version)` -> where each
   summary sits in that text and the exact text of its original (the bytes the source held, which may
   be pretty-printed or ASCII-escaped), plus the hash of the whole original text. The identity is
@@ -25,9 +28,9 @@ record is durable (fsynced) before the compacted history that needs it is writte
 record is refused is not written at all. It is a store, not a cache: nothing is evicted; past
 `size_limit_mb` new originals are refused. A store that cannot be opened or written, that is full,
 or whose database file was deleted or replaced while in use, logs one warning and refuses from then
-on, and callers claim nothing for what it refused (no summary names the read tool, no compacted
-history is written without its record). A store locked by another process past the busy timeout
-refuses that one write.
+on, and callers claim nothing for what it refused (no return is summarized without its original
+kept, no compacted history is written without its record). A store locked by another process past
+the busy timeout refuses that one write.
 """
 
 from __future__ import annotations
@@ -61,14 +64,19 @@ _SCHEMA = (
         'tool_name TEXT NOT NULL, size INTEGER NOT NULL, text TEXT NOT NULL, stored_at REAL NOT NULL)'
     ),
     (
-        'CREATE TABLE IF NOT EXISTS scoped_summaries (key TEXT NOT NULL, scope TEXT NOT NULL, original TEXT NOT NULL, '
-        'occurrence INTEGER NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (key, scope, original)) WITHOUT ROWID'
+        'CREATE TABLE IF NOT EXISTS return_summaries (key TEXT NOT NULL, scope TEXT NOT NULL, original TEXT NOT NULL, '
+        'returned_at TEXT NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (key, scope, original, returned_at)) '
+        'WITHOUT ROWID'
     ),
     (
         'CREATE TABLE IF NOT EXISTS history_records (key TEXT NOT NULL, identity TEXT NOT NULL, '
         'original_hash TEXT NOT NULL, spans TEXT NOT NULL, PRIMARY KEY (key, identity)) WITHOUT ROWID'
     ),
-    # The tables of stores written before scopes and identities: read, never written.
+    # The tables of stores written before return timestamps, scopes and identities: read, never written.
+    (
+        'CREATE TABLE IF NOT EXISTS scoped_summaries (key TEXT NOT NULL, scope TEXT NOT NULL, original TEXT NOT NULL, '
+        'occurrence INTEGER NOT NULL, stored_at REAL NOT NULL, PRIMARY KEY (key, scope, original)) WITHOUT ROWID'
+    ),
     (
         'CREATE TABLE IF NOT EXISTS summaries (key TEXT NOT NULL, original TEXT NOT NULL, stored_at REAL NOT NULL, '
         'PRIMARY KEY (key, original)) WITHOUT ROWID'
@@ -216,8 +224,8 @@ class Kept:
     """The summary's canonical JSON text, as the conversation will hold it."""
     scope: str
     """Whose original it is (see `conversation_scope`): only a read in this scope finds it."""
-    occurrence: int
-    """Which return of its `tool_call_id` it is in the history (1 for the first), for ids used twice."""
+    returned_at: datetime
+    """Its return's timestamp: which return it is where a conversation uses its `tool_call_id` twice."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -243,6 +251,24 @@ class Original:
 
     def value(self) -> JsonValue:
         return json.loads(self.text)
+
+
+@dataclass(frozen=True, kw_only=True)
+class KeptOriginal:
+    """One of several originals kept under one summary, as `Ambiguous` lists it (nothing of its content)."""
+
+    tool_name: str
+    size: int
+    """Its JSON text's UTF-8 bytes."""
+    returned_at: str | None
+    """The timestamp of the return it was kept from (None: kept by a version that did not record it)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ambiguous:
+    """Several different originals are kept under a return's summary, and its timestamp proves none its own."""
+
+    originals: Sequence[KeptOriginal]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -389,8 +415,8 @@ class OriginalStore:
 
     # -- values --------------------------------------------------------------------------------------
 
-    def keep(self, entries: Sequence[Kept]) -> bool:
-        """Store each original and its summary's key in one transaction; False (nothing stored) if refused."""
+    def keep(self, entries: Sequence[Kept]) -> str | None:
+        """Store each original and its summary's key in one transaction; if refused (nothing stored), why."""
         now = time.time()
         texts = [_compact_json(entry.content) for entry in entries]
         rows = [
@@ -398,32 +424,51 @@ class OriginalStore:
             for entry, text in zip(entries, texts)
         ]
         keys = [
-            (summary_key(e.tool_call_id, e.summary), e.scope, text_hash(text), e.occurrence, now)
+            (summary_key(e.tool_call_id, e.summary), e.scope, text_hash(text), _instant(e.returned_at), now)
             for e, text in zip(entries, texts)
         ]
-        refused = self._write(
+        return self._write(
             rows,
             lambda connection: connection.executemany(
-                'INSERT OR REPLACE INTO scoped_summaries VALUES (?, ?, ?, ?, ?)', keys
+                'INSERT OR REPLACE INTO return_summaries VALUES (?, ?, ?, ?, ?)', keys
             ),
             durable=False,
         )
-        return refused is None
 
     def read(
-        self, tool_call_id: str, summary_text: str, *, scopes: Sequence[str], occurrence: int = 0
-    ) -> Original | None:
+        self, tool_call_id: str, summary_text: str, *, scopes: Sequence[str], returned_at: datetime
+    ) -> Original | Ambiguous | None:
         """The original a summary replaced, kept under one of `scopes`; None if none is (or the store is unavailable).
 
-        `occurrence`: which return of that id it is in the conversation; it picks between two originals
-        stored under one id and summary (else the latest stored is the one).
+        One original kept under this id and summary is the one. Of several different ones (a conversation
+        that reuses ids), the one kept from a return with the timestamp `returned_at` is; when that is
+        not exactly one, `Ambiguous` lists them rather than risk another return's original. A return's
+        position in the conversation proves nothing: an application may trim its history between runs.
         """
         places = ', '.join('?' * len(scopes))
-        row = self._query(
-            'SELECT o.tool_name, o.text FROM scoped_summaries s JOIN originals o ON o.hash = s.original '
-            f'WHERE s.key = ? AND s.scope IN ({places}) ORDER BY s.occurrence = ? DESC, s.stored_at DESC LIMIT 1',
-            (summary_key(tool_call_id, summary_text), *scopes, occurrence),
+        key = summary_key(tool_call_id, summary_text)
+        rows = self._query_all(
+            'SELECT s.original, s.returned_at, o.tool_name, o.size FROM return_summaries s '
+            f'JOIN originals o ON o.hash = s.original WHERE s.key = ? AND s.scope IN ({places}) UNION ALL '
+            'SELECT s.original, NULL, o.tool_name, o.size FROM scoped_summaries s '
+            f'JOIN originals o ON o.hash = s.original WHERE s.key = ? AND s.scope IN ({places})',
+            (key, *scopes, key, *scopes),
         )
+        kept = {str(row[0]) for row in rows}
+        if len(kept) > 1:
+            kept = {str(row[0]) for row in rows if row[1] == _instant(returned_at)}
+        if len(kept) != 1:
+            if not rows:
+                return None
+            listed = {
+                str(hash_): KeptOriginal(
+                    tool_name=str(tool), size=int(str(size)), returned_at=None if at is None else str(at)
+                )
+                for hash_, at, tool, size in rows
+            }
+            return Ambiguous(originals=sorted(listed.values(), key=lambda kept: kept.returned_at or ''))
+        (chosen,) = kept
+        row = self._query('SELECT tool_name, text FROM originals WHERE hash = ?', (chosen,))
         return None if row is None else Original(tool_name=str(row[0]), text=str(row[1]))
 
     def is_summary(self, tool_call_id: str, summary_text: str) -> bool:
@@ -433,7 +478,9 @@ class OriginalStore:
         """
         key = summary_key(tool_call_id, summary_text)
         found = self._query(
-            'SELECT 1 FROM scoped_summaries WHERE key = ? UNION ALL SELECT 1 FROM summaries WHERE key = ?', (key, key)
+            'SELECT 1 FROM return_summaries WHERE key = ? UNION ALL SELECT 1 FROM scoped_summaries WHERE key = ? '
+            'UNION ALL SELECT 1 FROM summaries WHERE key = ?',
+            (key, key, key),
         )
         return found is not None
 
@@ -548,7 +595,7 @@ class OriginalStore:
                     self._full = True  # reading goes on; storing stops, so nothing claims an original it lacks
                     logger.warning(
                         'originals store at %s is full (%s of size_limit_mb %s): new originals are not stored, '
-                        'so the summaries made from now on cannot be read back or restored',
+                        'so returns are no longer summarized: each keeps its content and is reported',
                         self.directory,
                         f'{total / 2**20:,.1f} MB',
                         f'{self.size_limit_bytes / 2**20:,.0f}',
@@ -640,7 +687,9 @@ class OriginalStore:
         """One warning, then the store refuses everything (nothing may claim an original it lacks)."""
         if self._broken is None:
             logger.warning(
-                'originals store at %s %s; summaries made from now on cannot be read back', self.directory, why
+                'originals store at %s %s; returns are no longer summarized: each keeps its content and is reported',
+                self.directory,
+                why,
             )
             self._broken = f'the originals store {why}'
         if self._connection is not None:

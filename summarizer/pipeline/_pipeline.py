@@ -14,6 +14,7 @@ import itertools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 
+import anyio.to_thread
 from opentelemetry.trace import Tracer
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.models import Model
@@ -146,7 +147,9 @@ class Compactor:
             else:
                 self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
         if accepted and self.originals.enabled:
-            accepted = self._remember(messages, accepted, scope=scope or self.scope or conversation_scope(messages))
+            accepted = await self._remember(
+                accepted, report=report, scope=scope or self.scope or conversation_scope(messages)
+            )
         output = list(messages)
         for message_index in sorted({ref[0] for ref in accepted}):
             refs = {part for message, part in accepted if message == message_index}
@@ -172,16 +175,21 @@ class Compactor:
         )
         return Compaction(messages=output, report=report, changed=changed)
 
-    def _remember(
-        self, messages: Sequence[ModelMessage], accepted: dict[PartRef, Outcome], *, scope: str
+    async def _remember(
+        self, accepted: dict[PartRef, Outcome], *, report: Report, scope: str
     ) -> dict[PartRef, Outcome]:
-        """Store each original under its final summary, which names the read tool when the store takes it.
+        """Store each original under its final summary, which names the read tool; what the store keeps.
 
-        The hint goes on string summaries (`with_read_hint`), here rather than in a model, so that a
-        summary claims a readable original only when the original was stored; if the store refuses,
-        the summaries stay as the model wrote them. Their budget and check left room for it
+        A return whose original the store refuses (full, unwritable, locked past its timeout) is not
+        summarized: it keeps its content, and `report` counts it as failed with the store's reason. A
+        summary is never a one-way door while a store is configured, and nothing names a read tool
+        that would find nothing.
+
+        The hint goes on string summaries (`with_read_hint`), here rather than in a model, since it is
+        true only once the original is stored. Their budget and check left room for it
         (`Summarizer.budget_for`); one a threshold of a few tokens left no room for, or a tokenizer
-        counts over a limit with it, goes without it.
+        counts over a limit with it, goes without it. The store is written in a worker thread: a store
+        another process holds locked keeps the write waiting (up to its busy timeout), never the event loop.
         """
         final: dict[PartRef, JsonValue] = {}
         for ref, outcome in accepted.items():
@@ -203,12 +211,20 @@ class Compactor:
                 content_text=outcome.candidate.text,
                 summary=json_text(final[ref]),
                 scope=scope,
-                occurrence=occurrence(messages, ref),
+                returned_at=outcome.candidate.part.timestamp,
             )
             for ref, outcome in accepted.items()
         ]
-        if not self.originals.keep(entries):
-            return accepted
+        refused = await anyio.to_thread.run_sync(self.originals.keep, entries)
+        if refused is not None:
+            for outcome in accepted.values():
+                self._fail(
+                    report,
+                    outcome.candidate,
+                    f'not summarized: {refused}, so it could not be read back',
+                    rejected=False,
+                )
+            return {}
         return {ref: dataclasses.replace(outcome, summary=final[ref]) for ref, outcome in accepted.items()}
 
     def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
@@ -216,20 +232,6 @@ class Compactor:
             raise CheckFailed(f'message {candidate.message_index} part {candidate.part_index}: {reason}')
         report.failed += 1
         report.failures.append(_failure(candidate, reason))
-
-
-def occurrence(messages: Sequence[ModelMessage], ref: PartRef) -> int:
-    """Which return of its tool call id the part at `ref` is (1 for the first): ids can repeat in a history."""
-    part = messages[ref[0]].parts[ref[1]]
-    assert isinstance(part, ToolReturnPart)
-    earlier = [
-        other
-        for message in messages[: ref[0] + 1]
-        if isinstance(message, ModelRequest)
-        for other in message.parts
-        if isinstance(other, ToolReturnPart) and other.tool_call_id == part.tool_call_id
-    ]
-    return next(number for number, other in enumerate(earlier, 1) if other is part)
 
 
 def _ref(candidate: Candidate) -> PartRef:
@@ -355,7 +357,7 @@ class HistorySession:
         turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
         self._recent = recent_turns(turns, config.keep_recent)
         kept = set(self._recent)
-        self._pending.extend(self._unsummarized(found.candidates, recorded=start == 0))
+        self._pending.extend(await self._unsummarized(found.candidates, recorded=start == 0))
         due = [candidate for candidate in self._pending if candidate.turn not in kept]
         tokens = self._tokens.update(messages, start=start)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
@@ -397,27 +399,33 @@ class HistorySession:
         self._anchor_returns = _returns_in(self._anchor)
         return messages
 
-    def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
+    async def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
         """`candidates` less those already tried, and less the summaries an earlier run or another store made.
 
         The last message walked is walked again, and with the cache-aware policy its summaries may be
         over `min_tokens`. A summary under its threshold that holds an omission marker is one, wherever
         it was made; `recorded`: also look the candidates up in the store (a history walked whole, which
-        may hold an earlier run's summaries). The threshold policy needs neither: every summary is under
-        its threshold.
+        may hold an earlier run's summaries), in a worker thread as the store may wait for a lock. The
+        threshold policy needs neither: every summary is under its threshold.
         """
         candidates = [candidate for candidate in candidates if _ref(candidate) not in self._tried]
         if not self._cache_aware:
             return candidates
         store, config = self._compactor.originals, self._compactor.config
-        return [
+        candidates = [
             candidate
             for candidate in candidates
             if not (
                 candidate.tokens <= config.threshold_for(candidate.tool_name) and holds_omission_marker(candidate.text)
             )
-            and not (recorded and store.is_summary(candidate.part.tool_call_id, candidate.text))
         ]
+        if not recorded or not candidates:
+            return candidates
+
+        def unrecorded() -> list[Candidate]:
+            return [c for c in candidates if not store.is_summary(c.part.tool_call_id, c.text)]
+
+        return await anyio.to_thread.run_sync(unrecorded)
 
     def _choose(
         self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int
