@@ -94,3 +94,26 @@ def test_the_command_freezes_the_modules_its_subcommand_imports_late(tmp_path: P
     command = [sys.executable, '-c', FROZEN, 'compact', str(example), '--dry-run']
     result = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=True)
     assert json.loads(result.stdout.splitlines()[-1]) == [0, False]
+
+
+RAY_WORKER = """
+import json, sys
+import summarizer.engines.ray
+print(json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_ray_worker_imports_only_the_engines_and_what_they_build_on(tmp_path: Path) -> None:
+    """Ray ships the stages' functions by reference: a worker runs `import summarizer.engines.ray` first.
+
+    That import must not bring the CLI, the eval or the capability (the agent plugin) into every
+    worker process: none of them is a stage's business.
+    """
+    pytest.importorskip('ray')
+    result = subprocess.run(
+        [sys.executable, '-c', RAY_WORKER], capture_output=True, text=True, cwd=tmp_path, check=True
+    )
+    modules = json.loads(result.stdout.splitlines()[-1])
+    assert 'summarizer.pipeline' in modules  # what the stages run
+    unneeded = ('summarizer.cli', 'summarizer.eval', 'summarizer.capability', 'summarizer.engines.postgres')
+    assert [name for name in modules if name.startswith(unneeded)] == []
