@@ -90,7 +90,7 @@ def _benchmarks(quick: bool, corpus_dir: Path, settings: dict[str, Cell]) -> lis
         from .ray import ray_section
 
         data = corpus(corpus_dir, histories=histories, messages=40, tool_returns=10)
-        return ray_section(head(data, 40 if quick else 100))
+        return ray_section(head(data, 40 if quick else 800))  # ~105 MB
 
     def startup() -> Section:
         from .startup import startup_section
