@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='python -m bench', description=__doc__)
     parser.add_argument('--quick', action='store_true', help='small sizes (about a minute), for a first look')
     parser.add_argument(
-        '--only', type=int, action='append', choices=range(1, 8), metavar='N', help='run benchmark N (repeatable)'
+        '--only', type=int, action='append', choices=range(1, 9), metavar='N', help='run benchmark N (repeatable)'
     )
     parser.add_argument('--json', type=Path, default=HERE / 'results.json', help='where to write the results')
     parser.add_argument(
@@ -90,7 +90,12 @@ def _benchmarks(quick: bool, corpus_dir: Path, settings: dict[str, Cell]) -> lis
         from .ray import ray_section
 
         data = corpus(corpus_dir, histories=histories, messages=40, tool_returns=10)
-        return ray_section(head(data, 40 if quick else 100))
+        return ray_section(head(data, 40 if quick else 800))  # ~105 MB
+
+    def startup() -> Section:
+        from .startup import startup_section
+
+        return startup_section(repeat=3 if quick else 9)
 
     return [
         (1, _timed(overhead)),
@@ -100,6 +105,7 @@ def _benchmarks(quick: bool, corpus_dir: Path, settings: dict[str, Cell]) -> lis
         (5, _timed(growth)),
         (6, _timed(throughput)),
         (7, _timed(ray_engine)),
+        (8, _timed(startup)),
     ]
 
 

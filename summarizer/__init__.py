@@ -16,9 +16,8 @@ The package's layers (`core`, `extractive`, `pipeline`, `stored`, `engines`, `ca
 `cli`) are described in docs/how-it-works.md.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
-from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 from .core import (
     BatchConfig,
     CacheConfig,
@@ -33,46 +32,48 @@ from .core import (
     Server,
     Structure,
     SummarizerConfig,
-    Tokenizer,
     ToolRule,
-    estimate_tokens,
+    lazy_exports,
+    package_version,
 )
-from .pipeline import (
-    Ambiguous,
-    Candidate,
-    CheckFailed,
-    Compaction,
-    Compactor,
-    Failure,
-    HistorySession,
-    IntegrityProblem,
-    Kept,
-    KeptOriginal,
-    ModelBuildError,
-    Original,
-    OriginalStore,
-    Outcome,
-    PartRef,
-    Replaced,
-    Report,
-    Restored,
-    Rewrite,
-    RunCost,
-    ServerUnreachable,
-    Span,
-    Summarizer,
-    SummaryCache,
-    SummaryRequest,
-    history_identity,
-    record_rewrite,
-    run_cost,
-)
-from .stored import HistoryError, StoredCompaction, compact_stored
 
-try:
-    __version__ = version('tool-return-summarizer')
-except PackageNotFoundError:  # run from a source tree that was never installed
-    __version__ = '0+unknown'
+if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_exports`)
+    from .capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
+    from .core import Tokenizer, estimate_tokens
+    from .pipeline import (
+        Ambiguous,
+        Candidate,
+        CheckFailed,
+        Compaction,
+        Compactor,
+        Failure,
+        HistorySession,
+        IntegrityProblem,
+        Kept,
+        KeptOriginal,
+        ModelBuildError,
+        Original,
+        OriginalStore,
+        Outcome,
+        PartRef,
+        Replaced,
+        Report,
+        Restored,
+        Rewrite,
+        RunCost,
+        ServerUnreachable,
+        Span,
+        Summarizer,
+        SummaryCache,
+        SummaryRequest,
+        history_identity,
+        record_rewrite,
+        run_cost,
+    )
+    from .stored import HistoryError, StoredCompaction, compact_stored
+
+    __version__: str
+
 
 __all__ = [
     'Ambiguous',
@@ -126,3 +127,11 @@ __all__ = [
     'record_rewrite',
     'run_cost',
 ]
+
+_exported = lazy_exports(__name__, ('.core', '.pipeline', '.stored', '.capability'))
+
+
+def __getattr__(name: str) -> object:
+    if name == '__version__':  # looked up when asked for, like the names the pipeline's packages export
+        return package_version()
+    return _exported(name)

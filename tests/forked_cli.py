@@ -40,8 +40,9 @@ from collections.abc import Mapping, Sequence
 from multiprocessing import forkserver, resource_tracker
 from pathlib import Path
 
-PRELOAD = ['forked_cli', 'summarizer.cli', 'summarizer.cli.batch', 'pydantic_ai.models.openai']
-"""Imported once by the fork server: the CLI, the `batch` subcommand and the OpenAI model every test here runs."""
+PRELOAD = ['forked_cli', 'summarizer.cli', 'summarizer.cli.batch', 'summarizer.engines', 'pydantic_ai.models.openai']
+"""Imported once by the fork server: the CLI, the `batch` subcommand, the engines it imports once its input is
+known good (and the pipeline with them), and the OpenAI model every test here runs."""
 
 _CONTEXT = multiprocessing.get_context('forkserver')
 _CONTEXT.set_forkserver_preload(PRELOAD)

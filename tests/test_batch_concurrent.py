@@ -15,7 +15,8 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import LANGCHAIN_TOOL, batch, make_conversations, make_message_store, read_report, rows, stored
 
-from summarizer.cli import compact as compact_command, main
+from summarizer import stored as stored_package
+from summarizer.cli import main
 from summarizer.engines import _runner
 from summarizer.stored._stored import StoredHistory, check_rewrite
 from summarizer.stored._units import SessionUnit, StoredUnit, Unit
@@ -107,14 +108,14 @@ def test_compact_in_place_leaves_a_file_changed_meanwhile_alone(
     path = tmp_path / 'h.json'
     path.write_bytes(stored(30))
     newer = stored(31)
-    compact_stored = compact_command.compact_stored
+    compact_stored = stored_package.compact_stored  # `compact` imports it once its input is read
 
     async def compact_then_race(raw: bytes, compactor: object) -> object:
         result = await compact_stored(raw, compactor)  # type: ignore[arg-type]
         path.write_bytes(newer)  # the agent saved its history while it was being compacted
         return result
 
-    monkeypatch.setattr(compact_command, 'compact_stored', compact_then_race)
+    monkeypatch.setattr(stored_package, 'compact_stored', compact_then_race)
 
     assert main(['compact', str(path), '--in-place', '--keep-recent', '0']) == 2
 

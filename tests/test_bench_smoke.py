@@ -22,6 +22,7 @@ from bench.batch import corpus, head, run_child
 from bench.calls import concurrency_section, dedup_section
 from bench.growth import growth_section
 from bench.overhead import harness_installed, overhead_section
+from bench.startup import startup_section
 from bench.throughput import throughput_section
 
 
@@ -92,3 +93,13 @@ def test_throughput_measures_the_scan_and_the_pipeline_against_raw_json() -> Non
         'embedded pipeline, imports frozen (CLI), MB/s',
     }
     assert gc.get_freeze_count() == 0, 'the frozen row unfreezes: later sections measure the library as it is'
+
+
+def test_startup_measures_each_command_line() -> None:
+    section = startup_section(repeat=1)
+    assert [row['command'] for row in section.rows][:3] == [
+        'python -c pass',
+        "python -c 'import pydantic_ai'",
+        'summarizer --version',
+    ]
+    assert all(row['CPU ms (median)'] > 0 for row in section.rows)  # type: ignore[operator]

@@ -26,7 +26,7 @@ from test_batch_kill import _cached, assert_old_or_new
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer.cli import main
-from summarizer.engines._pg_url import SECRET_KEYS
+from summarizer.core._pg_url import SECRET_KEYS
 from summarizer.engines._runner import run_sources
 from summarizer.engines._sources import Target
 from summarizer.stored._stored import StoredHistory, check_rewrite

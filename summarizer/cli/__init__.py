@@ -2,7 +2,9 @@
 
 Only the module of the subcommand a command line names is imported (all of them for `--help` or an
 unknown one): `batch` and `eval` import much that `compact` never uses, and every run, each `--jobs`
-worker and each Ray actor would pay for it at startup.
+worker and each Ray actor would pay for it at startup. A subcommand imports the pipeline (and
+pydantic-ai, more than a second of CPU) only once its options, config and input are known good:
+`--version`, `--help` and their errors never import it (tests/test_startup.py).
 
 Every expected problem (bad input, bad config, unreadable file, a model that cannot be built, a model
 server that cannot be reached) ends as one line on stderr naming the file, model or server and what is
@@ -13,19 +15,16 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import importlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
-from importlib.metadata import version
 from types import ModuleType
 from typing import NoReturn, TextIO
 
-from ..core import ConfigError
-from ..pipeline import ModelBuildError, ServerUnreachable
-from ._common import InputError
+from ..core import ConfigError, package_version, redact, secrets_in
+from ._common import InputError, own_process as _own_process
 
 SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')
 """The subcommands, in `--help` order: `summarizer.cli.NAME` has `register(commands)`, whose parser runs it."""
@@ -42,18 +41,14 @@ def command() -> int:
 def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int:
     """Run the command line `argv` (default: `sys.argv`); returns the exit code.
 
-    `own_process`: the process is the command's own (`command`). Once the subcommand's modules are
-    imported, their objects are then moved out of the cyclic collector's reach (`gc.freeze`): they
-    live as long as the process anyway, and in a process holding pydantic-ai they make every full
-    collection cost 30-60 ms (~80,000 objects, its validators' among them), which a long batch
-    triggers again and again (bench/README.md, section 6). Called from a host's code, `main` leaves
-    its collector alone, as `Compactor` and the capability do.
+    `own_process`: the process is the command's own (`command`), whose collector a subcommand may
+    tune once it has imported what it works with (`_common.imported`).
     """
     words = sys.argv[1:] if argv is None else argv
     redact = _redactor(words)
     _redact.set(redact)
     parser = _Parser(prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.')
-    parser.add_argument('--version', action='version', version=f'%(prog)s {version("tool-return-summarizer")}')
+    parser.add_argument('--version', action=_Version, nargs=0, help="show the program's version number and exit")
     parser.add_argument('-v', '--verbose', action='count', default=0, help=_VERBOSE_HELP)
     commands = parser.add_subparsers(dest='command', required=True, metavar='COMMAND')
     for module in _subcommand_modules(words):
@@ -61,14 +56,22 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
     for subcommand in commands.choices.values():  # `summarizer compact -v ...` as well as `summarizer -v compact ...`
         subcommand.add_argument('-v', '--verbose', dest='verbose_after', action='count', default=0, help=_VERBOSE_HELP)
     arguments = parser.parse_args(argv)
-    if own_process:
-        gc.freeze()
+    _own_process.set(own_process)
     _log_to_stderr(arguments.verbose + arguments.verbose_after)
     try:
         if getattr(arguments, 'backup', False) and not arguments.in_place:
             raise InputError('--backup keeps the original of a file rewritten in place: it needs --in-place')
         return int(arguments.run(arguments))
-    except (InputError, ConfigError, ModelBuildError, ServerUnreachable) as exc:
+    except (InputError, ConfigError) as exc:
+        print(f'summarizer: {redact(str(exc))}', file=sys.stderr)
+        return 2
+    except Exception as exc:
+        # Only code that imported the pipeline raises its errors: importing it here costs nothing then,
+        # and the paths that never needed it (bad input, bad config) never pay for it.
+        from ..pipeline import ModelBuildError, ServerUnreachable
+
+        if not isinstance(exc, ModelBuildError | ServerUnreachable):
+            raise
         print(f'summarizer: {redact(str(exc))}', file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -80,12 +83,10 @@ def _redactor(words: Sequence[str]) -> Callable[[str], str]:
     """What takes the passwords of the command line's PostgreSQL URLs out of a message, however malformed the URL.
 
     Every message the command ends with goes through it, whatever path it came by (a URL taken for a file
-    name, an option's value quoted by argparse). The URL parser is imported only for a line naming one.
+    name, an option's value quoted by argparse).
     """
     if not any('postgres' in word.lower() for word in words):
         return str
-    from ..engines import redact, secrets_in
-
     return functools.partial(redact, secrets=secrets_in(words))
 
 
@@ -106,8 +107,18 @@ def _subcommand_modules(argv: Sequence[str]) -> list[ModuleType]:
     an option is the subcommand.
     """
     named = next((word for word in argv if not word.startswith('-')), None)
+    if named is None and '--version' in argv:
+        return []  # it exits before any subcommand is needed
     names = [named] if named in SUBCOMMANDS else SUBCOMMANDS
     return [importlib.import_module(f'{__name__}.{name}') for name in names]
+
+
+class _Version(argparse.Action):
+    """`--version`, whose version is looked up only when asked for (`package_version`)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(f'{parser.prog} {package_version()}')
+        parser.exit()
 
 
 class _CurrentStderr(logging.StreamHandler[TextIO]):

@@ -8,19 +8,43 @@ reason survives `grep` whole; a terminal may soft-wrap it, a pipe or a log file 
 from __future__ import annotations
 
 import argparse
+import gc
+from contextvars import ContextVar
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from ..core import SummarizerConfig, count
-from ..pipeline import Report
-from ..stored import HistoryError, StoredHistory
+
+if TYPE_CHECKING:
+    from ..pipeline import Report
+    from ..stored import StoredHistory
 
 
 class InputError(Exception):
     """Bad input: the message names the file (and message index) and the problem."""
+
+
+own_process: ContextVar[bool] = ContextVar('own_process', default=False)
+"""Whether the command runs in a process of its own (`summarizer.cli.command`), not inside a host's."""
+
+
+def imported() -> None:
+    """Say the subcommand has imported the modules it works with (pydantic-ai among them).
+
+    A subcommand imports them only once its options, config and input are known good, so that
+    `--help` and bad input never pay for them (more than a second of CPU). In the command's own
+    process their objects then leave the cyclic collector's reach (`gc.freeze`): they live as long
+    as the process anyway, and in a process holding pydantic-ai they make every full collection
+    cost 30-60 ms (~80,000 objects, its validators' among them), which a long batch triggers again
+    and again (bench/README.md, section 6). Inside a host's process the collector is left alone, as
+    `Compactor` and the capability leave it.
+    """
+    if own_process.get():
+        gc.freeze()
 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
@@ -59,6 +83,8 @@ def read_input(path: Path) -> bytes:
 
 
 def parse_history(path: Path, raw: bytes) -> StoredHistory:
+    from ..stored import HistoryError, StoredHistory
+
     try:
         return StoredHistory.parse(raw)
     except HistoryError as exc:

@@ -7,36 +7,18 @@ import hashlib
 import json
 import time
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Column
 from rich.text import Text
 
-from ..core import SummarizerConfig, atomic_write, count, install_hint
-from ..engines import (
-    SCHEME,
-    BatchAborted,
-    Journal,
-    OnTick,
-    PgUrl,
-    ProviderBatchReport,
-    Source,
-    SourceError,
-    SourceReport,
-    Target,
-    Tick,
-    check_batchable,
-    discover,
-    result_settings,
-    resumed,
-    run_batch,
-    run_provider_batch,
-    shard,
-)
-from ..pipeline import Report, ServerUnreachable, cache_folder, resolve_model
-from ._common import InputError, add_config_options, console, load_config, report_table
+from ..core import SCHEME, PgUrl, SummarizerConfig, atomic_write, count, install_hint
+from ._common import InputError, add_config_options, console, imported, load_config, report_table
+
+if TYPE_CHECKING:
+    from ..engines import Journal, OnTick, ProviderBatchReport, Source, SourceReport, Target, Tick
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -117,6 +99,22 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError('--backup and --vacuum are for files; back a PostgreSQL table up with pg_dump')
     if files and isinstance(arguments.out, str):
         raise InputError(f'{files[0]}: --out for files must be a folder, not a postgresql:// URL')
+    from ..engines import (
+        BatchAborted,
+        Journal,
+        SourceError,
+        Target,
+        check_batchable,
+        discover,
+        result_settings,
+        resumed,
+        run_batch,
+        run_provider_batch,
+        shard,
+    )
+    from ..pipeline import ServerUnreachable, resolve_model
+
+    imported()
     model = resolve_model(config)  # a model that cannot be built stops the run here, before any journal or output
     if batching:
         check_batchable(model)
@@ -209,6 +207,8 @@ def _refuse_pending_batches(journal: Journal) -> None:
     """Stop a run that would submit again what an earlier run's provider batches are still doing (and bill twice)."""
     if not journal.path.is_file():
         return
+    from ..engines import Journal
+
     earlier = Journal(journal.path, settings=journal.settings, read_only=True)
     earlier.start(resume=True)
     if earlier.submitted:
@@ -298,6 +298,8 @@ def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) ->
         ]
     )
     name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
+    from ..pipeline import cache_folder
+
     return cache_folder(config.cache.resolved_directory(), create=False) / 'batch-journals' / f'{name}.jsonl'
 
 
@@ -360,6 +362,8 @@ class _Progress:
 
 
 def _summary(console: Console, reports: list[SourceReport], *, seconds: float, size: int, dry_run: bool) -> None:
+    from ..pipeline import Report
+
     total = Report()
     for report in reports:
         total.add(report.counts)

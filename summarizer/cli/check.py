@@ -11,9 +11,7 @@ import argparse
 from pathlib import Path
 
 from ..core import SummarizerConfig
-from ..pipeline import CheckFailed
-from ..stored import HistoryError, StoredHistory, check_rewrite
-from ._common import InputError, parse_history, read_input
+from ._common import InputError, imported, parse_history, read_input
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -41,6 +39,10 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(f'{arguments.config}: config file not found')
     config = SummarizerConfig.load(arguments.config).override(threshold_tokens=arguments.threshold_tokens)
     before = parse_history(arguments.original, read_input(arguments.original))
+    from ..pipeline import CheckFailed
+    from ..stored import HistoryError, StoredHistory, check_rewrite
+
+    imported()
     try:
         after = StoredHistory.parse(read_input(arguments.compacted))
         check_rewrite(before, after, config=config)

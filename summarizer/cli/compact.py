@@ -11,9 +11,16 @@ from pathlib import Path
 from rich.text import Text
 
 from ..core import ChangedWhileCompacting, Snapshot, atomic_write, backup
-from ..pipeline import CheckFailed, Compactor, Rewrite, history_identity, record_rewrite
-from ..stored import HistoryError, compact_stored
-from ._common import InputError, add_config_options, console, load_config, print_failures, read_input, report_table
+from ._common import (
+    InputError,
+    add_config_options,
+    console,
+    imported,
+    load_config,
+    print_failures,
+    read_input,
+    report_table,
+)
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -43,6 +50,10 @@ def run(arguments: argparse.Namespace) -> int:
     read = Snapshot.of(source.stat(), raw) if arguments.in_place else None  # stat after the read: a later change shows
     to_stdout = arguments.output == Path('-')
     out = console(stderr=to_stdout)
+    from ..pipeline import CheckFailed, Compactor, Rewrite, history_identity, record_rewrite
+    from ..stored import HistoryError, compact_stored
+
+    imported()
     compactor = Compactor(config=config)
     try:
         result = asyncio.run(compact_stored(raw, compactor))

@@ -9,15 +9,16 @@ import sys
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.markdown import Markdown
 
 from ..core import BatchConfig, SummarizerConfig, count
-from ..engines import Source, SourceError, discover
-from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
-from ..pipeline import SummaryCache
-from ..stored import StoredHistory
-from ._common import InputError, console, parse_history, read_input
+from ._common import InputError, console, imported, parse_history, read_input
+
+if TYPE_CHECKING:
+    from ..eval import EvalHistory
+    from ..stored import StoredHistory
 
 DEFAULT_SOURCE = Path('golden') / 'histories'
 
@@ -78,6 +79,10 @@ def run(arguments: argparse.Namespace) -> int:
     config = SummarizerConfig.load(arguments.config)
     if arguments.min_chars < 0:
         raise InputError(f'--min-chars must be 0 or more, got {arguments.min_chars}')
+    from ..eval import default_folder, eval_models, markdown, run_eval, update_golden, write_report
+    from ..pipeline import SummaryCache
+
+    imported()
     histories, skipped = _load(arguments.sources or [_default_source()], config=_walk_config(config, arguments))
     for reason in skipped:
         print(f'summarizer eval: skipped {reason}', file=sys.stderr)
@@ -139,6 +144,9 @@ def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory
     or backups). A file that is not a stored history (a `facts.json` beside the histories, a JSONL
     or SQLite store) is skipped and reported: one stray file does not stop an eval of a folder.
     """
+    from ..engines import Source, SourceError, discover
+    from ..eval import EvalHistory
+
     try:
         found = discover(sources, config=config, out=None)
     except SourceError as exc:

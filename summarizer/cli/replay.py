@@ -11,16 +11,19 @@ import tempfile
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pydantic_ai.messages import ModelMessage
 from rich.markdown import Markdown
 
 from ..core import SummarizerConfig
-from ..engines import SourceError, Target, discover
-from ..eval import ReplayHistory, compared_strategies, replay_all, replay_markdown, write_replay_report
-from ..pipeline import PriceModel, resolve_model
-from ..stored import HistoryError, Row, SessionUnit, StoredHistory, Unit, row_text, session_messages
-from ._common import InputError, console, load_config
+from ._common import InputError, console, imported, load_config
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
+
+    from ..eval import ReplayHistory
+    from ..pipeline import PriceModel
+    from ..stored import Unit
 
 DEFAULT_PRICES = ('anthropic:claude-sonnet-4-5', 'openai:gpt-5')
 DEFAULT_MASKS = (3, 5, 10)
@@ -66,6 +69,10 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
 def run(arguments: argparse.Namespace) -> int:
     """Replay, write the report, print the summary: exit 0, or 2 on bad input."""
     config = load_config(arguments)
+    from ..eval import compared_strategies, replay_all, replay_markdown, write_replay_report
+    from ..pipeline import resolve_model
+
+    imported()
     prices = [_price(name) for name in arguments.price_model or DEFAULT_PRICES]
     masks = arguments.mask or list(DEFAULT_MASKS)
     if any(keep < 1 for keep in masks):
@@ -92,6 +99,8 @@ def run(arguments: argparse.Namespace) -> int:
 
 
 def _price(name: str) -> PriceModel:
+    from ..pipeline import PriceModel
+
     try:
         return PriceModel.named(name)
     except (LookupError, ValueError) as exc:
@@ -100,6 +109,9 @@ def _price(name: str) -> PriceModel:
 
 def _histories(paths: list[Path], *, config: SummarizerConfig) -> Iterator[ReplayHistory]:
     """Every history of every source under `paths`, read as `summarizer batch --dry-run` reads them."""
+    from ..engines import SourceError, Target, discover
+    from ..eval import ReplayHistory
+
     try:
         sources = discover(paths, config=config.batch, out=None)
     except SourceError as exc:
@@ -122,6 +134,8 @@ def _name(unit: Unit) -> str:
 
 
 def _messages(unit: Unit) -> list[ModelMessage]:
+    from ..stored import HistoryError, Row, SessionUnit, StoredHistory, row_text, session_messages
+
     try:
         if isinstance(unit, SessionUnit):
             rows = [Row.parse(row_text(value, position)) for position, value in enumerate(unit.texts)]

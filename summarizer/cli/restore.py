@@ -9,15 +9,16 @@ import hashlib
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 
 from ..core import SummarizerConfig, atomic_write, remove_temporaries
-from ..engines import Journal, SourceError, SourceReport, Target, Tick, discover, resumed, run_sources
-from ..pipeline import Compactor, OriginalStore, cache_folder
-from ..stored import restore_unit
-from ._common import InputError, load_config
+from ._common import InputError, imported, load_config
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
+
+if TYPE_CHECKING:
+    from ..engines import SourceReport, Tick
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -51,6 +52,11 @@ def run(arguments: argparse.Namespace) -> int:
     """Restore every history under the paths; exit codes as batch's (0 done, 1 some failed, 2 bad input)."""
     arguments.model = arguments.threshold_tokens = arguments.keep_recent = None
     config = load_config(arguments)
+    from ..engines import Journal, SourceError, Target, discover, resumed, run_sources
+    from ..pipeline import Compactor, OriginalStore
+    from ..stored import restore_unit
+
+    imported()
     target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
@@ -156,4 +162,6 @@ def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) ->
         ]
     )
     name = hashlib.sha256(job.encode('utf-8')).hexdigest()[:16]
+    from ..pipeline import cache_folder
+
     return cache_folder(config.cache.resolved_directory(), create=False) / 'batch-journals' / f'restore-{name}.jsonl'

@@ -4,11 +4,17 @@
   the shipped data files are;
 - `_shape`: the shape contract between a content and its summary (`JsonValue`, omission markers);
 - `_tokens`: offline token estimates and the texts a model reads of a message;
-- `_facts` and `_quoted`: what a fact is, and the facts of a return that later turns quote;
-- `_write`: atomic, compare-and-swap file writes and private folders.
+- `_facts` and `_quoted`: what a fact is, and which facts of a return the turns around it name;
+- `_words`: how a count is put into words, the same in the CLI and the eval's reports;
+- `_write`: atomic, compare-and-swap file writes and private folders;
+- `_pg_url`: a `postgresql://` URL as a user wrote it, and the secrets no message may show;
+- `_lazy`: the package `__getattr__` that imports a name when it is first used (`_tokens` and
+  `_quoted` import pydantic-ai, which the CLI's `--help` and its errors never need).
 
 It imports nothing else of the package: every other package builds on it.
 """
+
+from typing import TYPE_CHECKING
 
 from ._config import (
     READ_TOOL_NAME,
@@ -26,8 +32,9 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
-from ._quoted import Turns, plain_text, turn_texts
-from ._resources import data_path, install_hint
+from ._lazy import lazy_exports
+from ._pg_url import SCHEME, PgUrl, redact, secrets_in
+from ._resources import data_path, install_hint, package_version
 from ._shape import (
     DROPPED_TEXT,
     MAX_DEPTH,
@@ -44,7 +51,6 @@ from ._shape import (
     shape_name,
     structure_of,
 )
-from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 from ._words import count
 from ._write import (
     ChangedWhileCompacting,
@@ -59,10 +65,15 @@ from ._write import (
     remove_temporaries,
 )
 
+if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_exports`)
+    from ._quoted import Turns, plain_text, turn_texts
+    from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
+
 __all__ = [
     'DROPPED_TEXT',
     'MAX_DEPTH',
     'READ_TOOL_NAME',
+    'SCHEME',
     'BatchConfig',
     'CacheConfig',
     'ChangedWhileCompacting',
@@ -71,6 +82,7 @@ __all__ = [
     'JsonValue',
     'OriginalsConfig',
     'OutputMode',
+    'PgUrl',
     'PolicyConfig',
     'PolicyKind',
     'ProviderBatchConfig',
@@ -96,22 +108,28 @@ __all__ = [
     'is_dict',
     'items_marker',
     'json_text',
+    'lazy_exports',
     'make_folders',
     'mentions',
     'message_texts',
     'nested_deeper_than',
     'number_text',
+    'package_version',
     'plain_structure',
     'plain_text',
     'private_folder',
     'quoted_strings',
     'read_snapshot',
+    'redact',
     'referred_facts',
     'remove_temporaries',
     'schema_of',
+    'secrets_in',
     'shape_mismatch',
     'shape_name',
     'structure_of',
     'token_set',
     'turn_texts',
 ]
+
+__getattr__ = lazy_exports(__name__, ('._quoted', '._tokens'))

@@ -12,9 +12,10 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeVar, cast, get_args
+from typing import TYPE_CHECKING, Literal, TypeVar, cast, get_args
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 OutputMode = Literal['tool', 'native', 'prompted']
 Server = Literal['openai', 'vllm', 'ollama', 'llama.cpp', 'llama-cpp-python']
@@ -227,6 +228,8 @@ _SKIP = ToolRule(skip=True)
 
 
 def _read_yaml(path: Path) -> dict[str, object]:
+    import yaml  # imported by the commands that read a config file only
+
     try:
         loaded = yaml.safe_load(path.read_text(encoding='utf-8'))
     except OSError as exc:
@@ -245,6 +248,8 @@ def _read_yaml(path: Path) -> dict[str, object]:
 
 def _yaml_problem(exc: yaml.YAMLError) -> str:
     """PyYAML's error on one line: where, what, and the construct it was in (its own text spans several)."""
+    import yaml
+
     if not isinstance(exc, yaml.MarkedYAMLError) or exc.problem_mark is None:
         return 'invalid YAML: ' + ' '.join(str(exc).split())
     mark, started = exc.problem_mark, exc.context_mark

@@ -1,4 +1,4 @@
-"""Where the shipped data files (config.yaml, prompts/) live, and how a user installs an extra.
+"""Where the shipped data files (config.yaml, prompts/) live, how a user installs an extra, the version.
 
 In the repository they sit at the top level, beside the package, where people look for them; the
 wheel carries them inside the package as `summarizer/_data/` (see pyproject.toml).
@@ -16,6 +16,20 @@ def data_path(name: str) -> Path:
     """Path of a shipped data file or folder: the packaged copy in a wheel, else the repository's."""
     root = _PACKAGED if _PACKAGED.is_dir() else _PACKAGE.parent
     return root / name
+
+
+def package_version() -> str:
+    """The installed distribution's version (`summarizer --version`, `summarizer.__version__`).
+
+    Looked up when asked for: importing `importlib.metadata` costs more CPU than the rest of the
+    command's start-up.
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version('tool-return-summarizer')
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return '0+unknown'
 
 
 def install_hint(extra: str) -> str:

@@ -2,7 +2,7 @@
 
 - `_sources`: find the sources (`discover`), stream their histories as units and write results back
   atomically, compare-and-swap; `postgres` does the same for PostgreSQL tables (psycopg, the
-  `postgres` extra), `_pg_url` reads and redacts its URLs;
+  `postgres` extra);
 - `_runner`: `run_batch` compacts the sources (in this process or in worker processes), journaled
   and resumable, and returns a `SourceReport` per source;
 - `_provider`: the run's summaries through the provider's batch API;
@@ -11,7 +11,6 @@
 `postgres` and `ray` need an extra each, so they are imported by name when used, not from here.
 """
 
-from ._pg_url import SCHEME, PgUrl, redact, secrets_in
 from ._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ._runner import (
     BatchAborted,
@@ -28,11 +27,9 @@ from ._runner import (
 from ._sources import Source, SourceError, Target, discover, shard
 
 __all__ = [
-    'SCHEME',
     'BatchAborted',
     'Journal',
     'OnTick',
-    'PgUrl',
     'Problem',
     'ProviderBatchReport',
     'Source',
@@ -42,12 +39,10 @@ __all__ = [
     'Tick',
     'check_batchable',
     'discover',
-    'redact',
     'result_settings',
     'resumed',
     'run_batch',
     'run_provider_batch',
     'run_sources',
-    'secrets_in',
     'shard',
 ]

@@ -20,7 +20,7 @@ that passed the post-check. That normal form is also what the originals store re
 history (`PostgresSource.stored`), so `summarizer restore` finds it as the column gives it back.
 
 Credentials come from the URL or libpq (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`, ...); a password (or
-`sslpassword`, any secret libpq takes) is never shown, whatever the URL's shape (`_pg_url`): the source
+`sslpassword`, any secret libpq takes) is never shown, whatever the URL's shape (`core.PgUrl`): the source
 is named by its URL without it, libpq gets it apart from the URL, and it is removed from every message.
 """
 
@@ -37,10 +37,9 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 
-from ..core import BatchConfig, ChangedWhileCompacting
+from ..core import BatchConfig, ChangedWhileCompacting, PgUrl
 from ..pipeline import Replaced, Rewrite
 from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of
-from ._pg_url import PgUrl
 from ._sources import Source, SourceError, SourceProblem, Target, shown_id
 
 Connection = psycopg.Connection[TupleRow]
@@ -61,7 +60,7 @@ _SAME: dict[ColumnKind, LiteralString] = {
 
 @dataclass(frozen=True, kw_only=True)
 class Location(PgUrl):
-    """A `postgresql://` argument (see `_pg_url`) and how to connect to it."""
+    """A `postgresql://` argument (see `core.PgUrl`) and how to connect to it."""
 
     @property
     def dbname(self) -> str:
