@@ -38,6 +38,7 @@ from .core import (
     estimate_tokens,
 )
 from .pipeline import (
+    AnswerSource,
     Candidate,
     CheckFailed,
     Compaction,
@@ -51,6 +52,7 @@ from .pipeline import (
     OriginalStore,
     Outcome,
     PartRef,
+    Plan,
     Replaced,
     Report,
     Restored,
@@ -73,6 +75,7 @@ except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = '0+unknown'
 
 __all__ = [
+    'AnswerSource',
     'BatchConfig',
     'CacheConfig',
     'Candidate',
@@ -94,6 +97,7 @@ __all__ = [
     'Outcome',
     'OutputMode',
     'PartRef',
+    'Plan',
     'PolicyConfig',
     'PolicyKind',
     'ProviderBatchConfig',

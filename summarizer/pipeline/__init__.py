@@ -4,7 +4,7 @@
 - `_summarize`: one summary per candidate, by a model (`_models` resolves it, `_servers` speaks an
   OpenAI-compatible server's dialect, `_prompts` writes its prompt), cached (`_cache`) and retried;
 - `_check`: the post-check of every summary and of the rewritten history;
-- `_pipeline`: `Compactor` (one history in one go) and `HistorySession` (an agent run's growing
+- `_pipeline`: `Compactor` (one history in one go: plan, answers, apply) and `HistorySession` (an agent run's growing
   history, whose rewrites `_policy` and `_prices` choose and price); `_report`: what they return;
 - `_originals`: the originals store, where each summarized content is kept to be read back or restored.
 
@@ -30,13 +30,12 @@ from ._originals import (
     record_rewrite,
     run_scope,
 )
-from ._pipeline import Compactor, HistorySession
+from ._pipeline import Compactor, HistorySession, Plan
 from ._prices import PriceModel, RunCost, run_cost
 from ._report import Compaction, Failure, Report
 from ._summarize import (
-    Answer,
+    AnswerSource,
     Outcome,
-    Planner,
     ServerUnreachable,
     Summarizer,
     SummaryFailed,
@@ -49,7 +48,7 @@ from ._walk import Candidate, as_json, excluded, plain_json_text, summarizable_d
 __all__ = [
     'EXTRACTIVE',
     'SEPARATOR',
-    'Answer',
+    'AnswerSource',
     'Candidate',
     'CheckFailed',
     'Compaction',
@@ -63,7 +62,7 @@ __all__ = [
     'OriginalStore',
     'Outcome',
     'PartRef',
-    'Planner',
+    'Plan',
     'PriceModel',
     'Replaced',
     'Report',

@@ -4,6 +4,7 @@
   content; `compact_stored` rewrites only the summarized values, byte for byte elsewhere;
 - `_langchain`: LangChain's message rows, one message per row, a session a history;
 - `_screen`: the batch's fast path, proving a history has nothing to summarize;
+- `_plan`: what compacting a stored history will ask summaries of (the engines' plan step);
 - `_units`: one stored history as the engines and restore handle it (`StoredUnit`, `SessionUnit`),
   and its result (`Done`);
 - `_restore`: a compacted history put back from the originals store.
@@ -11,7 +12,8 @@
 It builds on `core` and `pipeline`; the engines that read and write sources build on it.
 """
 
-from ._langchain import Row, compact_session, row_text, session_messages
+from ._langchain import Row, Session, compact_session
+from ._plan import plan_unit
 from ._restore import restore_unit
 from ._screen import screen
 from ._stored import HistoryError, StoredCompaction, StoredHistory, check_rewrite, compact_stored
@@ -21,6 +23,7 @@ __all__ = [
     'Done',
     'HistoryError',
     'Row',
+    'Session',
     'SessionUnit',
     'StoredCompaction',
     'StoredHistory',
@@ -31,9 +34,8 @@ __all__ = [
     'compact_session',
     'compact_stored',
     'identity_of',
+    'plan_unit',
     'restore_unit',
-    'row_text',
     'screen',
-    'session_messages',
     'unit_size',
 ]

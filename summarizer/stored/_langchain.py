@@ -88,6 +88,37 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Session:
+    """A LangChain session parsed: its rows' texts and fields, as the pydantic-ai messages the pipeline walks."""
+
+    texts: list[str]
+    rows: list[Row]
+    messages: list[ModelMessage]
+    origin: dict[PartRef, int]
+    """Which row each tool return came from."""
+    unsummarizable: dict[PartRef, str]
+    """The contents never to summarize, and why: each writes one number two ways (`ambiguous_reason`)."""
+
+    @classmethod
+    def parse(cls, stored: Sequence[str | bytes]) -> Session:
+        """`HistoryError` on bad input, naming the bad row's position as message index."""
+        texts = [row_text(value, position) for position, value in enumerate(stored)]
+        rows: list[Row] = []
+        for position, text in enumerate(texts):
+            try:
+                rows.append(Row.parse(text))
+            except HistoryError as exc:
+                raise HistoryError(exc.problem, message_index=position) from None
+        messages, origin = session_messages(rows)
+        unsummarizable = {
+            ref: ambiguous_reason(found.ambiguous)
+            for ref, position in origin.items()
+            if (found := rows[position].literals) is not None and found.ambiguous is not None
+        }
+        return cls(texts=texts, rows=rows, messages=messages, origin=origin, unsummarizable=unsummarizable)
+
+
+@dataclass(frozen=True)
 class SessionCompaction:
     new_rows: dict[int, str | bytes]
     """Row position in the session -> the new stored value of that row (only rows that changed)."""
@@ -167,20 +198,9 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *
     `scope`: whose originals these are (the session's identity: its rows carry no conversation id).
     The caller records the rewrite (`record_rewrite`) before it writes the new rows anywhere.
     """
-    texts = [row_text(value, position) for position, value in enumerate(stored)]
-    rows: list[Row] = []
-    for position, text in enumerate(texts):
-        try:
-            rows.append(Row.parse(text))
-        except HistoryError as exc:
-            raise HistoryError(exc.problem, message_index=position) from None
-    messages, origin = session_messages(rows)
-    skip = {
-        ref: ambiguous_reason(found.ambiguous)
-        for ref, position in origin.items()
-        if (found := rows[position].literals) is not None and found.ambiguous is not None
-    }
-    compaction = await compactor.compact(messages, skip=skip, scope=scope)
+    session = Session.parse(stored)
+    texts, rows, origin = session.texts, session.rows, session.origin
+    compaction = await compactor.compact(session.messages, skip=session.unsummarizable, scope=scope)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_texts: dict[int, str] = {}

@@ -96,6 +96,11 @@ class StoredHistory:
             literals=scanned.literals,
         )
 
+    @property
+    def unsummarizable(self) -> dict[PartRef, str]:
+        """The contents never to summarize, and why: each writes one number two ways (`ambiguous_reason`)."""
+        return {ref: ambiguous_reason(found.ambiguous) for ref, found in self.literals.items() if found.ambiguous}
+
     def rewrite(self, changed: Mapping[PartRef, JsonValue]) -> str:
         """The text with each changed part's content value replaced, nothing else touched."""
         ensure_ascii = self.text.isascii()
@@ -581,8 +586,7 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
     The caller records the rewrite (`record_rewrite`) before it writes the new text anywhere.
     """
     before = StoredHistory.parse(raw)
-    skip = {ref: ambiguous_reason(found.ambiguous) for ref, found in before.literals.items() if found.ambiguous}
-    compaction = await compactor.compact(before.messages, skip=skip)
+    compaction = await compactor.compact(before.messages, skip=before.unsummarizable)
     report = compaction.report
     tokens_before = compactor.tokenizer(before.text)
     if not compaction.changed:
