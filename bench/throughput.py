@@ -24,7 +24,7 @@ from typing import TypeVar
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
 
 from summarizer.core import _facts
-from summarizer.core._quoted import LaterTurns
+from summarizer.core._quoted import Turns
 from summarizer.pipeline._pipeline import Compactor
 
 from ._harness import young_heap
@@ -61,7 +61,7 @@ def throughput_section(*, megabytes: float = 4.0, repeat: int = 3) -> Section:
     )
     for stage, seconds, kept in (
         ('raw json.loads + json.dumps', raw, None),
-        ('quoted-facts scan (LaterTurns + quoted_facts)', scan, None),
+        ('quoted-facts scan (Turns + quoted_facts)', scan, None),
         ('embedded pipeline (Compactor.compact, extractive)', pipeline, ', '.join(failures) or 0),
         ('the same, imports frozen as the CLI runs it', frozen, None),
     ):
@@ -112,7 +112,7 @@ def _best(run: Callable[[], T], repeat: int, *, setup: Callable[[], object] | No
 
 def _scan(history: list[ModelMessage]) -> int:
     """What the pipeline does per batch of due returns: index the later turns once, scan each return."""
-    later = LaterTurns(history, start=3)
+    later = Turns(history, start=3)
     request = history[2]
     return sum(
         len(later.quoted_facts(part.content, message_index=2))  # type: ignore[union-attr]

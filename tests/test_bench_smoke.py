@@ -81,7 +81,7 @@ def test_throughput_measures_the_scan_and_the_pipeline_against_raw_json() -> Non
     stages = [row['stage'] for row in section.rows]
     assert stages == [
         'raw json.loads + json.dumps',
-        'quoted-facts scan (LaterTurns + quoted_facts)',
+        'quoted-facts scan (Turns + quoted_facts)',
         'embedded pipeline (Compactor.compact, extractive)',
         'the same, imports frozen as the CLI runs it',
     ]

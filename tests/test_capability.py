@@ -92,7 +92,8 @@ async def test_each_run_gets_its_own_session_and_the_cache_keeps_summaries_stabl
 async def test_steady_state_walks_only_new_messages() -> None:
     seen: list[list[ModelMessage]] = []
     result = await make_agent([], seen).run('inspect everything')
-    session = SummarizeToolReturns(model='extractive', keep_recent=0).compactor.session()
+    # walking, not the cache-aware gate (test_policy.py): every oversized return as soon as it is due
+    session = SummarizeToolReturns(model='extractive', keep_recent=0, policy='threshold').compactor.session()
     history = await session.process(list(result.all_messages()))
     assert session.messages_walked == len(history) and session.report.summarized == 3
     for step in range(5):

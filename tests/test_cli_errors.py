@@ -8,6 +8,7 @@ import socket
 import sys
 import tomllib
 from pathlib import Path
+from urllib.parse import quote
 
 import forked_cli
 import pytest
@@ -120,6 +121,8 @@ SECRET = 'kq7Zx/vr4Wm?tp9Ls#hg2Nd@jb5Rc'
         ['restore', 'postgresql://app:{secret}@127.0.0.1:1/db', '--in-place'],  # a URL restore takes for a file
         ['batch', '--jobs', 'postgresql://app:{secret}@127.0.0.1:1/db', '.'],  # argparse quotes the value
         ['batch', '--dry-run', 'postgres:app:{secret}@127.0.0.1:1/db'],  # no //: still a URL, never a file name
+        ['batch', '--jobs', 'postgresql://app@127.0.0.1:1/db?sslpassword={quoted}', '.'],  # a client key's passphrase
+        ['batch', '--jobs', 'postgresql://app@127.0.0.1:1/db?oauth_client_secret={quoted}', '.'],
     ],
 )
 def test_no_message_shows_a_postgresql_password(
@@ -127,7 +130,7 @@ def test_no_message_shows_a_postgresql_password(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     with contextlib.suppress(SystemExit):  # argparse's exit
-        assert main([word.format(secret=SECRET) for word in words]) == 2
+        assert main([word.format(secret=SECRET, quoted=quote(SECRET, safe='')) for word in words]) == 2
     out, err = capsys.readouterr()
     assert err.startswith(('summarizer: ', 'usage: ')) and out == ''
     for piece in (SECRET, *SECRET.replace('/', ' ').replace('?', ' ').replace('#', ' ').replace('@', ' ').split()):

@@ -14,8 +14,8 @@ import pytest
 from rich.console import Console
 
 from summarizer.cli import main
-from summarizer.cli._common import count
 from summarizer.cli.batch import _Progress  # pyright: ignore[reportPrivateUsage]
+from summarizer.core import count
 from summarizer.engines._runner import Tick
 
 

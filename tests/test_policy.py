@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from helpers import compactor
+from helpers import compactor, summarizer_model
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -14,6 +16,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
+from pydantic_ai.models.function import FunctionModel
 
 from summarizer import PolicyConfig, Report, SummarizerConfig, run_cost
 from summarizer.pipeline._policy import Due, Ledger
@@ -37,9 +40,11 @@ def run(steps: int, *, lines: int = 150) -> list[ModelMessage]:
     return messages
 
 
-async def replay_session(messages: list[ModelMessage], **overrides: object) -> tuple[list[ModelMessage], Report]:
+async def replay_session(
+    messages: list[ModelMessage], *, model: FunctionModel | str = 'extractive', **overrides: object
+) -> tuple[list[ModelMessage], Report]:
     """Feed `messages` to a session request by request, as an agent run does; the last history and the report."""
-    session = compactor(keep_recent=1, **overrides).session()
+    session = compactor(model, keep_recent=1, **overrides).session()
     history: list[ModelMessage] = []
     for index, message in enumerate(messages):
         history = [*history, message]
@@ -141,3 +146,37 @@ def test_policy_settings_are_checked() -> None:
         SummarizerConfig().override(policy={'kind': 'sometimes'})
     with pytest.raises(ValueError, match='cache_write'):
         SummarizerConfig().override(policy={'cache_write': 0.5})
+
+
+async def test_summaries_made_where_this_store_never_saw_them_are_not_summarized_again(tmp_path: Path) -> None:
+    """A history compacted with the store off (or another machine's) and continued by a cache-aware run."""
+    elsewhere = compactor(
+        keep_recent=1, originals={'enabled': False}, policy={'kind': 'threshold'}, threshold_tokens=1500
+    )
+    compacted = (await elsewhere.compact(run(4))).messages
+    summaries = [part for part in compacted[:-1] if isinstance(part, ModelRequest) for part in part.parts]
+    assert any(
+        isinstance(part, ToolReturnPart) and part.content != page(int(part.tool_call_id[1:])) for part in summaries
+    )
+    session = compactor(keep_recent=1, originals={'directory': str(tmp_path)}).session()
+    assert await session.process(compacted[:-1]) == compacted[:-1]
+    assert session.report.summarized == 0 and session.report.oversized == 0
+
+
+async def test_a_run_continuing_a_long_history_does_not_rewrite_its_deep_prefix_at_once(tmp_path: Path) -> None:
+    """The first request of a new run over a recorded history: the provider has likely cached that history."""
+    history = run(12)[:-1]
+    session = compactor(keep_recent=1, originals={'directory': str(tmp_path)}).session()
+    output = await session.process(history)
+    assert whole(output)[:9] == [f'c{step}' for step in range(9)]  # rewriting pages deep in it would pay no time soon
+    assert session.report.prompt_cached_tokens == session.report.uncompacted_cached_tokens > 0
+
+
+async def test_a_failed_rewrite_breaks_no_cache_in_the_ledger(tmp_path: Path) -> None:
+    """Every summary refused by the checks: the prompts sent are the uncompacted ones, and so are their costs."""
+    refusing = summarizer_model(lambda content, budget: content)  # the original itself: not smaller, refused
+    _, report = await replay_session(run(12), model=refusing, originals={'directory': str(tmp_path)})
+    assert report.failed and not report.summarized
+    assert report.prompt_tokens == report.uncompacted_prompt_tokens
+    assert report.prompt_cached_tokens == report.uncompacted_cached_tokens
+    assert report.prompt_written_tokens == report.uncompacted_written_tokens

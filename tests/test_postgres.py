@@ -26,6 +26,7 @@ from test_batch_kill import _cached, assert_old_or_new
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer.cli import main
+from summarizer.engines._pg_url import SECRET_KEYS
 from summarizer.engines._runner import run_sources
 from summarizer.engines._sources import Target
 from summarizer.stored._stored import StoredHistory, check_rewrite
@@ -466,48 +467,64 @@ def test_a_password_in_the_url_never_shows_and_libpq_environment_works(
 
 
 @pytest.mark.parametrize(
-    'url, conninfo, password, shown',
+    'url, conninfo, credentials, shown',
     [
         (
             'postgresql:///agents?table=t&sslmode=disable',
             'postgresql:///agents?sslmode=disable',
-            None,
+            {},
             'postgresql:///agents?sslmode=disable&table=t',
         ),
         (
             'postgresql://app:p%40ss@h1:5432,h2/db?password=zz&table=t',
             'postgresql://app@h1:5432,h2/db',
-            'zz',
+            {'password': 'zz'},
             'postgresql://app@h1:5432,h2/db?table=t',
         ),
-        ('postgres://app@host', 'postgres://app@host', None, 'postgres://app@host'),
+        ('postgres://app@host', 'postgres://app@host', {}, 'postgres://app@host'),
         (
             'postgresql://app:a/b?c#d@e@[::1]:5/db',
             'postgresql://app@[::1]:5/db',
-            'a/b?c#d@e',
+            {'password': 'a/b?c#d@e'},
             'postgresql://app@[::1]:5/db',
         ),
         (
             'postgresql://me@corp@host/db?x=1',
             'postgresql://me%40corp@host/db?x=1',
-            None,
+            {},
             'postgresql://me@corp@host/db?x=1',
+        ),
+        (
+            'postgresql://app@h/db?sslmode=require&sslpassword=p%40ss&ssl%70assword=p@ss&oauth_client_secret=zz',
+            'postgresql://app@h/db?sslmode=require',
+            {'sslpassword': 'p@ss', 'oauth_client_secret': 'zz'},
+            'postgresql://app@h/db?sslmode=require',
         ),
     ],
 )
 def test_urls_keep_what_libpq_needs_and_show_no_password(
-    url: str, conninfo: str, password: str | None, shown: str
+    url: str, conninfo: str, credentials: dict[str, str], shown: str
 ) -> None:
-    """libpq gets the URL without its password, and the password apart, decoded."""
+    """libpq gets the URL without its password or other secret (`sslpassword`, ...), and those apart, decoded."""
     location = Location.parse(url)
-    assert (location.conninfo, location.password, location.shown) == (conninfo, password, shown)
+    assert (location.conninfo, location.credentials, location.shown) == (conninfo, credentials, shown)
     assert location.problem(ValueError('failed for p@ss and p%40ss and zz\n  here')) == (
         'failed for *** and *** and *** here' if 'p%40ss' in url else 'failed for p@ss and p%40ss and zz here'
     )
 
 
+def test_every_parameter_libpq_hides_is_kept_secret() -> None:
+    """The parameters this libpq marks as password fields (`dispchar` `*`) are all among `SECRET_KEYS`."""
+    from psycopg import pq
+
+    hidden = {option.keyword.decode() for option in pq.Conninfo.get_defaults() if option.dispchar == b'*'}
+    assert 'password' in hidden and hidden <= set(SECRET_KEYS), hidden
+
+
 ROLE_PASSWORD = 'kq7Zx/vr4Wm?tp9Ls#hg2Nd@jb5Rc:yf8Qe'
 """A password holding every character that ends or splits a URL's user part; each piece is searched in outputs."""
+KEY_PASSPHRASE = 'hv3Kp/qa8Zt?mw4Jx'
+"""A client key's passphrase (`sslpassword`), holding characters a query value may hold as they are."""
 PIECES = (ROLE_PASSWORD, quote(ROLE_PASSWORD, safe=''), 'kq7Zx', 'vr4Wm', 'tp9Ls', 'hg2Nd', 'jb5Rc', 'yf8Qe')
 
 
@@ -537,8 +554,8 @@ def test_a_password_never_shows_whatever_the_urls_shape(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Unencoded `/ ? # @ :` in the password, encoded, in `?password=`, in PGPASSWORD: the batch connects as the
-    user meant, and neither stderr (-vv logging included), the --report file nor the journal holds any piece of it."""
+    """Unencoded `/ ? # @ :` in the password, encoded, in `?password=`, in PGPASSWORD, and in `?sslpassword=`: the
+    batch connects as the user meant, and neither stderr (-vv logging included), the --report file nor the journal holds any piece of it."""
     host = f'127.0.0.1:{pg_server.port}'
     make_histories(pg_server, database, 'text', {'a': pretty(0, BIG_TEXT), 'bad': '[{"kind": "nonsense"}]'})
     with pg_server.connect(database) as connection:
@@ -548,12 +565,15 @@ def test_a_password_never_shows_whatever_the_urls_shape(
         f'postgresql://app:{ROLE_PASSWORD}@{host}/{database}',
         f'postgresql://app:{quote(ROLE_PASSWORD, safe="")}@{host}/{database}',
         f'postgresql://app@{host}/{database}?password={quote(ROLE_PASSWORD, safe="")}',
+        # the client key's passphrase (unused here, without SSL), as written and encoded
+        f'postgresql://app:{quote(ROLE_PASSWORD, safe="")}@{host}/{database}?sslpassword={KEY_PASSPHRASE}',
+        f'postgresql://app:{quote(ROLE_PASSWORD, safe="")}@{host}/{database}?sslpassword={quote(KEY_PASSPHRASE)}',
         f'postgresql://app@{host}/{database}',  # PGPASSWORD
     ]
     monkeypatch.delenv('PGPASSWORD', raising=False)
     written = ''
     for index, url in enumerate(urls):
-        if index == 3:
+        if index == len(urls) - 1:
             monkeypatch.setenv('PGPASSWORD', ROLE_PASSWORD)
         report, journal = tmp_path / f'report{index}.json', tmp_path / f'journal{index}.jsonl'
         arguments = ('-vv', url, '--dry-run' if index else '--in-place', '--report', report, '--journal', journal)
@@ -562,7 +582,7 @@ def test_a_password_never_shows_whatever_the_urls_shape(
         assert shown in captured.err and 'row bad' in captured.err and shown in report.read_text()
         written += captured.out + captured.err + report.read_text() + (journal.read_text() if index == 0 else '')
     assert table(pg_server, database, "SELECT messages FROM conversations WHERE id = 'a'") != [(pretty(0, BIG_TEXT),)]
-    for piece in PIECES:
+    for piece in (*PIECES, KEY_PASSPHRASE, quote(KEY_PASSPHRASE, safe=''), 'hv3Kp', 'qa8Zt', 'mw4Jx'):
         assert piece not in written, piece
 
 

@@ -22,7 +22,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer.core._facts import mentions, referred_facts, token_set
-from summarizer.core._quoted import LaterTurns, plain_text, turn_texts
+from summarizer.core._quoted import Turns, plain_text, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.pipeline._cache import cache_key
@@ -51,7 +51,7 @@ def _by_definition(messages: list[ModelMessage], index: int, content: JsonValue)
 @pytest.mark.parametrize('history', GOLDEN, ids=[path.stem for path in GOLDEN])
 def test_the_index_agrees_with_the_definition_on_every_golden_return(history: Path) -> None:
     messages = StoredHistory.parse(history.read_text(encoding='utf-8')).messages
-    later = LaterTurns(messages)
+    later = Turns(messages)
     returns = _returns(messages)
     assert returns
     for index, content in returns:
@@ -86,7 +86,7 @@ def _history(content: JsonValue, *, after: str, args: dict[str, str] | str | Non
 )
 def test_quoted_facts_of_small_histories(content: str, after: str, quoted: list[str]) -> None:
     messages = _history(content, after=after)
-    assert list(LaterTurns(messages).quoted_facts(content, message_index=2)) == quoted
+    assert list(Turns(messages).quoted_facts(content, message_index=2)) == quoted
     assert _by_definition(messages, 2, content) == quoted
 
 
@@ -99,7 +99,7 @@ def test_tool_call_arguments_quote_too_and_a_late_start_sees_the_same() -> None:
     }
     messages = _history(content, after='Reading the second.', args={'url': 'https://b.example.com/y2'})  # type: ignore[arg-type]
     for start in (0, 3):  # an agent run builds it from the oldest due return on; the answer is the same
-        later = LaterTurns(messages, start=start)
+        later = Turns(messages, start=start)
         assert later.quoted_facts(content, message_index=2) == ('https://b.example.com/y2',)  # type: ignore[arg-type]
 
 
@@ -107,7 +107,7 @@ def test_arguments_stored_as_json_text_are_read_as_their_values() -> None:
     content = 'src/pkg/util.py:12:def load_config(path):\nsrc/pkg/util.py:40:    return parse_file(path)'
     args = '{"path": "src/pkg/util.py", "old_str": "def load_config(path):\\n    return parse_file(path)"}'
     messages = _history(content, after='Editing.', args=args)
-    assert LaterTurns(messages).quoted_facts(content, message_index=2) == (
+    assert Turns(messages).quoted_facts(content, message_index=2) == (
         'src/pkg/util.py',
         'load_config',
         'parse_file',
@@ -117,19 +117,19 @@ def test_arguments_stored_as_json_text_are_read_as_their_values() -> None:
 def test_nothing_after_the_return_quotes_nothing() -> None:
     content = 'Host 185.220.101.47 ran build 7f3a9c2e.'
     messages = _history(content, after='')[:3]
-    assert LaterTurns(messages).quoted_facts(content, message_index=2) == ()
+    assert Turns(messages).quoted_facts(content, message_index=2) == ()
 
 
 def test_a_content_over_max_content_tokens_is_never_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 100 MB log is skipped (not sent to the model) without being read for quoted facts first."""
     scanned: list[int] = []
-    scan = LaterTurns.quoted_facts
+    scan = Turns.quoted_facts
 
-    def recording(self: LaterTurns, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
+    def recording(self: Turns, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         scanned.append(len(content) if isinstance(content, str) else -1)
         return scan(self, content, message_index=message_index)
 
-    monkeypatch.setattr(LaterTurns, 'quoted_facts', recording)
+    monkeypatch.setattr(Turns, 'quoted_facts', recording)
     line = 'log line: request id req-00001 from 10.1.2.3 took 77 ms and returned a payload\n'
     huge = line * (100_000_000 // len(line))
     messages = history(huge, BIG_TEXT, tool='read_log')
@@ -248,5 +248,40 @@ def test_the_index_agrees_with_the_definition_on_random_text(seed: int) -> None:
             rng.choice(words) for _ in range(rng.randint(1, 6))
         )
         messages = _history(content, after=f'So: {quoted} and more.', args={'q': rng.choice(words)})
-        found = list(LaterTurns(messages).quoted_facts(content, message_index=2))
+        found = list(Turns(messages).quoted_facts(content, message_index=2))
         assert found == _by_definition(messages, 2, content), (content, quoted)
+
+
+def test_known_facts_are_those_a_turn_before_the_return_holds() -> None:
+    content = 'def load_config(path):\n    return Parser.parse_file(path)  # see /srv/app/main.py'
+    messages = _history(content, after='The bug is in `Parser.parse_file`.')
+    turns = Turns(messages)
+    assert turns.known_facts(content, message_index=2) == ('load_config', '/srv/app/main.py')  # the task named them
+    assert turns.quoted_facts(content, message_index=2) == ('Parser.parse_file',)
+    assert Turns(messages, start=3).known_facts(content, message_index=2) == ()  # no turn before it was read
+
+
+def _deep_log(wanted: str) -> str:
+    return '\n'.join(
+        f'worker {n % 7}: job {"J-" + wanted if n == 211 else f"job-{n:05d}"} finished in {n * 13 % 997} ms'
+        for n in range(400)
+    )
+
+
+@pytest.mark.parametrize('keep_quoted_facts', [True, False])
+def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts: bool) -> None:
+    """What the agent was after when it called the tool (the task names a job) is kept, nothing later quoting it."""
+    content = _deep_log('7731-ALPHA')
+    task = [ModelRequest(parts=[UserPromptPart('Why was job J-7731-ALPHA slow?')])]
+    untold = [ModelRequest(parts=[UserPromptPart('Why was a job slow?')])]
+    tail = [
+        ModelResponse(parts=[ToolCallPart('read_log', {'path': 'jobs.log'}, tool_call_id='c1')]),
+        ModelRequest(parts=[ToolReturnPart('read_log', content, tool_call_id='c1')]),
+        ModelResponse(parts=[TextPart('Looking.')]),
+    ]
+    compacting = compactor(keep_quoted_facts=keep_quoted_facts, threshold_tokens=500)
+    told = asyncio.run(compacting.compact([*task, *tail])).messages[2].parts[0].content
+    blind = asyncio.run(compacting.compact([*untold, *tail])).messages[2].parts[0].content
+    assert isinstance(told, str) and isinstance(blind, str) and told != content
+    assert 'J-7731-ALPHA' in told and 'J-7731-ALPHA' not in blind
+    assert _deep_log('7731-ALPHA').split('\n')[211] in told.split('\n')  # the whole line, byte for byte

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,21 @@ def test_an_unknown_price_model_is_one_line_exit_2(tmp_path: Path, capsys: pytes
     assert main(['replay', str(tmp_path), '--price-model', 'nosuch:model-x']) == 2
     error = capsys.readouterr().err.strip()
     assert error.count('\n') == 0 and 'nosuch:model-x' in error
+
+
+def test_an_unreachable_summarizer_server_stops_the_replay_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Figures without the summaries would pass for the policy's: the replay stops, as compact and batch do."""
+    with socket.socket() as probe:
+        probe.bind(('127.0.0.1', 0))
+        port = probe.getsockname()[1]
+    (tmp_path / 'runs').mkdir()
+    (tmp_path / 'runs' / 'long.json').write_bytes(ModelMessagesTypeAdapter.dump_json(run(10)))
+    config = tmp_path / 'server.yaml'
+    config.write_text(f'model: some-model\nbase_url: http://127.0.0.1:{port}/v1\n', encoding='utf-8')
+    report = tmp_path / 'report'
+    assert main(['replay', str(tmp_path / 'runs'), '--config', str(config), '--report', str(report)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.count('\n') == 1 and f'cannot reach the model server at http://127.0.0.1:{port}' in captured.err
+    assert not report.exists()

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..core import SummarizerConfig
+from ..core import SummarizerConfig, count
 from ..pipeline import Report
 from ..stored import HistoryError, StoredHistory
 
@@ -68,11 +68,6 @@ def parse_history(path: Path, raw: bytes) -> StoredHistory:
 def console(*, stderr: bool = False) -> Console:
     """A console whose `print` never hard-wraps a line (see the module docstring)."""
     return Console(stderr=stderr, soft_wrap=True, highlight=False)
-
-
-def count(number: int, noun: str, plural: str | None = None) -> str:
-    """`1 history`, `1,234 histories`: every count the CLI prints goes through here."""
-    return f'{number:,} {noun if number == 1 else plural or noun + "s"}'
 
 
 def report_table(report: Report, *, tokens_before: int, tokens_after: int, title: str | None = None) -> Table:

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Column
 from rich.text import Text
 
-from ..core import SummarizerConfig, atomic_write, install_hint
+from ..core import SummarizerConfig, atomic_write, count, install_hint
 from ..engines import (
     SCHEME,
     BatchAborted,
@@ -36,7 +36,7 @@ from ..engines import (
     shard,
 )
 from ..pipeline import Report, ServerUnreachable, cache_folder, resolve_model
-from ._common import InputError, add_config_options, console, count, load_config, report_table
+from ._common import InputError, add_config_options, console, load_config, report_table
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from rich.markdown import Markdown
 
-from ..core import BatchConfig, SummarizerConfig
+from ..core import BatchConfig, SummarizerConfig, count
 from ..engines import Source, SourceError, discover
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
 from ..pipeline import SummaryCache
 from ..stored import StoredHistory
-from ._common import InputError, console, count, parse_history, read_input
+from ._common import InputError, console, parse_history, read_input
 
 DEFAULT_SOURCE = Path('golden') / 'histories'
 

@@ -26,7 +26,7 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
-from ._quoted import LaterTurns, plain_text, turn_texts
+from ._quoted import Turns, plain_text, turn_texts
 from ._resources import data_path, install_hint
 from ._shape import (
     DROPPED_TEXT,
@@ -45,6 +45,7 @@ from ._shape import (
     structure_of,
 )
 from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
+from ._words import count
 from ._write import (
     ChangedWhileCompacting,
     Snapshot,
@@ -68,7 +69,6 @@ __all__ = [
     'ConfigError',
     'EvalConfig',
     'JsonValue',
-    'LaterTurns',
     'OriginalsConfig',
     'OutputMode',
     'PolicyConfig',
@@ -80,11 +80,13 @@ __all__ = [
     'SummarizerConfig',
     'Tokenizer',
     'ToolRule',
+    'Turns',
     'all_parts',
     'atomic_write',
     'backup',
     'carries_text',
     'content_tokens',
+    'count',
     'data_path',
     'estimate_tokens',
     'fact_kinds',

@@ -7,12 +7,16 @@ result, a summary that drops that name or URL leaves a history that quotes somet
 contains. So the facts of a return (see `_facts`) that a later turn holds are handed to the
 summarizer as facts to keep verbatim.
 
+A return is also read for the facts a turn *before* it already holds (`Turns.known_facts`): the
+task named `load_config`, the return's own call asked for `src/app.py`. Those are what the agent was
+after when it called the tool, known however early the return is summarized, so they are kept too.
+
 A fact of a return is *quoted* when a later turn -- assistant text, the arguments of a later tool
 call, a later user prompt -- holds it (`_facts.referred_facts`). That is also the eval's definition
 of the facts a summary is scored on, so the pipeline and the metric cannot drift apart.
 
-The later turns are read once into a map from each of their tokens to the last message holding
-it; a content is then read by one pass of `_facts`' compiled patterns and a set look-up per
+The turns are read once into maps from each of their tokens to the first and the last message
+holding it; a content is then read by one pass of `_facts`' compiled patterns and a set look-up per
 distinct token, tens of MB/s (see `bench/`).
 """
 
@@ -90,20 +94,28 @@ def _args_text(args: object) -> str:
     return plain_text(args) if isinstance(args, dict) else ''  # type: ignore[arg-type]  # arguments are JSON data
 
 
-class LaterTurns:
-    """The turns of a history from message `start` on, read once, for every return before them.
+class Turns:
+    """The turns of a history from message `start` on, read once, for every return among them.
 
-    Batch compaction builds it over a whole history; an agent run over the few messages since the
-    oldest return now being summarized, so the work stays proportional to what is new.
+    Each token of the turns is mapped to the first and the last message holding it, so a return's
+    facts can be looked up on either side: those a later turn quotes (`quoted_facts`, what retention is
+    scored on) and those an earlier turn already holds (`known_facts`: the task named a function, the
+    return's own call asked for a path). Batch compaction builds it over a whole history; an agent run
+    over its history so far, whose turns (without tool returns) are small next to its returns.
     """
 
     def __init__(self, messages: Sequence[ModelMessage], *, start: int = 0) -> None:
+        self._first: dict[str, int] = {}
+        """Each token of the turns (`_facts.token_set`), and the first message holding it."""
         self._last: dict[str, int] = {}
-        """Each token of the later turns (`_facts.token_set`), and the last message holding it."""
+        """Each token of the turns, and the last message holding it."""
         for number, message in enumerate(messages[start:], start=start):
             for text in turn_texts(message):
-                self._last.update(dict.fromkeys(token_set(text), number))
+                tokens = token_set(text)
+                self._first.update(dict.fromkeys(tokens - self._first.keys(), number))
+                self._last.update(dict.fromkeys(tokens, number))
         self._end = max(self._last.values(), default=-1)
+        self._start = min(self._first.values(), default=-1)
 
     def quoted_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) that a turn after it holds."""
@@ -113,5 +125,16 @@ class LaterTurns:
 
         def held(candidates: set[str]) -> set[str]:
             return {fact for fact in last.keys() & candidates if last[fact] > message_index}
+
+        return tuple(referred_facts(plain_text(content), held))
+
+    def known_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
+        """The facts of `content` (at `message_index`) that a turn before it holds (read from `start` on)."""
+        if not 0 <= self._start < message_index:
+            return ()
+        first = self._first
+
+        def held(candidates: set[str]) -> set[str]:
+            return {fact for fact in first.keys() & candidates if first[fact] < message_index}
 
         return tuple(referred_facts(plain_text(content), held))

@@ -3,14 +3,15 @@
 No psycopg here: the CLI names and redacts such URLs (the journal's name, every message) whether or
 not the postgres extra is installed.
 
-A password is never shown, whatever the URL's shape. Written unencoded, a `/`, `?` or `#` in a
+A password is never shown, whatever the URL's shape, nor is any other secret libpq takes
+(`SECRET_KEYS`: `?sslpassword=`, `?oauth_client_secret=`). Written unencoded, a `/`, `?` or `#` in a
 password ends a URL's host part early and an `@` splits it, so a standard parse (and libpq's, which
 takes the first `@`) reads part of the password as a host, port, database or query parameter, then
 connects elsewhere and quotes that part in its error. Here the user part runs to the URL's last `@`
 whenever it holds a `:` (so a password): no host, port or database name holds an `@` (in a query
-value, write it `%40`). libpq gets a URL rebuilt from the parts without any password, and the
-password apart, so none of its messages can quote it; every secret is still scrubbed from every
-message (`redact`) as a last guard. A URL whose host part is not `HOST[:PORT],...` is refused
+value, write it `%40`). libpq gets a URL rebuilt from the parts without any secret, and the secrets
+apart, so none of its messages can quote them; every secret is still scrubbed from every message
+(`redact`) as a last guard. A URL whose host part is not `HOST[:PORT],...` is refused
 before libpq sees it, its text after the user name hidden.
 """
 
@@ -27,6 +28,9 @@ SCHEME = re.compile(r'(postgres(?:ql)?):', re.IGNORECASE)
 """How a PostgreSQL URL starts (as libpq accepts it); any text that starts so is taken as one, however malformed."""
 TABLE_KEYS = ('table', 'id_column', 'messages_column', 'langchain_table')
 """Query keys of a source URL that are ours (table names), not libpq's."""
+SECRET_KEYS = ('password', 'sslpassword', 'oauth_client_secret')
+"""libpq's connection parameters that hold a secret: those its `PQconndefaults` marks as password fields
+(`dispchar` `*`, "hide value"): the server password, the client key's passphrase, the OAuth client secret."""
 _HOST = re.compile(r'(?:[^\s,/?#@\[\]:]*|\[[0-9A-Za-z:.%]*\])(?::\d*)?')
 """One entry of a URL's host list: a name, an address or an escaped socket folder, and an optional port."""
 _HIDDEN = '…'
@@ -38,13 +42,14 @@ class PgUrl:
     """A `postgresql://` argument, parsed so that its password is never shown (see the module docstring)."""
 
     conninfo: str
-    """libpq's URL: no password and none of our table keys."""
-    password: str | None = field(repr=False)
-    """Decoded, given to libpq apart from the URL; None: libpq finds it (`PGPASSWORD`, `~/.pgpass`, ...)."""
+    """libpq's URL: no secret and none of our table keys."""
+    credentials: dict[str, str] = field(repr=False)
+    """Each secret the URL gives (`SECRET_KEYS`: its password, `sslpassword`, ...), decoded, for libpq apart from
+    the URL; a password it lacks libpq finds itself (`PGPASSWORD`, `~/.pgpass`, ...)."""
     shown: str
-    """The URL as every message names it: without its password, or whatever may hold it if malformed."""
+    """The URL as every message names it: without its secrets, or whatever may hold them if malformed."""
     secrets: tuple[str, ...] = field(repr=False)
-    """Text that must not appear in any message: the password as written and decoded, `PGPASSWORD`'s."""
+    """Text that must not appear in any message: each secret as written and decoded, `PGPASSWORD`'s."""
     keys: dict[str, str]
     """Our table keys (`table`, `langchain_table`, ...)."""
     malformed: str | None = None
@@ -64,15 +69,15 @@ class PgUrl:
         hosts, tail = rest[:end], rest[end:]
         path, question, query = tail.partition('?')
         secrets = [written_password, unquote(written_password)] if written_password else []
-        password = unquote(written_password) if written_password is not None else None
+        credentials = {'password': unquote(written_password)} if written_password is not None else {}
         keys: dict[str, str] = {}
         theirs: list[str] = []
         ours: list[str] = []
         for segment in query.split('&') if question else []:
             key, _, value = segment.partition('=')
-            if unquote(key) == 'password':
-                password = unquote(value)
-                secrets += [value, password]
+            if unquote(key) in SECRET_KEYS:
+                credentials[unquote(key)] = unquote(value)
+                secrets += [value, unquote(value)]
             elif unquote(key) in TABLE_KEYS:
                 keys[unquote(key)] = unquote(value)
                 ours.append(segment)
@@ -91,7 +96,7 @@ class PgUrl:
         encoded_user = f'{quote(unquote(user), safe="")}@' if user else ''
         return cls(
             conninfo=f'{scheme.lower()}://{encoded_user}{hosts}{path}' + _query(theirs),
-            password=password,
+            credentials=credentials,
             shown=shown,
             secrets=tuple(sorted({secret for secret in secrets if secret}, key=len, reverse=True)),
             keys=keys,

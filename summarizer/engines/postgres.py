@@ -19,9 +19,9 @@ spacing), so there the column must hold exactly the server's normal form of the 
 that passed the post-check. That normal form is also what the originals store records for the
 history (`PostgresSource.stored`), so `summarizer restore` finds it as the column gives it back.
 
-Credentials come from the URL or libpq (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`, ...); a password is
-never shown, whatever the URL's shape (`_pg_url`): the source is named by its URL without it, libpq
-gets it apart from the URL, and it is removed from every message.
+Credentials come from the URL or libpq (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`, ...); a password (or
+`sslpassword`, any secret libpq takes) is never shown, whatever the URL's shape (`_pg_url`): the source
+is named by its URL without it, libpq gets it apart from the URL, and it is removed from every message.
 """
 
 from __future__ import annotations
@@ -86,8 +86,7 @@ class Location(PgUrl):
             options['application_name'] = 'summarizer batch'
         if dbname is not None:
             options['dbname'] = dbname
-        if self.password is not None:
-            options['password'] = self.password
+        options.update(self.credentials)
         connection = psycopg.connect(self.conninfo, autocommit=True, **options)  # pyright: ignore[reportArgumentType]
         if read_only:
             connection.read_only = True

@@ -2,7 +2,7 @@ r"""What an eval measures on one summarized tool return: compression, the facts 
 
 A fact (see `summarizer.core._facts`) of an oversized tool return counts as *referred to* when a later
 turn of the same history -- assistant text, the arguments of a later tool call, a later user prompt
--- holds it (`LaterTurns.quoted_facts`, the very function that hands quoted facts to the
+-- holds it (`Turns.quoted_facts`, the very function that hands quoted facts to the
 summarizer). Those are the facts the conversation demonstrably reused; retention is the share of
 them the summary still holds. Everything here is offline and deterministic: no judge model, the
 same figures on every run.

@@ -344,7 +344,7 @@ def compared_strategies(
     def compacting(name: str, config: SummarizerConfig, model: Model) -> Strategy:
         summarizer = Summarizer(config=config, model=model, cache=cache)
         compactor = Compactor(config=config, summarizer=summarizer, originals=originals)
-        return Strategy(name=name, start=lambda: compactor.session().process)
+        return Strategy(name=name, start=lambda: compactor.session(keep_going=False).process)
 
     strategies = [NO_COMPACTION, compacting(POLICY, config, model)]
     if config.policy.kind != 'threshold':

@@ -14,32 +14,27 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from ..core import atomic_write
 from ._replay import NO_COMPACTION, ReplayRun, RunFigures
+from ._report import write_files
 
 logger = logging.getLogger(__name__)
 
 SUMMARY_FILE = 'replay.md'
 DATA_FILE = 'replay.json'
 PLOT_FILE = 'replay-cost-support.png'
-_FILE_MODE = 0o600
 
 
 def write_replay_report(run: ReplayRun, folder: Path, *, started: datetime, sources: list[str]) -> list[Path]:
     """Write the report files into `folder` (created owner-only); returns the files written."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    written: list[Path] = []
-    for name, text in (
-        (SUMMARY_FILE, replay_markdown(run, started=started, sources=sources)),
-        (DATA_FILE, json.dumps(replay_data(run, started=started, sources=sources), indent=2) + '\n'),
-    ):
-        atomic_write(folder / name, text.encode('utf-8'), mode=_FILE_MODE)
-        written.append(folder / name)
-    plot = _plot_png(run)
-    if plot is not None:
-        atomic_write(folder / PLOT_FILE, plot, mode=_FILE_MODE)
-        written.append(folder / PLOT_FILE)
-    return written
+    data = json.dumps(replay_data(run, started=started, sources=sources), indent=2) + '\n'
+    return write_files(
+        folder,
+        {
+            SUMMARY_FILE: replay_markdown(run, started=started, sources=sources).encode('utf-8'),
+            DATA_FILE: data.encode('utf-8'),
+            PLOT_FILE: _plot_png(run),
+        },
+    )
 
 
 def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) -> str:

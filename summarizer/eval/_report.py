@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core import SummarizerConfig, atomic_write, install_hint
+from ..core import SummarizerConfig, atomic_write, count, install_hint
 from ._metrics import Tally
 from ._run import EvalRun, ModelScore
 
@@ -38,22 +38,28 @@ _FILE_MODE = 0o600
 
 def write_report(run: EvalRun, folder: Path, *, started: datetime, sources: list[str]) -> list[Path]:
     """Write the report files into `folder` (created owner-only); returns the files written."""
+    return write_files(
+        folder,
+        {
+            SUMMARY_FILE: markdown(run, started=started, sources=sources).encode('utf-8'),
+            DATA_FILE: (json.dumps(as_data(run, started=started, sources=sources), indent=2) + '\n').encode('utf-8'),
+            PLOT_FILE: plot_png(run),
+        },
+    )
+
+
+def write_files(folder: Path, files: dict[str, bytes | None]) -> list[Path]:
+    """Write each file of a report into `folder` (created owner-only), each 0600, atomically; None: not written.
+
+    Returns the files written. Reports name files and quote lost facts, so only their owner reads them.
+    """
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    written = [
-        _write(folder / SUMMARY_FILE, markdown(run, started=started, sources=sources)),
-        _write(folder / DATA_FILE, json.dumps(as_data(run, started=started, sources=sources), indent=2) + '\n'),
-    ]
-    plot = plot_png(run)
-    if plot is not None:
-        target = folder / PLOT_FILE
-        atomic_write(target, plot, mode=_FILE_MODE)
-        written.append(target)
+    written: list[Path] = []
+    for name, data in files.items():
+        if data is not None:
+            atomic_write(folder / name, data, mode=_FILE_MODE)
+            written.append(folder / name)
     return written
-
-
-def _write(path: Path, text: str) -> Path:
-    atomic_write(path, text.encode('utf-8'), mode=_FILE_MODE)
-    return path
 
 
 # -- Markdown --------------------------------------------------------------------------------------
@@ -165,11 +171,6 @@ def _json(tally: Tally) -> str:
         if tally.json_strings
         else '-'
     )
-
-
-def count(number: int, one: str, many: str) -> str:
-    """`1 history`, `2 histories`: every count in the same form."""
-    return f'{number:,} {one if number == 1 else many}'
 
 
 def _label(model: ModelScore) -> str:

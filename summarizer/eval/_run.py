@@ -27,7 +27,7 @@ from pydantic_ai.messages import BaseToolReturnPart, ModelRequest, ModelResponse
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import FunctionModel
 
-from ..core import JsonValue, LaterTurns, SummarizerConfig, content_tokens
+from ..core import JsonValue, SummarizerConfig, Turns, content_tokens
 from ..extractive import detect_kind
 from ..pipeline import Compactor, OriginalStore, Report, Summarizer, SummaryCache, resolve_model, walk
 from ..stored import StoredCompaction, StoredHistory, compact_stored
@@ -244,7 +244,7 @@ def _score_history(
     before = history.stored
     after = StoredHistory.parse(result.text) if result.text is not None else before
     reasons = {(f.message_index, f.part_index): f.reason for f in result.report.failures}
-    later = LaterTurns(before.messages)
+    later = Turns(before.messages)
     returns: list[ReturnScore] = []
     for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
         if len(candidate.text) <= min_chars:

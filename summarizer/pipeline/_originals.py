@@ -147,6 +147,15 @@ def _is_json_container(text: str) -> bool:
     return True
 
 
+def holds_omission_marker(text: str) -> bool:
+    """Whether a content's text holds an omission marker a summary writes (`… 212 lines omitted …`).
+
+    A summary made where this store did not record it (another machine's store, a run with the store
+    off) is still told as one: a run that continues its history never summarizes it again.
+    """
+    return _MARKER.search(text) is not None
+
+
 def names_read_tool(content: JsonValue) -> bool:
     """Whether a string content holds an omission marker naming the read tool: a summary made with a store."""
     return isinstance(content, str) and _HINTED_MARKER.search(content) is not None

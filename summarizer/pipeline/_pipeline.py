@@ -22,9 +22,9 @@ from pydantic_ai.models import Model
 
 from ..core import (
     JsonValue,
-    LaterTurns,
     SummarizerConfig,
     Tokenizer,
+    Turns,
     content_tokens,
     estimate_tokens,
     json_text,
@@ -38,7 +38,7 @@ from ._check import (
     integrity_problems,
     summary_problem,
 )
-from ._originals import Kept, OriginalStore, conversation_scope, with_read_hint
+from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
 from ._policy import Due, Ledger
 from ._report import Compaction, Failure, Report
 from ._summarize import AnswerSource, Outcome, ServerUnreachable, Summarizer
@@ -117,7 +117,12 @@ class Compactor:
         due = [candidate for candidate in found.candidates if candidate.turn not in kept]
         skip = skip or {}
         return Plan(
-            candidates=self._with_facts(messages, [candidate for candidate in due if _ref(candidate) not in skip]),
+            candidates=_with_facts_to_keep(
+                messages,
+                [candidate for candidate in due if _ref(candidate) not in skip],
+                max_tokens=self.config.max_content_tokens,
+                quoted=self.config.keep_quoted_facts,
+            ),
             skipped=[_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip],
             returns_examined=found.returns_seen,
         )
@@ -135,9 +140,12 @@ class Compactor:
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
-    def session(self, *, report: Report | None = None) -> HistorySession:
-        """Incremental compaction of one growing history (one agent run), adding its counts to `report`."""
-        return HistorySession(self, report=report if report is not None else Report())
+    def session(self, *, report: Report | None = None, keep_going: bool = True) -> HistorySession:
+        """Incremental compaction of one growing history (one agent run), adding its counts to `report`.
+
+        `keep_going`: see `HistorySession`.
+        """
+        return HistorySession(self, report=report if report is not None else Report(), keep_going=keep_going)
 
     async def summarize(
         self,
@@ -151,7 +159,11 @@ class Compactor:
 
         `scope`: whose originals these are (default: the compactor's `scope`, else the conversation's).
         """
-        plan = Plan(candidates=self._with_facts(messages, due))
+        plan = Plan(
+            candidates=_with_facts_to_keep(
+                messages, due, max_tokens=self.config.max_content_tokens, quoted=self.config.keep_quoted_facts
+            )
+        )
         return self.apply(messages, plan, await self.answers.answer(plan.candidates, tracer=tracer), scope=scope)
 
     def apply(
@@ -199,25 +211,6 @@ class Compactor:
         report.tokens_after += sum(candidate.tokens for candidate in due if _ref(candidate) not in accepted)
         return Compaction(messages=output, report=report, changed=changed)
 
-    def _with_facts(self, messages: Sequence[ModelMessage], due: Sequence[Candidate]) -> list[Candidate]:
-        """`due`, each with the facts the turns after it quote (`keep_quoted_facts`), read from the oldest due return on.
-
-        A content over `max_content_tokens` is never sent to the model, so it is not read for quoted
-        facts either: scanning a 100 MB log would take seconds for nothing.
-        """
-        if not due or not self.config.keep_quoted_facts:
-            return list(due)
-        later = LaterTurns(messages, start=min(candidate.message_index for candidate in due) + 1)
-        return [
-            dataclasses.replace(
-                candidate,
-                quoted=later.quoted_facts(candidate.content, message_index=candidate.message_index),
-            )
-            if candidate.tokens <= self.config.max_content_tokens
-            else candidate
-            for candidate in due
-        ]
-
     def _remember(
         self, messages: Sequence[ModelMessage], accepted: dict[PartRef, Accepted], *, scope: str
     ) -> dict[PartRef, Accepted]:
@@ -230,32 +223,32 @@ class Compactor:
         counts over a limit with it, goes without it.
         """
         final: dict[PartRef, JsonValue] = {}
-        for ref, outcome in accepted.items():
-            candidate = outcome.candidate
-            hinted = with_read_hint(candidate.text, outcome.summary)
-            problem = hinted is not outcome.summary and summary_problem(
+        for ref, item in accepted.items():
+            candidate = item.candidate
+            hinted = with_read_hint(candidate.text, item.summary)
+            problem = hinted is not item.summary and summary_problem(
                 candidate.content,
                 hinted,
                 original_tokens=candidate.tokens,
                 threshold_tokens=candidate.threshold_tokens,
                 tokenizer=self.tokenizer,
             )
-            final[ref] = outcome.summary if problem else hinted
+            final[ref] = item.summary if problem else hinted
         entries = [
             Kept(
-                tool_name=outcome.candidate.tool_name,
-                tool_call_id=outcome.candidate.part.tool_call_id,
-                content=outcome.candidate.content,
-                content_text=outcome.candidate.text,
+                tool_name=item.candidate.tool_name,
+                tool_call_id=item.candidate.part.tool_call_id,
+                content=item.candidate.content,
+                content_text=item.candidate.text,
                 summary=json_text(final[ref]),
                 scope=scope,
                 occurrence=occurrence(messages, ref),
             )
-            for ref, outcome in accepted.items()
+            for ref, item in accepted.items()
         ]
         if not self.originals.keep(entries):
             return accepted
-        return {ref: dataclasses.replace(outcome, summary=final[ref]) for ref, outcome in accepted.items()}
+        return {ref: dataclasses.replace(item, summary=final[ref]) for ref, item in accepted.items()}
 
     def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
         if rejected and self.config.strict:
@@ -292,6 +285,37 @@ def _failure(candidate: Candidate, reason: str) -> Failure:
     )
 
 
+def _with_facts_to_keep(
+    messages: Sequence[ModelMessage], due: Sequence[Candidate], *, max_tokens: int, quoted: bool
+) -> list[Candidate]:
+    """`due`, each with the facts of it the conversation holds: earlier turns', and later ones' if `quoted`.
+
+    The facts a turn before a return holds (the task named a function, the return's own call asked
+    for a path) are what the agent was after when it called the tool; those a later turn quotes
+    (`keep_quoted_facts`) are what it used. Both are kept verbatim, earlier ones first. Turns hold no
+    tool returns, so reading them all costs little next to the returns.
+    A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
+    for facts either: scanning a 100 MB log would take seconds for nothing.
+    """
+    if not due:
+        return []
+    turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
+    return [
+        dataclasses.replace(candidate, quoted=_facts_to_keep(turns, candidate, quoted=quoted))
+        if candidate.tokens <= max_tokens
+        else candidate
+        for candidate in due
+    ]
+
+
+def _facts_to_keep(turns: Turns, candidate: Candidate, *, quoted: bool) -> tuple[str, ...]:
+    known = turns.known_facts(candidate.content, message_index=candidate.message_index)
+    if not quoted:
+        return known
+    later = turns.quoted_facts(candidate.content, message_index=candidate.message_index)
+    return tuple(dict.fromkeys((*known, *later)))
+
+
 def _count(report: Report, outcome: Outcome) -> None:
     report.cache_hits += outcome.source in ('cache', 'shared')
     report.model_calls += outcome.attempts
@@ -324,9 +348,12 @@ class HistorySession:
     cache the rewrite breaks; with `threshold`, every return over its threshold as soon as it is due.
     """
 
-    def __init__(self, compactor: Compactor, *, report: Report) -> None:
+    def __init__(self, compactor: Compactor, *, report: Report, keep_going: bool = True) -> None:
         self._compactor = compactor
         self.report = report
+        self._keep_going = keep_going
+        """When the summarizer's server cannot be reached: go on with the history as it is (an agent run),
+        or raise `ServerUnreachable` (a replay, whose figures would otherwise leave the summaries out)."""
         self.messages_walked = 0
         """Messages walked so far: stays proportional to what is new, request after request."""
         config = compactor.config
@@ -369,9 +396,11 @@ class HistorySession:
         turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
         self._recent = recent_turns(turns, config.keep_recent)
         kept = set(self._recent)
-        self._pending.extend(self._unsummarized(found.candidates) if start == 0 else self._new(found.candidates))
+        self._pending.extend(self._unsummarized(found.candidates, recorded=start == 0))
         due = [candidate for candidate in self._pending if candidate.turn not in kept]
         tokens = self._tokens.update(messages, start=start)
+        if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
+            self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
         chosen, rewritten_from = due, None
         if self._cache_aware and due:
             chosen, rewritten_from = self._choose(messages, due, tokens=tokens)
@@ -382,12 +411,16 @@ class HistorySession:
             try:
                 compaction = await self._compactor.summarize(messages, chosen, tracer=tracer, scope=scope)
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
+                if not self._keep_going:
+                    raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
                 self._pending.extend(chosen)
                 rewritten_from = None
             else:
                 report.add(compaction.report)
+                changed = sorted(compaction.changed)
+                rewritten_from = self._tokens.positions(messages, changed[:1])[0] if changed else None
                 messages = compaction.messages
                 self._saved += report.tokens_before - report.tokens_after
                 tokens = self._tokens.update(
@@ -405,23 +438,27 @@ class HistorySession:
         self._anchor_returns = _returns_in(self._anchor)
         return messages
 
-    def _new(self, candidates: list[Candidate]) -> list[Candidate]:
-        """`candidates` less those already tried.
+    def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
+        """`candidates` less those already tried, and less the summaries an earlier run or another store made.
 
-        The last message walked is walked again, and with the cache-aware policy its summaries may be over
-        `min_tokens`.
+        The last message walked is walked again, and with the cache-aware policy its summaries may be
+        over `min_tokens`. A summary under its threshold that holds an omission marker is one, wherever
+        it was made; `recorded`: also look the candidates up in the store (a history walked whole, which
+        may hold an earlier run's summaries). The threshold policy needs neither: every summary is under
+        its threshold.
         """
-        return [candidate for candidate in candidates if _ref(candidate) not in self._tried]
-
-    def _unsummarized(self, candidates: list[Candidate]) -> list[Candidate]:
-        """`candidates` less the summaries an earlier run made (a history that starts over is walked whole).
-
-        The threshold policy needs no look-up: every summary is under its threshold.
-        """
+        candidates = [candidate for candidate in candidates if _ref(candidate) not in self._tried]
         if not self._cache_aware:
             return candidates
-        store = self._compactor.originals
-        return [c for c in candidates if not store.is_summary(c.part.tool_call_id, c.text)]
+        store, config = self._compactor.originals, self._compactor.config
+        return [
+            candidate
+            for candidate in candidates
+            if not (
+                candidate.tokens <= config.threshold_for(candidate.tool_name) and holds_omission_marker(candidate.text)
+            )
+            and not (recorded and store.is_summary(candidate.part.tool_call_id, candidate.text))
+        ]
 
     def _choose(
         self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int
@@ -467,6 +504,10 @@ class _MessageTokens:
                 self._blocks.append(blocks)
                 self._sizes.append(sum(blocks))
         return sum(self._sizes)
+
+    def size(self, index: int) -> int:
+        """The tokens of the message at `index`, as last counted."""
+        return self._sizes[index]
 
     def positions(self, messages: Sequence[ModelMessage], refs: Sequence[PartRef]) -> list[int]:
         """Tokens before each referenced part."""

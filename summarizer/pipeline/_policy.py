@@ -56,6 +56,13 @@ class Ledger:
     uncompacted: int = 0
     """Tokens the last prompt would have had with no compaction."""
 
+    def assume_sent(self, tokens: int) -> None:
+        """Start a run that continues a history: its prompt so far (`tokens`) is taken as sent.
+
+        As after a request that sent it: a rewrite deep in it is counted at what it costs a warm cache.
+        """
+        self.sent = self.uncompacted = tokens
+
     def baseline(self, *, tokens: int, saved: int) -> tuple[float, float]:
         """This request's cost with no compaction, and as the history stands (no rewrite now).
 

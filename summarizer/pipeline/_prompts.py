@@ -87,7 +87,7 @@ def data_block(
     """The content framed as data: escaped compact JSON inside a `<tool_content>` element.
 
     Compact, as the walk measured it: a list or object is then serialized once per summary, not twice.
-    The facts later turns quote follow in a `<quoted_facts>` element, a JSON list escaped the same way
+    The facts the conversation holds (`Candidate.quoted`) follow in a `<quoted_facts>` element, a JSON list escaped the same way
     (they are pieces of the content, so just as untrusted).
     """
     if isinstance(content, str):

@@ -70,7 +70,10 @@ class Candidate:
     structure: Structure | None = None
     """The content's structure when the walk computed it (`plain_structure`), for the output schema."""
     quoted: tuple[str, ...] = ()
-    """Its facts that later turns of the history quote (`_quoted`): the summary must keep them verbatim.
+    """Its facts other turns of the history hold (`_quoted`): the summary must keep them verbatim.
+
+    Those a turn before it holds (the task, its own call's arguments), and those later turns quote
+    when `keep_quoted_facts` is on.
     Set by the compactor, which sees the later turns; the walk does not look at them."""
 
     @property
