@@ -23,7 +23,6 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from summarizer import SummarizerConfig
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
-from summarizer.engines._runner import compact_unit
 from summarizer.extractive import summarize as extractive_summarize
 from summarizer.pipeline._models import embedded_model
 from summarizer.pipeline._pipeline import Compactor
@@ -99,7 +98,7 @@ def local(histories: list[str], model: object) -> list[str | None]:
     compactor = Compactor(config=config(), model=model)  # type: ignore[arg-type]
 
     async def run() -> list[str | None]:
-        done = [await compact_unit(StoredUnit(where=Where(path=Path('x')), raw=raw), compactor) for raw in histories]
+        done = [await StoredUnit(where=Where(path=Path('x')), raw=raw).compact(compactor) for raw in histories]
         return [item.text for item in done]
 
     return asyncio.run(run())
@@ -245,7 +244,7 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
 
     async def concurrently() -> list[Done]:  # as `summarizer batch` runs them: the second waits on the first's call
         units = [StoredUnit(where=Where(path=Path('x')), raw=raw) for raw in histories]
-        return await asyncio.gather(*(compact_unit(unit, compactor) for unit in units))
+        return await asyncio.gather(*(unit.compact(compactor) for unit in units))
 
     expected = asyncio.run(concurrently())
     assert [row['error'] for row in result] == [item.error for item in expected]

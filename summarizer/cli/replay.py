@@ -19,7 +19,7 @@ from ..core import SummarizerConfig
 from ..engines import SourceError, Target, discover
 from ..eval import ReplayHistory, compared_strategies, replay_all, replay_markdown, write_replay_report
 from ..pipeline import PriceModel, resolve_model
-from ..stored import HistoryError, Session, SessionUnit, StoredHistory, Unit
+from ..stored import HistoryError, Unit
 from ._common import InputError, console, load_config
 
 DEFAULT_PRICES = ('anthropic:claude-sonnet-4-5', 'openai:gpt-5')
@@ -123,8 +123,6 @@ def _name(unit: Unit) -> str:
 
 def _messages(unit: Unit) -> list[ModelMessage]:
     try:
-        if isinstance(unit, SessionUnit):
-            return Session.parse(unit.texts).messages
-        return StoredHistory.parse(unit.raw).messages
+        return unit.messages()
     except HistoryError as exc:
         raise InputError(f'{unit.where.describe(exc.message_index)}: {exc.problem}') from None

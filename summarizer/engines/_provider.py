@@ -58,7 +58,6 @@ from ..pipeline import (
     is_transient,
     model_id,
 )
-from ..stored import plan_unit
 from ._runner import Journal, OnTick, SourceReport, run_sources
 from ._sources import Source, SourceProblem, Target
 
@@ -340,7 +339,7 @@ def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]
         try:
             source.open(Target(dry_run=True))
             for unit in source.units():
-                for candidate in plan_unit(unit, compactor):  # bad input is reported by the compaction
+                for candidate in unit.plan(compactor):  # bad input is reported by the compaction
                     planned.setdefault(summarizer.key_for(candidate), candidate)
         except (OSError, sqlite3.Error, SourceProblem):
             continue  # a source that cannot be read is reported by the compaction

@@ -23,7 +23,6 @@ import contextlib
 import ctypes
 import dataclasses
 import errno
-import functools
 import hashlib
 import json
 import logging
@@ -42,9 +41,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
-from ..pipeline import CheckFailed, Compactor, OriginalStore, Report, Rewrite, record_rewrite
-from ..stored import Done, HistoryError, SessionUnit, Unit, Where, compact_session, compact_stored, screen, unit_size
-from ._sources import Source, SourceProblem, Target, shown_id
+from ..pipeline import Compactor, OriginalStore, Report, Rewrite, record_rewrite
+from ..stored import Done, Unit, Where, unit_size
+from ._sources import Source, SourceProblem, Target
 
 
 class BatchAborted(Exception):
@@ -341,42 +340,6 @@ def resumed(source: Source, entries: dict[str, dict[str, object]], target: Targe
     return SourceReport.from_json(cast('dict[str, object]', report))  # the journal is JSON (json.loads: Any)
 
 
-async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
-    """Compact one history; bad input ends as a `Done` with an error and nothing to write."""
-    try:
-        if isinstance(unit, SessionUnit):
-            session = await compact_session(unit.texts, compactor, scope=unit.identity)
-            return Done(
-                unit=unit,
-                report=session.report,
-                rows=session.new_rows,
-                tokens_before=session.tokens_before,
-                tokens_after=session.tokens_after,
-                replaced=session.replaced,
-            )
-        screened = screen(unit.raw, config=compactor.config, tokenizer=compactor.tokenizer)
-        if screened is not None:  # nothing to summarize: proven without validating every message
-            tokens = compactor.tokenizer(screened.text)
-            report = Report(returns_examined=screened.returns)
-            return Done(unit=unit, report=report, tokens_before=tokens, tokens_after=tokens)
-        stored = await compact_stored(unit.raw, compactor)
-    except HistoryError as exc:
-        if isinstance(unit, SessionUnit) and exc.message_index is not None:
-            where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[exc.message_index]))
-            return Done(unit=unit, error=exc.problem, where=where)
-        return Done(unit=unit, error=exc.problem, message_index=exc.message_index)
-    except CheckFailed as exc:
-        return Done(unit=unit, error=str(exc))
-    return Done(
-        unit=unit,
-        report=stored.report,
-        text=stored.text,
-        tokens_before=stored.tokens_before,
-        tokens_after=stored.tokens_after,
-        replaced=stored.replaced,
-    )
-
-
 def kept(done: Done, store: OriginalStore, *, identity: str, stored: Callable[[Done], Rewrite] = Done.rewrite) -> Done:
     """`done`, once its way back is recorded in `store`; else the history failed: nothing of it is written.
 
@@ -471,7 +434,7 @@ async def run_sources(
     `process` replaces compaction for each history (`summarizer restore`), keeping the same reads,
     writes, journal and reports.
     """
-    process = process or functools.partial(compact_unit, compactor=compactor)
+    process = process or (lambda unit: unit.compact(compactor))
     opened: list[_Open] = []
     window: deque[tuple[_Open, asyncio.Task[Done] | None]] = deque()
     limit = max(compactor.config.batch.histories_in_flight, 1)

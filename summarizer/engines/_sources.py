@@ -44,7 +44,7 @@ from ..core import (
     read_snapshot,
 )
 from ..pipeline import Rewrite
-from ..stored import Done, SessionUnit, StoredUnit, Unit, Where, identity_of
+from ..stored import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, shown_id
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
 _PAGE_ROWS = 256
@@ -439,11 +439,6 @@ def _text_or_bytes(data: bytes) -> str | bytes:
         return data.decode('utf-8')
     except UnicodeDecodeError:
         return data
-
-
-def shown_id(row_id: object) -> str:
-    """A row's id as reports show it."""
-    return 'NULL' if row_id is None else str(row_id)
 
 
 def _name(identifier: str) -> str:

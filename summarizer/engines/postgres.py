@@ -39,9 +39,9 @@ from psycopg.rows import TupleRow
 
 from ..core import BatchConfig, ChangedWhileCompacting
 from ..pipeline import Replaced, Rewrite
-from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of
+from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of, shown_id
 from ._pg_url import PgUrl
-from ._sources import Source, SourceError, SourceProblem, Target, shown_id
+from ._sources import Source, SourceError, SourceProblem, Target
 
 Connection = psycopg.Connection[TupleRow]
 _PAGE_ROWS = 256
@@ -365,7 +365,7 @@ class PostgresSource(Source):
                     self._update(table, key=unit.key, old=unit.raw, new=done.text, where=unit.where)
                 else:
                     for position, text in done.rows.items():
-                        where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[position]))
+                        where = unit.row_where(position)
                         old = unit.texts[position]
                         assert isinstance(old, str) and isinstance(text, str)
                         self._update(table, key=unit.keys[position], old=old, new=text, where=where)

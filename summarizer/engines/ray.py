@@ -1,13 +1,13 @@
 """Compaction on Ray Data: one stored history per row, each unique content summarized once cluster-wide.
 
 `compact_dataset(ds)` returns `ds` with its history column compacted byte-exactly (the same screen,
-splicing and post-check as `summarizer batch`: every row goes through `compact_unit`) and report
+splicing and post-check as `summarizer batch`: every row goes through `StoredUnit.compact`) and report
 columns added. It runs in three stages of Ray tasks. Each worker process builds a stage's `Compactor`
 or `Summarizer` on its first task of a job and keeps it for the next ones, so the model client, the
 cache handle and the embedded model load once per process, as they would in an actor; and unlike an
 actor pool per stage, the same worker processes (their imports done) serve every stage and every job:
 
-1. **plan**: each history is planned as for compaction (`plan_unit`), and the cache key of every
+1. **plan**: each history is planned as for compaction (`StoredUnit.plan`), and the cache key of every
    content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget and quoted
    facts) recorded with the candidate itself;
 2. **distinct + summarize**: one planned row is kept per key (the driver reads the small key and
@@ -63,8 +63,8 @@ from ..pipeline import (
     SummaryCache,
     resolve_model,
 )
-from ..stored import Done, StoredUnit, Unit, Where, plan_unit
-from ._runner import OnTick, compact_unit, kept, run_sources
+from ..stored import Done, StoredUnit, Unit, Where
+from ._runner import OnTick, kept, run_sources
 from ._sources import Source, Target
 
 if TYPE_CHECKING:
@@ -244,7 +244,7 @@ class _Plan:
             if not isinstance(raw, str | bytes):
                 continue  # reported by the compact stage
             # bad input is reported by the compact stage
-            planned = {self.compactor.summarizer.key_for(c): c for c in plan_unit(_unit(raw), self.compactor)}
+            planned = {self.compactor.summarizer.key_for(c): c for c in _unit(raw).plan(self.compactor)}
             digest, slot = _digest(raw), uuid.uuid4().hex  # the slot tells identical histories apart
             for key, candidate in planned.items():
                 keys.append(key)
@@ -352,7 +352,7 @@ class _Compact:
         if not isinstance(raw, str | bytes):
             return Done(unit=_unit(''), error=f'expected JSON text, found {type(raw).__name__}')
         self.answers.row = _digest(raw)
-        done = asyncio.run(compact_unit(_unit(raw), self.compactor))
+        done = asyncio.run(_unit(raw).compact(self.compactor))
         if self.keep_report:
             return done  # `summarizer batch` records it where it writes it
         # a dataset row is kept nowhere known: its record has no identity
@@ -447,7 +447,7 @@ def _run_on_ray(
     async def process(unit: Unit) -> Done:
         known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
         if known is None:
-            return await compact_unit(unit, compactor)
+            return await unit.compact(compactor)
         return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
 
     try:

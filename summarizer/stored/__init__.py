@@ -4,7 +4,6 @@
   content; `compact_stored` rewrites only the summarized values, byte for byte elsewhere;
 - `_langchain`: LangChain's message rows, one message per row, a session a history;
 - `_screen`: the batch's fast path, proving a history has nothing to summarize;
-- `_plan`: what compacting a stored history will ask summaries of (the engines' plan step);
 - `_units`: one stored history as the engines and restore handle it (`StoredUnit`, `SessionUnit`),
   and its result (`Done`);
 - `_restore`: a compacted history put back from the originals store.
@@ -12,18 +11,16 @@
 It builds on `core` and `pipeline`; the engines that read and write sources build on it.
 """
 
-from ._langchain import Row, Session, compact_session
-from ._plan import plan_unit
+from ._langchain import Row
 from ._restore import restore_unit
 from ._screen import screen
 from ._stored import HistoryError, StoredCompaction, StoredHistory, check_rewrite, compact_stored
-from ._units import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, unit_size
+from ._units import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, shown_id, unit_size
 
 __all__ = [
     'Done',
     'HistoryError',
     'Row',
-    'Session',
     'SessionUnit',
     'StoredCompaction',
     'StoredHistory',
@@ -31,11 +28,10 @@ __all__ = [
     'Unit',
     'Where',
     'check_rewrite',
-    'compact_session',
     'compact_stored',
     'identity_of',
-    'plan_unit',
     'restore_unit',
     'screen',
+    'shown_id',
     'unit_size',
 ]
