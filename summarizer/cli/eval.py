@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.markdown import Markdown
 
 from ..core import BatchConfig, SummarizerConfig, count
-from ..engines import Source, SourceError, discover
+from ..engines import JsonSource, SourceError, discover
 from ..eval import EvalHistory, default_folder, eval_models, markdown, run_eval, update_golden, write_report
 from ..pipeline import SummaryCache
 from ..stored import StoredHistory
@@ -146,7 +146,7 @@ def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory
     histories: list[tuple[Path, StoredHistory]] = []
     skipped: list[str] = []
     for source in found:
-        if source.kind != Source.kind:
+        if not isinstance(source, JsonSource):
             skipped.append(f'{source.path}: a {source.kind} store; eval reads .json history files')
             continue
         try:

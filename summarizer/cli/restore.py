@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from ..core import SummarizerConfig, atomic_write, remove_temporaries
-from ..engines import Journal, SourceError, SourceReport, Target, Tick, discover, resumed, run_sources
+from ..engines import Journal, Source, SourceError, SourceReport, Target, Tick, discover, resumed, run_sources
 from ..pipeline import Compactor, OriginalStore, cache_folder
 from ..stored import restore_unit
 from ._common import InputError, load_config
@@ -51,14 +51,16 @@ def run(arguments: argparse.Namespace) -> int:
     """Restore every history under the paths; exit codes as batch's (0 done, 1 some failed, 2 bad input)."""
     arguments.model = arguments.threshold_tokens = arguments.keep_recent = None
     config = load_config(arguments)
-    target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
+    target = Target(backup=arguments.backup, reuse_output=arguments.resume)
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
     if urls and (arguments.out is not None or arguments.backup):
         raise InputError('a PostgreSQL source is restored --in-place (back a table up with pg_dump)')
     try:
-        sources = discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place)
-        sources += _postgres(urls, config, target)
+        sources: list[Source] = [
+            *discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place),
+            *_postgres(urls, config, target, out=None),
+        ]
     except SourceError as exc:
         raise InputError(str(exc)) from None
     store = OriginalStore.from_config(config)

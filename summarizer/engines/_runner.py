@@ -359,6 +359,7 @@ class _Open:
     """A source being compacted: its report, and whether it was given up or closed."""
 
     source: Source
+    target: Target
     report: SourceReport
     store: OriginalStore
     """Where each compacted history's way back is recorded before it is written."""
@@ -372,7 +373,7 @@ class _Open:
         program changed meanwhile.
         """
         try:
-            if not self.source.target.dry_run:
+            if not self.target.dry_run:
                 done = kept(
                     done, self.store, identity=self.source.written_identity(done.unit), stored=self.source.stored
                 )
@@ -460,6 +461,7 @@ async def run_sources(
         for source in sources:
             current = _Open(
                 source,
+                target,
                 SourceReport(source=source.name, kind=source.kind, output=source.output_name(target)),
                 store=compactor.originals,
             )

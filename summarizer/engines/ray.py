@@ -413,7 +413,7 @@ def _run_on_ray(
     changed between the two reads, and LangChain sessions (several rows each), are compacted here.
     """
     if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
-        remove_temporaries([source.output(target) for source in sources])
+        remove_temporaries([path for source in sources for path in source.temporaries(target)])
     texts: dict[str, str | bytes] = {}
     for source in sources:
         source.open(Target(dry_run=True))
