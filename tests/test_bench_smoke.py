@@ -21,6 +21,7 @@ from bench import _batch_child
 from bench.batch import corpus, head, run_child
 from bench.calls import concurrency_section, dedup_section
 from bench.growth import growth_section
+from bench.outside import outside_section
 from bench.overhead import harness_installed, overhead_section
 from bench.throughput import throughput_section
 
@@ -92,3 +93,11 @@ def test_throughput_measures_the_scan_and_the_pipeline_against_raw_json() -> Non
         'embedded pipeline, imports frozen (CLI), MB/s',
     }
     assert gc.get_freeze_count() == 0, 'the frozen row unfreezes: later sections measure the library as it is'
+
+
+def test_outside_compact_splits_the_cpu_of_both_runs() -> None:
+    section = outside_section(histories=2)
+    assert [row['run'] for row in section.rows] == ['first run (embedded model)', 'rerun (every summary cached)']
+    for row in section.rows:
+        assert 0 < row['inside compact() s'] < row['CPU s']  # type: ignore[operator]
+    assert _targets(section)['batch CPU outside ÷ inside compact(), rerun'] == section.rows[1]['outside ÷ inside']
