@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from ..core import JsonValue, content_tokens, shape_mismatch
+from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens
 from ..pipeline import CheckFailed, Compactor, PartRef, Replaced, Report
-from ._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
+from ._stored import HistoryError, Literals, Scanner, ambiguous_reason, content_problem, dump_content, read_key
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,15 @@ class Row:
             data=data,
             content_span=span[-1] if span else None,
             literals=literals[-1] if literals else None,
+        )
+
+    def tool_return(self) -> ToolReturnPart:
+        """A tool row as the pydantic-ai tool return the pipeline walks (content blocks other than text: None)."""
+        name = self.data.get('name')
+        return ToolReturnPart(
+            tool_name=name if isinstance(name, str) and name else 'tool',
+            content=_summarizable(self.data.get('content')),
+            tool_call_id=str(self.data['tool_call_id']),
         )
 
     def with_content(self, content: JsonValue) -> str:
@@ -148,14 +157,7 @@ def session_messages(rows: Sequence[Row]) -> tuple[list[ModelMessage], dict[Part
             returns = []
             messages.append(ModelRequest(parts=returns))  # filled below
         origin[(len(messages) - 1, len(returns))] = position
-        name = row.data.get('name')
-        returns.append(
-            ToolReturnPart(
-                tool_name=name if isinstance(name, str) and name else 'tool',
-                content=_summarizable(row.data.get('content')),
-                tool_call_id=str(row.data['tool_call_id']),
-            )
-        )
+        returns.append(row.tool_return())
     return messages, origin
 
 
@@ -210,7 +212,7 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *
         text = rows[position].with_content(summary)
         try:
             after = Row.parse(text)
-            check_row(rows[position], after)
+            check_row(rows[position], after, config=compactor.config, tokenizer=compactor.tokenizer)
         except (CheckFailed, HistoryError) as exc:
             if compactor.config.strict:
                 raise CheckFailed(f'row {position}: rewrite failed the post-check: {exc}') from None
@@ -243,17 +245,35 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *
     )
 
 
-def check_row(before: Row, after: Row) -> None:
-    """The post-check of one rewritten row: identical outside `data.content`, which keeps its shape and shrinks."""
+def check_row(
+    before: Row,
+    after: Row,
+    *,
+    config: SummarizerConfig | None = None,
+    tokenizer: Tokenizer = estimate_tokens,
+) -> None:
+    """The post-check of one rewritten row: identical outside `data.content`, which passes `content_problem`.
+
+    The same check of the new value as every stored format's (`check_rewrite`). `config` is the configuration the compaction ran with (tool rules, thresholds); without one there
+    are no tool rules and no threshold to be under, as for `check_rewrite`.
+    """
+    if before.kind != 'tool':
+        raise CheckFailed('only tool-return content may change')
     if before.content_span is None or after.content_span is None:
         raise CheckFailed('the content value is missing')
     start, end = before.content_span
     after_start, after_end = after.content_span
     if before.text[:start] != after.text[:after_start] or before.text[end:] != after.text[after_end:]:
         raise CheckFailed('the row changed outside its content value')
-    old, new = before.data['content'], after.data['content']
-    mismatch = shape_mismatch(old, new)
-    if mismatch:
-        raise CheckFailed(f'wrong shape: {mismatch}')
-    if content_tokens(new) >= content_tokens(old):
-        raise CheckFailed('the new content is not smaller')
+    problem = content_problem(
+        before.tool_return(),
+        before.data['content'],
+        after.data['content'],
+        new_text=after.text[after_start:after_end],
+        literals=before.literals,
+        config=config or SummarizerConfig(),
+        threshold=config is not None,
+        tokenizer=tokenizer,
+    )
+    if problem:
+        raise CheckFailed(problem)

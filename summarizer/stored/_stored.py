@@ -27,7 +27,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequestPart,
+    ModelResponsePart,
+    ToolReturnPart,
+)
 from pydantic_core import ErrorDetails
 
 from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
@@ -225,23 +231,52 @@ def _replacement_problem(
     tokenizer: Tokenizer,
 ) -> str | None:
     """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
-    part = before.messages[ref[0]].parts[ref[1]]
+    start, end = after.spans[ref]
+    return content_problem(
+        before.messages[ref[0]].parts[ref[1]],
+        _part_content(before.data, ref),
+        new,
+        new_text=after.text[start:end],
+        literals=before.literals.get(ref),
+        config=config,
+        threshold=threshold,
+        tokenizer=tokenizer,
+    )
+
+
+def content_problem(
+    part: ModelRequestPart | ModelResponsePart,
+    old: JsonValue,
+    new: JsonValue,
+    *,
+    new_text: str,
+    literals: Literals | None,
+    config: SummarizerConfig,
+    threshold: bool,
+    tokenizer: Tokenizer,
+) -> str | None:
+    """The post-check of one stored content value: why `old` (of `part`) may not become `new`; None if it may.
+
+    Every stored format checks each replaced value with it (`check_rewrite`, LangChain's `check_row`):
+    only a tool return the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
+    return; `summarizable_data`: no binary or multimodal data; no number written two ways), its number
+    literals (`new_text`: the new value as stored) spelled as the original spelled them (`literals`),
+    and a proper summary by the pipeline's own rule (`summary_problem`: the shape contract, not empty,
+    smaller, and under the tool's threshold if `threshold`).
+    """
     if not isinstance(part, ToolReturnPart):
         return 'only tool-return content may change'
     reason = excluded(part, config)
     if reason is None and summarizable_data(part.content) is None:
         reason = 'it holds binary or multimodal data'
-    literals = before.literals.get(ref)
     if reason is None and literals is not None and literals.ambiguous is not None:
         reason = f'it {ambiguous_reason(literals.ambiguous)}'
     if reason is not None:
         return f'{reason}: its content must not change'
     written = literals.written if literals is not None else {}
-    start, end = after.spans[ref]
-    for number, literal in _number_literals(after.text[start:end]):
+    for number, literal in _number_literals(new_text):
         if literal != written.get(number, number):
             return f'number literal {literal} is not the original literal {written.get(number, number)}'
-    old = _part_content(before.data, ref)
     return summary_problem(
         old,
         new,
