@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
     from .core import Tokenizer, estimate_tokens
     from .pipeline import (
         Ambiguous,
+        AnswerSource,
         Candidate,
         CheckFailed,
         Compaction,
@@ -56,6 +57,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
         OriginalStore,
         Outcome,
         PartRef,
+        Plan,
         Replaced,
         Report,
         Restored,
@@ -77,6 +79,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
 
 __all__ = [
     'Ambiguous',
+    'AnswerSource',
     'BatchConfig',
     'CacheConfig',
     'Candidate',
@@ -99,6 +102,7 @@ __all__ = [
     'Outcome',
     'OutputMode',
     'PartRef',
+    'Plan',
     'PolicyConfig',
     'PolicyKind',
     'ProviderBatchConfig',

@@ -1,14 +1,14 @@
 """Another program writes a history while it is being compacted: its write wins, the compaction is reported.
 
 The other program is made deterministic by a seam: it writes when the batch has read a history
-and before the batch writes that history back (`compact_unit`, or `compact_stored` for `compact`).
+and before the batch writes that history back (a unit's `compact`, or `compact_stored` for `compact`).
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -17,22 +17,24 @@ from test_batch import LANGCHAIN_TOOL, batch, make_conversations, make_message_s
 
 from summarizer import stored as stored_package
 from summarizer.cli import main
-from summarizer.engines import _runner
+from summarizer.pipeline import Compactor
 from summarizer.stored._stored import StoredHistory, check_rewrite
-from summarizer.stored._units import SessionUnit, StoredUnit, Unit
+from summarizer.stored._units import Done, SessionUnit, StoredUnit, Unit
 
 
 def writes_meanwhile(monkeypatch: pytest.MonkeyPatch, when: Callable[[Unit], bool], write: Callable[[], None]) -> None:
     """Run `write` (the other program) once, after the batch read the first unit `when` accepts."""
-    compact_unit = _runner.compact_unit
     pending = [write]
+    for kind in (StoredUnit, SessionUnit):
 
-    async def compact_then_race(unit: Unit, compactor: object) -> object:
-        if pending and when(unit):
-            pending.pop()()
-        return await compact_unit(unit, compactor)  # type: ignore[arg-type]
+        async def compact_then_race(
+            unit: Unit, compactor: Compactor, compact: Callable[..., Awaitable[Done]] = kind.compact
+        ) -> Done:
+            if pending and when(unit):
+                pending.pop()()
+            return await compact(unit, compactor)
 
-    monkeypatch.setattr(_runner, 'compact_unit', compact_then_race)
+        monkeypatch.setattr(kind, 'compact', compact_then_race)
 
 
 def test_a_row_an_application_updates_meanwhile_keeps_the_application_s_value(

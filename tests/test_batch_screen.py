@@ -12,7 +12,6 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._tokens import estimate_tokens
-from summarizer.engines._runner import compact_unit
 from summarizer.pipeline._pipeline import Compactor
 from summarizer.stored._screen import screen
 from summarizer.stored._stored import compact_stored
@@ -48,7 +47,7 @@ async def test_screened_exactly_when_the_full_path_finds_nothing(contents: tuple
 
 async def test_a_screened_history_is_passed_through_with_its_counts(tmp_path: Path) -> None:
     raw = stored(BIG_TEXT, BIG_OBJECT)
-    done = await compact_unit(StoredUnit(where=Where(path=tmp_path), raw=raw), Compactor(config=SMALL))
+    done = await StoredUnit(where=Where(path=tmp_path), raw=raw).compact(Compactor(config=SMALL))
     assert done.error is None and not done.changed and done.report.returns_examined == 2
     assert done.tokens_before == done.tokens_after == estimate_tokens(raw.decode())
 

@@ -21,6 +21,7 @@ from bench import _batch_child
 from bench.batch import corpus, head, run_child
 from bench.calls import concurrency_section, dedup_section
 from bench.growth import growth_section
+from bench.outside import outside_section
 from bench.overhead import harness_installed, overhead_section
 from bench.startup import startup_section
 from bench.throughput import throughput_section
@@ -103,3 +104,11 @@ def test_startup_measures_each_command_line() -> None:
         'summarizer --version',
     ]
     assert all(row['CPU ms (median)'] > 0 for row in section.rows)  # type: ignore[operator]
+
+
+def test_outside_compact_splits_the_cpu_of_both_runs() -> None:
+    section = outside_section(histories=2)
+    assert [row['run'] for row in section.rows] == ['first run (embedded model)', 'rerun (every summary cached)']
+    for row in section.rows:
+        assert 0 < row['inside compact() s'] < row['CPU s']  # type: ignore[operator]
+    assert _targets(section)['batch CPU outside ÷ inside compact(), rerun'] == section.rows[1]['outside ÷ inside']

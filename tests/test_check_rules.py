@@ -28,7 +28,9 @@ from pydantic_ai.messages import (
 from test_typed_returns import typed_history
 
 from summarizer.cli import main
+from summarizer.core import SummarizerConfig
 from summarizer.pipeline._check import CheckFailed, check_history
+from summarizer.stored._langchain import Row, check_row
 
 History = list[dict[str, Any]]
 
@@ -149,3 +151,35 @@ def test_a_replaced_part_must_serialize_and_validate_as_its_own_tool_return_clas
         check(0, object())
     with pytest.raises(CheckFailed, match='message 1 part 1 no longer validates: Input should be a valid dictionary'):
         check(1, 'a summary')  # read back, a tool search's content is a dictionary
+
+
+def _tool_row(content: str) -> str:
+    """A LangChain tool row holding `content` (JSON text, written as it is)."""
+    return f'{{"type": "tool", "data": {{"content": {content}, "name": "search", "tool_call_id": "c1"}}}}'
+
+
+LONG = json.dumps('x ' * 3000)
+
+
+@pytest.mark.parametrize(
+    ('old', 'new', 'config', 'problem'),
+    [
+        (
+            f'[1E2, {LONG}]',
+            '[100.0, "… 1 items omitted …"]',
+            None,
+            'number literal 100.0 is not the original literal 1E2',
+        ),
+        (LONG, json.dumps('short ' * 30), SummarizerConfig().override(threshold_tokens=10), 'not under the threshold'),
+        (LONG, '"short"', SummarizerConfig().override(tools={'search': {'skip': True}}), 'must not change'),
+        (LONG, '["a"]', None, 'wrong shape'),
+        (LONG, json.dumps('x ' * 3001), None, 'not smaller'),
+    ],
+)
+def test_a_langchain_row_is_post_checked_by_the_rules_of_every_stored_history(
+    old: str, new: str, config: SummarizerConfig | None, problem: str
+) -> None:
+    """A row's new content passes the rules a stored history's does: number literals, threshold, tool rules."""
+    before = Row.parse(_tool_row(old))
+    with pytest.raises(CheckFailed, match=problem):
+        check_row(before, Row.parse(_tool_row(new)), config=config)

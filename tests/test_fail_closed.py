@@ -77,16 +77,16 @@ def test_a_store_deleted_or_replaced_under_a_batch_is_noticed_and_nothing_more_i
     what: str, tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     inputs = three_files(tmp_path)
-    write = _sources.Source.write
+    write = _sources.JsonSource.write
 
-    def write_then_lose_the_store(self: _sources.Source, done: _sources.Done) -> None:
+    def write_then_lose_the_store(self: _sources.JsonSource, done: _sources.Done) -> None:
         write(self, done)
         if Path(done.unit.where.path).name == 'h0.json':  # the batch keeps its connection to the old file
             shutil.rmtree(store_folder(isolated_cache))
             if what == 'replaced':
                 assert OriginalStore.from_config(SummarizerConfig()).available  # a new, empty store
 
-    monkeypatch.setattr(_sources.Source, 'write', write_then_lose_the_store)
+    monkeypatch.setattr(_sources.JsonSource, 'write', write_then_lose_the_store)
     capsys.readouterr()
     assert main(['batch', str(inputs), '--in-place', '--keep-recent', '0']) == 1
     assert (inputs / 'h0.json').read_bytes() != stored(0)  # recorded before the store was lost

@@ -153,7 +153,7 @@ def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> N
         run_sources(
             sources(tmp_path / 'live'),
             compactor=live,
-            target=Target(out=tmp_path / 'live'),
+            target=Target(),
             journal=None,
             on_tick=print,
         )
@@ -166,7 +166,7 @@ def test_the_in_memory_batch_model_compacts_like_a_live_run(tmp_path: Path) -> N
     reports, batch = run_provider_batch(
         sources(tmp_path / 'batch'),
         config=config.override(cache={'enabled': False}),  # every answer from the batch, none from the live run's cache
-        target=Target(out=tmp_path / 'batch'),
+        target=Target(),
         journal=journal,
         on_tick=print,
         on_note=notes.append,
@@ -453,7 +453,7 @@ def test_an_answer_nested_past_the_parsers_depth_keeps_its_original(tmp_path: Pa
     reports, batch = run_provider_batch(
         discover([tmp_path / 'in'], config=config.batch, out=tmp_path / 'out'),
         config=config,
-        target=Target(out=tmp_path / 'out'),
+        target=Target(),
         journal=journal,
         on_tick=print,
         on_note=print,

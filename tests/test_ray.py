@@ -23,10 +23,10 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter
 from summarizer import SummarizerConfig
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
-from summarizer.engines._runner import compact_unit
 from summarizer.extractive import summarize as extractive_summarize
 from summarizer.pipeline._models import embedded_model
 from summarizer.pipeline._pipeline import Compactor
+from summarizer.pipeline._summarize import Outcome, Summarizer
 from summarizer.stored._units import Done, StoredUnit, Where
 
 ray = pytest.importorskip('ray', reason="the ray extra is not installed (pip install '.[ray]')")
@@ -98,7 +98,7 @@ def local(histories: list[str], model: object) -> list[str | None]:
     compactor = Compactor(config=config(), model=model)  # type: ignore[arg-type]
 
     async def run() -> list[str | None]:
-        done = [await compact_unit(StoredUnit(where=Where(path=Path('x')), raw=raw), compactor) for raw in histories]
+        done = [await StoredUnit(where=Where(path=Path('x')), raw=raw).compact(compactor) for raw in histories]
         return [item.text for item in done]
 
     return asyncio.run(run())
@@ -244,7 +244,7 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
 
     async def concurrently() -> list[Done]:  # as `summarizer batch` runs them: the second waits on the first's call
         units = [StoredUnit(where=Where(path=Path('x')), raw=raw) for raw in histories]
-        return await asyncio.gather(*(compact_unit(unit, compactor) for unit in units))
+        return await asyncio.gather(*(unit.compact(compactor) for unit in units))
 
     expected = asyncio.run(concurrently())
     assert [row['error'] for row in result] == [item.error for item in expected]
@@ -255,26 +255,20 @@ def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_
 
 def test_a_content_a_history_holds_twice_is_charged_once() -> None:
     """The compact stage charges the owner row's first occurrence only; the second is a share (a cache hit)."""
-    from summarizer.engines.ray import _Answering  # pyright: ignore[reportPrivateUsage]
+    from summarizer.engines.ray import _StageAnswers  # pyright: ignore[reportPrivateUsage]
     from summarizer.pipeline._cache import SummaryCache
     from summarizer.pipeline._models import resolve_model
-    from summarizer.pipeline._summarize import Answer, Planner
 
     config = SummarizerConfig().override(keep_recent=0, keep_quoted_facts=False)
     messages = history(BIG_TEXT, BIG_TEXT)
-    model = resolve_model(config)
-    planner = Planner(config=config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
-    asyncio.run(Compactor(config=config, summarizer=planner).compact(messages))
-    [key] = planner.planned
-    answer = Answer(summary='a short summary', attempts=1, input_tokens=100, output_tokens=20)
-    answering = _Answering(
-        config=config,
-        model=model,
-        cache=SummaryCache(directory=None, size_limit_bytes=0),
-        answers={key: ('row', answer)},
+    keys = Summarizer(
+        config=config, model=resolve_model(config), cache=SummaryCache(directory=None, size_limit_bytes=0)
     )
-    answering.start_row('row')
-    report = asyncio.run(Compactor(config=config, summarizer=answering).compact(messages)).report
+    compactor = Compactor(config=config, summarizer=keys)
+    [key] = {keys.key_for(candidate) for candidate in compactor.plan(messages).candidates}
+    answer = Outcome(summary='a short summary', source='model', attempts=1, input_tokens=100, output_tokens=20)
+    answers = _StageAnswers(keys=keys, answers={key: ('row', answer)}, row='row')
+    report = asyncio.run(Compactor(config=config, summarizer=keys, answers=answers).compact(messages)).report
     assert (report.model_calls, report.summarizer_input_tokens, report.cache_hits, report.summarized) == (1, 100, 1, 2)
 
 

@@ -119,8 +119,6 @@ def run(arguments: argparse.Namespace) -> int:
     if batching:
         check_batchable(model)
     target = Target(
-        out=out,
-        out_url=arguments.out if isinstance(arguments.out, str) else None,
         backup=arguments.backup,
         dry_run=arguments.dry_run,
         reuse_output=arguments.resume,
@@ -128,7 +126,10 @@ def run(arguments: argparse.Namespace) -> int:
     )
     try:
         in_place = arguments.out is None and not arguments.dry_run
-        sources = discover(files, config=config.batch, out=out, in_place=in_place) + _postgres(urls, config, target)
+        sources: list[Source] = [
+            *discover(files, config=config.batch, out=out, in_place=in_place),
+            *_postgres(urls, config, target, out=arguments.out),
+        ]
     except SourceError as exc:
         raise InputError(str(exc)) from None
     if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
@@ -228,7 +229,7 @@ def _identity(path: Path | str) -> str:
     return str(path.resolve()) if isinstance(path, Path) else PgUrl.parse(path).shown
 
 
-def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list[Source]:
+def _postgres(urls: list[str], config: SummarizerConfig, target: Target, *, out: Path | str | None) -> list[Source]:
     """The PostgreSQL sources, checked like files before any work (psycopg is imported only for them)."""
     if not urls:
         return []
@@ -236,7 +237,7 @@ def _postgres(urls: list[str], config: SummarizerConfig, target: Target) -> list
         from ..engines.postgres import postgres_sources
     except ImportError:
         raise InputError(f'PostgreSQL sources need psycopg, the postgres extra: {install_hint("postgres")}') from None
-    return postgres_sources(urls, config=config.batch, target=target)
+    return postgres_sources(urls, config=config.batch, target=target, out=out)
 
 
 def _run_on_ray(

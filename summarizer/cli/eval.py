@@ -144,7 +144,7 @@ def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory
     or backups). A file that is not a stored history (a `facts.json` beside the histories, a JSONL
     or SQLite store) is skipped and reported: one stray file does not stop an eval of a folder.
     """
-    from ..engines import Source, SourceError, discover
+    from ..engines import JsonSource, SourceError, discover
     from ..eval import EvalHistory
 
     try:
@@ -154,7 +154,7 @@ def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory
     histories: list[tuple[Path, StoredHistory]] = []
     skipped: list[str] = []
     for source in found:
-        if source.kind != Source.kind:
+        if not isinstance(source, JsonSource):
             skipped.append(f'{source.path}: a {source.kind} store; eval reads .json history files')
             continue
         try:

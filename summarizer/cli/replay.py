@@ -134,12 +134,9 @@ def _name(unit: Unit) -> str:
 
 
 def _messages(unit: Unit) -> list[ModelMessage]:
-    from ..stored import HistoryError, Row, SessionUnit, StoredHistory, row_text, session_messages
+    from ..stored import HistoryError
 
     try:
-        if isinstance(unit, SessionUnit):
-            rows = [Row.parse(row_text(value, position)) for position, value in enumerate(unit.texts)]
-            return session_messages(rows)[0]
-        return StoredHistory.parse(unit.raw).messages
+        return unit.messages()
     except HistoryError as exc:
         raise InputError(f'{unit.where.describe(exc.message_index)}: {exc.problem}') from None

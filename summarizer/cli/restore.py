@@ -18,7 +18,7 @@ from ._common import InputError, imported, load_config
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
 if TYPE_CHECKING:
-    from ..engines import SourceReport, Tick
+    from ..engines import Source, SourceReport, Tick
 
 
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:  # pyright: ignore[reportPrivateUsage]
@@ -57,14 +57,16 @@ def run(arguments: argparse.Namespace) -> int:
     from ..stored import restore_unit
 
     imported()
-    target = Target(out=arguments.out, backup=arguments.backup, reuse_output=arguments.resume)
+    target = Target(backup=arguments.backup, reuse_output=arguments.resume)
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
     if urls and (arguments.out is not None or arguments.backup):
         raise InputError('a PostgreSQL source is restored --in-place (back a table up with pg_dump)')
     try:
-        sources = discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place)
-        sources += _postgres(urls, config, target)
+        sources: list[Source] = [
+            *discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place),
+            *_postgres(urls, config, target, out=None),
+        ]
     except SourceError as exc:
         raise InputError(str(exc)) from None
     store = OriginalStore.from_config(config)

@@ -1,8 +1,9 @@
 """What runs a batch: the local runner over file, JSONL, SQLite and PostgreSQL sources, Ray, provider batch.
 
-- `_sources`: find the sources (`discover`), stream their histories as units and write results back
-  atomically, compare-and-swap; `postgres` does the same for PostgreSQL tables (psycopg, the
-  `postgres` extra);
+- `_sources`: the `Source` protocol; find the file sources (`discover`: `JsonSource`, `JsonlSource`,
+  `SqliteSource`, siblings under `FileSource`), stream their histories as units and write results back
+  to each one's destination atomically, compare-and-swap; `postgres` does the same for PostgreSQL
+  tables (psycopg, the `postgres` extra);
 - `_runner`: `run_batch` compacts the sources (in this process or in worker processes), journaled
   and resumable, and returns a `SourceReport` per source;
 - `_provider`: the run's summaries through the provider's batch API;
@@ -24,17 +25,21 @@ from ._runner import (
     run_batch,
     run_sources,
 )
-from ._sources import Source, SourceError, Target, discover, shard
+from ._sources import FileSource, JsonlSource, JsonSource, Source, SourceError, SqliteSource, Target, discover, shard
 
 __all__ = [
     'BatchAborted',
+    'FileSource',
     'Journal',
+    'JsonSource',
+    'JsonlSource',
     'OnTick',
     'Problem',
     'ProviderBatchReport',
     'Source',
     'SourceError',
     'SourceReport',
+    'SqliteSource',
     'Target',
     'Tick',
     'check_batchable',

@@ -29,12 +29,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
 from decimal import Decimal
 from typing import cast
 
+from opentelemetry.trace import Tracer
 from pydantic import TypeAdapter, ValidationError
 from pydantic_ai.capabilities import BatchModelRequests
 from pydantic_ai.exceptions import ModelAPIError
@@ -44,13 +45,11 @@ from pydantic_ai.usage import RequestUsage
 
 from ..core import SummarizerConfig, remove_temporaries
 from ..pipeline import (
-    Answer,
     Candidate,
     Compactor,
     ModelBuildError,
     OriginalStore,
     Outcome,
-    Planner,
     Summarizer,
     SummaryFailed,
     SummaryRequest,
@@ -59,7 +58,7 @@ from ..pipeline import (
     is_transient,
     model_id,
 )
-from ._runner import Journal, OnTick, SourceReport, compact_unit, run_sources
+from ._runner import Journal, OnTick, SourceReport, run_sources
 from ._sources import Source, SourceProblem, Target
 
 OnNote = Callable[[str], None]
@@ -107,14 +106,7 @@ def run_provider_batch(
         answers, batch = asyncio.run(
             _summarize_in_batches(sources, summarizer, journal, on_note, dry_run=target.dry_run)
         )
-        answering = _Answering(
-            config=config,
-            model=summarizer.model,
-            cache=summarizer.cache,
-            tokenizer=summarizer.tokenizer,
-            answers=answers,
-        )
-        compactor = Compactor(config=config, summarizer=answering)
+        compactor = Compactor(config=config, summarizer=summarizer, answers=_BatchAnswers(summarizer, answers))
         reports = asyncio.run(
             run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick)
         )
@@ -154,14 +146,6 @@ class ProviderBatchReport:
         return {**fields, 'price_usd': price}
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Answer(Answer):
-    """What the batch made of one unique content, given to every history holding it (`Answer.outcome`)."""
-
-    price: _Price | None = None
-    """What the answer cost at batch prices, and would have cost live (genai-prices; None: model not priced)."""
-
-
 @dataclass(frozen=True)
 class _Price:
     """One result's price in dollars: what it cost in the batch, and what the same usage costs live."""
@@ -191,40 +175,42 @@ class _Price:
 
 
 @dataclass
-class _Answering(Summarizer):
-    """Answers each content from the batch results or the cache: never a live call."""
+class _BatchAnswers:
+    """The `AnswerSource` of the compaction: each content's answer from the batch results or the cache, never a live call."""
 
-    answers: dict[str, _Answer] = field(default_factory=dict[str, _Answer])
+    summarizer: Summarizer
+    answers: dict[str, Outcome] = field(default_factory=dict[str, Outcome])
     _charged: set[str] = field(default_factory=set[str], init=False)
     """Keys whose request was counted: the first history to use a result is charged its call, the others share it."""
 
-    async def _summarize(self, candidate: Candidate) -> Outcome:
-        if candidate.tokens > self.config.max_content_tokens:
-            return await super()._summarize(candidate)  # reported as never sent, without a call
-        key = self.key_for(candidate)
+    async def answer(self, candidates: Sequence[Candidate], *, tracer: Tracer | None = None) -> list[Outcome]:
+        return [await self._one(candidate) for candidate in candidates]
+
+    async def _one(self, candidate: Candidate) -> Outcome:
+        if candidate.tokens > self.summarizer.config.max_content_tokens:
+            return await self.summarizer.summarize(candidate)  # reported as never sent, without a call
+        key = self.summarizer.key_for(candidate)
         answer = self.answers.get(key)
         if answer is None:
-            cached = self.cached(candidate, key)
+            cached = self.summarizer.cached(candidate, key)
             if cached is not None:
-                return Outcome(candidate=candidate, summary=cached, source='cache')
-            return Outcome(
-                candidate=candidate, failure='not in the provider batch (the history changed after it was read)'
-            )
+                return Outcome(summary=cached, source='cache')
+            return Outcome(failure='not in the provider batch (the history changed after it was read)')
         first = key not in self._charged
         self._charged.add(key)
-        return answer.outcome(candidate, first=first)
+        return answer if first else answer.shared()
 
 
 async def _summarize_in_batches(
     sources: list[Source], summarizer: Summarizer, journal: Journal, on_note: OnNote, *, dry_run: bool
-) -> tuple[dict[str, _Answer], ProviderBatchReport]:
+) -> tuple[dict[str, Outcome], ProviderBatchReport]:
     """Plan, submit (or re-attach), collect: every unique content's answer by cache key, results in the cache.
 
     A dry run stops after the plan: each content to summarize is answered `skipped`, and nothing reaches the
     provider (no upload, no batch, no check on an earlier run's batch, which could resubmit) or the journal.
     """
     config = summarizer.config
-    planned = await _plan(sources, summarizer)
+    planned = _plan(sources, summarizer)
     todo: dict[str, Candidate] = {}
     too_large = 0
     for key, candidate in planned.items():
@@ -248,7 +234,7 @@ async def _summarize_in_batches(
         )
         return {}, report
     requests = {key: summarizer.request_for(candidate) for key, candidate in todo.items()}
-    pending: dict[str, ModelResponse | _Answer] = {}
+    pending: dict[str, ModelResponse | Outcome] = {}
     for key in todo:
         if (stored := _restored(journal.submitted.get(key))) is not None:
             pending[key] = stored
@@ -264,8 +250,7 @@ async def _summarize_in_batches(
             '(dry run: nothing submitted)'
         )
         skipped = {
-            key: _Answer(failure=_SUBMITTED_BEFORE if key in pending else _WOULD_SUBMIT, skipped=True, source='none')
-            for key in todo
+            key: Outcome(failure=_SUBMITTED_BEFORE if key in pending else _WOULD_SUBMIT, skipped=True) for key in todo
         }
         return skipped, report
     on_note(f'{counts}{len(pending):,} re-attached from the journal, {len(fresh):,} to submit to {model}')
@@ -283,13 +268,14 @@ async def _summarize_in_batches(
     try:
         async with capability:  # on the way out, cancels what is still queued or checking (never a submitted batch)
             pending.update(await collector.submit(fresh))
-            answers = await asyncio.gather(
+            results = await asyncio.gather(
                 *(collector.collect(key, todo[key], requests[key], waiting) for key, waiting in pending.items())
             )
     finally:
         summarizer.cache.flush()  # every result read is cached before anything is written
     if collector.settled:
         journal.record_settled(collector.settled)
+    answers = [answer for answer, _ in results]
     summarized = sum(answer.summary is not None for answer in answers)
     report = dataclasses.replace(
         report,
@@ -297,7 +283,7 @@ async def _summarize_in_batches(
         failed=len(answers) - summarized,
         input_tokens=sum(answer.input_tokens for answer in answers),
         output_tokens=sum(answer.output_tokens for answer in answers),
-        price=_Price.total([answer.price for answer in answers]),
+        price=_Price.total([price for _, price in results]),
     )
     cost = (
         ''
@@ -345,20 +331,21 @@ def _dollars(value: Decimal) -> str:
     return f'${value:,.2f}' if value >= 1 else f'${value:.6f}'
 
 
-async def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]:
+def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]:
     """Each unique content the compaction of `sources` will ask for, by cache key (first candidate seen)."""
-    planner = Planner(config=summarizer.config, model=summarizer.model, cache=summarizer.cache)
-    compactor = Compactor(config=summarizer.config, summarizer=planner, originals=OriginalStore.disabled())
+    compactor = Compactor(config=summarizer.config, summarizer=summarizer, originals=OriginalStore.disabled())
+    planned: dict[str, Candidate] = {}
     for source in sources:
         try:
             source.open(Target(dry_run=True))
             for unit in source.units():
-                await compact_unit(unit, compactor)  # bad input is reported by the compaction
+                for candidate in unit.plan(compactor):  # bad input is reported by the compaction
+                    planned.setdefault(summarizer.key_for(candidate), candidate)
         except (OSError, sqlite3.Error, SourceProblem):
             continue  # a source that cannot be read is reported by the compaction
         finally:
             source.abort()
-    return planner.planned
+    return planned
 
 
 def _restored(stored: object) -> ModelResponse | None:
@@ -409,13 +396,13 @@ class _Collector:
     settled: list[str] = field(default_factory=list[str])
     """Keys whose result was read (summarized, or failed: the next run submits those again), journaled as settled."""
 
-    async def submit(self, requests: dict[str, SummaryRequest]) -> dict[str, ModelResponse | _Answer]:
+    async def submit(self, requests: dict[str, SummaryRequest]) -> dict[str, ModelResponse | Outcome]:
         """Queue every request at once; journal each batch's pending responses as soon as the batch exists."""
         tasks = {
             asyncio.ensure_future(self.batched.request(request.messages, request.settings, request.parameters)): key
             for key, request in requests.items()
         }
-        submitted: dict[str, ModelResponse | _Answer] = {}
+        submitted: dict[str, ModelResponse | Outcome] = {}
         waiting = set(tasks)
         while waiting:
             done, waiting = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
@@ -424,7 +411,7 @@ class _Collector:
                 key = tasks[task]
                 error = task.exception()
                 if error is not None:  # the batch was not created (refused, unreachable): nothing to collect
-                    submitted[key] = _Answer(failure=f'not submitted: {describe(error)}')
+                    submitted[key] = Outcome(failure=f'not submitted: {describe(error)}', source='model')
                     continue
                 response = task.result()
                 submitted[key] = response
@@ -438,11 +425,14 @@ class _Collector:
         return submitted
 
     async def collect(
-        self, key: str, candidate: Candidate, request: SummaryRequest, waiting: ModelResponse | _Answer
-    ) -> _Answer:
-        """Wait for one request's result (resubmitted as pydantic-ai decides), read and check it, cache it."""
-        if isinstance(waiting, _Answer):
-            return waiting
+        self, key: str, candidate: Candidate, request: SummaryRequest, waiting: ModelResponse | Outcome
+    ) -> tuple[Outcome, _Price | None]:
+        """Wait for one request's result (resubmitted as pydantic-ai decides), read and check it, cache it.
+
+        With what the result cost at batch prices, and would have cost live (None: no result, or the model is not priced).
+        """
+        if isinstance(waiting, Outcome):
+            return waiting, None
         messages: list[ModelMessage] = [*request.messages, waiting]
         try:
             while True:
@@ -457,23 +447,25 @@ class _Collector:
                 await asyncio.sleep(self.batched.continuation_delay(response) or 0)
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
             if _unreachable(exc):  # the batch could not be checked: it keeps running, the next --resume collects it
-                return _Answer(failure=f'{describe(exc)}; still pending: --resume collects it', attempts=1)
+                return Outcome(
+                    failure=f'{describe(exc)}; still pending: --resume collects it', source='model', attempts=1
+                ), None
             self.settled.append(key)  # a later run submits it again, as a live rerun would call again
-            return _Answer(failure=describe(exc), attempts=1)
-        answer = _Answer(
+            return Outcome(failure=describe(exc), source='model', attempts=1), None
+        answer = Outcome(
+            source='model',
             attempts=1 + _resubmissions(response),
             input_tokens=response.usage.input_tokens,
             output_tokens=response.usage.output_tokens,
-            price=_Price.of(response),
         )
+        price = _Price.of(response)
         try:
-            summary = self.summarizer.summary_from(candidate, response)
+            answer.summary = self.summarizer.summary_from(candidate, response)
         except SummaryFailed as exc:
-            self.settled.append(key)
-            return dataclasses.replace(answer, failure=str(exc), rejected=True)
+            answer.failure, answer.rejected = str(exc), True
         except Exception as exc:  # noqa: BLE001 - any failure keeps the original; it is reported
-            self.settled.append(key)
-            return dataclasses.replace(answer, failure=describe(exc))
-        self.summarizer.cache.stage(self.summarizer.key_for(candidate), summary)
-        self.settled.append(key)  # cached before the journal says so (`flush` first): nothing left pending
-        return dataclasses.replace(answer, summary=summary)
+            answer.failure = describe(exc)
+        else:
+            self.summarizer.cache.stage(self.summarizer.key_for(candidate), answer.summary)
+        self.settled.append(key)  # a summary is cached before the journal says so (`flush` first): nothing left pending
+        return answer, price

@@ -44,9 +44,9 @@ from typing import Any, cast
 import anyio.to_thread
 
 from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
-from ..pipeline import CheckFailed, Compactor, OriginalStore, Report, Rewrite, record_rewrite
-from ..stored import Done, HistoryError, SessionUnit, Unit, Where, compact_session, compact_stored, screen, unit_size
-from ._sources import Source, SourceProblem, Target, shown_id
+from ..pipeline import Compactor, OriginalStore, Report, Rewrite, record_rewrite
+from ..stored import Done, Unit, Where, unit_size
+from ._sources import Source, SourceProblem, Target
 
 
 class BatchAborted(Exception):
@@ -343,42 +343,6 @@ def resumed(source: Source, entries: dict[str, dict[str, object]], target: Targe
     return SourceReport.from_json(cast('dict[str, object]', report))  # the journal is JSON (json.loads: Any)
 
 
-async def compact_unit(unit: Unit, compactor: Compactor) -> Done:
-    """Compact one history; bad input ends as a `Done` with an error and nothing to write."""
-    try:
-        if isinstance(unit, SessionUnit):
-            session = await compact_session(unit.texts, compactor, scope=unit.identity)
-            return Done(
-                unit=unit,
-                report=session.report,
-                rows=session.new_rows,
-                tokens_before=session.tokens_before,
-                tokens_after=session.tokens_after,
-                replaced=session.replaced,
-            )
-        screened = screen(unit.raw, config=compactor.config, tokenizer=compactor.tokenizer)
-        if screened is not None:  # nothing to summarize: proven without validating every message
-            tokens = compactor.tokenizer(screened.text)
-            report = Report(returns_examined=screened.returns)
-            return Done(unit=unit, report=report, tokens_before=tokens, tokens_after=tokens)
-        stored = await compact_stored(unit.raw, compactor)
-    except HistoryError as exc:
-        if isinstance(unit, SessionUnit) and exc.message_index is not None:
-            where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[exc.message_index]))
-            return Done(unit=unit, error=exc.problem, where=where)
-        return Done(unit=unit, error=exc.problem, message_index=exc.message_index)
-    except CheckFailed as exc:
-        return Done(unit=unit, error=str(exc))
-    return Done(
-        unit=unit,
-        report=stored.report,
-        text=stored.text,
-        tokens_before=stored.tokens_before,
-        tokens_after=stored.tokens_after,
-        replaced=stored.replaced,
-    )
-
-
 async def kept(
     done: Done, store: OriginalStore, *, identity: str, stored: Callable[[Done], Rewrite] = Done.rewrite
 ) -> Done:
@@ -403,6 +367,7 @@ class _Open:
     """A source being compacted: its report, and whether it was given up or closed."""
 
     source: Source
+    target: Target
     report: SourceReport
     store: OriginalStore
     """Where each compacted history's way back is recorded before it is written."""
@@ -416,7 +381,7 @@ class _Open:
         program changed meanwhile.
         """
         try:
-            if not self.source.target.dry_run:
+            if not self.target.dry_run:
                 done = await kept(
                     done, self.store, identity=self.source.written_identity(done.unit), stored=self.source.stored
                 )
@@ -478,7 +443,7 @@ async def run_sources(
     `process` replaces compaction for each history (`summarizer restore`), keeping the same reads,
     writes, journal and reports.
     """
-    process = process or functools.partial(compact_unit, compactor=compactor)
+    process = process or (lambda unit: unit.compact(compactor))
     opened: list[_Open] = []
     window: deque[tuple[_Open, asyncio.Task[Done] | None]] = deque()
     limit = max(compactor.config.batch.histories_in_flight, 1)
@@ -504,6 +469,7 @@ async def run_sources(
         for source in sources:
             current = _Open(
                 source,
+                target,
                 SourceReport(source=source.name, kind=source.kind, output=source.output_name(target)),
                 store=compactor.originals,
             )

@@ -1,8 +1,9 @@
 """Batch inputs: find them, stream their histories, and write results back without ever losing one.
 
-A source is one file: a `.json` history, a `.jsonl` file of histories, or a SQLite database (its
-history table and/or LangChain's message store). A source streams `Unit`s (one history each) and
-takes the finished ones back in the same order. Every write back is a compare-and-swap: what is
+A `Source` streams `Unit`s (one history each) and takes the finished ones back in the same order,
+written to its own destination. The file sources here are siblings (`FileSource`): a `.json` history
+(`JsonSource`), a `.jsonl` file of histories (`JsonlSource`), or a SQLite database (`SqliteSource`:
+its history table and/or LangChain's message store); `engines.postgres` holds the PostgreSQL one. Every write back is a compare-and-swap: what is
 replaced must still be what was read, else it is left alone and reported (`ChangedWhileCompacting`):
 
 - a JSON file is replaced atomically, and only when something changed (else its mtime is kept);
@@ -28,10 +29,11 @@ import shutil
 import sqlite3
 import stat
 import tempfile
+from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from ..core import (
     BatchConfig,
@@ -44,7 +46,7 @@ from ..core import (
     read_snapshot,
 )
 from ..pipeline import Rewrite
-from ..stored import Done, SessionUnit, StoredUnit, Unit, Where, identity_of
+from ..stored import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, shown_id
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
 _PAGE_ROWS = 256
@@ -57,117 +59,189 @@ class SourceError(Exception):
 
 @dataclass(frozen=True, kw_only=True)
 class Target:
-    """Where results go: under `out` (mirroring the inputs), in place, or nowhere (dry run)."""
+    """How results are written: where is each source's own (`--out` or in place); or nowhere (dry run)."""
 
-    out: Path | None = None
     backup: bool = False
     """In place: keep each changed file (or database) as `NAME.bak` first."""
     dry_run: bool = False
     reuse_output: bool = False
-    """Resume: continue in a database copy already under `out` instead of copying it again."""
+    """Resume: continue in a database copy already under `--out` instead of copying it again."""
     vacuum: bool = False
     """In place: VACUUM each database that changed, so the file shrinks by the pages compaction freed."""
-    out_url: str | None = None
-    """`--out postgresql://...`: the database (and tables) PostgreSQL sources are copied to and compacted in."""
 
 
 class SourceProblem(Exception):
     """A problem of a whole source whose message is the full report line (no traceback-style prefix)."""
 
 
-class Source:
-    """A file of histories; `open`, then `units()` and `write()` in order, then `close` (or `abort`)."""
+class Source(Protocol):
+    """Where histories are read and their results written.
 
-    kind = 'json'
-    whole_file = True
-    """Written at once (or not at all): when it fails, none of its histories were written."""
+    `open`, then `units()` and `write()` in order, then `close` (or `abort`). Each kind knows its own destination (`--out` or in place): a JSON, JSONL or SQLite file
+    (`FileSource`), a PostgreSQL database (`engines.postgres`).
+    """
 
-    def __init__(self, path: Path, *, relative: Path) -> None:
-        self.path = path
-        self.relative = relative
+    @property
+    def kind(self) -> str:
+        """What it is, for reports: json, jsonl, sqlite, postgresql."""
+        ...
+
+    @property
+    def whole_file(self) -> bool:
+        """Written at once (or not at all): when it fails, none of its histories were written."""
+        ...
 
     @property
     def key(self) -> str:
         """Identity in the journal."""
-        return str(self.path.resolve())
+        ...
 
     @property
     def name(self) -> str:
         """How reports and progress name this source."""
-        return str(self.path)
+        ...
 
     def size(self) -> int:
         """Input size (about characters), for progress."""
-        return self.path.stat().st_size
+        ...
 
     def stamp(self) -> object:
         """What `--resume` compares: a journaled source is skipped only while this is what the run left."""
+        ...
+
+    def output_name(self, target: Target) -> str | None:
+        """Where the results go, for the report (None: a dry run writes nothing)."""
+        ...
+
+    def has_output(self, target: Target) -> bool:
+        """Whether the results of an earlier run are still where this run would write them."""
+        ...
+
+    def temporaries(self, target: Target) -> list[Path]:
+        """Files whose leftover temporaries of a killed run this run may delete (by a link's target)."""
+        ...
+
+    def written_identity(self, unit: Unit) -> str:
+        """The identity of a history where its compacted version is written (`--out`: the output's)."""
+        ...
+
+    def stored(self, done: Done) -> Rewrite:
+        """A compaction's rewrite as this source will store it (PostgreSQL's jsonb normalizes it)."""
+        ...
+
+    def open(self, target: Target) -> None: ...
+
+    def units(self) -> Iterator[Unit]: ...
+
+    def write(self, done: Done) -> None:
+        """Write one finished unit back; `ChangedWhileCompacting` if its stored value is not the one read."""
+        ...
+
+    def close(self) -> None:
+        """Finish writing; nothing more is written after this returns."""
+        ...
+
+    def abort(self) -> None:
+        """Give up on this source, leaving everything as it was (or complete)."""
+        ...
+
+
+class FileSource(ABC):
+    """A file of histories (`Source`), written to `out` (under `--out`, in the inputs' layout) or in place."""
+
+    kind: str
+    whole_file = True
+
+    def __init__(self, path: Path, *, relative: Path, out: Path | None = None) -> None:
+        self.path = path
+        self.relative = relative
+        self.out = out
+        """The `--out` folder (None: in place)."""
+
+    @property
+    def key(self) -> str:
+        return str(self.path.resolve())
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    @property
+    def output(self) -> Path:
+        """The file written: under `out` as the input is under its folder, else the input itself."""
+        return self.out / self.relative if self.out is not None else self.path
+
+    def size(self) -> int:
+        return self.path.stat().st_size
+
+    def stamp(self) -> object:
         status = self.path.stat()
         return [status.st_size, status.st_mtime_ns]
 
     def output_name(self, target: Target) -> str | None:
-        """Where the results go, for the report (None: a dry run writes nothing)."""
-        return None if target.dry_run else str(self.output(target))
+        return None if target.dry_run else str(self.output)
 
     def has_output(self, target: Target) -> bool:
-        """Whether the results of an earlier run are still where this run would write them."""
-        return target.out is None or self.output(target).exists()
+        return self.out is None or self.output.exists()
 
     def temporaries(self, target: Target) -> list[Path]:
-        """Files whose leftover temporaries of a killed run this run may delete (by a link's target)."""
-        return [Path(os.path.realpath(self.output(target)))]
-
-    def output(self, target: Target) -> Path:
-        return target.out / self.relative if target.out is not None else self.path
+        return [Path(os.path.realpath(self.output))]
 
     def written_identity(self, unit: Unit) -> str:
-        """The identity of a history where its compacted version is written (`--out`: the output's)."""
-        if self.target.out is None:
+        if self.out is None:
             return unit.identity
-        return identity_of(os.path.realpath(self.output(self.target)), unit.where)
+        return identity_of(os.path.realpath(self.output), unit.where)
 
     def stored(self, done: Done) -> Rewrite:
-        """A compaction's rewrite as this source will store it: as written (PostgreSQL's jsonb normalizes it)."""
         return done.rewrite()
 
     def open(self, target: Target) -> None:
         self.target = target
-        if target.out is not None and not target.dry_run:
-            self.output(target).parent.mkdir(parents=True, exist_ok=True)
+        if self.out is not None and not target.dry_run:
+            self.output.parent.mkdir(parents=True, exist_ok=True)
+
+    @abstractmethod
+    def units(self) -> Iterator[Unit]: ...
+
+    def _identity(self, where: Where) -> str:
+        return identity_of(os.path.realpath(self.path), where)
+
+    @abstractmethod
+    def write(self, done: Done) -> None: ...
+
+    def close(self) -> None:
+        return None
+
+    def abort(self) -> None:
+        return None
+
+
+class JsonSource(FileSource):
+    """A `.json` file holding one history, replaced atomically when it changed."""
+
+    kind = 'json'
 
     def units(self) -> Iterator[Unit]:
         raw, self._snapshot = read_snapshot(self.path)
         where = Where(path=self.path)
         yield StoredUnit(where=where, raw=raw, identity=self._identity(where))
 
-    def _identity(self, where: Where) -> str:
-        return identity_of(os.path.realpath(self.path), where)
-
     def write(self, done: Done) -> None:
-        """Write one finished unit back; `ChangedWhileCompacting` if its stored value is not the one read."""
-        target = self.target
-        if target.dry_run:
+        if self.target.dry_run:
             return
-        output = self.output(target)
         if done.changed:
             assert done.text is not None
-            if target.out is None:
-                if target.backup:
+            if self.out is None:
+                if self.target.backup:
                     backup(self.path)
-                atomic_write(output, done.text.encode('utf-8'), expected=self._snapshot)
+                atomic_write(self.output, done.text.encode('utf-8'), expected=self._snapshot)
             else:
-                atomic_write(output, done.text.encode('utf-8'), mode=self.path.stat().st_mode & 0o7777)
-        elif target.out is not None:
-            copy_atomic(self.path, output)  # the mirror is complete; an unchanged file keeps its mtime
-
-    def close(self) -> None:
-        """Finish writing; nothing more is written after this returns."""
-
-    def abort(self) -> None:
-        """Give up on this source, leaving every file as it was (or complete)."""
+                atomic_write(self.output, done.text.encode('utf-8'), mode=self.path.stat().st_mode & 0o7777)
+        elif self.out is not None:
+            copy_atomic(self.path, self.output)  # the mirror is complete; an unchanged file keeps its mtime
 
 
-class JsonlSource(Source):
+class JsonlSource(FileSource):
     """Lines are read and written in step; the whole file is swapped at `close` if still as read."""
 
     kind = 'jsonl'
@@ -183,7 +257,7 @@ class JsonlSource(Source):
         self._changed = False
         self._tail = b''
         if not target.dry_run:
-            output = Path(os.path.realpath(self.output(target)))  # in place through a symlink: beside its target
+            output = Path(os.path.realpath(self.output))  # in place through a symlink: beside its target
             descriptor, name = tempfile.mkstemp(dir=output.parent, prefix=f'.{output.name}.', suffix='.tmp')
             self._temporary = Path(name)
             self._writer = os.fdopen(descriptor, 'wb')
@@ -221,14 +295,14 @@ class JsonlSource(Source):
         if writer is None:
             return
         writer.write(self._tail)
-        if self.target.out is None and not self._changed:
+        if self.out is None and not self._changed:
             self.abort()  # nothing changed: the original stays untouched
             return
         writer.flush()
         os.fsync(writer.fileno())
         writer.close()
-        if self.target.out is not None:
-            install(self._temporary, self.output(self.target), mode=stat.S_IMODE(self._opened.st_mode))
+        if self.out is not None:
+            install(self._temporary, self.output, mode=stat.S_IMODE(self._opened.st_mode))
             return
         if self.target.backup:
             backup(self.path)
@@ -265,20 +339,20 @@ class Tables:
     """LangChain's message store (id column `id`, messages column `message`, plus `session_id`)."""
 
 
-class SqliteSource(Source):
+class SqliteSource(FileSource):
     kind = 'sqlite'
     whole_file = False
     _connection: sqlite3.Connection | None = None
 
-    def __init__(self, path: Path, *, relative: Path, tables: Tables, commit_every: int) -> None:
-        super().__init__(path, relative=relative)
+    def __init__(self, path: Path, *, relative: Path, out: Path | None, tables: Tables, commit_every: int) -> None:
+        super().__init__(path, relative=relative, out=out)
         self.tables = tables
         self.commit_every = commit_every
 
     def open(self, target: Target) -> None:
         super().open(target)
-        database = self.output(target) if not target.dry_run else self.path
-        if target.out is not None and not target.dry_run and not (target.reuse_output and database.exists()):
+        database = self.output if not target.dry_run else self.path
+        if self.out is not None and not target.dry_run and not (target.reuse_output and database.exists()):
             copy_database(self.path, database)
         uri = f'{database.resolve().as_uri()}?mode=ro' if target.dry_run else database.resolve().as_uri()
         self._connection = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=30.0)
@@ -352,7 +426,7 @@ class SqliteSource(Source):
         """Update one history's rows in a savepoint; `ChangedWhileCompacting` (all rolled back) if one changed."""
         if self.target.dry_run or not done.changed:
             return
-        if self.target.out is None and self.target.backup and not self._backed_up:
+        if self.out is None and self.target.backup and not self._backed_up:
             copy_database(self.path, self.path.with_name(self.path.name + '.bak'), as_backup=True)
             self._backed_up = True
         if not self.connection.in_transaction:
@@ -441,11 +515,6 @@ def _text_or_bytes(data: bytes) -> str | bytes:
         return data
 
 
-def shown_id(row_id: object) -> str:
-    """A row's id as reports show it."""
-    return 'NULL' if row_id is None else str(row_id)
-
-
 def _name(identifier: str) -> str:
     """A quoted SQL identifier (table and column names come from the user)."""
     return '"' + identifier.replace('"', '""') + '"'
@@ -496,7 +565,7 @@ def copy_database(source: Path, target: Path, *, as_backup: bool = False) -> Non
 # -- discovery ---------------------------------------------------------------------------------------
 
 
-def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_place: bool = False) -> list[Source]:
+def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_place: bool = False) -> list[FileSource]:
     """Every source under `paths`, checked before any work: a `SourceError` names the first bad one.
 
     `in_place`: the run rewrites the sources where they are, so each must be writable, and so must
@@ -504,7 +573,7 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
     here rather than after its summaries are made. A symlink is written through to its target, so a
     file reached twice (by its name and by a link) is one source.
     """
-    sources: list[Source] = []
+    sources: list[FileSource] = []
     outputs: dict[Path, Path] = {}
     targets: set[Path] = set()
     skip = out.resolve() if out is not None else None
@@ -524,7 +593,7 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
                 if file.resolve() in targets:
                     continue  # a symlink to a file already taken (or the file of a symlink taken): written once
                 targets.add(file.resolve())
-            source = classify(file, relative=relative, config=config)
+            source = classify(file, relative=relative, out=out, config=config)
             if in_place:
                 _check_writable(file)
             if out is not None:
@@ -556,17 +625,18 @@ def _inside(file: Path, folder: Path | None) -> bool:
     return folder is not None and file.resolve().is_relative_to(folder)
 
 
-def classify(file: Path, *, relative: Path, config: BatchConfig) -> Source:
+def classify(file: Path, *, relative: Path, out: Path | None, config: BatchConfig) -> FileSource:
     try:
         with file.open('rb') as handle:
             header = handle.read(len(SQLITE_MAGIC))
     except OSError as exc:
         raise SourceError(f'{file}: cannot read: {exc.strerror or exc}') from None
     if header == SQLITE_MAGIC:
-        return SqliteSource(file, relative=relative, tables=_tables(file, config), commit_every=config.commit_every)
+        tables = _tables(file, config)
+        return SqliteSource(file, relative=relative, out=out, tables=tables, commit_every=config.commit_every)
     if file.suffix == '.jsonl':
-        return JsonlSource(file, relative=relative)
-    return Source(file, relative=relative)
+        return JsonlSource(file, relative=relative, out=out)
+    return JsonSource(file, relative=relative, out=out)
 
 
 def _tables(file: Path, config: BatchConfig) -> Tables:

@@ -39,8 +39,8 @@ from psycopg.rows import TupleRow
 
 from ..core import BatchConfig, ChangedWhileCompacting, PgUrl
 from ..pipeline import Replaced, Rewrite
-from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of
-from ._sources import Source, SourceError, SourceProblem, Target, shown_id
+from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of, shown_id
+from ._sources import Source, SourceError, SourceProblem, Target
 
 Connection = psycopg.Connection[TupleRow]
 _PAGE_ROWS = 256
@@ -118,10 +118,11 @@ class RowNotWritten(ChangedWhileCompacting):
     """The server refused one history's update (a constraint, a trigger, a lock timeout): rolled back, reported."""
 
 
-class PostgresSource(Source):
-    """One database URL: its history table and/or LangChain message table, compacted in place or into `--out`."""
+class PostgresSource:
+    """One database URL (a `Source`): its history and/or LangChain message table, in place or into `out`."""
 
     kind = 'postgresql'
+    whole_file = True
     _reader: Connection | None = None
     _writer: Connection | None = None
 
@@ -181,9 +182,6 @@ class PostgresSource(Source):
                 return values
         except psycopg.Error:
             return None
-
-    def output(self, target: Target) -> Path:
-        raise AssertionError('a PostgreSQL source has no output file')  # pragma: no cover
 
     def output_name(self, target: Target) -> str | None:
         if target.dry_run:
@@ -364,7 +362,7 @@ class PostgresSource(Source):
                     self._update(table, key=unit.key, old=unit.raw, new=done.text, where=unit.where)
                 else:
                     for position, text in done.rows.items():
-                        where = dataclasses.replace(unit.where, row_id=shown_id(unit.ids[position]))
+                        where = unit.row_where(position)
                         old = unit.texts[position]
                         assert isinstance(old, str) and isinstance(text, str)
                         self._update(table, key=unit.keys[position], old=old, new=text, where=where)
@@ -415,21 +413,26 @@ class PostgresSource(Source):
 # -- discovery ---------------------------------------------------------------------------------------
 
 
-def postgres_sources(urls: Sequence[str], *, config: BatchConfig, target: Target) -> list[Source]:
-    """A source per URL, checked before any work: a `SourceError` is one line naming the problem."""
+def postgres_sources(
+    urls: Sequence[str], *, config: BatchConfig, target: Target, out: Path | str | None = None
+) -> list[Source]:
+    """A source per URL, checked before any work: a `SourceError` is one line naming the problem.
+
+    `out`: the run's `--out`, a postgresql:// URL for these sources (None: in place).
+    """
     if not urls:
         return []
-    if target.out is not None:
+    if isinstance(out, Path):
         raise SourceError(f'{Location.parse(urls[0]).shown}: --out for a PostgreSQL source must be a postgresql:// URL')
-    out = _location(target.out_url) if target.out_url is not None and not target.dry_run else None
+    into = _location(out) if out is not None and not target.dry_run else None
     sources: list[Source] = []
     for url in urls:
         location = _location(url)
         try:
             with location.connect(read_only=True) as connection:
                 tables = _tables(connection, location, config)
-            source = PostgresSource(location, tables=tables, out=out)
-            if out is not None:
+            source = PostgresSource(location, tables=tables, out=into)
+            if into is not None:
                 _check_output(source, reuse=target.reuse_output)
         except psycopg.Error as exc:
             raise SourceError(f'{location.shown}: {location.problem(exc)}') from None

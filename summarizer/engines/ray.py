@@ -1,15 +1,15 @@
 """Compaction on Ray Data: one stored history per row, each unique content summarized once cluster-wide.
 
 `compact_dataset(ds)` returns `ds` with its history column compacted byte-exactly (the same screen,
-splicing and post-check as `summarizer batch`: every row goes through `compact_unit`) and report
+splicing and post-check as `summarizer batch`: every row goes through `StoredUnit.compact`) and report
 columns added. It runs in three stages of Ray tasks. Each worker process builds a stage's `Compactor`
 or `Summarizer` on its first task of a job and keeps it for the next ones, so the model client, the
 cache handle and the embedded model load once per process, as they would in an actor; and unlike an
 actor pool per stage, the same worker processes (their imports done) serve every stage and every job:
 
-1. **plan**: each history is walked as for compaction, but its summarizer only records the cache key
-   of every content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget
-   and quoted facts) with the candidate itself;
+1. **plan**: each history is planned as for compaction (`StoredUnit.plan`), and the cache key of every
+   content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget and quoted
+   facts) recorded with the candidate itself;
 2. **distinct + summarize**: one planned row is kept per key (the driver reads the small key and
    owner columns and picks the first history by hash for each key; a filter keeps those rows), and
    each unique content is summarized once by tasks holding the real model and the summary
@@ -17,8 +17,8 @@ actor pool per stage, the same worker processes (their imports done) serve every
    while the stages' actor pools, as they were then, held a small node's, and the job hung: see
    docs/scale.md.)
 3. **compact**: the summaries (small next to the histories) are broadcast through the object store,
-   and each history is compacted by a `Compactor` whose summarizer answers from them, so no model is
-   called here and the rewrite, the post-check and the originals store are exactly `batch`'s.
+   and each history is compacted by a `Compactor` whose `AnswerSource` answers from them, so no model
+   is called here and the rewrite, the post-check and the originals store are exactly `batch`'s.
 
 A row that is not a valid history, or whose rewrite fails the check, keeps its original value and
 says why in `error`; it never fails the job. Ray retries a task whose worker died: every stage is a
@@ -42,7 +42,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import ray
@@ -53,12 +53,10 @@ from ray.data.dataset import MaterializedDataset
 
 from ..core import SummarizerConfig, remove_temporaries
 from ..pipeline import (
-    Answer,
     Candidate,
     Compactor,
     OriginalStore,
     Outcome,
-    Planner,
     Report,
     ServerUnreachable,
     Summarizer,
@@ -66,7 +64,7 @@ from ..pipeline import (
     resolve_model,
 )
 from ..stored import Done, StoredUnit, Unit, Where
-from ._runner import OnTick, compact_unit, kept, run_sources
+from ._runner import OnTick, kept, run_sources
 from ._sources import Source, Target
 
 if TYPE_CHECKING:
@@ -79,7 +77,6 @@ REPORT_COLUMNS = ('summarized', 'failed', 'tokens_before', 'tokens_after', 'mode
 the model calls made for contents this row was the first (by history hash) to need (rows holding the
 very same history are each charged), and why the row was left as it was (None when it was not)."""
 
-_S = TypeVar('_S', bound=Summarizer)
 _ROW = Where(path=Path('<dataset row>'))
 _PLAN_SCHEMA = pa.schema(
     [('key', pa.string()), ('owner', pa.string()), ('slot', pa.string()), ('candidate', pa.binary())]
@@ -138,29 +135,29 @@ class _Settings:
 
 
 @dataclass
-class _Answering(Summarizer):
-    """Answers each content from the summarize stage's results (stage 3): no model call."""
+class _StageAnswers:
+    """The `AnswerSource` of stage 3: each content's answer from the summarize stage's results, no model call."""
 
-    answers: Mapping[str, tuple[str, Answer]] = field(default_factory=dict[str, tuple[str, Answer]])
-    """key -> (the hash of the first history needing it, its answer)."""
-    row: str = field(default='', init=False)
-    """The hash of the history being compacted (one at a time per process; `start_row`)."""
-    charged: set[str] = field(default_factory=set[str], init=False)
-    """Keys already charged in this row: a content the row holds twice is one model call, the second a share."""
+    keys: Summarizer
+    """Whose `key_for` the answers are keyed by (the stages' shared configuration)."""
+    answers: Mapping[str, tuple[str, Outcome]]
+    """key -> (the hash of the first history needing it, its outcome)."""
+    row: str = ''
+    """The hash of the history being compacted (one at a time per process): only its owner is charged a call."""
 
-    def start_row(self, row: str) -> None:
-        self.row = row
-        self.charged = set()
-
-    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
-        key = self.key_for(candidate)
-        found = self.answers.get(key)
-        if found is None:  # a row that changed between the stages (CLI), or a planner/compactor mismatch
-            return Outcome(candidate=candidate, failure='not summarized by the summarize stage')
-        owner, answer = found
-        first = owner == self.row and key not in self.charged
-        self.charged.add(key)
-        return answer.outcome(candidate, first=first)
+    async def answer(self, candidates: Sequence[Candidate], *, tracer: Tracer | None = None) -> list[Outcome]:
+        charged: set[str] = set()  # a content the row holds twice is one model call, the second a share
+        outcomes: list[Outcome] = []
+        for candidate in candidates:
+            key = self.keys.key_for(candidate)
+            found = self.answers.get(key)
+            if found is None:  # a planner/compactor mismatch: never expected, reported rather than raised
+                outcomes.append(Outcome(failure='not summarized by the summarize stage'))
+                continue
+            owner, outcome = found
+            outcomes.append(outcome if owner == self.row and key not in charged else outcome.shared())
+            charged.add(key)
+        return outcomes
 
 
 _Step = Callable[[pa.Table], pa.Table]
@@ -214,12 +211,10 @@ def _run_task(
     return step(batch)
 
 
-def _summarizer(settings: _Settings, kind: type[_S]) -> _S:
-    """A summarizer of `kind` with the configured model; only the real one (stage 2) uses the disk cache."""
-    if kind is Summarizer:
-        return kind.from_config(settings.config, model=settings.model)  # type: ignore[return-value]
+def _keys(settings: _Settings) -> Summarizer:
+    """A summarizer for cache keys and budgets only (stages 1 and 3): the configured model, no disk cache."""
     model = resolve_model(settings.config, settings.model)
-    return kind(config=settings.config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
+    return Summarizer(config=settings.config, model=model, cache=SummaryCache(directory=None, size_limit_bytes=0))
 
 
 def _digest(raw: str | bytes) -> str:
@@ -235,8 +230,9 @@ class _Plan:
     """Stage 1: rows -> (content key, history hash, pickled candidate), one per content to summarize."""
 
     def __init__(self, settings: _Settings, column: str) -> None:
-        self.planner = _summarizer(settings, Planner)
-        self.compactor = Compactor(config=settings.config, summarizer=self.planner, originals=OriginalStore.disabled())
+        self.compactor = Compactor(
+            config=settings.config, summarizer=_keys(settings), originals=OriginalStore.disabled()
+        )
         self.column = column
 
     def __call__(self, batch: pa.Table) -> pa.Table:
@@ -247,10 +243,10 @@ class _Plan:
         for raw in batch.column(self.column).to_pylist():
             if not isinstance(raw, str | bytes):
                 continue  # reported by the compact stage
-            self.planner.planned.clear()
-            asyncio.run(compact_unit(_unit(raw), self.compactor))  # errors are reported by the compact stage
+            # bad input is reported by the compact stage
+            planned = {self.compactor.summarizer.key_for(c): c for c in _unit(raw).plan(self.compactor)}
             digest, slot = _digest(raw), uuid.uuid4().hex  # the slot tells identical histories apart
-            for key, candidate in self.planner.planned.items():
+            for key, candidate in planned.items():
                 keys.append(key)
                 owners.append(digest)
                 slots.append(slot)
@@ -267,31 +263,25 @@ def _only_chosen(batch: pa.Table, chosen: list[ray.ObjectRef[dict[str, tuple[str
 
 
 class _Summarize:
-    """Stage 2: one unique content per row -> its pickled `Answer` (the only stage calling the model)."""
+    """Stage 2: one unique content per row -> its pickled `Outcome` (the only stage calling the model)."""
 
     def __init__(self, settings: _Settings) -> None:
-        self.summarizer = _summarizer(settings, Summarizer)
+        self.summarizer = Summarizer.from_config(settings.config, model=settings.model)
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         candidates = [pickle.loads(raw) for raw in batch.column('candidate').to_pylist()]
-        try:
-            outcomes = asyncio.run(self._all(candidates))
+        try:  # the batch's summaries are in the disk cache before the task ends
+            outcomes = asyncio.run(self.summarizer.answer(candidates))
         except ServerUnreachable as exc:  # raised by the driver (`_summarize_unique`), not a failed task's traceback
             answers = [pickle.dumps(exc)] * len(candidates)
         else:
-            answers = [pickle.dumps(Answer.of(outcome)) for outcome in outcomes]
+            answers = [pickle.dumps(outcome) for outcome in outcomes]
         return pa.table([batch.column('key'), batch.column('owner'), answers], schema=_ANSWER_SCHEMA)
-
-    async def _all(self, candidates: Sequence[Candidate]) -> list[Outcome]:
-        try:
-            return await asyncio.gather(*(self.summarizer.summarize(candidate) for candidate in candidates))
-        finally:
-            self.summarizer.cache.flush()  # the batch's summaries are in the disk cache before the task ends
 
 
 def _summarize_unique(
     ds: ray.data.Dataset, *, column: str, settings: _Settings, workers: int, batch_size: int
-) -> ray.ObjectRef[dict[str, tuple[str, Answer]]]:
+) -> ray.ObjectRef[dict[str, tuple[str, Outcome]]]:
     """Stages 1 and 2: every unique content's answer, keyed by cache key, put in the object store."""
     planned = _stage(ds, _Plan, settings, workers=workers, batch_size=batch_size, column=column).materialize()
     chosen: dict[str, tuple[str, str]] = {}  # key -> the (owner, slot) of the row that summarizes it
@@ -299,7 +289,7 @@ def _summarize_unique(
         key, mine = str(row['key']), (str(row['owner']), str(row['slot']))
         if key not in chosen or mine < chosen[key]:
             chosen[key] = mine
-    answers: dict[str, tuple[str, Answer]] = {}
+    answers: dict[str, tuple[str, Outcome]] = {}
     if chosen:
         unique = planned.map_batches(
             functools.partial(_only_chosen, chosen=[ray.put(chosen)]), batch_format='pyarrow', batch_size=batch_size
@@ -326,14 +316,13 @@ class _Compact:
     def __init__(
         self,
         settings: _Settings,
-        answers: list[ray.ObjectRef[dict[str, tuple[str, Answer]]]],
+        answers: list[ray.ObjectRef[dict[str, tuple[str, Outcome]]]],
         column: str,
         keep_report: bool,
     ) -> None:
-        answering = _summarizer(settings, _Answering)
-        answering.answers = ray.get(answers[0])
-        self.answering = answering
-        self.compactor = Compactor(config=settings.config, summarizer=answering)
+        keys = _keys(settings)
+        self.answers = _StageAnswers(keys=keys, answers=ray.get(answers[0]))
+        self.compactor = Compactor(config=settings.config, summarizer=keys, answers=self.answers)
         self.column = column
         self.keep_report = keep_report
 
@@ -362,8 +351,8 @@ class _Compact:
     def _one(self, raw: object) -> Done:
         if not isinstance(raw, str | bytes):
             return Done(unit=_unit(''), error=f'expected JSON text, found {type(raw).__name__}')
-        self.answering.start_row(_digest(raw))
-        done = asyncio.run(compact_unit(_unit(raw), self.compactor))
+        self.answers.row = _digest(raw)
+        done = asyncio.run(_unit(raw).compact(self.compactor))
         if self.keep_report:
             return done  # `summarizer batch` records it where it writes it
         # a dataset row is kept nowhere known: its record has no identity
@@ -424,7 +413,7 @@ def _run_on_ray(
     changed between the two reads, and LangChain sessions (several rows each), are compacted here.
     """
     if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
-        remove_temporaries([source.output(target) for source in sources])
+        remove_temporaries([path for source in sources for path in source.temporaries(target)])
     texts: dict[str, str | bytes] = {}
     for source in sources:
         source.open(Target(dry_run=True))
@@ -458,7 +447,7 @@ def _run_on_ray(
     async def process(unit: Unit) -> Done:
         known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
         if known is None:
-            return await compact_unit(unit, compactor)
+            return await unit.compact(compactor)
         return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
 
     try:

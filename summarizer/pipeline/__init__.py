@@ -4,7 +4,7 @@
 - `_summarize`: one summary per candidate, by a model (`_models` resolves it, `_servers` speaks an
   OpenAI-compatible server's dialect, `_prompts` writes its prompt), cached (`_cache`) and retried;
 - `_check`: the post-check of every summary and of the rewritten history;
-- `_pipeline`: `Compactor` (one history in one go) and `HistorySession` (an agent run's growing
+- `_pipeline`: `Compactor` (one history in one go: plan, answers, apply) and `HistorySession` (an agent run's growing
   history, whose rewrites `_policy` and `_prices` choose and price); `_report`: what they return;
 - `_originals`: the originals store, where each summarized content is kept to be read back or restored.
 
@@ -32,13 +32,12 @@ from ._originals import (
     record_rewrite,
     run_scope,
 )
-from ._pipeline import Compactor, HistorySession
+from ._pipeline import Compactor, HistorySession, Plan
 from ._prices import PriceModel, RunCost, run_cost
 from ._report import Compaction, Failure, Report
 from ._summarize import (
-    Answer,
+    AnswerSource,
     Outcome,
-    Planner,
     ServerUnreachable,
     Summarizer,
     SummaryFailed,
@@ -52,7 +51,7 @@ __all__ = [
     'EXTRACTIVE',
     'SEPARATOR',
     'Ambiguous',
-    'Answer',
+    'AnswerSource',
     'Candidate',
     'CheckFailed',
     'Compaction',
@@ -67,7 +66,7 @@ __all__ = [
     'OriginalStore',
     'Outcome',
     'PartRef',
-    'Planner',
+    'Plan',
     'PriceModel',
     'Replaced',
     'Report',

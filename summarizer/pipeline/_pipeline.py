@@ -1,6 +1,8 @@
 """The pipeline: walk -> summarize -> check, on in-memory pydantic-ai histories.
 
-`Compactor.compact()` does one history in one go (the CLI and batch jobs). A `HistorySession` does
+`Compactor.compact()` does one history in one go (the CLI and batch jobs): its `plan` (the contents
+to summarize), their answers from an `AnswerSource` (the live model, or what an engine made
+beforehand), then `apply` (checks, originals, report). A `HistorySession` does
 the same incrementally for an agent run, where the history grows by a few messages per request: it
 walks only what is new since its last call, so the steady-state cost per request is proportional
 to what is new, not to the length of the history.
@@ -8,11 +10,11 @@ to what is new, not to the length of the history.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import itertools
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 import anyio.to_thread
 from opentelemetry.trace import Tracer
@@ -40,10 +42,29 @@ from ._check import (
 from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
 from ._policy import Due, Ledger
 from ._report import Compaction, Failure, Report
-from ._summarize import Outcome, ServerUnreachable, Summarizer
+from ._summarize import AnswerSource, Outcome, ServerUnreachable, Summarizer
 from ._walk import Candidate, recent_turns, walk
 
 logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """What compacting one history asks summaries of (`Compactor.plan`), before any is made."""
+
+    candidates: list[Candidate]
+    """The returns due for a summary, each with the facts later turns quote (`Candidate.quoted`)."""
+    skipped: list[Failure] = field(default_factory=list[Failure])
+    """Due returns never to summarize, and why (reported in `Report.skipped`)."""
+    returns_examined: int = 0
+
+
+@dataclass(frozen=True)
+class Accepted:
+    """A candidate and the summary it is to be replaced by, before the message checks."""
+
+    candidate: Candidate
+    summary: JsonValue
 
 
 class Compactor:
@@ -69,6 +90,7 @@ class Compactor:
         keep_recent: int | None = None,
         tokenizer: Tokenizer = estimate_tokens,
         summarizer: Summarizer | None = None,
+        answers: AnswerSource | None = None,
         originals: OriginalStore | None = None,
         scope: str | None = None,
     ) -> None:
@@ -77,29 +99,45 @@ class Compactor:
         )
         self.tokenizer = tokenizer
         self.summarizer = summarizer or Summarizer.from_config(self.config, model=model, tokenizer=tokenizer)
+        """The model, prompts, budgets and cache keys of every summary."""
+        self.answers: AnswerSource = answers or self.summarizer
+        """Where the summaries come from: the summarizer's live model, or an engine's, made beforehand."""
         self.originals = originals or OriginalStore.from_config(self.config)
         """Where each summarized content is kept (`originals:` in the config), to be read back or restored."""
         self.scope = scope
         """Whose originals it keeps (a tenant's or a conversation's id): only a read in that scope finds them.
         None: each history's own conversation (`conversation_scope`)."""
 
-    async def compact(
-        self, messages: Sequence[ModelMessage], *, skip: Mapping[PartRef, str] | None = None, scope: str | None = None
-    ) -> Compaction:
-        """One history in one go: every oversized return outside the `keep_recent` window, as a `Compaction`.
+    def plan(self, messages: Sequence[ModelMessage], *, skip: Mapping[PartRef, str] | None = None) -> Plan:
+        """What compacting `messages` in one go asks summaries of: every oversized return outside `keep_recent`.
 
         `skip`: parts never to summarize, with the reason, reported in `Report.skipped` when due.
-        `scope`: whose originals these are, in place of the compactor's `scope`.
         """
         found = walk(messages, config=self.config, tokenizer=self.tokenizer)
         kept = set(recent_turns(found.turns, self.config.keep_recent))
         due = [candidate for candidate in found.candidates if candidate.turn not in kept]
         skip = skip or {}
-        skipped = [_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip]
-        due = [candidate for candidate in due if _ref(candidate) not in skip]
-        compaction = await self.summarize(messages, due, scope=scope)
-        compaction.report.returns_examined = found.returns_seen
-        compaction.report.skipped[:0] = skipped
+        return Plan(
+            candidates=_with_facts_to_keep(
+                messages,
+                [candidate for candidate in due if _ref(candidate) not in skip],
+                max_tokens=self.config.max_content_tokens,
+                quoted=self.config.keep_quoted_facts,
+            ),
+            skipped=[_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip],
+            returns_examined=found.returns_seen,
+        )
+
+    async def compact(
+        self, messages: Sequence[ModelMessage], *, skip: Mapping[PartRef, str] | None = None, scope: str | None = None
+    ) -> Compaction:
+        """One history in one go: its `plan`, answered by `answers`, applied; a `Compaction`.
+
+        `skip`: parts never to summarize, with the reason, reported in `Report.skipped` when due.
+        `scope`: whose originals these are, in place of the compactor's `scope`.
+        """
+        plan = self.plan(messages, skip=skip)
+        compaction = await self.apply(messages, plan, await self.answers.answer(plan.candidates), scope=scope)
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
@@ -118,34 +156,37 @@ class Compactor:
         tracer: Tracer | None = None,
         scope: str | None = None,
     ) -> Compaction:
-        """Summarize `due`, check the result, keep the original wherever anything failed (a span each on `tracer`).
+        """Summarize `due` (walked from `messages`) and apply the answers (a span each on `tracer`).
 
         `scope`: whose originals these are (default: the compactor's `scope`, else the conversation's).
         """
-        report = Report(oversized=len(due))
-        if due:
-            due = _with_facts_to_keep(
+        plan = Plan(
+            candidates=_with_facts_to_keep(
                 messages, due, max_tokens=self.config.max_content_tokens, quoted=self.config.keep_quoted_facts
             )
-        tasks = [asyncio.ensure_future(self.summarizer.summarize(candidate, tracer=tracer)) for candidate in due]
-        try:
-            outcomes = await asyncio.gather(*tasks)
-        except BaseException:  # `ServerUnreachable`, or cancelled: the other summaries are of no use now
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            raise
-        finally:
-            self.summarizer.cache.flush()  # every summary made here is in the disk cache once this returns
-        accepted: dict[PartRef, Outcome] = {}
-        for outcome in outcomes:
+        )
+        return await self.apply(messages, plan, await self.answers.answer(plan.candidates, tracer=tracer), scope=scope)
+
+    async def apply(
+        self, messages: Sequence[ModelMessage], plan: Plan, outcomes: Sequence[Outcome], *, scope: str | None = None
+    ) -> Compaction:
+        """`messages` with the summaries `outcomes` (one per `plan.candidates`) hold, each checked; the originals kept.
+
+        Wherever anything failed (no summary, a check of the rewritten message) the original stays
+        and the failure is counted. `scope`: whose originals these are (default: the compactor's
+        `scope`, else the conversation's).
+        """
+        due = plan.candidates
+        report = Report(oversized=len(due), returns_examined=plan.returns_examined, skipped=list(plan.skipped))
+        accepted: dict[PartRef, Accepted] = {}
+        for candidate, outcome in zip(due, outcomes, strict=True):
             _count(report, outcome)
             if outcome.summary is not None:
-                accepted[(outcome.candidate.message_index, outcome.candidate.part_index)] = outcome
+                accepted[_ref(candidate)] = Accepted(candidate, outcome.summary)
             elif outcome.skipped:
-                report.skipped.append(_failure(outcome.candidate, outcome.failure or 'not sent'))
+                report.skipped.append(_failure(candidate, outcome.failure or 'not sent'))
             else:
-                self._fail(report, outcome.candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
+                self._fail(report, candidate, outcome.failure or 'no summary', rejected=outcome.rejected)
         if accepted and self.originals.enabled:
             accepted = await self._remember(
                 accepted, report=report, scope=scope or self.scope or conversation_scope(messages)
@@ -163,21 +204,19 @@ class Compactor:
                     self._fail(report, accepted.pop((message_index, part)).candidate, str(exc), rejected=True)
                 continue
             output[message_index] = replaced
-        changed = {ref: outcome.summary for ref, outcome in accepted.items()}
+        changed = {ref: item.summary for ref, item in accepted.items()}
         # (d), around the replaced messages only; (b) and (c) were checked per message above
         check_integrity(messages, output, changed={ref[0] for ref in accepted})
-        for outcome in accepted.values():
+        for item in accepted.values():
             report.summarized += 1
-            report.tokens_after += content_tokens(outcome.summary, self.tokenizer)
+            report.tokens_after += content_tokens(item.summary, self.tokenizer)
         report.tokens_before = sum(candidate.tokens for candidate in due)
-        report.tokens_after += sum(
-            candidate.tokens for candidate in due if (candidate.message_index, candidate.part_index) not in accepted
-        )
+        report.tokens_after += sum(candidate.tokens for candidate in due if _ref(candidate) not in accepted)
         return Compaction(messages=output, report=report, changed=changed)
 
     async def _remember(
-        self, accepted: dict[PartRef, Outcome], *, report: Report, scope: str
-    ) -> dict[PartRef, Outcome]:
+        self, accepted: dict[PartRef, Accepted], *, report: Report, scope: str
+    ) -> dict[PartRef, Accepted]:
         """Store each original under its final summary, which names the read tool; what the store keeps.
 
         A return whose original the store refuses (full, unwritable, locked past its timeout) is not
@@ -192,40 +231,40 @@ class Compactor:
         another process holds locked keeps the write waiting (up to its busy timeout), never the event loop.
         """
         final: dict[PartRef, JsonValue] = {}
-        for ref, outcome in accepted.items():
-            candidate = outcome.candidate
-            hinted = with_read_hint(candidate.text, outcome.summary)
-            problem = hinted is not outcome.summary and summary_problem(
+        for ref, item in accepted.items():
+            candidate = item.candidate
+            hinted = with_read_hint(candidate.text, item.summary)
+            problem = hinted is not item.summary and summary_problem(
                 candidate.content,
                 hinted,
                 original_tokens=candidate.tokens,
                 threshold_tokens=candidate.threshold_tokens,
                 tokenizer=self.tokenizer,
             )
-            final[ref] = outcome.summary if problem else hinted
+            final[ref] = item.summary if problem else hinted
         entries = [
             Kept(
-                tool_name=outcome.candidate.tool_name,
-                tool_call_id=outcome.candidate.part.tool_call_id,
-                content=outcome.candidate.content,
-                content_text=outcome.candidate.text,
+                tool_name=item.candidate.tool_name,
+                tool_call_id=item.candidate.part.tool_call_id,
+                content=item.candidate.content,
+                content_text=item.candidate.text,
                 summary=json_text(final[ref]),
                 scope=scope,
-                returned_at=outcome.candidate.part.timestamp,
+                returned_at=item.candidate.part.timestamp,
             )
-            for ref, outcome in accepted.items()
+            for ref, item in accepted.items()
         ]
         refused = await anyio.to_thread.run_sync(self.originals.keep, entries)
         if refused is not None:
-            for outcome in accepted.values():
+            for item in accepted.values():
                 self._fail(
                     report,
-                    outcome.candidate,
+                    item.candidate,
                     f'not summarized: {refused}, so it could not be read back',
                     rejected=False,
                 )
             return {}
-        return {ref: dataclasses.replace(outcome, summary=final[ref]) for ref, outcome in accepted.items()}
+        return {ref: dataclasses.replace(item, summary=final[ref]) for ref, item in accepted.items()}
 
     def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
         if rejected and self.config.strict:
@@ -260,6 +299,8 @@ def _with_facts_to_keep(
     A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
     for facts either: scanning a 100 MB log would take seconds for nothing.
     """
+    if not due:
+        return []
     turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
     return [
         dataclasses.replace(candidate, quoted=_facts_to_keep(turns, candidate, quoted=quoted))

@@ -17,8 +17,9 @@ import math
 import os
 import re
 import socket
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Protocol
 
 import tenacity
 from opentelemetry.trace import NoOpTracer, Span, StatusCode, Tracer
@@ -82,12 +83,18 @@ _TRANSIENT_TYPES = (
 
 @dataclass(kw_only=True)
 class Outcome:
-    """What became of one candidate."""
+    """What summarizing one content gave: its summary, or why there is none, and what it cost.
 
-    candidate: Candidate
+    A content held by several parts, histories or rows is summarized once (single-flight here, Ray's
+    summarize stage, a provider batch): the first occurrence gets this outcome, every other one its
+    `shared()` copy, so they all agree: the same summary, or the same failure and the same `rejected`.
+    A summary the checks rejected in one place is rejected wherever the content occurs, so `strict`
+    refuses every history holding it, not only the one that asked first.
+    """
+
     summary: JsonValue | None = None
     source: Literal['model', 'cache', 'shared', 'none'] = 'none'
-    """`shared`: an identical content already in flight answered it (no call of its own)."""
+    """`shared`: an identical content already answered it (no call of its own)."""
     failure: str | None = None
     rejected: bool = False
     """The model answered, but the answer failed the checks (strict mode raises on these)."""
@@ -98,61 +105,30 @@ class Outcome:
     input_tokens: int = 0
     output_tokens: int = 0
 
-
-@dataclass(frozen=True, kw_only=True)
-class Answer:
-    """What summarizing one unique content gave: an `Outcome` without its candidate, for every place it occurs.
-
-    A content held by several parts, histories or rows is summarized once (single-flight here, Ray's summarize
-    stage, a provider batch) and each occurrence gets its outcome from this, so they all agree: the same summary,
-    or the same failure and the same `rejected`. A summary the checks rejected in one place is rejected wherever
-    the content occurs, so `strict` refuses every history holding it, not only the one that asked first.
-    """
-
-    summary: JsonValue | None = None
-    failure: str | None = None
-    rejected: bool = False
-    skipped: bool = False
-    source: Literal['model', 'cache', 'shared', 'none'] = 'model'
-    attempts: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-
-    @classmethod
-    def of(cls, outcome: Outcome) -> Answer:
-        return cls(
-            summary=outcome.summary,
-            failure=outcome.failure,
-            rejected=outcome.rejected,
-            skipped=outcome.skipped,
-            source=outcome.source,
-            attempts=outcome.attempts,
-            input_tokens=outcome.input_tokens,
-            output_tokens=outcome.output_tokens,
-        )
-
-    def outcome(self, candidate: Candidate, *, first: bool) -> Outcome:
-        """The outcome of one occurrence; only the `first` is charged the calls and tokens (the others share them).
+    def shared(self) -> Outcome:
+        """This outcome for another occurrence of its content: charged no calls or tokens.
 
         A shared summary counts as a cache hit; a shared failure does not (nothing usable was had).
         """
-        outcome = Outcome(
-            candidate=candidate,
+        return Outcome(
             summary=self.summary,
+            source='shared' if self.summary is not None else 'none',
             failure=self.failure,
             rejected=self.rejected,
             skipped=self.skipped,
-            source='shared' if self.summary is not None else 'none',
         )
-        if not first:
-            return outcome
-        return replace(
-            outcome,
-            source=self.source,
-            attempts=self.attempts,
-            input_tokens=self.input_tokens,
-            output_tokens=self.output_tokens,
-        )
+
+
+class AnswerSource(Protocol):
+    """Where a compaction's summaries come from (`Compactor.apply` takes them).
+
+    A live model (`Summarizer`), or an engine that made them beforehand, each unique content once:
+    Ray's summarize stage (`engines.ray`), a provider batch (`engines`' `--provider-batch`).
+    """
+
+    async def answer(self, candidates: Sequence[Candidate], *, tracer: Tracer | None = None) -> list[Outcome]:
+        """An outcome for each of `candidates`, in their order (a span each on `tracer`, if it makes any)."""
+        ...
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,7 +156,7 @@ class ServerUnreachable(Exception):
 @dataclass
 class _Flight:
     loop: asyncio.AbstractEventLoop
-    future: asyncio.Future[Answer]
+    future: asyncio.Future[Outcome]
 
 
 @dataclass
@@ -255,6 +231,23 @@ class Summarizer:
             quoted=candidate.quoted,
         )
 
+    async def answer(self, candidates: Sequence[Candidate], *, tracer: Tracer | None = None) -> list[Outcome]:
+        """Summarize every candidate at once (as `concurrency` allows); each made summary is in the disk cache on return.
+
+        The live `AnswerSource`. If one raises (`ServerUnreachable`, or the caller is cancelled), the
+        others are cancelled: their summaries are of no use now.
+        """
+        tasks = [asyncio.ensure_future(self.summarize(candidate, tracer=tracer)) for candidate in candidates]
+        try:
+            return await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        finally:
+            self.cache.flush()
+
     async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
         """Summarize `candidate`, in a span of its own on `tracer` (an instrumented run's `RunContext.tracer`).
 
@@ -266,11 +259,11 @@ class Summarizer:
         with tracer.start_as_current_span(f'summarize {candidate.tool_name}', attributes=attributes) as span:
             outcome = await self._summarize(candidate)
             if span.is_recording() or logger.isEnabledFor(logging.INFO):
-                self._trace(outcome, span)
+                self._trace(candidate, outcome, span)
         return outcome
 
-    def _trace(self, outcome: Outcome, span: Span) -> None:
-        candidate, summary = outcome.candidate, outcome.summary
+    def _trace(self, candidate: Candidate, outcome: Outcome, span: Span) -> None:
+        summary = outcome.summary
         after = candidate.tokens if summary is None else content_tokens(summary, self.tokenizer)
         result = 'summarized' if summary is not None else 'rejected' if outcome.rejected else 'failed'
         span.set_attributes(
@@ -303,21 +296,20 @@ class Summarizer:
             failure = (
                 f'{candidate.tokens:,} tokens, over max_content_tokens ({self.config.max_content_tokens:,}): not sent'
             )
-            return Outcome(candidate=candidate, failure=failure)
+            return Outcome(failure=failure)
         key = self.key_for(candidate)
         cached = self.cached(candidate, key)
         if cached is not None:
-            return Outcome(candidate=candidate, summary=cached, source='cache')
+            return Outcome(summary=cached, source='cache')
 
         loop = asyncio.get_running_loop()
         flight = self._flights.get(key)
         if flight is not None and flight.loop is loop:
-            answer = await asyncio.shield(flight.future)
-            return answer.outcome(candidate, first=False)
+            return (await asyncio.shield(flight.future)).shared()
 
         flight = _Flight(loop, loop.create_future())
         self._flights[key] = flight
-        outcome = Outcome(candidate=candidate, source='model')
+        outcome = Outcome(source='model')
         try:
             request = self.request_for(candidate)
             async with self._limit(loop):
@@ -344,7 +336,7 @@ class Summarizer:
                 'summary of %s (%s) failed: %s', candidate.tool_name, candidate.part.tool_call_id, outcome.failure
             )
         finally:
-            flight.future.set_result(Answer.of(outcome))
+            flight.future.set_result(outcome)
             del self._flights[key]
         return outcome
 
@@ -483,23 +475,6 @@ class Summarizer:
             return ModelRequestParameters(output_mode='tool', output_tools=[tool], allow_text_output=False)
         output = OutputObjectDefinition(json_schema=schema, name=_OUTPUT_TOOL, description=description)
         return ModelRequestParameters(output_mode=self.config.output_mode, output_object=output, allow_text_output=True)
-
-
-@dataclass
-class Planner(Summarizer):
-    """Records the cache key and candidate of each content instead of summarizing it.
-
-    The plan step of a run whose summaries are made elsewhere, each unique content once: Ray's summarize
-    stage (`summarizer.engines.ray`), the provider's batch API (`engines._provider`). A history compacted with it
-    walks exactly as for compaction (thresholds, `keep_recent`, tool rules, quoted facts), so the keys are
-    those the compaction will look up.
-    """
-
-    planned: dict[str, Candidate] = field(default_factory=dict[str, Candidate])
-
-    async def summarize(self, candidate: Candidate, *, tracer: Tracer | None = None) -> Outcome:
-        self.planned.setdefault(self.key_for(candidate), candidate)
-        return Outcome(candidate=candidate, failure='planned')
 
 
 def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:

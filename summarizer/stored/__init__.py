@@ -11,11 +11,11 @@
 It builds on `core` and `pipeline`; the engines that read and write sources build on it.
 """
 
-from ._langchain import Row, compact_session, row_text, session_messages
+from ._langchain import Row
 from ._restore import restore_unit
 from ._screen import screen
 from ._stored import HistoryError, StoredCompaction, StoredHistory, check_rewrite, compact_stored
-from ._units import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, unit_size
+from ._units import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, shown_id, unit_size
 
 __all__ = [
     'Done',
@@ -28,12 +28,10 @@ __all__ = [
     'Unit',
     'Where',
     'check_rewrite',
-    'compact_session',
     'compact_stored',
     'identity_of',
     'restore_unit',
-    'row_text',
     'screen',
-    'session_messages',
+    'shown_id',
     'unit_size',
 ]

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from ..core import JsonValue, content_tokens, shape_mismatch
+from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens
 from ..pipeline import CheckFailed, Compactor, PartRef, Replaced, Report
-from ._stored import HistoryError, Literals, Scanner, ambiguous_reason, dump_content, read_key
+from ._stored import HistoryError, Literals, Scanner, ambiguous_reason, content_problem, dump_content, read_key
 
 
 @dataclass(frozen=True)
@@ -77,6 +77,15 @@ class Row:
             literals=literals[-1] if literals else None,
         )
 
+    def tool_return(self) -> ToolReturnPart:
+        """A tool row as the pydantic-ai tool return the pipeline walks (content blocks other than text: None)."""
+        name = self.data.get('name')
+        return ToolReturnPart(
+            tool_name=name if isinstance(name, str) and name else 'tool',
+            content=_summarizable(self.data.get('content')),
+            tool_call_id=str(self.data['tool_call_id']),
+        )
+
     def with_content(self, content: JsonValue) -> str:
         """The row's text with only the `data.content` value replaced, in the row's own JSON style."""
         assert self.content_span is not None
@@ -85,6 +94,37 @@ class Row:
             content, original=self.text[start:end], ensure_ascii=self.text.isascii(), literals=self.literals
         )
         return self.text[:start] + value + self.text[end:]
+
+
+@dataclass(frozen=True)
+class Session:
+    """A LangChain session parsed: its rows' texts and fields, as the pydantic-ai messages the pipeline walks."""
+
+    texts: list[str]
+    rows: list[Row]
+    messages: list[ModelMessage]
+    origin: dict[PartRef, int]
+    """Which row each tool return came from."""
+    unsummarizable: dict[PartRef, str]
+    """The contents never to summarize, and why: each writes one number two ways (`ambiguous_reason`)."""
+
+    @classmethod
+    def parse(cls, stored: Sequence[str | bytes]) -> Session:
+        """`HistoryError` on bad input, naming the bad row's position as message index."""
+        texts = [row_text(value, position) for position, value in enumerate(stored)]
+        rows: list[Row] = []
+        for position, text in enumerate(texts):
+            try:
+                rows.append(Row.parse(text))
+            except HistoryError as exc:
+                raise HistoryError(exc.problem, message_index=position) from None
+        messages, origin = session_messages(rows)
+        unsummarizable = {
+            ref: ambiguous_reason(found.ambiguous)
+            for ref, position in origin.items()
+            if (found := rows[position].literals) is not None and found.ambiguous is not None
+        }
+        return cls(texts=texts, rows=rows, messages=messages, origin=origin, unsummarizable=unsummarizable)
 
 
 @dataclass(frozen=True)
@@ -117,14 +157,7 @@ def session_messages(rows: Sequence[Row]) -> tuple[list[ModelMessage], dict[Part
             returns = []
             messages.append(ModelRequest(parts=returns))  # filled below
         origin[(len(messages) - 1, len(returns))] = position
-        name = row.data.get('name')
-        returns.append(
-            ToolReturnPart(
-                tool_name=name if isinstance(name, str) and name else 'tool',
-                content=_summarizable(row.data.get('content')),
-                tool_call_id=str(row.data['tool_call_id']),
-            )
-        )
+        returns.append(row.tool_return())
     return messages, origin
 
 
@@ -167,20 +200,9 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *
     `scope`: whose originals these are (the session's identity: its rows carry no conversation id).
     The caller records the rewrite (`record_rewrite`) before it writes the new rows anywhere.
     """
-    texts = [row_text(value, position) for position, value in enumerate(stored)]
-    rows: list[Row] = []
-    for position, text in enumerate(texts):
-        try:
-            rows.append(Row.parse(text))
-        except HistoryError as exc:
-            raise HistoryError(exc.problem, message_index=position) from None
-    messages, origin = session_messages(rows)
-    skip = {
-        ref: ambiguous_reason(found.ambiguous)
-        for ref, position in origin.items()
-        if (found := rows[position].literals) is not None and found.ambiguous is not None
-    }
-    compaction = await compactor.compact(messages, skip=skip, scope=scope)
+    session = Session.parse(stored)
+    texts, rows, origin = session.texts, session.rows, session.origin
+    compaction = await compactor.compact(session.messages, skip=session.unsummarizable, scope=scope)
     report = compaction.report
     tokens_before = sum(compactor.tokenizer(text) for text in texts)
     new_texts: dict[int, str] = {}
@@ -190,7 +212,7 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *
         text = rows[position].with_content(summary)
         try:
             after = Row.parse(text)
-            check_row(rows[position], after)
+            check_row(rows[position], after, config=compactor.config, tokenizer=compactor.tokenizer)
         except (CheckFailed, HistoryError) as exc:
             if compactor.config.strict:
                 raise CheckFailed(f'row {position}: rewrite failed the post-check: {exc}') from None
@@ -223,17 +245,35 @@ async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *
     )
 
 
-def check_row(before: Row, after: Row) -> None:
-    """The post-check of one rewritten row: identical outside `data.content`, which keeps its shape and shrinks."""
+def check_row(
+    before: Row,
+    after: Row,
+    *,
+    config: SummarizerConfig | None = None,
+    tokenizer: Tokenizer = estimate_tokens,
+) -> None:
+    """The post-check of one rewritten row: identical outside `data.content`, which passes `content_problem`.
+
+    The same check of the new value as every stored format's (`check_rewrite`). `config` is the configuration the compaction ran with (tool rules, thresholds); without one there
+    are no tool rules and no threshold to be under, as for `check_rewrite`.
+    """
+    if before.kind != 'tool':
+        raise CheckFailed('only tool-return content may change')
     if before.content_span is None or after.content_span is None:
         raise CheckFailed('the content value is missing')
     start, end = before.content_span
     after_start, after_end = after.content_span
     if before.text[:start] != after.text[:after_start] or before.text[end:] != after.text[after_end:]:
         raise CheckFailed('the row changed outside its content value')
-    old, new = before.data['content'], after.data['content']
-    mismatch = shape_mismatch(old, new)
-    if mismatch:
-        raise CheckFailed(f'wrong shape: {mismatch}')
-    if content_tokens(new) >= content_tokens(old):
-        raise CheckFailed('the new content is not smaller')
+    problem = content_problem(
+        before.tool_return(),
+        before.data['content'],
+        after.data['content'],
+        new_text=after.text[after_start:after_end],
+        literals=before.literals,
+        config=config or SummarizerConfig(),
+        threshold=config is not None,
+        tokenizer=tokenizer,
+    )
+    if problem:
+        raise CheckFailed(problem)

@@ -9,7 +9,7 @@ compacted with a store that is gone), since no exact way back exists. A value is
 when the store holds it as one (in any scope) or when it is a string whose omission markers name the
 read tool, which only a summary whose original was stored does.
 
-The batch runner drives it (`restore_unit` in place of `compact_unit`), so restore reads and writes
+The batch runner drives it (`restore_unit` in place of a unit's `compact`), so restore reads and writes
 every source kind exactly as `summarizer batch` does: atomic, resumable, SIGKILL-safe.
 """
 

@@ -23,11 +23,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
-from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelMessagesTypeAdapter,
+    ModelRequestPart,
+    ModelResponsePart,
+    ToolReturnPart,
+)
 from pydantic_core import ErrorDetails
 
 from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
@@ -62,6 +68,8 @@ def _refuse_constant(name: str) -> float:
 
 
 _DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_SCAN_ONCE: Callable[[str, int], tuple[JsonValue, int]] = vars(_DECODER)['scan_once']
+"""`_DECODER.raw_decode` without its Python wrapper: the value starting exactly there, and its end."""
 
 
 class HistoryError(ValueError):
@@ -96,25 +104,70 @@ class StoredHistory:
             literals=scanned.literals,
         )
 
-    def rewrite(self, changed: Mapping[PartRef, JsonValue]) -> str:
-        """The text with each changed part's content value replaced, nothing else touched."""
+    @property
+    def unsummarizable(self) -> dict[PartRef, str]:
+        """The contents never to summarize, and why: each writes one number two ways (`ambiguous_reason`)."""
+        return {ref: ambiguous_reason(found.ambiguous) for ref, found in self.literals.items() if found.ambiguous}
+
+    def spliced(self, changed: Mapping[PartRef, JsonValue]) -> StoredHistory:
+        """This history with each changed part's content value replaced in the text, nothing else touched.
+
+        Parsed as `parse` would parse the new text, reading only what changed: outside the new values
+        the text is this one's, so its structure and every other message are too; each new value is
+        decoded where it was written (it must be exactly one JSON value there) and each message holding
+        one validated again. `HistoryError` if a new value or message is not valid.
+        """
         ensure_ascii = self.text.isascii()
         pieces: list[str] = []
-        position = 0
-        for ref in sorted(changed, key=lambda ref: self.spans[ref][0]):
-            start, end = self.spans[ref]
-            pieces.append(self.text[position:start])
-            pieces.append(
-                dump_content(
-                    changed[ref],
-                    original=self.text[start:end],
-                    ensure_ascii=ensure_ascii,
-                    literals=self.literals.get(ref),
-                )
+        spans: dict[PartRef, tuple[int, int]] = {}
+        literals = dict(self.literals)
+        data = list(self.data)
+        position = shift = 0
+        for ref, (start, end) in sorted(self.spans.items(), key=lambda item: item[1][0]):
+            if ref not in changed:
+                spans[ref] = (start + shift, end + shift)
+                continue
+            piece = dump_content(
+                changed[ref], original=self.text[start:end], ensure_ascii=ensure_ascii, literals=self.literals.get(ref)
             )
-            position = end
+            pieces += (self.text[position:start], piece)
+            spans[ref] = (start + shift, start + shift + len(piece))
+            value, written = _content_of(piece, ref)
+            literals.pop(ref, None)
+            if written is not None:
+                literals[ref] = written
+            data[ref[0]] = _with_content(data[ref[0]], ref[1], value)
+            position, shift = end, shift + len(piece) - (end - start)
         pieces.append(self.text[position:])
-        return ''.join(pieces)
+        messages = list(self.messages)
+        for index in sorted({ref[0] for ref in changed}):
+            try:
+                messages[index] = validate([data[index]])[0]
+            except HistoryError as exc:
+                raise HistoryError(exc.problem, message_index=index) from None
+        return StoredHistory(text=''.join(pieces), data=data, messages=messages, spans=spans, literals=literals)
+
+
+def _content_of(piece: str, ref: PartRef) -> tuple[JsonValue, Literals | None]:
+    """The value a content's new text holds, which must be exactly one JSON value, and its number literals."""
+    scanner = Scanner(' ' + piece)  # a value follows a `:` or a space, as in the history (`Scanner.content`)
+    scanner.message_index = ref[0]
+    value, _, end, written = scanner.content()
+    if end != len(scanner.text):
+        raise scanner.fail('extra data after the content value')
+    return value, written
+
+
+def _with_content(message: JsonValue, part_index: int, content: JsonValue) -> JsonValue:
+    """A copy of a parsed message whose part `part_index` holds `content` (the message parsed is left as it was)."""
+    assert isinstance(message, dict)
+    parts = message['parts']
+    assert isinstance(parts, list)
+    part = parts[part_index]
+    assert isinstance(part, dict)
+    new_parts = list(parts)
+    new_parts[part_index] = {**part, 'content': content}
+    return {**message, 'parts': new_parts}
 
 
 def check_rewrite(
@@ -178,23 +231,52 @@ def _replacement_problem(
     tokenizer: Tokenizer,
 ) -> str | None:
     """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
-    part = before.messages[ref[0]].parts[ref[1]]
+    start, end = after.spans[ref]
+    return content_problem(
+        before.messages[ref[0]].parts[ref[1]],
+        _part_content(before.data, ref),
+        new,
+        new_text=after.text[start:end],
+        literals=before.literals.get(ref),
+        config=config,
+        threshold=threshold,
+        tokenizer=tokenizer,
+    )
+
+
+def content_problem(
+    part: ModelRequestPart | ModelResponsePart,
+    old: JsonValue,
+    new: JsonValue,
+    *,
+    new_text: str,
+    literals: Literals | None,
+    config: SummarizerConfig,
+    threshold: bool,
+    tokenizer: Tokenizer,
+) -> str | None:
+    """The post-check of one stored content value: why `old` (of `part`) may not become `new`; None if it may.
+
+    Every stored format checks each replaced value with it (`check_rewrite`, LangChain's `check_row`):
+    only a tool return the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
+    return; `summarizable_data`: no binary or multimodal data; no number written two ways), its number
+    literals (`new_text`: the new value as stored) spelled as the original spelled them (`literals`),
+    and a proper summary by the pipeline's own rule (`summary_problem`: the shape contract, not empty,
+    smaller, and under the tool's threshold if `threshold`).
+    """
     if not isinstance(part, ToolReturnPart):
         return 'only tool-return content may change'
     reason = excluded(part, config)
     if reason is None and summarizable_data(part.content) is None:
         reason = 'it holds binary or multimodal data'
-    literals = before.literals.get(ref)
     if reason is None and literals is not None and literals.ambiguous is not None:
         reason = f'it {ambiguous_reason(literals.ambiguous)}'
     if reason is not None:
         return f'{reason}: its content must not change'
     written = literals.written if literals is not None else {}
-    start, end = after.spans[ref]
-    for number, literal in _number_literals(after.text[start:end]):
+    for number, literal in _number_literals(new_text):
         if literal != written.get(number, number):
             return f'number literal {literal} is not the original literal {written.get(number, number)}'
-    old = _part_content(before.data, ref)
     return summary_problem(
         old,
         new,
@@ -481,6 +563,129 @@ class _Scanned:
 
 
 def _scan(text: str) -> _Scanned:
+    """The history's JSON, with the span and number literals of every part's `content` value.
+
+    The well-formed case takes the fast walk (`_FastScan`); anything it does not expect is walked
+    again by `Scanner`, which reads the same JSON the same way and names what is wrong, if anything.
+    """
+    try:
+        return _FastScan(text).scan()
+    except _Slow:
+        return _slow_scan(text)
+
+
+class _Slow(Exception):
+    """What the fast walk leaves to `Scanner`: a text it does not expect, valid or not."""
+
+
+_KEY = r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*'
+_FIRST_MEMBER = re.compile(r'[ \t\n\r]*\{(?:' + _KEY + r'|[ \t\n\r]*(\}))')
+"""An object's opening brace and its first plain key (the value starts where this ends), or its closing brace."""
+_NEXT_MEMBER = re.compile(r'[ \t\n\r]*(?:,' + _KEY + r'|(\}))')
+"""After a member's value: the next plain key, or the closing brace."""
+_FIRST_ITEM = re.compile(r'[ \t\n\r]*\[[ \t\n\r]*(\])?')
+"""An array's opening bracket and the whitespace after it, or its closing bracket."""
+_NEXT_ITEM = re.compile(r'[ \t\n\r]*(?:,[ \t\n\r]*|(\]))')
+"""After an item: the separator and the whitespace after it, or the closing bracket."""
+
+
+class _FastScan:
+    """`_scan`'s walk with one C call per value and one regex step per key or separator.
+
+    It builds exactly what `Scanner` builds (the same dicts, the last of a repeated key winning;
+    `Scanner.content` reads each content value), and raises `_Slow` at anything else: an escaped
+    key, a value the C decoder refuses, a bracket out of place, extra data.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.scanner = Scanner(text)
+        self.spans: dict[PartRef, tuple[int, int]] = {}
+        self.literals: dict[PartRef, Literals] = {}
+
+    def scan(self) -> _Scanned:
+        text = self.text
+        found = _FIRST_ITEM.match(text, 1 if text.startswith('\ufeff') else 0)
+        if found is None:
+            raise _Slow
+        messages: list[JsonValue] = []
+        while found[1] is None:
+            position = found.end()
+            if text.startswith('{', position):
+                message, position = self._object(position, self._message_member(len(messages)))
+            else:
+                message, position = self._value(position)
+            messages.append(message)
+            found = self._next_item(position)
+        if _WHITESPACE.match(text, found.end()).end() != len(text):  # type: ignore[union-attr]
+            raise _Slow
+        return _Scanned(data=messages, spans=self.spans, literals=self.literals)
+
+    def _next_item(self, position: int) -> re.Match[str]:
+        found = _NEXT_ITEM.match(self.text, position)
+        if found is None:
+            raise _Slow
+        return found
+
+    def _value(self, position: int) -> tuple[JsonValue, int]:
+        try:
+            return _SCAN_ONCE(self.text, position)
+        except (StopIteration, ValueError, RecursionError):  # `_NotJson` is a ValueError
+            raise _Slow from None
+
+    def _object(self, position: int, member: Callable[[str, int, dict[str, JsonValue]], int]) -> tuple[JsonValue, int]:
+        """The object opening at `position`, each member read by `member` (it returns where the value ends)."""
+        fields: dict[str, JsonValue] = {}
+        found = _FIRST_MEMBER.match(self.text, position)
+        while found is not None and found[2] is None:
+            found = _NEXT_MEMBER.match(self.text, member(found[1], found.end(), fields))
+        if found is None:
+            raise _Slow
+        return fields, found.end()
+
+    def _message_member(self, index: int) -> Callable[[str, int, dict[str, JsonValue]], int]:
+        def member(key: str, position: int, fields: dict[str, JsonValue]) -> int:
+            if key == 'parts' and self.text.startswith('[', position):
+                fields[key], position = self._parts(position, index)
+            else:
+                fields[key], position = self._value(position)
+            return position
+
+        return member
+
+    def _parts(self, position: int, index: int) -> tuple[JsonValue, int]:
+        parts: list[JsonValue] = []
+        found = _FIRST_ITEM.match(self.text, position)
+        assert found is not None  # `[` is there
+        while found[1] is None:
+            position = found.end()
+            if self.text.startswith('{', position):
+                part, position = self._object(position, self._part_member((index, len(parts))))
+            else:
+                part, position = self._value(position)
+            parts.append(part)
+            found = self._next_item(position)
+        return parts, found.end()
+
+    def _part_member(self, ref: PartRef) -> Callable[[str, int, dict[str, JsonValue]], int]:
+        def member(key: str, position: int, fields: dict[str, JsonValue]) -> int:
+            if key != 'content':
+                fields[key], position = self._value(position)
+                return position
+            self.scanner.position = position
+            try:
+                fields[key], start, position, written = self.scanner.content()
+            except HistoryError:
+                raise _Slow from None
+            self.spans[ref] = (start, position)
+            if written is not None:
+                self.literals[ref] = written
+            return position
+
+        return member
+
+
+def _slow_scan(text: str) -> _Scanned:
     scanner = Scanner(text)
     if text.startswith('\ufeff'):
         scanner.position = 1
@@ -581,15 +786,14 @@ async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompac
     The caller records the rewrite (`record_rewrite`) before it writes the new text anywhere.
     """
     before = StoredHistory.parse(raw)
-    skip = {ref: ambiguous_reason(found.ambiguous) for ref, found in before.literals.items() if found.ambiguous}
-    compaction = await compactor.compact(before.messages, skip=skip)
+    compaction = await compactor.compact(before.messages, skip=before.unsummarizable)
     report = compaction.report
     tokens_before = compactor.tokenizer(before.text)
     if not compaction.changed:
         return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
     try:
-        text = before.rewrite(compaction.changed)
-        after = StoredHistory.parse(text)
+        after = before.spliced(compaction.changed)
+        text = after.text
         check_rewrite(before, after, config=compactor.config, tokenizer=compactor.tokenizer)
     except (CheckFailed, ValueError) as exc:  # a HistoryError, or a number `json.dumps` refuses
         if compactor.config.strict:

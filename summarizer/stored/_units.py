@@ -1,17 +1,25 @@
-"""A stored history as the batch runner, restore and the Ray engine handle it: one unit, and its result.
+"""A stored history as the batch runner, restore and the engines handle it: one unit, and its result.
 
 A unit is one pydantic-ai history as stored: the text of a file, a JSONL line or a row
 (`StoredUnit`), or a LangChain session's rows (`SessionUnit`), with where it was read (`Where`) and
-the identity the originals store records it under (`identity_of`). `Done` is a unit compacted (or
-restored): its new text or rows, its counts, or why it was left as it was.
+the identity the originals store records it under (`identity_of`). Each kind reads, plans and
+compacts itself (`messages`, `plan`, `compact`), so whoever runs units needs not know which kind
+it holds. `Done` is a unit compacted (or restored): its new text or rows, its counts, or why it was
+left as it was.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..pipeline import Replaced, Report, Rewrite, history_identity
+from pydantic_ai.messages import ModelMessage
+
+from ..pipeline import Candidate, CheckFailed, Compactor, Replaced, Report, Rewrite, history_identity
+from ._langchain import Session, compact_session
+from ._screen import screen
+from ._stored import HistoryError, StoredHistory, compact_stored
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,6 +73,47 @@ class StoredUnit:
     ending: bytes = b''
     """JSONL: this line's line ending."""
 
+    def messages(self) -> list[ModelMessage]:
+        """The history's messages; `HistoryError` on bad input."""
+        return StoredHistory.parse(self.raw).messages
+
+    def plan(self, compactor: Compactor) -> list[Candidate]:
+        """The candidates its compaction by `compactor` asks answers for (`Compactor.plan`); none for bad input.
+
+        Parsed and walked exactly as `compact` does (the screen, the contents never to summarize), so
+        the candidates are those the compaction will ask its `AnswerSource` for. Bad input is not
+        reported here: the compaction reports it.
+        """
+        try:
+            if screen(self.raw, config=compactor.config, tokenizer=compactor.tokenizer) is not None:
+                return []
+            history = StoredHistory.parse(self.raw)
+        except HistoryError:
+            return []
+        return compactor.plan(history.messages, skip=history.unsummarizable).candidates
+
+    async def compact(self, compactor: Compactor) -> Done:
+        """The history compacted; bad input ends as a `Done` with an error and nothing to write."""
+        try:
+            screened = screen(self.raw, config=compactor.config, tokenizer=compactor.tokenizer)
+            if screened is not None:  # nothing to summarize: proven without validating every message
+                tokens = compactor.tokenizer(screened.text)
+                report = Report(returns_examined=screened.returns)
+                return Done(unit=self, report=report, tokens_before=tokens, tokens_after=tokens)
+            stored = await compact_stored(self.raw, compactor)
+        except HistoryError as exc:
+            return Done(unit=self, error=exc.problem, message_index=exc.message_index)
+        except CheckFailed as exc:
+            return Done(unit=self, error=str(exc))
+        return Done(
+            unit=self,
+            report=stored.report,
+            text=stored.text,
+            tokens_before=stored.tokens_before,
+            tokens_after=stored.tokens_after,
+            replaced=stored.replaced,
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class SessionUnit:
@@ -77,8 +126,51 @@ class SessionUnit:
     identity: str
     """Where it was read (`identity_of`)."""
 
+    def row_where(self, position: int) -> Where:
+        """Where the session's row at `position` is, for a report naming that row."""
+        return dataclasses.replace(self.where, row_id=shown_id(self.ids[position]))
+
+    def messages(self) -> list[ModelMessage]:
+        """The session's messages; `HistoryError` on bad input (its message index: the bad row's position)."""
+        return Session.parse(self.texts).messages
+
+    def plan(self, compactor: Compactor) -> list[Candidate]:
+        """The candidates its compaction by `compactor` asks answers for (`Compactor.plan`); none for bad input.
+
+        Bad input is not reported here: the compaction reports it.
+        """
+        try:
+            session = Session.parse(self.texts)
+        except HistoryError:
+            return []
+        return compactor.plan(session.messages, skip=session.unsummarizable).candidates
+
+    async def compact(self, compactor: Compactor) -> Done:
+        """The session compacted; bad input ends as a `Done` with an error naming its row, and nothing to write."""
+        try:
+            session = await compact_session(self.texts, compactor, scope=self.identity)
+        except HistoryError as exc:
+            if exc.message_index is not None:
+                return Done(unit=self, error=exc.problem, where=self.row_where(exc.message_index))
+            return Done(unit=self, error=exc.problem)
+        except CheckFailed as exc:
+            return Done(unit=self, error=str(exc))
+        return Done(
+            unit=self,
+            report=session.report,
+            rows=session.new_rows,
+            tokens_before=session.tokens_before,
+            tokens_after=session.tokens_after,
+            replaced=session.replaced,
+        )
+
 
 Unit = StoredUnit | SessionUnit
+
+
+def shown_id(row_id: object) -> str:
+    """A row's id as reports show it."""
+    return 'NULL' if row_id is None else str(row_id)
 
 
 def unit_size(unit: Unit) -> int:
