@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer.core._facts import mentions, referred_facts, token_set
+from summarizer.core._facts import PossibleFacts, mentions, referred_facts, token_set
 from summarizer.core._quoted import Turns, plain_text, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
@@ -123,13 +123,15 @@ def test_nothing_after_the_return_quotes_nothing() -> None:
 def test_a_content_over_max_content_tokens_is_never_scanned(monkeypatch: pytest.MonkeyPatch) -> None:
     """A 100 MB log is skipped (not sent to the model) without being read for quoted facts first."""
     scanned: list[int] = []
-    scan = Turns.quoted_facts
+    scan = Turns.facts
 
-    def recording(self: Turns, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
+    def recording(
+        self: Turns, content: JsonValue, *, message_index: int, before: bool = True, after: bool = True
+    ) -> tuple[str, ...]:
         scanned.append(len(content) if isinstance(content, str) else -1)
-        return scan(self, content, message_index=message_index)
+        return scan(self, content, message_index=message_index, before=before, after=after)
 
-    monkeypatch.setattr(Turns, 'quoted_facts', recording)
+    monkeypatch.setattr(Turns, 'facts', recording)
     line = 'log line: request id req-00001 from 10.1.2.3 took 77 ms and returned a payload\n'
     huge = line * (100_000_000 // len(line))
     messages = history(huge, BIG_TEXT, tool='read_log')
@@ -259,6 +261,25 @@ def test_known_facts_are_those_a_turn_before_the_return_holds() -> None:
     assert turns.known_facts(content, message_index=2) == ('load_config', '/srv/app/main.py')  # the task named them
     assert turns.quoted_facts(content, message_index=2) == ('Parser.parse_file',)
     assert Turns(messages, start=3).known_facts(content, message_index=2) == ()  # no turn before it was read
+
+
+def test_a_return_looked_up_on_both_sides_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reading a return for its possible facts is the costly part: the two look-ups share one read."""
+    content = 'def load_config(path):\n    return Parser.parse_file(path)  # see /srv/app/main.py'
+    turns = Turns(_history(content, after='The bug is in `Parser.parse_file`, called from load_config.'))
+    reads: list[str] = []
+    read = PossibleFacts.__init__
+
+    def counting(self: PossibleFacts, text: str) -> None:
+        reads.append(text)
+        read(self, text)
+
+    monkeypatch.setattr(PossibleFacts, '__init__', counting)
+    both = turns.facts(content, message_index=2)
+    assert reads == [plain_text(content)]
+    assert both == ('load_config', '/srv/app/main.py', 'Parser.parse_file')  # earlier turns' facts first
+    assert turns.facts(content, message_index=2, after=False) == turns.known_facts(content, message_index=2)
+    assert turns.facts(content, message_index=2, before=False) == ('load_config', 'Parser.parse_file')
 
 
 def _deep_log(wanted: str) -> str:

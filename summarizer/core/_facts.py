@@ -141,22 +141,40 @@ def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]
     refers to the path once, not to it and to `pkg/mod.py` and `mod.py`). Everything up to the
     look-up runs in compiled patterns and set operations; Python code judges only the hits.
     """
-    tokens = _tokens(text, ordered=True)
-    quoted = dict.fromkeys(quoted_strings(text))
-    hits = held({*tokens, *all_parts(tokens), *quoted})
-    facts = {hit for hit in hits if fact_kind(hit) is not None or (hit in quoted and _is_quoted_fact(hit))}
-    facts.difference_update([part for fact in facts for part in name_parts(fact)])
-    if not facts:
-        return []
-    ordered: dict[str, None] = {}
-    parted = not facts.issubset(tokens)
-    for token in tokens:
-        if token in facts:
-            ordered[token] = None
-        elif parted and ('/' in token or '.' in token or '::' in token):
-            ordered.update((part, None) for part in name_parts(token) if part in facts)
-    ordered.update((inner, None) for inner in quoted if inner in facts)
-    return list(ordered)
+    return PossibleFacts(text).referred(held)
+
+
+class PossibleFacts:
+    """The strings of a text that may be facts (tokens, their trailing parts, quoted strings), read once.
+
+    Reading a long tool return for them costs far more than looking them up, so a return looked up
+    on both sides (the turns before it and those after it) is read once for both (`referred`).
+    """
+
+    __slots__ = ('_candidates', '_quoted', '_tokens')
+
+    def __init__(self, text: str) -> None:
+        self._tokens = _tokens(text, ordered=True)
+        self._quoted = dict.fromkeys(quoted_strings(text))
+        self._candidates = {*self._tokens, *all_parts(self._tokens), *self._quoted}
+
+    def referred(self, held: Callable[[set[str]], set[str]]) -> list[str]:
+        """The facts of the text `held` holds, as `referred_facts` gives them."""
+        tokens, quoted = self._tokens, self._quoted
+        hits = held(self._candidates)
+        facts = {hit for hit in hits if fact_kind(hit) is not None or (hit in quoted and _is_quoted_fact(hit))}
+        facts.difference_update([part for fact in facts for part in name_parts(fact)])
+        if not facts:
+            return []
+        ordered: dict[str, None] = {}
+        parted = not facts.issubset(tokens)
+        for token in tokens:
+            if token in facts:
+                ordered[token] = None
+            elif parted and ('/' in token or '.' in token or '::' in token):
+                ordered.update((part, None) for part in name_parts(token) if part in facts)
+        ordered.update((inner, None) for inner in quoted if inner in facts)
+        return list(ordered)
 
 
 def mentions(text: str, fact: str) -> bool:

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._facts import referred_facts, token_set
+from ._facts import PossibleFacts, token_set
 from ._shape import JsonValue
 
 
@@ -119,22 +119,38 @@ class Turns:
 
     def quoted_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) that a turn after it holds."""
-        if self._end <= message_index:
-            return ()
-        last = self._last
-
-        def held(candidates: set[str]) -> set[str]:
-            return {fact for fact in last.keys() & candidates if last[fact] > message_index}
-
-        return tuple(referred_facts(plain_text(content), held))
+        return self.facts(content, message_index=message_index, before=False)
 
     def known_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) that a turn before it holds (read from `start` on)."""
-        if not 0 <= self._start < message_index:
+        return self.facts(content, message_index=message_index, after=False)
+
+    def facts(
+        self, content: JsonValue, *, message_index: int, before: bool = True, after: bool = True
+    ) -> tuple[str, ...]:
+        """The facts of `content` (at `message_index`) a turn `before` it holds, then those a turn `after` it holds.
+
+        `content` is read once for both sides (`PossibleFacts`), and not at all when no turn is on
+        a side asked for.
+        """
+        before = before and 0 <= self._start < message_index
+        after = after and self._end > message_index
+        if not (before or after):
             return ()
-        first = self._first
-
-        def held(candidates: set[str]) -> set[str]:
-            return {fact for fact in first.keys() & candidates if first[fact] < message_index}
-
-        return tuple(referred_facts(plain_text(content), held))
+        possible = PossibleFacts(plain_text(content))
+        facts: dict[str, None] = {}
+        if before:
+            first = self._first
+            facts.update(
+                dict.fromkeys(
+                    possible.referred(lambda found: {f for f in first.keys() & found if first[f] < message_index})
+                )
+            )
+        if after:
+            last = self._last
+            facts.update(
+                dict.fromkeys(
+                    possible.referred(lambda found: {f for f in last.keys() & found if last[f] > message_index})
+                )
+            )
+        return tuple(facts)

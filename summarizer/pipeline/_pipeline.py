@@ -303,19 +303,13 @@ def _with_facts_to_keep(
         return []
     turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
     return [
-        dataclasses.replace(candidate, quoted=_facts_to_keep(turns, candidate, quoted=quoted))
+        dataclasses.replace(
+            candidate, quoted=turns.facts(candidate.content, message_index=candidate.message_index, after=quoted)
+        )
         if candidate.tokens <= max_tokens
         else candidate
         for candidate in due
     ]
-
-
-def _facts_to_keep(turns: Turns, candidate: Candidate, *, quoted: bool) -> tuple[str, ...]:
-    known = turns.known_facts(candidate.content, message_index=candidate.message_index)
-    if not quoted:
-        return known
-    later = turns.quoted_facts(candidate.content, message_index=candidate.message_index)
-    return tuple(dict.fromkeys((*known, *later)))
 
 
 def _count(report: Report, outcome: Outcome) -> None:
