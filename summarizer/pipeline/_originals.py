@@ -454,10 +454,10 @@ class OriginalStore:
             f'JOIN originals o ON o.hash = s.original WHERE s.key = ? AND s.scope IN ({places})',
             (key, *scopes, key, *scopes),
         )
-        kept = {str(row[0]) for row in rows}
-        if len(kept) > 1:
-            kept = {str(row[0]) for row in rows if row[1] == _instant(returned_at)}
-        if len(kept) != 1:
+        hashes = {str(row[0]) for row in rows}
+        if len(hashes) > 1:
+            hashes = {str(row[0]) for row in rows if row[1] == _instant(returned_at)}
+        if len(hashes) != 1:
             if not rows:
                 return None
             listed = {
@@ -466,8 +466,8 @@ class OriginalStore:
                 )
                 for hash_, at, tool, size in rows
             }
-            return Ambiguous(originals=sorted(listed.values(), key=lambda kept: kept.returned_at or ''))
-        (chosen,) = kept
+            return Ambiguous(originals=sorted(listed.values(), key=lambda original: original.returned_at or ''))
+        (chosen,) = hashes
         row = self._query('SELECT tool_name, text FROM originals WHERE hash = ?', (chosen,))
         return None if row is None else Original(tool_name=str(row[0]), text=str(row[1]))
 
