@@ -14,7 +14,7 @@ A batch answers in minutes to hours, so the run is split where `summarizer.engin
    after expiry or a transient failure (`max_resubmissions`), exactly as for an agent run. A result is read
    with the same structured-output parsing and checks as a live answer, and cached;
 4. **compact**: the histories, read back from the spool rather than from their sources, are compacted by
-   `run_sources` with a summarizer answering from those results (and the cache): the same splicing,
+   `run_sources` (`Spool.compact`) with a summarizer answering from those results (and the cache): the same splicing,
    post-check, writes and journal as a live run. Each write is a compare-and-swap against what step 1
    read: a history changed since is left as the other program made it, and reported.
 
@@ -61,7 +61,7 @@ from ..pipeline import (
     is_transient,
     model_id,
 )
-from ._runner import Journal, OnTick, SourceReport, run_sources
+from ._runner import Journal, OnTick, SourceReport
 from ._sources import Source, Target
 from ._spool import Spool
 
@@ -114,14 +114,7 @@ def run_provider_batch(
             )
             compactor = Compactor(config=config, summarizer=summarizer, answers=_BatchAnswers(summarizer, answers))
             reports = asyncio.run(
-                run_sources(
-                    sources,
-                    compactor=compactor,
-                    target=dataclasses.replace(target, reuse_output=True),  # a database's copy: step 1 made it
-                    journal=journal,
-                    on_tick=on_tick,
-                    units=spool.replay,
-                )
+                spool.compact(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick)
             )
         return reports, batch
     finally:
@@ -208,7 +201,8 @@ class _BatchAnswers:
             cached = self.summarizer.cached(candidate, key)
             if cached is not None:
                 return Outcome(summary=cached, source='cache')
-            return Outcome(failure='not in the provider batch (the history changed after it was read)')
+            # the plan found it cached, the compaction (of the very text planned) no more: evicted meanwhile
+            return Outcome(failure='not in the provider batch: its cached summary was gone by the compaction')
         first = key not in self._charged
         self._charged.add(key)
         return answer if first else answer.shared()

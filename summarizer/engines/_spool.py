@@ -4,7 +4,7 @@
 so the histories are needed twice, hours apart; a corpus of many GB does not fit in memory, and reading
 it again costs as much as the first read and sees a different source if it changed meanwhile. So the
 first pass (`Spool.read`) writes each unit it hands out to a private file, and the second pass
-(`Spool.replay`, as `run_sources`' `units`) reads them back from there, one at a time (memory: one
+(`Spool.compact`: `run_sources` with `Spool.replay` as its `units`) reads them back from there, one at a time (memory: one
 history), never opening the source's input again.
 
 The source itself remembers what its read saw (a file's snapshot, a JSONL file's hash, each row's value
@@ -21,18 +21,21 @@ way out, whatever happened; a killed run's folder is deleted by the next run (it
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import pickle
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Coroutine, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..core import make_folders
-from ..stored import Unit
-from ._runner import BatchAborted
+from ..pipeline import Compactor
+from ..stored import Done, Unit
+from ._runner import BatchAborted, Journal, OnTick, SourceReport, run_sources
 from ._sources import Source, SourceProblem, Target
 
 _READ_ERRORS = (OSError, sqlite3.Error, SourceProblem)
@@ -102,6 +105,30 @@ class Spool:
             read.path.unlink(missing_ok=True)
         if read.failure is not None:
             raise read.failure
+
+    async def compact(
+        self,
+        sources: list[Source],
+        *,
+        compactor: Compactor,
+        target: Target,
+        journal: Journal | None,
+        on_tick: OnTick,
+        process: Callable[[Unit], Coroutine[Any, Any, Done]] | None = None,  # a coroutine: it goes to create_task
+    ) -> list[SourceReport]:
+        """`run_sources` over the units `read` read of `sources` (each read for `target`), replayed from here.
+
+        Each source is opened again with `reuse_output`, so a database goes on in the `--out` copy its read made.
+        """
+        return await run_sources(
+            sources,
+            compactor=compactor,
+            target=dataclasses.replace(target, reuse_output=True),
+            journal=journal,
+            on_tick=on_tick,
+            process=process,
+            units=self.replay,
+        )
 
 
 def _units(source: Source, target: Target, read: _Read) -> Iterator[Unit]:
