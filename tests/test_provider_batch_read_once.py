@@ -143,3 +143,24 @@ def test_a_history_changed_after_the_read_is_left_as_changed_and_reported(
         assert problem.kind == 'history' and problem.problem.startswith('changed while compacting (')
     assert by_name['c.db'].changed == 1 and by_name['b.jsonl'].changed == 2 and by_name['b.jsonl'].ok
     assert list((isolated_cache / 'spool').iterdir()) == []
+
+
+def test_a_source_that_cannot_be_read_is_reported_and_a_killed_run_s_spool_removed(
+    tmp_path: Path, isolated_cache: Path
+) -> None:
+    make_inputs(tmp_path / 'in')
+    sources = discover([tmp_path / 'in'], config=CONFIG.batch, out=tmp_path / 'out')
+    (tmp_path / 'in' / 'a.json').unlink()  # gone between discovery and the read
+    isolated_cache.mkdir(mode=0o700)  # private: the cache folder itself
+    killed = isolated_cache / 'spool' / '999999999-x'  # a pid no process has: its run was killed
+    killed.mkdir(parents=True)
+    (killed / '0.units').write_bytes(b'history text')
+
+    reports = provider_batch(sources, tmp_path / 'journal.jsonl')
+
+    by_name = {Path(report.source).name: report for report in reports}
+    [problem] = by_name['a.json'].problems
+    assert problem.kind == 'source' and problem.problem.startswith('FileNotFoundError: ')
+    assert by_name['b.jsonl'].changed == 2 and by_name['c.db'].changed == 2
+    assert not (tmp_path / 'out' / 'a.json').exists()
+    assert list((isolated_cache / 'spool').iterdir()) == []
