@@ -1,11 +1,12 @@
-"""What a first pass read of each source, kept on disk for the second pass: a run in two passes reads each source once.
+"""What a first pass read of each source, kept on disk for the second pass: a two-pass run reads each source once.
 
 `--provider-batch` plans every history before any is compacted (the batch's answers must exist first),
-so the histories are needed twice, hours apart; a corpus of many GB does not fit in memory, and reading
-it again costs as much as the first read and sees a different source if it changed meanwhile. So the
-first pass (`Spool.read`) writes each unit it hands out to a private file, and the second pass
-(`Spool.compact`: `run_sources` with `Spool.replay` as its `units`) reads them back from there, one at a time (memory: one
-history), never opening the source's input again.
+and `--engine ray` builds its dataset before the sources' writes, so a run needs the histories twice,
+up to hours apart. A corpus of many GB does not fit in memory, and reading it again costs as much as
+the first read and sees a different source if it changed meanwhile. So the first pass (`Spool.read`)
+writes each unit it hands out to a private file, and the second pass (`Spool.compact`: `run_sources`
+with `Spool.replay` as its `units`) reads them back, one at a time (memory: one history), never
+reading the source again.
 
 The source itself remembers what its read saw (a file's snapshot, a JSONL file's hash, each row's value
 in its unit) across `open`, so its writes stay compare-and-swaps against that read: a history changed
@@ -47,7 +48,7 @@ class _Read:
     """One source's first pass: the spool file of its units, and the failure that ended its read, if any."""
 
     path: Path
-    failure: BaseException | None = None
+    failure: OSError | sqlite3.Error | SourceProblem | None = None
 
 
 @dataclass
