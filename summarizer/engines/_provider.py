@@ -14,9 +14,9 @@ A batch answers in minutes to hours, so the run is split where `summarizer.engin
    after expiry or a transient failure (`max_resubmissions`), exactly as for an agent run. A result is read
    with the same structured-output parsing and checks as a live answer, and cached;
 4. **compact**: the histories, read back from the spool rather than from their sources, are compacted by
-   `run_sources` (`Spool.compact`) with a summarizer answering from those results (and the cache): the same splicing,
-   post-check, writes and journal as a live run. Each write is a compare-and-swap against what step 1
-   read: a history changed since is left as the other program made it, and reported.
+   `run_sources` (`Spool.compact`) with a summarizer answering from those results (and the cache): the
+   same splicing, post-check, writes and journal as a live run. Each write is a compare-and-swap against
+   what step 1 read: a history changed since is left as the other program made it, and reported.
 
 `--resume` re-attaches: the journal's pending responses of contents still to summarize are collected, not
 submitted again. A request whose result was read is marked settled: a failed one is submitted again by a later
