@@ -76,8 +76,9 @@ def ray_section(data: Corpus) -> Section:
         'Each run in its own process with an empty cache; seconds exclude imports and, for Ray, starting the local '
         'instance (its own column; "× local with Ray start" adds it, as the command pays it). "× local" is wall '
         'time over the local run. Workers: processes for local (--jobs, one source here, so one), tasks at once '
-        'per stage for Ray. Ray reads the histories twice (plan, then compact), the driver once more to write '
-        'them, and it sends each unique content to the model once.'
+        'per stage for Ray. The driver reads the histories once (a spool keeps them for its writes), Ray '
+        'materializes them once and walks each twice (plan, then compact), and it sends each unique content to the '
+        'model once.'
     )
     return section
 

@@ -23,6 +23,7 @@ from pg_server import PASSWORD, Server, running_server
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows
 from test_batch_kill import _cached, assert_old_or_new
+from test_provider_batch_read_once import provider_batch
 
 from summarizer import Compactor, SummarizerConfig
 from summarizer.cli import main
@@ -30,6 +31,7 @@ from summarizer.core._pg_url import SECRET_KEYS
 from summarizer.engines._runner import run_sources
 from summarizer.engines._sources import Target
 from summarizer.stored._stored import StoredHistory, check_rewrite
+from summarizer.stored._units import Unit
 
 pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
 from summarizer.engines import postgres
@@ -611,3 +613,32 @@ def test_a_failed_connection_or_malformed_url_is_one_line_without_the_password(
     written = captured.out + captured.err
     for piece in PIECES:
         assert piece not in written, (piece, written)
+
+
+@pytest.mark.parametrize('column_type', ['text', 'jsonb'])
+def test_a_provider_batch_reads_a_database_once_and_writes_its_out_copy(
+    pg_server: Server, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, column_type: str
+) -> None:
+    make_histories(pg_server, database, column_type, {'a': pretty(0, BIG_TEXT), 'b': pretty(1, BIG_TEXT)})
+    before = table(pg_server, database, 'SELECT id, messages::text, note FROM conversations ORDER BY id')
+    with pg_server.connect() as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{database}_out"')
+    reads: list[str] = []
+    units = postgres.PostgresSource.units
+
+    def counted(source: postgres.PostgresSource) -> Iterator[Unit]:
+        reads.append(source.name)
+        return units(source)
+
+    monkeypatch.setattr(postgres.PostgresSource, 'units', counted)
+    out = pg_server.url(f'{database}_out', query='table=compacted')
+    sources = postgres_sources([pg_server.url(database)], config=SummarizerConfig().batch, target=Target(), out=out)
+
+    [report] = provider_batch(sources, tmp_path / 'journal.jsonl')
+
+    assert report.ok and report.changed == 2
+    assert len(reads) == 1  # the plan read the copy it made; the compaction wrote it from the spool
+    assert table(pg_server, database, 'SELECT id, messages::text, note FROM conversations ORDER BY id') == before
+    copied = table(pg_server, f'{database}_out', 'SELECT id, messages::text, note FROM compacted ORDER BY id')
+    for old, new in zip(before, copied, strict=True):
+        check_rewrite(StoredHistory.parse(str(old[1])), StoredHistory.parse(str(new[1])))

@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
+from test_batch import rows as table_rows
+from test_provider_batch_read_once import count_reads, make_inputs
 
 from summarizer import SummarizerConfig
 from summarizer.cli import main
@@ -162,6 +164,50 @@ def test_worker_killed_mid_job_is_retried_once_written_once(tmp_path: Path) -> N
     assert [row['id'] for row in result] == list(range(6))  # every row once: none lost, none twice
     assert [row['messages'] for row in result] == expected
     assert all(row['error'] is None for row in result)
+
+
+@dataclass(frozen=True)
+class CountedRead:
+    """A step of the input dataset recording each row it yields in a file: how often the input is read."""
+
+    log: Path
+
+    def __call__(self, batch: dict[str, object]) -> dict[str, object]:
+        rows = len(batch['id'])  # type: ignore[arg-type]
+        with self.log.open('a') as log:
+            log.write('row\n' * rows)
+        return batch
+
+
+def test_compact_dataset_reads_its_input_once(tmp_path: Path) -> None:
+    histories = rows()
+    reads = tmp_path / 'reads'
+    items = [{'id': n, 'messages': text} for n, text in enumerate(histories)]
+    ds = ray.data.from_items(items, override_num_blocks=4).map_batches(CountedRead(reads), batch_format='numpy')
+    model = embedded_model('counted', Counted(tmp_path / 'calls'))
+
+    result = compact_dataset(ds, config=config(), model=model, workers=2, batch_size=2).take_all()
+
+    assert len(calls(reads)) == len(result) == 12  # the plan and the compact stage read the same blocks
+    assert all(row['summarized'] == 3 for row in result)
+
+
+def test_cli_engine_ray_reads_each_source_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_inputs(tmp_path / 'in')
+    assert main(['batch', '--keep-recent', '0', str(tmp_path / 'in'), '--out', str(tmp_path / 'local')]) == 0
+    passes, units = count_reads(monkeypatch)
+
+    assert (
+        main(['batch', '--keep-recent', '0', '--engine', 'ray', str(tmp_path / 'in'), '--out', str(tmp_path / 'ray')])
+        == 0
+    )
+
+    assert passes == {'a.json': 1, 'b.jsonl': 1, 'c.db': 1}
+    assert units == {'a.json': 1, 'b.jsonl': 2, 'c.db': 2}
+    for name in ('a.json', 'b.jsonl'):
+        assert (tmp_path / 'ray' / name).read_bytes() == (tmp_path / 'local' / name).read_bytes()
+    query = 'SELECT id, messages FROM conversations ORDER BY id'
+    assert table_rows(tmp_path / 'ray' / 'c.db', query) == table_rows(tmp_path / 'local' / 'c.db', query)
 
 
 def test_cli_engine_ray_out_and_in_place(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

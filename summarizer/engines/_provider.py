@@ -2,8 +2,9 @@
 
 A batch answers in minutes to hours, so the run is split where `summarizer.engines.ray` splits it, around the model:
 
-1. **plan**: every history is walked as for compaction, but its summarizer only records the cache key and
-   candidate of each content it would summarize, so each unique content is sent once, and a cache hit never;
+1. **plan**: every history is read, once (each kept in a private spool file for step 4: `engines._spool`),
+   and walked as for compaction, but its summarizer only records the cache key and candidate of each
+   content it would summarize, so each unique content is sent once, and a cache hit never;
 2. **submit**: each unique content's request (the very request a live call sends: `Summarizer.request_for`)
    goes through the model `BatchModelRequests` (pydantic-ai's batch capability) wraps, which groups
    them into batches. Each request comes back as a pending response: pydantic-ai's own serializable ticket
@@ -12,8 +13,10 @@ A batch answers in minutes to hours, so the run is split where `summarizer.engin
    (one check per batch and interval, shared), reads and decodes its result, and submits a request again
    after expiry or a transient failure (`max_resubmissions`), exactly as for an agent run. A result is read
    with the same structured-output parsing and checks as a live answer, and cached;
-4. **compact**: the sources are compacted by `run_sources` with a summarizer answering from those results
-   (and the cache): the same splicing, post-check, writes and journal as a live run.
+4. **compact**: the histories, read back from the spool rather than from their sources, are compacted by
+   `run_sources` (`Spool.compact`) with a summarizer answering from those results (and the cache): the
+   same splicing, post-check, writes and journal as a live run. Each write is a compare-and-swap against
+   what step 1 read: a history changed since is left as the other program made it, and reported.
 
 `--resume` re-attaches: the journal's pending responses of contents still to summarize are collected, not
 submitted again. A request whose result was read is marked settled: a failed one is submitted again by a later
@@ -28,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -53,13 +55,15 @@ from ..pipeline import (
     Summarizer,
     SummaryFailed,
     SummaryRequest,
+    cache_folder,
     describe,
     is_deterministic,
     is_transient,
     model_id,
 )
-from ._runner import Journal, OnTick, SourceReport, run_sources
-from ._sources import Source, SourceProblem, Target
+from ._runner import Journal, OnTick, SourceReport
+from ._sources import Source, Target
+from ._spool import Spool
 
 OnNote = Callable[[str], None]
 _PENDING = TypeAdapter(ModelResponse)
@@ -103,13 +107,15 @@ def run_provider_batch(
     if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
         remove_temporaries([path for source in sources for path in source.temporaries(target)])
     try:
-        answers, batch = asyncio.run(
-            _summarize_in_batches(sources, summarizer, journal, on_note, dry_run=target.dry_run)
-        )
-        compactor = Compactor(config=config, summarizer=summarizer, answers=_BatchAnswers(summarizer, answers))
-        reports = asyncio.run(
-            run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick)
-        )
+        with Spool.of_run(cache_folder(config.cache.resolved_directory())) as spool:
+            planned = _plan(sources, summarizer, spool, target)
+            answers, batch = asyncio.run(
+                _summarize_in_batches(planned, summarizer, journal, on_note, dry_run=target.dry_run)
+            )
+            compactor = Compactor(config=config, summarizer=summarizer, answers=_BatchAnswers(summarizer, answers))
+            reports = asyncio.run(
+                spool.compact(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick)
+            )
         return reports, batch
     finally:
         summarizer.cache.close()
@@ -195,22 +201,22 @@ class _BatchAnswers:
             cached = self.summarizer.cached(candidate, key)
             if cached is not None:
                 return Outcome(summary=cached, source='cache')
-            return Outcome(failure='not in the provider batch (the history changed after it was read)')
+            # the plan found it cached, the compaction (of the very text planned) no more: evicted meanwhile
+            return Outcome(failure='not in the provider batch: its cached summary was gone by the compaction')
         first = key not in self._charged
         self._charged.add(key)
         return answer if first else answer.shared()
 
 
 async def _summarize_in_batches(
-    sources: list[Source], summarizer: Summarizer, journal: Journal, on_note: OnNote, *, dry_run: bool
+    planned: dict[str, Candidate], summarizer: Summarizer, journal: Journal, on_note: OnNote, *, dry_run: bool
 ) -> tuple[dict[str, Outcome], ProviderBatchReport]:
-    """Plan, submit (or re-attach), collect: every unique content's answer by cache key, results in the cache.
+    """Submit (or re-attach), collect: every unique content `planned`'s answer by cache key, results in the cache.
 
     A dry run stops after the plan: each content to summarize is answered `skipped`, and nothing reaches the
     provider (no upload, no batch, no check on an earlier run's batch, which could resubmit) or the journal.
     """
     config = summarizer.config
-    planned = _plan(sources, summarizer)
     todo: dict[str, Candidate] = {}
     too_large = 0
     for key, candidate in planned.items():
@@ -331,20 +337,18 @@ def _dollars(value: Decimal) -> str:
     return f'${value:,.2f}' if value >= 1 else f'${value:.6f}'
 
 
-def _plan(sources: list[Source], summarizer: Summarizer) -> dict[str, Candidate]:
-    """Each unique content the compaction of `sources` will ask for, by cache key (first candidate seen)."""
+def _plan(sources: list[Source], summarizer: Summarizer, spool: Spool, target: Target) -> dict[str, Candidate]:
+    """Each unique content the compaction of `sources` will ask for, by cache key (first candidate seen).
+
+    Each source is read here, for `target`, into `spool`, the compaction's only read of it: a source that
+    cannot be read is reported by the compaction, bad input too.
+    """
     compactor = Compactor(config=summarizer.config, summarizer=summarizer, originals=OriginalStore.disabled())
     planned: dict[str, Candidate] = {}
     for source in sources:
-        try:
-            source.open(Target(dry_run=True))
-            for unit in source.units():
-                for candidate in unit.plan(compactor):  # bad input is reported by the compaction
-                    planned.setdefault(summarizer.key_for(candidate), candidate)
-        except (OSError, sqlite3.Error, SourceProblem):
-            continue  # a source that cannot be read is reported by the compaction
-        finally:
-            source.abort()
+        for unit in spool.read(source, target):
+            for candidate in unit.plan(compactor):
+                planned.setdefault(summarizer.key_for(candidate), candidate)
     return planned
 
 

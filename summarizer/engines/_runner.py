@@ -34,7 +34,7 @@ import signal
 import sqlite3
 import sys
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from logging.handlers import QueueHandler, QueueListener
@@ -437,11 +437,13 @@ async def run_sources(
     journal: Journal | None,
     on_tick: OnTick,
     process: Callable[[Unit], Coroutine[Any, Any, Done]] | None = None,  # a coroutine: it goes to create_task
+    units: Callable[[Source], Iterator[Unit]] = lambda source: source.units(),
 ) -> list[SourceReport]:
     """Compact every source with one compactor, histories overlapping across sources, writes in order.
 
     `process` replaces compaction for each history (`summarizer restore`), keeping the same reads,
-    writes, journal and reports.
+    writes, journal and reports. `units` gives each opened source's histories: by default it reads them,
+    in a second pass they come from the first pass's spool (`engines._spool`).
     """
     process = process or (lambda unit: unit.compact(compactor))
     opened: list[_Open] = []
@@ -476,7 +478,7 @@ async def run_sources(
             opened.append(current)
             try:
                 source.open(target)
-                for unit in source.units():
+                for unit in units(source):
                     window.append((current, asyncio.create_task(process(unit))))
                     while len(window) >= limit:
                         await finish(*window.popleft())

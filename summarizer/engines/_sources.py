@@ -79,6 +79,10 @@ class Source(Protocol):
 
     `open`, then `units()` and `write()` in order, then `close` (or `abort`). Each kind knows its own destination (`--out` or in place): a JSON, JSONL or SQLite file
     (`FileSource`), a PostgreSQL database (`engines.postgres`).
+
+    What `units()` read is what `write()` and `close` compare with, and it is kept across `open`: a run in
+    two passes (`engines._spool`) reads the units once, then opens the source again (with `reuse_output`)
+    and writes them, read from its spool, without reading the source a second time.
     """
 
     @property
@@ -250,12 +254,7 @@ class JsonlSource(FileSource):
 
     def open(self, target: Target) -> None:
         super().open(target)
-        self._reader = self.path.open('rb')
-        self._opened = os.fstat(self._reader.fileno())
-        self._read = hashlib.sha256()
-        self._size = 0
         self._changed = False
-        self._tail = b''
         if not target.dry_run:
             output = Path(os.path.realpath(self.output))  # in place through a symlink: beside its target
             descriptor, name = tempfile.mkstemp(dir=output.parent, prefix=f'.{output.name}.', suffix='.tmp')
@@ -263,7 +262,16 @@ class JsonlSource(FileSource):
             self._writer = os.fdopen(descriptor, 'wb')
 
     def units(self) -> Iterator[Unit]:
-        assert self._reader is not None
+        """Each line's history; what was read (file identity, size, hash) is what `close` swaps against.
+
+        Kept across `open`: a second pass writing the units a first pass read (`engines._spool`) compares
+        with that read.
+        """
+        self._reader = self.path.open('rb')
+        self._opened = os.fstat(self._reader.fileno())
+        self._read = hashlib.sha256()
+        self._size = 0
+        self._tail = b''
         blank = b''
         for number, line in enumerate(self._reader, 1):
             self._read.update(line)
@@ -289,7 +297,7 @@ class JsonlSource(FileSource):
 
     def close(self) -> None:
         """Swap the file in; `ChangedWhileCompacting` (nothing written) if another program changed it."""
-        assert self._reader is not None
+        assert self._reader is not None, 'units() first'
         self._reader.close()
         writer = self._writer
         if writer is None:

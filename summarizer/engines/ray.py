@@ -2,10 +2,12 @@
 
 `compact_dataset(ds)` returns `ds` with its history column compacted byte-exactly (the same screen,
 splicing and post-check as `summarizer batch`: every row goes through `StoredUnit.compact`) and report
-columns added. It runs in three stages of Ray tasks. Each worker process builds a stage's `Compactor`
-or `Summarizer` on its first task of a job and keeps it for the next ones, so the model client, the
-cache handle and the embedded model load once per process, as they would in an actor; and unlike an
-actor pool per stage, the same worker processes (their imports done) serve every stage and every job:
+columns added. The input is materialized once (the object store, spilled to disk when it does not
+fit), so a source is read once and the plan and compact stages see the same rows; then it runs in
+three stages of Ray tasks. Each worker process builds a stage's `Compactor` or `Summarizer` on its
+first task of a job and keeps it for the next ones, so the model client, the cache handle and the
+embedded model load once per process, as they would in an actor; and unlike an actor pool per stage,
+the same worker processes (their imports done) serve every stage and every job:
 
 1. **plan**: each history is planned as for compaction (`StoredUnit.plan`), and the cache key of every
    content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget and quoted
@@ -24,7 +26,8 @@ A row that is not a valid history, or whose rewrite fails the check, keeps its o
 says why in `error`; it never fails the job. Ray retries a task whose worker died: every stage is a
 pure function of its input rows, so a retried task yields the same rows, once.
 
-`summarizer batch --engine ray` uses the same stages for files (`run_on_ray`); see docs/scale.md.
+`summarizer batch --engine ray` uses the same stages for files (`run_on_ray`), reading each source once
+into a spool (`engines._spool`) for its writes; see docs/scale.md.
 """
 
 # pyarrow ships no type information and ray's is partial: their members are unknown to pyright.
@@ -61,11 +64,13 @@ from ..pipeline import (
     ServerUnreachable,
     Summarizer,
     SummaryCache,
+    cache_folder,
     resolve_model,
 )
 from ..stored import Done, StoredUnit, Unit, Where
-from ._runner import OnTick, kept, run_sources
+from ._runner import OnTick, kept
 from ._sources import Source, Target
+from ._spool import Spool
 
 if TYPE_CHECKING:
     from ._runner import Journal, SourceReport
@@ -100,21 +105,33 @@ def compact_dataset(
     given). `config` and `overrides` (config keys, as for `Compactor`) choose the summarizer; `model`
     may be a `Model` object. `workers` is how many tasks of each stage run at once, `batch_size` the
     rows per task. Every unique content is summarized once however many rows and blocks hold it. The
-    input is read twice (plan, then compact): materialize it first if reading it is expensive.
-    The plan and summarize stages run before this returns (every summary must exist before a row
-    is compacted); the compact stage is lazy, like any Dataset.
+    input is read once: it is materialized (in the object store, spilled to disk when it does not fit)
+    and both the plan and the compact stage read those blocks. The reading and the plan and summarize
+    stages run before this returns (every summary must exist before a row is compacted); the compact
+    stage is lazy, like any Dataset.
     """
     settings = _Settings.of(config, model, overrides)
-    answers = _summarize_unique(ds, column=column, settings=settings, workers=workers, batch_size=batch_size)
+    return _compacted(ds, column=column, settings=settings, workers=workers, batch_size=batch_size, keep_report=False)
+
+
+def _compacted(
+    ds: ray.data.Dataset, *, column: str, settings: _Settings, workers: int, batch_size: int, keep_report: bool
+) -> ray.data.Dataset:
+    """The three stages over `ds`, read once: materialized, then planned and compacted from the same blocks.
+
+    `keep_report`: each row also carries its pickled report (`_report`), for `summarizer batch`'s writes.
+    """
+    read = ds.materialize()
+    answers = _summarize_unique(read, column=column, settings=settings, workers=workers, batch_size=batch_size)
     return _stage(
-        ds,
+        read,
         _Compact,
         settings,
         workers=workers,
         batch_size=batch_size,
         answers=[answers],
         column=column,
-        keep_report=False,
+        keep_report=keep_report,
     )
 
 
@@ -407,55 +424,46 @@ def _run_on_ray(
 ) -> list[SourceReport]:
     """`run_batch`, with the histories compacted on Ray: read, compact on the cluster, write as `batch` does.
 
-    The histories are read once to build the dataset (identical ones once), compacted by
-    `compact_dataset`'s stages, then read again by the sources' own reading and writing (atomic,
-    compare-and-swap, journaled) with each history's result looked up by its hash. A history that
-    changed between the two reads, and LangChain sessions (several rows each), are compacted here.
+    Each source is read once, into a spool (`engines._spool`), to build the dataset (identical histories
+    once), which `compact_dataset`'s stages compact; then the sources' own writing (atomic,
+    compare-and-swap against that read, journaled) takes the histories back from the spool with each
+    one's result looked up by its hash. LangChain sessions (several rows each) are compacted here.
     """
     if not target.dry_run:  # a killed run's unfinished writes of the outputs about to be written
         remove_temporaries([path for source in sources for path in source.temporaries(target)])
-    texts: dict[str, str | bytes] = {}
-    for source in sources:
-        source.open(Target(dry_run=True))
-        try:
-            for unit in source.units():
+    with Spool.of_run(cache_folder(config.cache.resolved_directory())) as spool:
+        texts: dict[str, str | bytes] = {}
+        for source in sources:
+            for unit in spool.read(source, target):
                 if isinstance(unit, StoredUnit):
                     texts.setdefault(_digest(unit.raw), unit.raw)
+        settings = _Settings(config=config, model=None)
+        results: dict[str, Done] = {}
+        if texts:
+            # each row carries its input's hash: results are matched by it, never by the order rows come back in
+            ds = ray.data.from_items([{'digest': digest, 'messages': raw} for digest, raw in texts.items()])
+            compacted = _compacted(
+                ds, column='messages', settings=settings, workers=workers, batch_size=16, keep_report=True
+            )
+            for row in compacted.iter_rows():
+                digest = str(row['digest'])
+                results[digest] = _done(texts[digest], row)
+        compactor = Compactor(config=config)
+
+        async def process(unit: Unit) -> Done:
+            known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
+            if known is None:
+                return await unit.compact(compactor)
+            return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
+
+        try:
+            return asyncio.run(
+                spool.compact(
+                    sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick, process=process
+                )
+            )
         finally:
-            source.abort()
-    settings = _Settings(config=config, model=None)
-    results: dict[str, Done] = {}
-    if texts:
-        # each row carries its input's hash: results are matched by it, never by the order rows come back in
-        ds = ray.data.from_items([{'digest': digest, 'messages': raw} for digest, raw in texts.items()])
-        answers = _summarize_unique(ds, column='messages', settings=settings, workers=workers, batch_size=16)
-        compacted = _stage(
-            ds,
-            _Compact,
-            settings,
-            workers=workers,
-            batch_size=16,
-            answers=[answers],
-            column='messages',
-            keep_report=True,
-        )
-        for row in compacted.iter_rows():
-            digest = str(row['digest'])
-            results[digest] = _done(texts[digest], row)
-    compactor = Compactor(config=config)
-
-    async def process(unit: Unit) -> Done:
-        known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
-        if known is None:
-            return await unit.compact(compactor)
-        return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
-
-    try:
-        return asyncio.run(
-            run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick, process=process)
-        )
-    finally:
-        compactor.summarizer.cache.close()
+            compactor.summarizer.cache.close()
 
 
 def _done(raw: str | bytes, row: dict[str, object]) -> Done:
