@@ -49,6 +49,7 @@ from ..pipeline import (
     summarizable_data,
     summary_problem,
 )
+from ._form import compact_form, is_summary
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it
@@ -108,6 +109,35 @@ class StoredHistory:
     def unsummarizable(self) -> dict[PartRef, str]:
         """The contents never to summarize, and why: each writes one number two ways (`ambiguous_reason`)."""
         return {ref: ambiguous_reason(found.ambiguous) for ref, found in self.literals.items() if found.ambiguous}
+
+    def tokens(self, tokenizer: Tokenizer) -> int:
+        """Estimated tokens of the whole text."""
+        return tokenizer(self.text)
+
+    def check_rewrite(
+        self,
+        after: StoredHistory,
+        *,
+        summaries: Mapping[PartRef, JsonValue],
+        config: SummarizerConfig,
+        tokenizer: Tokenizer,
+    ) -> None:
+        """The post-check of `after` as this history's rewrite (`check_rewrite`), for `_form.StoredForm`."""
+        check_rewrite(self, after, config=config, tokenizer=tokenizer, summaries=summaries)
+
+    def replaced(self, after: StoredHistory, refs: Mapping[PartRef, object]) -> list[Replaced]:
+        """Where each content value at `refs` was in this text and is in `after`'s."""
+        return [
+            Replaced(
+                text_index=0,
+                before=self.spans[ref],
+                after=after.spans[ref],
+                where=f'message {ref[0]} part {ref[1]}',
+                tool_name=str(getattr(self.messages[ref[0]].parts[ref[1]], 'tool_name', '')),
+                part=ref,
+            )
+            for ref in refs
+        ]
 
     def spliced(self, changed: Mapping[PartRef, JsonValue]) -> StoredHistory:
         """This history with each changed part's content value replaced in the text, nothing else touched.
@@ -176,6 +206,7 @@ def check_rewrite(
     *,
     config: SummarizerConfig | None = None,
     tokenizer: Tokenizer = estimate_tokens,
+    summaries: Mapping[PartRef, JsonValue] | None = None,
 ) -> None:
     """The post-check between two stored versions of one history; raises `CheckFailed` on the first difference.
 
@@ -187,6 +218,13 @@ def check_rewrite(
     (`summary_problem`: the shape contract with every kept number's literal, not empty, smaller, and
     under the tool's threshold). `config` is the configuration the compaction ran with (tool rules,
     thresholds); without one there are no tool rules and no threshold to be under.
+
+    `summaries`: the new values the compaction made and put through `summary_problem` in memory
+    (`Compaction.changed`). Each changed value must then decode to exactly its summary (`is_summary`),
+    which is not put through `summary_problem` a second time; every other rule runs on the text as
+    written, so a splice that wrote anything but the checked summary, or touched a byte outside it,
+    is refused. Without `summaries` (two texts of unknown making: `summarizer check`), every changed
+    value is put through `summary_problem`.
     """
     rules = config or SummarizerConfig()
     if len(before.messages) != len(after.messages):
@@ -212,12 +250,22 @@ def check_rewrite(
         parts = {part for message, part in changed if message == index}
         compare_message_json(_message(before.data, index), _message(after.data, index), index, parts)
     for ref, new in changed.items():
+        if summaries is not None and not (ref in summaries and is_summary(new, summaries[ref])):
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: the value written is not its summary')
         problem = _replacement_problem(
-            before, after, ref, new, rules, threshold=config is not None, tokenizer=tokenizer
+            before,
+            after,
+            ref,
+            new,
+            rules,
+            threshold=config is not None,
+            tokenizer=tokenizer,
+            checked=summaries is not None,
         )
         if problem:
             raise CheckFailed(f'message {ref[0]} part {ref[1]}: {problem}')
-    check_integrity(before.messages, after.messages)
+    # outside the touched messages the two texts are the same, so are their messages
+    check_integrity(before.messages, after.messages, changed=touched)
 
 
 def _replacement_problem(
@@ -229,6 +277,7 @@ def _replacement_problem(
     *,
     threshold: bool,
     tokenizer: Tokenizer,
+    checked: bool,
 ) -> str | None:
     """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
     start, end = after.spans[ref]
@@ -241,6 +290,7 @@ def _replacement_problem(
         config=config,
         threshold=threshold,
         tokenizer=tokenizer,
+        checked=checked,
     )
 
 
@@ -254,6 +304,7 @@ def content_problem(
     config: SummarizerConfig,
     threshold: bool,
     tokenizer: Tokenizer,
+    checked: bool = False,
 ) -> str | None:
     """The post-check of one stored content value: why `old` (of `part`) may not become `new`; None if it may.
 
@@ -262,7 +313,9 @@ def content_problem(
     return; `summarizable_data`: no binary or multimodal data; no number written two ways), its number
     literals (`new_text`: the new value as stored) spelled as the original spelled them (`literals`),
     and a proper summary by the pipeline's own rule (`summary_problem`: the shape contract, not empty,
-    smaller, and under the tool's threshold if `threshold`).
+    smaller, and under the tool's threshold if `threshold`). `checked`: `new` is exactly the summary
+    the compaction already put through `summary_problem` with the same original and limits (or
+    stricter ones), which is then not run a second time.
     """
     if not isinstance(part, ToolReturnPart):
         return 'only tool-return content may change'
@@ -277,6 +330,8 @@ def content_problem(
     for number, literal in _number_literals(new_text):
         if literal != written.get(number, number):
             return f'number literal {literal} is not the original literal {written.get(number, number)}'
+    if checked:
+        return None
     return summary_problem(
         old,
         new,
@@ -779,44 +834,17 @@ class StoredCompaction:
 
 
 async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompaction:
-    """Compact one stored history; the rewrite is post-checked against the original text.
+    """Compact one history stored as JSON text (`_form.compact_form`); the rewrite is post-checked.
 
     A rewrite that fails the check is dropped (every summary in it counted as failed) unless the
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
     The caller records the rewrite (`record_rewrite`) before it writes the new text anywhere.
     """
-    before = StoredHistory.parse(raw)
-    compaction = await compactor.compact(before.messages, skip=before.unsummarizable)
-    report = compaction.report
-    tokens_before = compactor.tokenizer(before.text)
-    if not compaction.changed:
-        return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    try:
-        after = before.spliced(compaction.changed)
-        text = after.text
-        check_rewrite(before, after, config=compactor.config, tokenizer=compactor.tokenizer)
-    except (CheckFailed, ValueError) as exc:  # a HistoryError, or a number `json.dumps` refuses
-        if compactor.config.strict:
-            raise CheckFailed(f'rewrite failed the post-check: {exc}') from None
-        report.failed += report.summarized
-        report.summarized = 0
-        report.tokens_after = report.tokens_before
-        return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    replaced = [
-        Replaced(
-            text_index=0,
-            before=before.spans[ref],
-            after=after.spans[ref],
-            where=f'message {ref[0]} part {ref[1]}',
-            tool_name=str(getattr(before.messages[ref[0]].parts[ref[1]], 'tool_name', '')),
-            part=ref,
-        )
-        for ref in compaction.changed
-    ]
+    done = await compact_form(StoredHistory.parse(raw), compactor)
     return StoredCompaction(
-        text=text,
-        report=report,
-        tokens_before=tokens_before,
-        tokens_after=compactor.tokenizer(text),
-        replaced=replaced,
+        text=done.after.text if done.after is not None else None,
+        report=done.report,
+        tokens_before=done.tokens_before,
+        tokens_after=done.tokens_after,
+        replaced=done.replaced,
     )
