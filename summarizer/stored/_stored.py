@@ -21,6 +21,8 @@ accepts, are not JSON: a file holding one is refused like any invalid JSON.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -84,26 +86,65 @@ class HistoryError(ValueError):
 
 @dataclass(frozen=True)
 class StoredHistory:
-    """A history's text, its parsed JSON, its validated messages and where each content value sits."""
+    """A history's text, its parsed JSON, its validated messages and where each content value sits.
+
+    Where each content sits (`spans`) is found when asked: a history whose number literals are all
+    spelled as `json.dumps` spells them (most are) is decoded one message at a time at the C
+    decoder's speed, and only the messages a compaction rewrites are walked for their spans
+    (`span_of`). Any other text is walked whole by `_scan` as it is parsed.
+    """
 
     text: str
     data: list[JsonValue]
     messages: list[ModelMessage]
-    spans: dict[PartRef, tuple[int, int]]
     literals: dict[PartRef, Literals]
     """The content values holding a number literal `json.dumps` would write differently, and how."""
+    found: dict[PartRef, tuple[int, int]] = field(default_factory=dict[PartRef, tuple[int, int]], compare=False)
+    """Spans found so far: every content's if `starts` is None, else those of the messages walked."""
+    starts: list[int] | None = field(default=None, compare=False)
+    """Where each message starts in the text, to walk one for its spans; None: `found` holds them all."""
+    walked: set[int] = field(default_factory=set[int], compare=False)
+    """The messages walked for their spans (or whose spans the splice that made this history wrote)."""
 
     @classmethod
     def parse(cls, raw: bytes | str) -> StoredHistory:
         text = _decode(raw) if isinstance(raw, bytes) else raw
+        decoded = _decode_messages(text)
+        if decoded is not None:
+            data, starts = decoded
+            return cls(text=text, data=data, messages=validate(data), literals={}, starts=starts)
         scanned = _scan(text)
         return cls(
             text=text,
             data=scanned.data,
             messages=validate(scanned.data),
-            spans=scanned.spans,
             literals=scanned.literals,
+            found=scanned.spans,
         )
+
+    @functools.cached_property
+    def spans(self) -> dict[PartRef, tuple[int, int]]:
+        """Where every part's `content` value starts and ends in the text."""
+        return self.found if self.starts is None else _scan(self.text).spans
+
+    def span_of(self, ref: PartRef) -> tuple[int, int] | None:
+        """Where the content value of the part at `ref` sits in the text; None if it has none.
+
+        Walks only the message holding it (once), unless the whole text was walked already.
+        """
+        index = ref[0]
+        if self.starts is None or index in self.walked:
+            return self.found.get(ref)
+        if not 0 <= index < len(self.starts):
+            return None
+        walk = _FastScan(self.text)
+        try:
+            walk.message(self.starts[index], index)
+        except _Slow:  # a message the fast walk leaves to `Scanner` (an escaped key): the whole text
+            return self.spans.get(ref)
+        self.found.update(walk.spans)
+        self.walked.add(index)
+        return self.found.get(ref)
 
     @property
     def unsummarizable(self) -> dict[PartRef, str]:
@@ -127,17 +168,22 @@ class StoredHistory:
 
     def replaced(self, after: StoredHistory, refs: Mapping[PartRef, object]) -> list[Replaced]:
         """Where each content value at `refs` was in this text and is in `after`'s."""
-        return [
-            Replaced(
-                text_index=0,
-                before=self.spans[ref],
-                after=after.spans[ref],
-                where=f'message {ref[0]} part {ref[1]}',
-                tool_name=str(getattr(self.messages[ref[0]].parts[ref[1]], 'tool_name', '')),
-                part=ref,
+        found: list[Replaced] = []
+        for ref in refs:
+            before, now = self.span_of(ref), after.span_of(ref)
+            assert before is not None and now is not None  # the post-check found both
+            part = self.messages[ref[0]].parts[ref[1]]
+            found.append(
+                Replaced(
+                    text_index=0,
+                    before=before,
+                    after=now,
+                    where=f'message {ref[0]} part {ref[1]}',
+                    tool_name=str(getattr(part, 'tool_name', '')),
+                    part=ref,
+                )
             )
-            for ref in refs
-        ]
+        return found
 
     def spliced(self, changed: Mapping[PartRef, JsonValue]) -> StoredHistory:
         """This history with each changed part's content value replaced in the text, nothing else touched.
@@ -145,29 +191,36 @@ class StoredHistory:
         Parsed as `parse` would parse the new text, reading only what changed: outside the new values
         the text is this one's, so its structure and every other message are too; each new value is
         decoded where it was written (it must be exactly one JSON value there) and each message holding
-        one validated again. `HistoryError` if a new value or message is not valid.
+        one validated again. `HistoryError` if a new value or message is not valid, or a changed part
+        holds no content value.
         """
         ensure_ascii = self.text.isascii()
+        replaced: list[tuple[int, int, PartRef]] = []
+        for ref in changed:
+            span = self.span_of(ref)
+            if span is None:
+                raise HistoryError(f'part {ref[1]} holds no content value', message_index=ref[0])
+            replaced.append((*span, ref))
+        replaced.sort()
         pieces: list[str] = []
-        spans: dict[PartRef, tuple[int, int]] = {}
+        new_spans: dict[PartRef, tuple[int, int]] = {}
         literals = dict(self.literals)
         data = list(self.data)
         position = shift = 0
-        for ref, (start, end) in sorted(self.spans.items(), key=lambda item: item[1][0]):
-            if ref not in changed:
-                spans[ref] = (start + shift, end + shift)
-                continue
+        shifts: list[tuple[int, int]] = []  # (where a replaced value ended, how far the text after it moved)
+        for start, end, ref in replaced:
             piece = dump_content(
                 changed[ref], original=self.text[start:end], ensure_ascii=ensure_ascii, literals=self.literals.get(ref)
             )
             pieces += (self.text[position:start], piece)
-            spans[ref] = (start + shift, start + shift + len(piece))
+            new_spans[ref] = (start + shift, start + shift + len(piece))
             value, written = _content_of(piece, ref)
             literals.pop(ref, None)
             if written is not None:
                 literals[ref] = written
             data[ref[0]] = _with_content(data[ref[0]], ref[1], value)
             position, shift = end, shift + len(piece) - (end - start)
+            shifts.append((end, shift))
         pieces.append(self.text[position:])
         messages = list(self.messages)
         for index in sorted({ref[0] for ref in changed}):
@@ -175,7 +228,26 @@ class StoredHistory:
                 messages[index] = validate([data[index]])[0]
             except HistoryError as exc:
                 raise HistoryError(exc.problem, message_index=index) from None
-        return StoredHistory(text=''.join(pieces), data=data, messages=messages, spans=spans, literals=literals)
+        ends = [end for end, _ in shifts]
+        return StoredHistory(
+            text=''.join(pieces),
+            data=data,
+            messages=messages,
+            literals=literals,
+            found={ref: _shifted(span, ends, shifts) for ref, span in self.found.items()} | new_spans,
+            starts=None if self.starts is None else [_shifted((at, at), ends, shifts)[0] for at in self.starts],
+            walked=set(self.walked),
+        )
+
+
+def _shifted(span: tuple[int, int], ends: list[int], shifts: list[tuple[int, int]]) -> tuple[int, int]:
+    """A span of a text outside the values a splice replaced, in the spliced text.
+
+    `ends`: where each replaced value ended, in order; `shifts`: what the text after each had moved by.
+    """
+    replaced_before = bisect.bisect_right(ends, span[0])
+    shift = shifts[replaced_before - 1][1] if replaced_before else 0
+    return span[0] + shift, span[1] + shift
 
 
 def _content_of(piece: str, ref: PartRef) -> tuple[JsonValue, Literals | None]:
@@ -230,16 +302,18 @@ def check_rewrite(
     if len(before.messages) != len(after.messages):
         raise CheckFailed(f'{len(after.messages)} messages where the original has {len(before.messages)}')
     changed: dict[PartRef, JsonValue] = {}
-    for ref, (start, end) in before.spans.items():
-        if ref not in after.spans:
+    spans: dict[PartRef, tuple[tuple[int, int], tuple[int, int]]] = {}
+    for ref in before.spans if summaries is None else summaries:
+        span, after_span = before.span_of(ref), after.span_of(ref)
+        if span is None or after_span is None:
             raise CheckFailed(f'message {ref[0]} part {ref[1]}: missing')
-        after_start, after_end = after.spans[ref]
-        if before.text[start:end] != after.text[after_start:after_end]:
+        if before.text[span[0] : span[1]] != after.text[after_span[0] : after_span[1]]:
             changed[ref] = _part_content(after.data, ref)
+            spans[ref] = span, after_span
     position_before = position_after = 0
-    for ref in sorted(changed, key=lambda ref: before.spans[ref][0]):
-        start, end = before.spans[ref]
-        after_start, after_end = after.spans[ref]
+    # outside the changed values (all of them: with `summaries`, any other changed value is outside these)
+    for ref in sorted(changed, key=lambda ref: spans[ref][0]):
+        (start, end), (after_start, after_end) = spans[ref]
         if before.text[position_before:start] != after.text[position_after:after_start]:
             raise CheckFailed(_first_difference(before.text, after.text, position_before, position_after))
         position_before, position_after = end, after_end
@@ -252,12 +326,14 @@ def check_rewrite(
     for ref, new in changed.items():
         if summaries is not None and not (ref in summaries and is_summary(new, summaries[ref])):
             raise CheckFailed(f'message {ref[0]} part {ref[1]}: the value written is not its summary')
-        problem = _replacement_problem(
-            before,
-            after,
-            ref,
+        start, end = spans[ref][1]
+        problem = content_problem(
+            before.messages[ref[0]].parts[ref[1]],
+            _part_content(before.data, ref),
             new,
-            rules,
+            new_text=after.text[start:end],
+            literals=before.literals.get(ref),
+            config=rules,
             threshold=config is not None,
             tokenizer=tokenizer,
             checked=summaries is not None,
@@ -266,32 +342,6 @@ def check_rewrite(
             raise CheckFailed(f'message {ref[0]} part {ref[1]}: {problem}')
     # outside the touched messages the two texts are the same, so are their messages
     check_integrity(before.messages, after.messages, changed=touched)
-
-
-def _replacement_problem(
-    before: StoredHistory,
-    after: StoredHistory,
-    ref: PartRef,
-    new: JsonValue,
-    config: SummarizerConfig,
-    *,
-    threshold: bool,
-    tokenizer: Tokenizer,
-    checked: bool,
-) -> str | None:
-    """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
-    start, end = after.spans[ref]
-    return content_problem(
-        before.messages[ref[0]].parts[ref[1]],
-        _part_content(before.data, ref),
-        new,
-        new_text=after.text[start:end],
-        literals=before.literals.get(ref),
-        config=config,
-        threshold=threshold,
-        tokenizer=tokenizer,
-        checked=checked,
-    )
 
 
 def content_problem(
@@ -633,6 +683,60 @@ class _Slow(Exception):
     """What the fast walk leaves to `Scanner`: a text it does not expect, valid or not."""
 
 
+class _Spelled(Exception):
+    """A number literal `json.dumps` would spell otherwise: `_decode_messages` leaves the text to `_scan`."""
+
+
+def _plain_float(literal: str) -> float:
+    value = float(literal)
+    if float.__repr__(value) != literal:
+        raise _Spelled
+    return value
+
+
+def _plain_int(literal: str) -> int:
+    if literal == '-0':
+        raise _Spelled
+    return int(literal)
+
+
+_SCAN_PLAIN: Callable[[str, int], tuple[JsonValue, int]] = vars(
+    json.JSONDecoder(parse_float=_plain_float, parse_constant=_refuse_constant)
+)['scan_once']
+_SCAN_PLAIN_INTS: Callable[[str, int], tuple[JsonValue, int]] = vars(
+    json.JSONDecoder(parse_float=_plain_float, parse_int=_plain_int, parse_constant=_refuse_constant)
+)['scan_once']
+"""The same, also refusing a `-0` integer literal (used when the text may hold one: `_MAYBE_NEGATIVE_ZERO`)."""
+
+
+def _decode_messages(text: str) -> tuple[list[JsonValue], list[int]] | None:
+    """The history's JSON, one C decoder call per message, and where each message starts; None: use `_scan`.
+
+    None for a text whose every number literal is not spelled as `json.dumps` spells it (no content
+    then holds `Literals`, which only `Scanner.content` records), and for anything but a well-formed
+    JSON list, which `_scan` reads (and names the problem of) exactly. The data is what `_scan`
+    would build; the spans of a message's contents are found when asked (`StoredHistory.span_of`).
+    """
+    zeros = any(
+        zero.start() > 0 and text[zero.start() - 1] in '[,: \t\n\r' for zero in _MAYBE_NEGATIVE_ZERO.finditer(text)
+    )
+    scan_once = _SCAN_PLAIN_INTS if zeros else _SCAN_PLAIN
+    found = _FIRST_ITEM.match(text, 1 if text.startswith('\ufeff') else 0)
+    messages: list[JsonValue] = []
+    starts: list[int] = []
+    try:
+        while found is not None and found[1] is None:
+            starts.append(found.end())
+            message, position = scan_once(text, found.end())
+            messages.append(message)
+            found = _NEXT_ITEM.match(text, position)
+    except (StopIteration, ValueError, RecursionError, _Spelled):  # `_NotJson` is a ValueError
+        return None
+    if found is None or _WHITESPACE.match(text, found.end()).end() != len(text):  # type: ignore[union-attr]
+        return None
+    return messages, starts
+
+
 _KEY = r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*'
 _FIRST_MEMBER = re.compile(r'[ \t\n\r]*\{(?:' + _KEY + r'|[ \t\n\r]*(\}))')
 """An object's opening brace and its first plain key (the value starts where this ends), or its closing brace."""
@@ -675,6 +779,11 @@ class _FastScan:
         if _WHITESPACE.match(text, found.end()).end() != len(text):  # type: ignore[union-attr]
             raise _Slow
         return _Scanned(data=messages, spans=self.spans, literals=self.literals)
+
+    def message(self, position: int, index: int) -> None:
+        """Walks the message starting at `position` (the history's `index`th) for its contents' spans."""
+        if self.text.startswith('{', position):
+            self._object(position, self._message_member(index))
 
     def _next_item(self, position: int) -> re.Match[str]:
         found = _NEXT_ITEM.match(self.text, position)
