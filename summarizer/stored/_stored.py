@@ -5,9 +5,11 @@ A stored history is re-serialized by nobody: pydantic-ai would add fields, drop 
 file's own text is kept instead, and only the characters of each summarized `content` value are
 replaced, so the output differs from the input exactly there.
 
-Parsing walks the outer structure (the message list, each message, its parts, each part) by hand to
-record where each part's `content` value starts and ends, and hands every value below that to the C
-JSON decoder, so a history of large contents parses at close to `json.loads` speed.
+Parsing hands each message to the C JSON decoder whole and notes where it starts; where a part's
+`content` value starts and ends is found by walking the outer structure of its message (the
+message, its parts, each part) by hand, only for the messages a compaction rewrites. A history that
+needs its literals recorded (below) is walked whole as it is parsed, every value below the parts
+still decoded in C, so either way a history parses at close to `json.loads` speed.
 
 Numbers keep their literal text. `json.dumps` spells a number as Python does (`1E2` would come
 back as `100.0`, `1e-7` as `1e-07`, `-0` as `0`, `1e400` as `Infinity`, which is not JSON), so the
