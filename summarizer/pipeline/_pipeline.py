@@ -226,8 +226,9 @@ class Compactor:
         The hint goes on string summaries (`with_read_hint`), here rather than in a model, since it is
         true only once the original is stored. Their budget and check left room for it
         (`Summarizer.budget_for`); one a threshold of a few tokens left no room for, or a tokenizer
-        counts over a limit with it, goes without it (`_hint_fits`). The store is written in a worker thread: a store
-        another process holds locked keeps the write waiting (up to its busy timeout), never the event loop.
+        counts over a limit with it, goes without it (`_hint_fits`). The store is written in a worker
+        thread: a store another process holds locked keeps the write waiting (up to its busy timeout),
+        never the event loop.
         """
         final: dict[PartRef, JsonValue] = {}
         for ref, item in accepted.items():

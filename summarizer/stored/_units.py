@@ -4,8 +4,8 @@ A unit is one pydantic-ai history as stored: the text of a file, a JSONL line or
 (`StoredUnit`), or a LangChain session's rows (`SessionUnit`), with where it was read (`Where`) and
 the identity the originals store records it under (`identity_of`). Each kind reads, plans and
 compacts itself (`messages`, `plan`, `compact`: both kinds through `_form.compact_form`), so
-whoever runs units needs not know which kind it holds. `Done` is a unit compacted (or restored): its new text or rows, its counts, or why it was
-left as it was.
+whoever runs units needs not know which kind it holds. `Done` is a unit compacted (or restored):
+its new text or rows, its counts, or why it was left as it was.
 """
 
 from __future__ import annotations
