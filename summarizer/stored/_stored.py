@@ -137,6 +137,8 @@ class StoredHistory:
         index = ref[0]
         if self.starts is None or index in self.walked:
             return self.found.get(ref)
+        if 'spans' in vars(self):  # the whole text was walked for `spans`
+            return self.spans.get(ref)
         if not 0 <= index < len(self.starts):
             return None
         walk = _FastScan(self.text)
