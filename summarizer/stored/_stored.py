@@ -50,7 +50,7 @@ from ..pipeline import (
     check_integrity,
     compare_message_json,
     excluded,
-    summarizable_data,
+    is_summarizable,
     summary_problem,
 )
 from ._form import compact_form, is_summary
@@ -289,7 +289,7 @@ def check_rewrite(
     Outside the tool-return content values that differ, the two texts must be identical character
     for character; both must validate (parsing did that) and keep tool-call integrity. Each differing
     value must be one the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
-    return; `summarizable_data`: no binary or multimodal data), with number literals that survive
+    return; `is_summarizable`: no binary or multimodal data), with number literals that survive
     the round trip on both sides, and be a proper summary of the original by the pipeline's own rule
     (`summary_problem`: the shape contract with every kept number's literal, not empty, smaller, and
     under the tool's threshold). `config` is the configuration the compaction ran with (tool rules,
@@ -364,7 +364,7 @@ def content_problem(
 
     Every stored format checks each replaced value with it (`check_rewrite`, LangChain's `check_row`):
     only a tool return the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
-    return; `summarizable_data`: no binary or multimodal data; no number written two ways), its number
+    return; `is_summarizable`: no binary or multimodal data; no number written two ways), its number
     literals (`new_text`: the new value as stored) spelled as the original spelled them (`literals`),
     and a proper summary by the pipeline's own rule (`summary_problem`: the shape contract, not empty,
     smaller, and under the tool's threshold if `threshold`). `checked`: `new` is exactly the summary
@@ -374,7 +374,7 @@ def content_problem(
     if not isinstance(part, ToolReturnPart):
         return 'only tool-return content may change'
     reason = excluded(part, config)
-    if reason is None and summarizable_data(part.content) is None:
+    if reason is None and not is_summarizable(part.content):
         reason = 'it holds binary or multimodal data'
     if reason is None and literals is not None and literals.ambiguous is not None:
         reason = f'it {ambiguous_reason(literals.ambiguous)}'
