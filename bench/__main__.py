@@ -22,7 +22,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog='python -m bench', description=__doc__)
     parser.add_argument('--quick', action='store_true', help='small sizes (about a minute), for a first look')
     parser.add_argument(
-        '--only', type=int, action='append', choices=range(1, 9), metavar='N', help='run benchmark N (repeatable)'
+        '--only', type=int, action='append', choices=range(1, 10), metavar='N', help='run benchmark N (repeatable)'
     )
     parser.add_argument('--json', type=Path, default=HERE / 'results.json', help='where to write the results')
     parser.add_argument(

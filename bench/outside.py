@@ -39,7 +39,7 @@ def outside_section(*, histories: int = 40, folder: Path | None = None) -> Secti
     megabytes = sum(len(raw) for raw in raws) / 1e6
     compactor = Compactor(config=summarizer_config(), originals=OriginalStore.disabled())
     section = Section(
-        title=f'8. CPU outside compact(), {source} ({megabytes:.1f} MB)',
+        title=f'9. CPU outside compact(), {source} ({megabytes:.1f} MB)',
         columns=['run', 'CPU s', 'inside compact() s', 'outside s', 'outside ÷ inside'],
     )
     ratio = 0.0

@@ -15,7 +15,15 @@ from pydantic_ai.messages import ModelMessagesTypeAdapter, ToolReturnPart
 
 from summarizer.core import JsonValue
 from summarizer.pipeline import PartRef
-from summarizer.stored._stored import HistoryError, StoredHistory, _FastScan, _scan, _Slow, _slow_scan
+from summarizer.stored._stored import (
+    HistoryError,
+    StoredHistory,
+    _decode_messages,
+    _FastScan,
+    _scan,
+    _Slow,
+    _slow_scan,
+)
 
 COMPACT = ModelMessagesTypeAdapter.dump_json(history(BIG_TEXT, {'rows': [1.5, -0, 1e2, 'x']}, [1, 2])).decode()
 PRETTY = json.dumps(json.loads(COMPACT), indent=2)
@@ -51,6 +59,29 @@ def test_the_fast_walk_reads_what_the_reference_walk_reads(text: str) -> None:
     assert json.dumps(found.data) == json.dumps(expected.data)  # the same key order too
 
 
+@pytest.mark.parametrize('text', [COMPACT, PRETTY, *ODD])
+def test_a_history_decoded_message_by_message_reads_as_the_walk_reads_it(text: str) -> None:
+    try:
+        expected = _scan(text)
+        history = StoredHistory.parse(text)
+    except HistoryError:  # the walk and validation name it (above)
+        return
+    assert (history.data, history.literals) == (expected.data, expected.literals)
+    assert {ref: history.span_of(ref) for ref in expected.spans} == expected.spans  # each message walked on its own
+    assert history.spans == expected.spans
+
+
+@pytest.mark.parametrize(
+    ('literal', 'decoded'), [('1.5', True), ('0', True), ('-0.0', True), ('-0', False), ('1E2', False), ('1.50', False)]
+)
+def test_only_numbers_spelled_as_python_spells_them_skip_the_walk(literal: str, decoded: bool) -> None:
+    """A literal `json.dumps` spells otherwise needs `Literals`, which only the walk records: it takes the walk."""
+    text = PRETTY.replace('"x"', f'{literal}, "-0 in a string", "-0"', 1)
+    assert (_decode_messages(text) is not None) is decoded
+    history, expected = StoredHistory.parse(text), _scan(text)
+    assert (history.data, history.spans, history.literals) == (expected.data, expected.spans, expected.literals)
+
+
 @pytest.mark.parametrize('text', [COMPACT, PRETTY, ODD[0], ODD[1], ODD[2], ODD[3], ODD[4], ODD[5]])
 def test_well_formed_histories_take_the_fast_walk(text: str) -> None:
     _FastScan(text).scan()  # raises `_Slow` if it left the text to the reference walk
@@ -75,4 +106,5 @@ def test_a_splice_parses_as_the_whole_rewritten_text(text: str) -> None:
         again.spans,
         again.literals,
     )
+    assert {ref: after.span_of(ref) for ref in again.spans} == again.spans
     assert after.text != text and before == StoredHistory.parse(text)  # the history spliced is left as it was

@@ -6,13 +6,20 @@ import dataclasses
 import enum
 
 import pytest
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    BinaryContent,
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    ToolCallPart,
+    ToolReturnPart,
+)
 from pydantic_core import to_jsonable_python
 
 from summarizer.core._config import SummarizerConfig
-from summarizer.core._shape import schema_for, schema_of, structure_of
+from summarizer.core._shape import MAX_DEPTH, schema_for, schema_of, structure_of
 from summarizer.core._tokens import estimate_tokens, json_text
-from summarizer.pipeline._walk import walk
+from summarizer.pipeline._walk import _json_data, is_summarizable, plain_json_text, walk
 
 
 class Level(enum.IntEnum):
@@ -66,3 +73,31 @@ def test_the_walks_structure_gives_the_careful_paths_schema(name: str) -> None:
         assert candidate.content is content and candidate.structure is not None
     else:
         assert candidate.structure is None
+
+
+def _nested(depth: int) -> object:
+    """Lists and objects nesting `depth` levels."""
+    value: object = 'leaf'
+    for level in range(depth):
+        value = [value, level] if level % 2 else {'inner': value}
+    return value
+
+
+@pytest.mark.parametrize(
+    'content',
+    [
+        'text',
+        None,
+        {'rows': [1, 2.5, 'x'], 'ok': True},
+        (1, 2),
+        {1: 'an int key'},
+        [[[[[[[[1]]]]]]]],
+        _nested(MAX_DEPTH),
+        _nested(MAX_DEPTH + 1),
+        [{'row': [n]} for n in range(MAX_DEPTH)],  # more brackets than levels: the depth is walked
+        [BinaryContent(data=b'\x89PNG', media_type='image/png')],
+    ],
+)
+def test_is_summarizable_answers_as_the_walk_does(content: object) -> None:
+    """The post-check's cheap predicate agrees with the walk's `_json_data` (multimodal, too deep: never)."""
+    assert is_summarizable(content) is (_json_data(content, plain_json_text(content)) is not None)

@@ -45,7 +45,7 @@ from ._summarize import (
     describe,
     is_transient,
 )
-from ._walk import Candidate, as_json, excluded, plain_json_text, summarizable_data, walk
+from ._walk import Candidate, as_json, excluded, is_summarizable, plain_json_text, walk
 
 __all__ = [
     'EXTRACTIVE',
@@ -90,6 +90,7 @@ __all__ = [
     'first_message_scope',
     'history_identity',
     'is_deterministic',
+    'is_summarizable',
     'is_transient',
     'model_id',
     'names_read_tool',
@@ -98,7 +99,6 @@ __all__ = [
     'resolve_model',
     'run_cost',
     'run_scope',
-    'summarizable_data',
     'summary_problem',
     'walk',
 ]

@@ -37,7 +37,6 @@ from ._check import (
     check_integrity,
     check_message,
     integrity_problems,
-    summary_problem,
 )
 from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
 from ._policy import Due, Ledger
@@ -227,21 +226,15 @@ class Compactor:
         The hint goes on string summaries (`with_read_hint`), here rather than in a model, since it is
         true only once the original is stored. Their budget and check left room for it
         (`Summarizer.budget_for`); one a threshold of a few tokens left no room for, or a tokenizer
-        counts over a limit with it, goes without it. The store is written in a worker thread: a store
-        another process holds locked keeps the write waiting (up to its busy timeout), never the event loop.
+        counts over a limit with it, goes without it (`_hint_fits`). The store is written in a worker
+        thread: a store another process holds locked keeps the write waiting (up to its busy timeout),
+        never the event loop.
         """
         final: dict[PartRef, JsonValue] = {}
         for ref, item in accepted.items():
             candidate = item.candidate
             hinted = with_read_hint(candidate.text, item.summary)
-            problem = hinted is not item.summary and summary_problem(
-                candidate.content,
-                hinted,
-                original_tokens=candidate.tokens,
-                threshold_tokens=candidate.threshold_tokens,
-                tokenizer=self.tokenizer,
-            )
-            final[ref] = item.summary if problem else hinted
+            final[ref] = hinted if isinstance(hinted, str) and self._hint_fits(candidate, hinted) else item.summary
         entries = [
             Kept(
                 tool_name=item.candidate.tool_name,
@@ -265,6 +258,16 @@ class Compactor:
                 )
             return {}
         return {ref: dataclasses.replace(item, summary=final[ref]) for ref, item in accepted.items()}
+
+    def _hint_fits(self, candidate: Candidate, hinted: str) -> bool:
+        """Whether a string summary with the read hint added is still under both of its limits.
+
+        The summary passed `summary_problem` (the shape contract, not empty, smaller and under the
+        threshold with room for the hint); adding text to a string keeps its shape and its text, so
+        its size is all the hint can make fail, and all that is counted again.
+        """
+        tokens = self.tokenizer(hinted)
+        return tokens < candidate.tokens and tokens < candidate.threshold_tokens
 
     def _fail(self, report: Report, candidate: Candidate, reason: str, *, rejected: bool) -> None:
         if rejected and self.config.strict:

@@ -123,7 +123,9 @@ class AnswerSource(Protocol):
     """Where a compaction's summaries come from (`Compactor.apply` takes them).
 
     A live model (`Summarizer`), or an engine that made them beforehand, each unique content once:
-    Ray's summarize stage (`engines.ray`), a provider batch (`engines`' `--provider-batch`).
+    Ray's summarize stage (`engines.ray`), a provider batch (`engines`' `--provider-batch`). Each
+    summary it gives has passed `summary_problem` for its candidate (`Summarizer.summary_from`, or
+    `Summarizer.cached`): `Compactor.apply` and the stored post-check do not run that rule again.
     """
 
     async def answer(self, candidates: Sequence[Candidate], *, tracer: Tracer | None = None) -> list[Outcome]:

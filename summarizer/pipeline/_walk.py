@@ -198,10 +198,16 @@ class _JsonData:
     """Its structure (`_shape.Structure`) when already computed."""
 
 
-def summarizable_data(content: object) -> JsonValue | None:
-    """The content as JSON data, or None when it is never summarized (multimodal, nested too deeply)."""
-    data = _json_data(content, plain_json_text(content))
-    return None if data is None else data.content
+def is_summarizable(content: object) -> bool:
+    """Whether a content may be summarized as data: not multimodal, not nested too deeply (`_json_data`).
+
+    The same answer as `_json_data`'s, without building the content's structure: a content of JSON
+    types only (`plain_json_text`) holds nothing multimodal, so only its depth can rule it out.
+    """
+    plain = plain_json_text(content)
+    if plain is None:
+        return _json_data(content, None) is not None
+    return plain.count('[') + plain.count('{') <= MAX_DEPTH or not nested_deeper_than(content, MAX_DEPTH)
 
 
 def _json_data(content: object, plain: str | None) -> _JsonData | None:

@@ -1,8 +1,14 @@
 """Stored histories and the way back: parse with value positions, splice summaries in, restore.
 
-- `_stored`: a pydantic-ai history stored as JSON text, parsed with the span of every tool-return
-  content; `compact_stored` rewrites only the summarized values, byte for byte elsewhere;
-- `_langchain`: LangChain's message rows, one message per row, a session a history;
+- `_form`: the one compaction path of every stored format (`StoredForm`: its messages, its splice,
+  its post-check): `compact_form` compacts a parsed form's messages, splices the summaries in,
+  post-checks the rewrite and, if it fails, keeps the original and counts each summary in it failed;
+- `_stored`: a pydantic-ai history stored as JSON text (a file, a JSONL line, a database value),
+  parsed one message at a time, with where each content value sits found for the messages a
+  rewrite touches (`StoredHistory`, a `StoredForm`); `compact_stored` rewrites only the summarized
+  values, byte for byte elsewhere;
+- `_langchain`: LangChain's message rows, one message per row, a session a history (`Session`, a
+  `StoredForm` whose text is its rows);
 - `_screen`: the batch's fast path, proving a history has nothing to summarize;
 - `_units`: one stored history as the engines and restore handle it (`StoredUnit`, `SessionUnit`),
   and its result (`Done`);

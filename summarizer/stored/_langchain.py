@@ -4,21 +4,24 @@ Each row holds `json.dumps(message_to_dict(message))`, i.e. `{"type": "tool", "d
 "tool_call_id": ..., ...}}`. A session is turned into the pydantic-ai messages the pipeline knows
 (AI tool calls as a `ModelResponse`, consecutive tool rows as one `ModelRequest` of returns), so the
 same walk, `keep_recent` window, summarizer, cache and checks apply. The summaries are then spliced
-into each row's own text at the span of `data.content`: every other byte of the row is kept, and
-each rewritten row is checked against its original before it is written. A row stored as a BLOB
-stays a BLOB (its UTF-8 bytes); one that is not UTF-8 is refused (the session is reported, nothing
-written), never decoded with replacement characters.
+into each row's own text at the span of `data.content`: every other byte of the row is kept. A
+`Session` is a `_form.StoredForm`, compacted by `compact_form` as every stored format is: the
+rewritten rows are post-checked against the originals (`check_row`) before any is written, and a
+rewrite that fails keeps every row as it was. A row stored as a BLOB stays a BLOB (its UTF-8
+bytes); one that is not UTF-8 is refused (the session is reported, nothing written), never decoded
+with replacement characters.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart, ToolReturnPart
 
-from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens
-from ..pipeline import CheckFailed, Compactor, PartRef, Replaced, Report
+from ..core import JsonValue, SummarizerConfig, Tokenizer, estimate_tokens
+from ..pipeline import CheckFailed, PartRef, Replaced, check_integrity
+from ._form import is_summary
 from ._stored import HistoryError, Literals, Scanner, ambiguous_reason, content_problem, dump_content, read_key
 
 
@@ -118,6 +121,11 @@ class Session:
                 rows.append(Row.parse(text))
             except HistoryError as exc:
                 raise HistoryError(exc.problem, message_index=position) from None
+        return cls.of(texts, rows)
+
+    @classmethod
+    def of(cls, texts: list[str], rows: list[Row]) -> Session:
+        """The session of these rows (`rows[i]` parsed from `texts[i]`)."""
         messages, origin = session_messages(rows)
         unsummarizable = {
             ref: ambiguous_reason(found.ambiguous)
@@ -126,16 +134,71 @@ class Session:
         }
         return cls(texts=texts, rows=rows, messages=messages, origin=origin, unsummarizable=unsummarizable)
 
+    def tokens(self, tokenizer: Tokenizer) -> int:
+        """Estimated tokens of all its rows."""
+        return sum(tokenizer(text) for text in self.texts)
 
-@dataclass(frozen=True)
-class SessionCompaction:
-    new_rows: dict[int, str | bytes]
-    """Row position in the session -> the new stored value of that row (only rows that changed)."""
-    report: Report
-    tokens_before: int
-    tokens_after: int
-    replaced: list[Replaced]
-    """Each value the new rows replaced: what the originals store records before they are written."""
+    def spliced(self, changed: Mapping[PartRef, JsonValue]) -> Session:
+        """This session with each changed part's row holding its new `data.content` value, nothing else touched.
+
+        Only the rewritten rows are parsed again; `HistoryError` (naming the row) if one does not parse.
+        """
+        texts, rows = list(self.texts), list(self.rows)
+        for ref, summary in changed.items():
+            position = self.origin[ref]
+            texts[position] = rows[position].with_content(summary)
+            try:
+                rows[position] = Row.parse(texts[position])
+            except HistoryError as exc:
+                raise HistoryError(exc.problem, message_index=position) from None
+        return Session.of(texts, rows)
+
+    def check_rewrite(
+        self,
+        after: Session,
+        *,
+        summaries: Mapping[PartRef, JsonValue],
+        config: SummarizerConfig,
+        tokenizer: Tokenizer,
+    ) -> None:
+        """The post-check of `after` as this session's rewrite: the same rows, each changed one passing `check_row`.
+
+        Each changed row's new content must decode to exactly its summary in `summaries` (`is_summary`),
+        which is not put through `summary_problem` again (`content_problem`); the rows' messages keep
+        tool-call integrity.
+        """
+        if len(after.rows) != len(self.rows):
+            raise CheckFailed(f'{len(after.rows)} rows where the original has {len(self.rows)}')
+        expected = {self.origin[ref]: summary for ref, summary in summaries.items() if ref in self.origin}
+        touched: set[int] = set()
+        for position, (old, new) in enumerate(zip(self.rows, after.rows)):
+            if old.text == new.text:
+                continue
+            if position not in expected or not is_summary(new.data.get('content'), expected[position]):
+                raise CheckFailed(f'row {position}: the value written is not its summary')
+            try:
+                check_row(old, new, config=config, tokenizer=tokenizer, checked=True)
+            except CheckFailed as exc:
+                raise CheckFailed(f'row {position}: {exc}') from None
+            touched.add(position)
+        if len(after.messages) != len(self.messages):
+            raise CheckFailed(f'{len(after.messages)} messages where the original has {len(self.messages)}')
+        check_integrity(
+            self.messages, after.messages, changed={ref[0] for ref, row in self.origin.items() if row in touched}
+        )
+
+    def replaced(self, after: Session, refs: Mapping[PartRef, object]) -> list[Replaced]:
+        """Where each rewritten row's content value was and is, per row (a row is its own text)."""
+        found: list[Replaced] = []
+        for ref in refs:
+            position = self.origin[ref]
+            before, now = self.rows[position].content_span, after.rows[position].content_span
+            assert before is not None and now is not None  # a tool row's (`Row.parse`)
+            name = str(self.rows[position].data.get('name') or 'tool')
+            found.append(
+                Replaced(text_index=position, before=before, after=now, where=f'message {position}', tool_name=name)
+            )
+        return found
 
 
 def session_messages(rows: Sequence[Row]) -> tuple[list[ModelMessage], dict[PartRef, int]]:
@@ -194,68 +257,20 @@ def stored_like(stored: str | bytes, text: str) -> str | bytes:
     return text.encode('utf-8') if isinstance(stored, bytes) else text
 
 
-async def compact_session(stored: Sequence[str | bytes], compactor: Compactor, *, scope: str) -> SessionCompaction:
-    """Compact one session; `HistoryError` (naming the bad row's position as message index) on bad input.
-
-    `scope`: whose originals these are (the session's identity: its rows carry no conversation id).
-    The caller records the rewrite (`record_rewrite`) before it writes the new rows anywhere.
-    """
-    session = Session.parse(stored)
-    texts, rows, origin = session.texts, session.rows, session.origin
-    compaction = await compactor.compact(session.messages, skip=session.unsummarizable, scope=scope)
-    report = compaction.report
-    tokens_before = sum(compactor.tokenizer(text) for text in texts)
-    new_texts: dict[int, str] = {}
-    replaced: list[Replaced] = []
-    for ref, summary in compaction.changed.items():
-        position = origin[ref]
-        text = rows[position].with_content(summary)
-        try:
-            after = Row.parse(text)
-            check_row(rows[position], after, config=compactor.config, tokenizer=compactor.tokenizer)
-        except (CheckFailed, HistoryError) as exc:
-            if compactor.config.strict:
-                raise CheckFailed(f'row {position}: rewrite failed the post-check: {exc}') from None
-            report.summarized -= 1
-            report.failed += 1
-            old = rows[position].data['content']
-            report.tokens_after += content_tokens(old, compactor.tokenizer) - content_tokens(
-                summary, compactor.tokenizer
-            )
-            continue
-        new_texts[position] = text
-        before = rows[position].content_span
-        assert before is not None and after.content_span is not None
-        name = str(rows[position].data.get('name') or 'tool')
-        replaced.append(
-            Replaced(
-                text_index=position,
-                before=before,
-                after=after.content_span,
-                where=f'message {position}',
-                tool_name=name,
-            )
-        )
-    tokens_after = tokens_before + sum(
-        compactor.tokenizer(text) - compactor.tokenizer(texts[position]) for position, text in new_texts.items()
-    )
-    new_rows = {position: stored_like(stored[position], text) for position, text in new_texts.items()}
-    return SessionCompaction(
-        new_rows=new_rows, report=report, tokens_before=tokens_before, tokens_after=tokens_after, replaced=replaced
-    )
-
-
 def check_row(
     before: Row,
     after: Row,
     *,
     config: SummarizerConfig | None = None,
     tokenizer: Tokenizer = estimate_tokens,
+    checked: bool = False,
 ) -> None:
     """The post-check of one rewritten row: identical outside `data.content`, which passes `content_problem`.
 
-    The same check of the new value as every stored format's (`check_rewrite`). `config` is the configuration the compaction ran with (tool rules, thresholds); without one there
-    are no tool rules and no threshold to be under, as for `check_rewrite`.
+    The same check of the new value as every stored format's (`check_rewrite`). `config` is the
+    configuration the compaction ran with (tool rules, thresholds); without one there are no tool
+    rules and no threshold to be under, as for `check_rewrite`. `checked`: the new value is exactly
+    the summary the compaction put through `summary_problem` (`content_problem`).
     """
     if before.kind != 'tool':
         raise CheckFailed('only tool-return content may change')
@@ -274,6 +289,7 @@ def check_row(
         config=config or SummarizerConfig(),
         threshold=config is not None,
         tokenizer=tokenizer,
+        checked=checked,
     )
     if problem:
         raise CheckFailed(problem)

@@ -5,9 +5,11 @@ A stored history is re-serialized by nobody: pydantic-ai would add fields, drop 
 file's own text is kept instead, and only the characters of each summarized `content` value are
 replaced, so the output differs from the input exactly there.
 
-Parsing walks the outer structure (the message list, each message, its parts, each part) by hand to
-record where each part's `content` value starts and ends, and hands every value below that to the C
-JSON decoder, so a history of large contents parses at close to `json.loads` speed.
+Parsing hands each message to the C JSON decoder whole and notes where it starts; where a part's
+`content` value starts and ends is found by walking the outer structure of its message (the
+message, its parts, each part) by hand, only for the messages a compaction rewrites. A history that
+needs its literals recorded (below) is walked whole as it is parsed, every value below the parts
+still decoded in C, so either way a history parses at close to `json.loads` speed.
 
 Numbers keep their literal text. `json.dumps` spells a number as Python does (`1E2` would come
 back as `100.0`, `1e-7` as `1e-07`, `-0` as `0`, `1e400` as `Infinity`, which is not JSON), so the
@@ -21,6 +23,8 @@ accepts, are not JSON: a file holding one is refused like any invalid JSON.
 
 from __future__ import annotations
 
+import bisect
+import functools
 import json
 import re
 from collections.abc import Callable, Mapping
@@ -46,9 +50,10 @@ from ..pipeline import (
     check_integrity,
     compare_message_json,
     excluded,
-    summarizable_data,
+    is_summarizable,
     summary_problem,
 )
+from ._form import compact_form, is_summary
 
 _WHITESPACE = re.compile(r'[ \t\n\r]*')
 _SPACE = frozenset(' \t\n\r')  # `''` (end of input) is not in it
@@ -83,31 +88,106 @@ class HistoryError(ValueError):
 
 @dataclass(frozen=True)
 class StoredHistory:
-    """A history's text, its parsed JSON, its validated messages and where each content value sits."""
+    """A history's text, its parsed JSON, its validated messages and where each content value sits.
+
+    Where each content sits (`spans`) is found when asked: a history whose number literals are all
+    spelled as `json.dumps` spells them (most are) is decoded one message at a time at the C
+    decoder's speed, and only the messages a compaction rewrites are walked for their spans
+    (`span_of`). Any other text is walked whole by `_scan` as it is parsed.
+    """
 
     text: str
     data: list[JsonValue]
     messages: list[ModelMessage]
-    spans: dict[PartRef, tuple[int, int]]
     literals: dict[PartRef, Literals]
     """The content values holding a number literal `json.dumps` would write differently, and how."""
+    found: dict[PartRef, tuple[int, int]] = field(default_factory=dict[PartRef, tuple[int, int]], compare=False)
+    """Spans found so far: every content's if `starts` is None, else those of the messages walked."""
+    starts: list[int] | None = field(default=None, compare=False)
+    """Where each message starts in the text, to walk one for its spans; None: `found` holds them all."""
+    walked: set[int] = field(default_factory=set[int], compare=False)
+    """The messages walked for their spans (or whose spans the splice that made this history wrote)."""
 
     @classmethod
     def parse(cls, raw: bytes | str) -> StoredHistory:
         text = _decode(raw) if isinstance(raw, bytes) else raw
+        decoded = _decode_messages(text)
+        if decoded is not None:
+            data, starts = decoded
+            return cls(text=text, data=data, messages=validate(data), literals={}, starts=starts)
         scanned = _scan(text)
         return cls(
             text=text,
             data=scanned.data,
             messages=validate(scanned.data),
-            spans=scanned.spans,
             literals=scanned.literals,
+            found=scanned.spans,
         )
+
+    @functools.cached_property
+    def spans(self) -> dict[PartRef, tuple[int, int]]:
+        """Where every part's `content` value starts and ends in the text."""
+        return self.found if self.starts is None else _scan(self.text).spans
+
+    def span_of(self, ref: PartRef) -> tuple[int, int] | None:
+        """Where the content value of the part at `ref` sits in the text; None if it has none.
+
+        Walks only the message holding it (once), unless the whole text was walked already.
+        """
+        index = ref[0]
+        if self.starts is None or index in self.walked:
+            return self.found.get(ref)
+        if 'spans' in vars(self):  # the whole text was walked for `spans`
+            return self.spans.get(ref)
+        if not 0 <= index < len(self.starts):
+            return None
+        walk = _FastScan(self.text)
+        try:
+            walk.message(self.starts[index], index)
+        except _Slow:  # a message the fast walk leaves to `Scanner` (an escaped key): the whole text
+            return self.spans.get(ref)
+        self.found.update(walk.spans)
+        self.walked.add(index)
+        return self.found.get(ref)
 
     @property
     def unsummarizable(self) -> dict[PartRef, str]:
         """The contents never to summarize, and why: each writes one number two ways (`ambiguous_reason`)."""
         return {ref: ambiguous_reason(found.ambiguous) for ref, found in self.literals.items() if found.ambiguous}
+
+    def tokens(self, tokenizer: Tokenizer) -> int:
+        """Estimated tokens of the whole text."""
+        return tokenizer(self.text)
+
+    def check_rewrite(
+        self,
+        after: StoredHistory,
+        *,
+        summaries: Mapping[PartRef, JsonValue],
+        config: SummarizerConfig,
+        tokenizer: Tokenizer,
+    ) -> None:
+        """The post-check of `after` as this history's rewrite (`check_rewrite`), for `_form.StoredForm`."""
+        check_rewrite(self, after, config=config, tokenizer=tokenizer, summaries=summaries)
+
+    def replaced(self, after: StoredHistory, refs: Mapping[PartRef, object]) -> list[Replaced]:
+        """Where each content value at `refs` was in this text and is in `after`'s."""
+        found: list[Replaced] = []
+        for ref in refs:
+            before, now = self.span_of(ref), after.span_of(ref)
+            assert before is not None and now is not None  # the post-check found both
+            part = self.messages[ref[0]].parts[ref[1]]
+            found.append(
+                Replaced(
+                    text_index=0,
+                    before=before,
+                    after=now,
+                    where=f'message {ref[0]} part {ref[1]}',
+                    tool_name=str(getattr(part, 'tool_name', '')),
+                    part=ref,
+                )
+            )
+        return found
 
     def spliced(self, changed: Mapping[PartRef, JsonValue]) -> StoredHistory:
         """This history with each changed part's content value replaced in the text, nothing else touched.
@@ -115,29 +195,36 @@ class StoredHistory:
         Parsed as `parse` would parse the new text, reading only what changed: outside the new values
         the text is this one's, so its structure and every other message are too; each new value is
         decoded where it was written (it must be exactly one JSON value there) and each message holding
-        one validated again. `HistoryError` if a new value or message is not valid.
+        one validated again. `HistoryError` if a new value or message is not valid, or a changed part
+        holds no content value.
         """
         ensure_ascii = self.text.isascii()
+        replaced: list[tuple[int, int, PartRef]] = []
+        for ref in changed:
+            span = self.span_of(ref)
+            if span is None:
+                raise HistoryError(f'part {ref[1]} holds no content value', message_index=ref[0])
+            replaced.append((*span, ref))
+        replaced.sort()
         pieces: list[str] = []
-        spans: dict[PartRef, tuple[int, int]] = {}
+        new_spans: dict[PartRef, tuple[int, int]] = {}
         literals = dict(self.literals)
         data = list(self.data)
         position = shift = 0
-        for ref, (start, end) in sorted(self.spans.items(), key=lambda item: item[1][0]):
-            if ref not in changed:
-                spans[ref] = (start + shift, end + shift)
-                continue
+        shifts: list[tuple[int, int]] = []  # (where a replaced value ended, how far the text after it moved)
+        for start, end, ref in replaced:
             piece = dump_content(
                 changed[ref], original=self.text[start:end], ensure_ascii=ensure_ascii, literals=self.literals.get(ref)
             )
             pieces += (self.text[position:start], piece)
-            spans[ref] = (start + shift, start + shift + len(piece))
+            new_spans[ref] = (start + shift, start + shift + len(piece))
             value, written = _content_of(piece, ref)
             literals.pop(ref, None)
             if written is not None:
                 literals[ref] = written
             data[ref[0]] = _with_content(data[ref[0]], ref[1], value)
             position, shift = end, shift + len(piece) - (end - start)
+            shifts.append((end, shift))
         pieces.append(self.text[position:])
         messages = list(self.messages)
         for index in sorted({ref[0] for ref in changed}):
@@ -145,7 +232,26 @@ class StoredHistory:
                 messages[index] = validate([data[index]])[0]
             except HistoryError as exc:
                 raise HistoryError(exc.problem, message_index=index) from None
-        return StoredHistory(text=''.join(pieces), data=data, messages=messages, spans=spans, literals=literals)
+        ends = [end for end, _ in shifts]
+        return StoredHistory(
+            text=''.join(pieces),
+            data=data,
+            messages=messages,
+            literals=literals,
+            found={ref: _shifted(span, ends, shifts) for ref, span in self.found.items()} | new_spans,
+            starts=None if self.starts is None else [_shifted((at, at), ends, shifts)[0] for at in self.starts],
+            walked=set(self.walked),
+        )
+
+
+def _shifted(span: tuple[int, int], ends: list[int], shifts: list[tuple[int, int]]) -> tuple[int, int]:
+    """A span of a text outside the values a splice replaced, in the spliced text.
+
+    `ends`: where each replaced value ended, in order; `shifts`: what the text after each had moved by.
+    """
+    replaced_before = bisect.bisect_right(ends, span[0])
+    shift = shifts[replaced_before - 1][1] if replaced_before else 0
+    return span[0] + shift, span[1] + shift
 
 
 def _content_of(piece: str, ref: PartRef) -> tuple[JsonValue, Literals | None]:
@@ -176,32 +282,42 @@ def check_rewrite(
     *,
     config: SummarizerConfig | None = None,
     tokenizer: Tokenizer = estimate_tokens,
+    summaries: Mapping[PartRef, JsonValue] | None = None,
 ) -> None:
     """The post-check between two stored versions of one history; raises `CheckFailed` on the first difference.
 
     Outside the tool-return content values that differ, the two texts must be identical character
     for character; both must validate (parsing did that) and keep tool-call integrity. Each differing
     value must be one the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
-    return; `summarizable_data`: no binary or multimodal data), with number literals that survive
+    return; `is_summarizable`: no binary or multimodal data), with number literals that survive
     the round trip on both sides, and be a proper summary of the original by the pipeline's own rule
     (`summary_problem`: the shape contract with every kept number's literal, not empty, smaller, and
     under the tool's threshold). `config` is the configuration the compaction ran with (tool rules,
     thresholds); without one there are no tool rules and no threshold to be under.
+
+    `summaries`: the new values the compaction made and put through `summary_problem` in memory
+    (`Compaction.changed`). Each changed value must then decode to exactly its summary (`is_summary`),
+    which is not put through `summary_problem` a second time; every other rule runs on the text as
+    written, so a splice that wrote anything but the checked summary, or touched a byte outside it,
+    is refused. Without `summaries` (two texts of unknown making: `summarizer check`), every changed
+    value is put through `summary_problem`.
     """
     rules = config or SummarizerConfig()
     if len(before.messages) != len(after.messages):
         raise CheckFailed(f'{len(after.messages)} messages where the original has {len(before.messages)}')
     changed: dict[PartRef, JsonValue] = {}
-    for ref, (start, end) in before.spans.items():
-        if ref not in after.spans:
+    spans: dict[PartRef, tuple[tuple[int, int], tuple[int, int]]] = {}
+    for ref in before.spans if summaries is None else summaries:
+        span, after_span = before.span_of(ref), after.span_of(ref)
+        if span is None or after_span is None:
             raise CheckFailed(f'message {ref[0]} part {ref[1]}: missing')
-        after_start, after_end = after.spans[ref]
-        if before.text[start:end] != after.text[after_start:after_end]:
+        if before.text[span[0] : span[1]] != after.text[after_span[0] : after_span[1]]:
             changed[ref] = _part_content(after.data, ref)
+            spans[ref] = span, after_span
     position_before = position_after = 0
-    for ref in sorted(changed, key=lambda ref: before.spans[ref][0]):
-        start, end = before.spans[ref]
-        after_start, after_end = after.spans[ref]
+    # outside the changed values (all of them: with `summaries`, any other changed value is outside these)
+    for ref in sorted(changed, key=lambda ref: spans[ref][0]):
+        (start, end), (after_start, after_end) = spans[ref]
         if before.text[position_before:start] != after.text[position_after:after_start]:
             raise CheckFailed(_first_difference(before.text, after.text, position_before, position_after))
         position_before, position_after = end, after_end
@@ -212,36 +328,24 @@ def check_rewrite(
         parts = {part for message, part in changed if message == index}
         compare_message_json(_message(before.data, index), _message(after.data, index), index, parts)
     for ref, new in changed.items():
-        problem = _replacement_problem(
-            before, after, ref, new, rules, threshold=config is not None, tokenizer=tokenizer
+        if summaries is not None and not (ref in summaries and is_summary(new, summaries[ref])):
+            raise CheckFailed(f'message {ref[0]} part {ref[1]}: the value written is not its summary')
+        start, end = spans[ref][1]
+        problem = content_problem(
+            before.messages[ref[0]].parts[ref[1]],
+            _part_content(before.data, ref),
+            new,
+            new_text=after.text[start:end],
+            literals=before.literals.get(ref),
+            config=rules,
+            threshold=config is not None,
+            tokenizer=tokenizer,
+            checked=summaries is not None,
         )
         if problem:
             raise CheckFailed(f'message {ref[0]} part {ref[1]}: {problem}')
-    check_integrity(before.messages, after.messages)
-
-
-def _replacement_problem(
-    before: StoredHistory,
-    after: StoredHistory,
-    ref: PartRef,
-    new: JsonValue,
-    config: SummarizerConfig,
-    *,
-    threshold: bool,
-    tokenizer: Tokenizer,
-) -> str | None:
-    """Why the content at `ref` may not become `new`, by the rules the pipeline follows; None if it may."""
-    start, end = after.spans[ref]
-    return content_problem(
-        before.messages[ref[0]].parts[ref[1]],
-        _part_content(before.data, ref),
-        new,
-        new_text=after.text[start:end],
-        literals=before.literals.get(ref),
-        config=config,
-        threshold=threshold,
-        tokenizer=tokenizer,
-    )
+    # outside the touched messages the two texts are the same, so are their messages
+    check_integrity(before.messages, after.messages, changed=touched)
 
 
 def content_problem(
@@ -254,20 +358,23 @@ def content_problem(
     config: SummarizerConfig,
     threshold: bool,
     tokenizer: Tokenizer,
+    checked: bool = False,
 ) -> str | None:
     """The post-check of one stored content value: why `old` (of `part`) may not become `new`; None if it may.
 
     Every stored format checks each replaced value with it (`check_rewrite`, LangChain's `check_row`):
     only a tool return the pipeline may summarize (`_walk.excluded`: no typed, retried or skipped tool
-    return; `summarizable_data`: no binary or multimodal data; no number written two ways), its number
+    return; `is_summarizable`: no binary or multimodal data; no number written two ways), its number
     literals (`new_text`: the new value as stored) spelled as the original spelled them (`literals`),
     and a proper summary by the pipeline's own rule (`summary_problem`: the shape contract, not empty,
-    smaller, and under the tool's threshold if `threshold`).
+    smaller, and under the tool's threshold if `threshold`). `checked`: `new` is exactly the summary
+    the compaction already put through `summary_problem` with the same original and limits (or
+    stricter ones), which is then not run a second time.
     """
     if not isinstance(part, ToolReturnPart):
         return 'only tool-return content may change'
     reason = excluded(part, config)
-    if reason is None and summarizable_data(part.content) is None:
+    if reason is None and not is_summarizable(part.content):
         reason = 'it holds binary or multimodal data'
     if reason is None and literals is not None and literals.ambiguous is not None:
         reason = f'it {ambiguous_reason(literals.ambiguous)}'
@@ -277,6 +384,8 @@ def content_problem(
     for number, literal in _number_literals(new_text):
         if literal != written.get(number, number):
             return f'number literal {literal} is not the original literal {written.get(number, number)}'
+    if checked:
+        return None
     return summary_problem(
         old,
         new,
@@ -578,6 +687,60 @@ class _Slow(Exception):
     """What the fast walk leaves to `Scanner`: a text it does not expect, valid or not."""
 
 
+class _Spelled(Exception):
+    """A number literal `json.dumps` would spell otherwise: `_decode_messages` leaves the text to `_scan`."""
+
+
+def _plain_float(literal: str) -> float:
+    value = float(literal)
+    if float.__repr__(value) != literal:
+        raise _Spelled
+    return value
+
+
+def _plain_int(literal: str) -> int:
+    if literal == '-0':
+        raise _Spelled
+    return int(literal)
+
+
+_SCAN_PLAIN: Callable[[str, int], tuple[JsonValue, int]] = vars(
+    json.JSONDecoder(parse_float=_plain_float, parse_constant=_refuse_constant)
+)['scan_once']
+_SCAN_PLAIN_INTS: Callable[[str, int], tuple[JsonValue, int]] = vars(
+    json.JSONDecoder(parse_float=_plain_float, parse_int=_plain_int, parse_constant=_refuse_constant)
+)['scan_once']
+"""The same, also refusing a `-0` integer literal (used when the text may hold one: `_MAYBE_NEGATIVE_ZERO`)."""
+
+
+def _decode_messages(text: str) -> tuple[list[JsonValue], list[int]] | None:
+    """The history's JSON, one C decoder call per message, and where each message starts; None: use `_scan`.
+
+    None for a text whose every number literal is not spelled as `json.dumps` spells it (no content
+    then holds `Literals`, which only `Scanner.content` records), and for anything but a well-formed
+    JSON list, which `_scan` reads (and names the problem of) exactly. The data is what `_scan`
+    would build; the spans of a message's contents are found when asked (`StoredHistory.span_of`).
+    """
+    zeros = any(
+        zero.start() > 0 and text[zero.start() - 1] in '[,: \t\n\r' for zero in _MAYBE_NEGATIVE_ZERO.finditer(text)
+    )
+    scan_once = _SCAN_PLAIN_INTS if zeros else _SCAN_PLAIN
+    found = _FIRST_ITEM.match(text, 1 if text.startswith('\ufeff') else 0)
+    messages: list[JsonValue] = []
+    starts: list[int] = []
+    try:
+        while found is not None and found[1] is None:
+            starts.append(found.end())
+            message, position = scan_once(text, found.end())
+            messages.append(message)
+            found = _NEXT_ITEM.match(text, position)
+    except (StopIteration, ValueError, RecursionError, _Spelled):  # `_NotJson` is a ValueError
+        return None
+    if found is None or _WHITESPACE.match(text, found.end()).end() != len(text):  # type: ignore[union-attr]
+        return None
+    return messages, starts
+
+
 _KEY = r'[ \t\n\r]*"([^"\\\x00-\x1f]*)"[ \t\n\r]*:[ \t\n\r]*'
 _FIRST_MEMBER = re.compile(r'[ \t\n\r]*\{(?:' + _KEY + r'|[ \t\n\r]*(\}))')
 """An object's opening brace and its first plain key (the value starts where this ends), or its closing brace."""
@@ -620,6 +783,11 @@ class _FastScan:
         if _WHITESPACE.match(text, found.end()).end() != len(text):  # type: ignore[union-attr]
             raise _Slow
         return _Scanned(data=messages, spans=self.spans, literals=self.literals)
+
+    def message(self, position: int, index: int) -> None:
+        """Walks the message starting at `position` (the history's `index`th) for its contents' spans."""
+        if self.text.startswith('{', position):
+            self._object(position, self._message_member(index))
 
     def _next_item(self, position: int) -> re.Match[str]:
         found = _NEXT_ITEM.match(self.text, position)
@@ -779,44 +947,17 @@ class StoredCompaction:
 
 
 async def compact_stored(raw: bytes | str, compactor: Compactor) -> StoredCompaction:
-    """Compact one stored history; the rewrite is post-checked against the original text.
+    """Compact one history stored as JSON text (`_form.compact_form`); the rewrite is post-checked.
 
     A rewrite that fails the check is dropped (every summary in it counted as failed) unless the
     compactor is strict, in which case `CheckFailed` is raised. `HistoryError` means bad input.
     The caller records the rewrite (`record_rewrite`) before it writes the new text anywhere.
     """
-    before = StoredHistory.parse(raw)
-    compaction = await compactor.compact(before.messages, skip=before.unsummarizable)
-    report = compaction.report
-    tokens_before = compactor.tokenizer(before.text)
-    if not compaction.changed:
-        return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    try:
-        after = before.spliced(compaction.changed)
-        text = after.text
-        check_rewrite(before, after, config=compactor.config, tokenizer=compactor.tokenizer)
-    except (CheckFailed, ValueError) as exc:  # a HistoryError, or a number `json.dumps` refuses
-        if compactor.config.strict:
-            raise CheckFailed(f'rewrite failed the post-check: {exc}') from None
-        report.failed += report.summarized
-        report.summarized = 0
-        report.tokens_after = report.tokens_before
-        return StoredCompaction(text=None, report=report, tokens_before=tokens_before, tokens_after=tokens_before)
-    replaced = [
-        Replaced(
-            text_index=0,
-            before=before.spans[ref],
-            after=after.spans[ref],
-            where=f'message {ref[0]} part {ref[1]}',
-            tool_name=str(getattr(before.messages[ref[0]].parts[ref[1]], 'tool_name', '')),
-            part=ref,
-        )
-        for ref in compaction.changed
-    ]
+    done = await compact_form(StoredHistory.parse(raw), compactor)
     return StoredCompaction(
-        text=text,
-        report=report,
-        tokens_before=tokens_before,
-        tokens_after=compactor.tokenizer(text),
-        replaced=replaced,
+        text=done.after.text if done.after is not None else None,
+        report=done.report,
+        tokens_before=done.tokens_before,
+        tokens_after=done.tokens_after,
+        replaced=done.replaced,
     )

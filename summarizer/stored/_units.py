@@ -3,9 +3,9 @@
 A unit is one pydantic-ai history as stored: the text of a file, a JSONL line or a row
 (`StoredUnit`), or a LangChain session's rows (`SessionUnit`), with where it was read (`Where`) and
 the identity the originals store records it under (`identity_of`). Each kind reads, plans and
-compacts itself (`messages`, `plan`, `compact`), so whoever runs units needs not know which kind
-it holds. `Done` is a unit compacted (or restored): its new text or rows, its counts, or why it was
-left as it was.
+compacts itself (`messages`, `plan`, `compact`: both kinds through `_form.compact_form`), so
+whoever runs units needs not know which kind it holds. `Done` is a unit compacted (or restored):
+its new text or rows, its counts, or why it was left as it was.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from pathlib import Path
 from pydantic_ai.messages import ModelMessage
 
 from ..pipeline import Candidate, CheckFailed, Compactor, Replaced, Report, Rewrite, history_identity
-from ._langchain import Session, compact_session
+from ._form import compact_form
+from ._langchain import Session, stored_like
 from ._screen import screen
-from ._stored import HistoryError, StoredHistory, compact_stored
+from ._stored import HistoryError, StoredHistory
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,18 +101,18 @@ class StoredUnit:
                 tokens = compactor.tokenizer(screened.text)
                 report = Report(returns_examined=screened.returns)
                 return Done(unit=self, report=report, tokens_before=tokens, tokens_after=tokens)
-            stored = await compact_stored(self.raw, compactor)
+            done = await compact_form(StoredHistory.parse(self.raw), compactor)
         except HistoryError as exc:
             return Done(unit=self, error=exc.problem, message_index=exc.message_index)
         except CheckFailed as exc:
             return Done(unit=self, error=str(exc))
         return Done(
             unit=self,
-            report=stored.report,
-            text=stored.text,
-            tokens_before=stored.tokens_before,
-            tokens_after=stored.tokens_after,
-            replaced=stored.replaced,
+            report=done.report,
+            text=done.after.text if done.after is not None else None,
+            tokens_before=done.tokens_before,
+            tokens_after=done.tokens_after,
+            replaced=done.replaced,
         )
 
 
@@ -148,20 +149,22 @@ class SessionUnit:
     async def compact(self, compactor: Compactor) -> Done:
         """The session compacted; bad input ends as a `Done` with an error naming its row, and nothing to write."""
         try:
-            session = await compact_session(self.texts, compactor, scope=self.identity)
+            done = await compact_form(Session.parse(self.texts), compactor, scope=self.identity)
         except HistoryError as exc:
             if exc.message_index is not None:
                 return Done(unit=self, error=exc.problem, where=self.row_where(exc.message_index))
             return Done(unit=self, error=exc.problem)
         except CheckFailed as exc:
             return Done(unit=self, error=str(exc))
+        after = done.after
+        rows = {} if after is None else {r.text_index: after.texts[r.text_index] for r in done.replaced}
         return Done(
             unit=self,
-            report=session.report,
-            rows=session.new_rows,
-            tokens_before=session.tokens_before,
-            tokens_after=session.tokens_after,
-            replaced=session.replaced,
+            report=done.report,
+            rows={position: stored_like(self.texts[position], text) for position, text in rows.items()},
+            tokens_before=done.tokens_before,
+            tokens_after=done.tokens_after,
+            replaced=done.replaced,
         )
 
 
