@@ -254,6 +254,24 @@ def test_the_index_agrees_with_the_definition_on_random_text(seed: int) -> None:
         assert found == _by_definition(messages, 2, content), (content, quoted)
 
 
+@pytest.mark.parametrize('history', GOLDEN[::5], ids=[path.stem for path in GOLDEN[::5]])
+def test_turns_read_request_by_request_agree_with_the_definition(history: Path) -> None:
+    """An agent run reads its turns as the history grows, the last message again each time (`extend`)."""
+    messages = StoredHistory.parse(history.read_text(encoding='utf-8')).messages
+    grown = Turns(())
+    walked = 0
+    for end in range(1, len(messages) + 1, 3):
+        grown.extend(messages[:end], start=max(walked - 1, 0))
+        walked = end
+    grown.extend(messages, start=max(walked - 1, 0))
+    for index, content in _returns(messages):
+        earlier = '\n'.join(text for message in messages[:index] for text in turn_texts(message))
+        assert grown.known_facts(content, message_index=index) == tuple(
+            referred_facts(plain_text(content), token_set(earlier).__and__)
+        )
+        assert list(grown.quoted_facts(content, message_index=index)) == _by_definition(messages, index, content)
+
+
 def test_known_facts_are_those_a_turn_before_the_return_holds() -> None:
     content = 'def load_config(path):\n    return Parser.parse_file(path)  # see /srv/app/main.py'
     messages = _history(content, after='The bug is in `Parser.parse_file`.')

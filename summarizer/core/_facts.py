@@ -162,8 +162,9 @@ class PossibleFacts:
         """The facts of the text `held` holds, as `referred_facts` gives them."""
         tokens, quoted = self._tokens, self._quoted
         hits = held(self._candidates)
-        facts = {hit for hit in hits if fact_kind(hit) is not None or (hit in quoted and _is_quoted_fact(hit))}
-        facts.difference_update([part for fact in facts for part in name_parts(fact)])
+        # Hits are judged by the memos `_token_facts` fills (the same tokens recur in every return and side).
+        facts = {hit for hit in hits if _part_kind(hit) is not None or (hit in quoted and _is_quoted_fact(hit))}
+        facts.difference_update(list(itertools.chain.from_iterable(map(_known_parts, facts))))
         if not facts:
             return []
         ordered: dict[str, None] = {}
@@ -260,6 +261,7 @@ def forget_tokens() -> None:
     """Empty the memo of judged tokens and parts: a benchmark's repeated run measures a first meeting."""
     _token_facts.cache_clear()
     _part_kind.cache_clear()
+    _known_parts.cache_clear()
 
 
 def _is_quoted_fact(inner: str) -> bool:
@@ -288,6 +290,12 @@ def _parts(token: str) -> list[str]:
     """`name_parts` of a token that may have some (`_has_parts`)."""
     leads = _LEAD.findall(token) if '::' in token else ()
     return [*_PART.findall(token), *leads, *_PART.findall(leads[0])] if leads else _PART.findall(token)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _known_parts(token: str) -> tuple[str, ...]:
+    """`name_parts`, remembered: a return's facts are looked up again for each side and each request."""
+    return tuple(name_parts(token))
 
 
 def all_parts(tokens: Iterable[str]) -> list[str]:

@@ -109,13 +109,26 @@ class Turns:
         """Each token of the turns (`_facts.token_set`), and the first message holding it."""
         self._last: dict[str, int] = {}
         """Each token of the turns, and the last message holding it."""
+        self._start = self._end = -1
+        self.extend(messages, start=start)
+
+    def extend(self, messages: Sequence[ModelMessage], *, start: int) -> None:
+        """Read `messages[start:]` too: the turns of a history that grew since (an agent run's next request).
+
+        The messages before `start` must be the ones read already. Reading a message again (the last
+        one, to which a framework may still add parts) changes nothing it held already; compaction
+        rewrites tool returns only, which are no turns.
+        """
         for number, message in enumerate(messages[start:], start=start):
             for text in turn_texts(message):
                 tokens = token_set(text)
+                if not tokens:
+                    continue
                 self._first.update(dict.fromkeys(tokens - self._first.keys(), number))
                 self._last.update(dict.fromkeys(tokens, number))
-        self._end = max(self._last.values(), default=-1)
-        self._start = min(self._first.values(), default=-1)
+                self._end = max(self._end, number)
+                if self._start < 0:
+                    self._start = number
 
     def quoted_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) that a turn after it holds."""

@@ -567,7 +567,7 @@ class OriginalStore:
         Returns None when committed, else why it was refused (a phrase: `the originals store ...`).
         `durable`: fsync at commit (`synchronous=FULL`), which also makes every earlier commit durable (one
         write-ahead log). History records are durable, since a compacted history is written right after;
-        the originals kept in `Compactor.summarize` are not, which spares a batch one fsync per history (the
+        the originals kept in `Compactor.apply` are not, which spares a batch one fsync per history (the
         history record that follows covers them) and an agent run one per request. After the commit the
         database file must still be the one opened: one deleted or replaced meanwhile took the commit along.
         """

@@ -147,25 +147,6 @@ class Compactor:
         """
         return HistorySession(self, report=report if report is not None else Report(), keep_going=keep_going)
 
-    async def summarize(
-        self,
-        messages: Sequence[ModelMessage],
-        due: Sequence[Candidate],
-        *,
-        tracer: Tracer | None = None,
-        scope: str | None = None,
-    ) -> Compaction:
-        """Summarize `due` (walked from `messages`) and apply the answers (a span each on `tracer`).
-
-        `scope`: whose originals these are (default: the compactor's `scope`, else the conversation's).
-        """
-        plan = Plan(
-            candidates=_with_facts_to_keep(
-                messages, due, max_tokens=self.config.max_content_tokens, quoted=self.config.keep_quoted_facts
-            )
-        )
-        return await self.apply(messages, plan, await self.answers.answer(plan.candidates, tracer=tracer), scope=scope)
-
     async def apply(
         self, messages: Sequence[ModelMessage], plan: Plan, outcomes: Sequence[Outcome], *, scope: str | None = None
     ) -> Compaction:
@@ -291,7 +272,12 @@ def _failure(candidate: Candidate, reason: str) -> Failure:
 
 
 def _with_facts_to_keep(
-    messages: Sequence[ModelMessage], due: Sequence[Candidate], *, max_tokens: int, quoted: bool
+    messages: Sequence[ModelMessage],
+    due: Sequence[Candidate],
+    *,
+    max_tokens: int,
+    quoted: bool,
+    turns: Turns | None = None,
 ) -> list[Candidate]:
     """`due`, each with the facts of it the conversation holds: earlier turns', and later ones' if `quoted`.
 
@@ -300,11 +286,13 @@ def _with_facts_to_keep(
     (`keep_quoted_facts`) are what it used. Both are kept verbatim, earlier ones first. Turns hold no
     tool returns, so reading them all costs little next to the returns.
     A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
-    for facts either: scanning a 100 MB log would take seconds for nothing.
+    for facts either: scanning a 100 MB log would take seconds for nothing. `turns`: the turns of
+    `messages` read already (an agent run's, grown request by request); else they are read here.
     """
     if not due:
         return []
-    turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
+    if turns is None:
+        turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
     return [
         dataclasses.replace(
             candidate, quoted=turns.facts(candidate.content, message_index=candidate.message_index, after=quoted)
@@ -374,6 +362,12 @@ class HistorySession:
         """Returns this session sent to the summarizer (summarized or kept): never candidates again."""
         self._saved = 0
         """Tokens this run's rewrites took out of the history."""
+        self._turns = Turns(())
+        """The turns read so far, for the facts a summary keeps: each read once (at a rewrite), not at every rewrite."""
+        self._turns_read = 0
+        """Messages `_turns` has read: the ones since are read when a rewrite needs them, not at every request."""
+        self._budgets: dict[PartRef, int] = {}
+        """Each pending candidate's summary budget (`Summarizer.budget_for`), worked out once."""
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
@@ -404,11 +398,15 @@ class HistorySession:
         if self._cache_aware and due:
             chosen, rewritten_from = self._choose(messages, due, tokens=tokens)
         self._tried.update(_ref(candidate) for candidate in chosen)
+        for candidate in chosen:
+            self._budgets.pop(_ref(candidate), None)
         self._pending = [candidate for candidate in self._pending if _ref(candidate) not in self._tried]
         report = Report(returns_examined=found.returns_seen - self._anchor_returns)
         if chosen:
+            self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
+            self._turns_read = len(messages)
             try:
-                compaction = await self._compactor.summarize(messages, chosen, tracer=tracer, scope=scope)
+                compaction = await self._summarize(messages, chosen, tracer=tracer, scope=scope)
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
                 if not self._keep_going:
                     raise
@@ -436,6 +434,24 @@ class HistorySession:
         self._anchor = messages[-1] if messages else None
         self._anchor_returns = _returns_in(self._anchor)
         return messages
+
+    async def _summarize(
+        self, messages: list[ModelMessage], chosen: list[Candidate], *, tracer: Tracer | None, scope: str | None
+    ) -> Compaction:
+        """Summarize `chosen` (a span each on `tracer`), each with the facts of it the run's turns hold, and apply."""
+        compactor = self._compactor
+        plan = Plan(
+            candidates=_with_facts_to_keep(
+                messages,
+                chosen,
+                max_tokens=compactor.config.max_content_tokens,
+                quoted=compactor.config.keep_quoted_facts,
+                turns=self._turns,
+            )
+        )
+        return await compactor.apply(
+            messages, plan, await compactor.answers.answer(plan.candidates, tracer=tracer), scope=scope
+        )
 
     async def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
         """`candidates` less those already tried, and less the summaries an earlier run or another store made.
@@ -470,12 +486,16 @@ class HistorySession:
     ) -> tuple[list[Candidate], int | None]:
         """The due candidates to rewrite now (`_policy.Ledger.choose`), and where the prompt changes first."""
         due = sorted(due, key=_ref)
-        summarizer = self._compactor.summarizer
-        positions = self._tokens.positions(messages, [_ref(candidate) for candidate in due])
+        budget_for, budgets = self._compactor.summarizer.budget_for, self._budgets
+        refs = [_ref(candidate) for candidate in due]
+        for ref, candidate in zip(refs, due):
+            if ref not in budgets:
+                budgets[ref] = budget_for(candidate)
+        positions = self._tokens.positions(messages, refs)
         index = self._ledger.choose(
             [
-                Due(position=position, tokens=candidate.tokens, budget=summarizer.budget_for(candidate))
-                for candidate, position in zip(due, positions)
+                Due(position=position, tokens=candidate.tokens, budget=budgets[ref])
+                for candidate, position, ref in zip(due, positions, refs)
             ],
             tokens=tokens,
             saved=self._saved,
