@@ -369,11 +369,14 @@ class _Compact:
         if not isinstance(raw, str | bytes):
             return Done(unit=_unit(''), error=f'expected JSON text, found {type(raw).__name__}')
         self.answers.row = _digest(raw)
-        done = asyncio.run(_unit(raw).compact(self.compactor))
+        return asyncio.run(self._compacted(raw))
+
+    async def _compacted(self, raw: str | bytes) -> Done:
+        done = await _unit(raw).compact(self.compactor)
         if self.keep_report:
             return done  # `summarizer batch` records it where it writes it
         # a dataset row is kept nowhere known: its record has no identity
-        return asyncio.run(kept(done, self.compactor.originals, identity=''))
+        return await kept(done, self.compactor.originals, identity='')
 
 
 def _encoded(done: Done, raw: object) -> object:
