@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.metadata
 from pathlib import Path
 
@@ -9,13 +10,22 @@ import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, head_items, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelResponse,
+    TextPart,
+    ToolCallPart,
+    ToolReturnPart,
+    UserPromptPart,
+)
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import UsageLimits
 
-from summarizer import ConfigError, SummarizerConfig
+from summarizer import Compactor, ConfigError, SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
 from summarizer.pipeline._originals import READ_LINE
+from summarizer.pipeline._prompts import parse_data_block
 
 TOOL_OUTPUTS = {'logs': BIG_TEXT, 'search': BIG_LIST, 'repo': BIG_OBJECT}
 
@@ -215,3 +225,48 @@ async def test_the_history_processor_keeps_no_originals_since_it_adds_no_tool(is
     assert processor.report.summarized == 3
     assert not processor.compactor.originals.enabled  # type: ignore[union-attr]
     assert not isolated_cache.with_name('cache-originals').exists()
+
+
+async def test_runs_sharing_one_session_each_see_only_their_own_turns() -> None:
+    """A processor shared by concurrent runs keeps one session: a run awaiting its summaries while
+    another run's request restarts the session must still summarize with its own turns' facts."""
+    told: dict[str, tuple[str, ...]] = {}
+
+    async def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        block = parse_data_block(str(messages[-1].parts[-1].content))
+        text = str(block.content)
+        told[text.split(' ', 1)[0]] = block.quoted
+        await asyncio.sleep(0.3 if text.startswith('run-A ') else 0.05)  # A's summary comes back last
+        return ModelResponse(parts=[TextPart(text[:200])])
+
+    def big(tag: str, extra: str) -> str:
+        return '\n'.join(f'{tag} line {n}: value {n} ' + 'filler words here ' * 8 for n in range(200)) + f'\n{extra}'
+
+    def step(call_id: str, content: str) -> list[ModelMessage]:
+        return [
+            ModelResponse(parts=[ToolCallPart('fetch', {'page': call_id}, tool_call_id=call_id)]),
+            ModelRequest(parts=[ToolReturnPart('fetch', content, tool_call_id=call_id)]),
+        ]
+
+    run_a: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('Task: look up account_id_4411 please')]),
+        *step('a0', big('run-A', 'x')),
+    ]
+    run_b: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart('Task: check invoice_7788 please')]),
+        ModelResponse(parts=[TextPart('Noted. I will also need order_9911.')]),
+        ModelRequest(parts=[UserPromptPart('go on')]),
+        *step('b0', big('run-B', 'y')),
+    ]
+    config = SummarizerConfig().override(keep_recent=0, policy={'kind': 'threshold'}, cache={'enabled': False})
+    session = Compactor(config=config, model=FunctionModel(respond)).session()
+
+    async def b_meanwhile() -> list[ModelMessage]:
+        await asyncio.sleep(0.1)  # while A awaits its summary
+        return await session.process(list(run_b))
+
+    first_a, first_b = await asyncio.gather(session.process(list(run_a)), b_meanwhile())
+    assert first_a[2] != run_a[2] and first_b[4] != run_b[4]  # both runs' returns summarized
+    later = [ModelResponse(parts=[TextPart('ok')]), ModelRequest(parts=[UserPromptPart('next')])]
+    await session.process([*first_a, *later, *step('a1', big('run-A2', 'account_id_4411 order_9911 invoice_7788'))])
+    assert told['run-A2'] == ('account_id_4411',)  # A's own task, none of B's turns

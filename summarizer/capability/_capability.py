@@ -202,7 +202,8 @@ class SummarizeToolReturnsProcessor(_Options):
     """An async history processor: `Agent(capabilities=[ProcessHistory(SummarizeToolReturnsProcessor(...))])`.
 
     It keeps one incremental session; a history that does not continue the last one it saw (another
-    run) restarts it, so sharing one processor between concurrent runs stays correct, only slower.
+    run) restarts it, and concurrent runs' requests are served one at a time, so sharing one processor
+    between concurrent runs stays correct, only slower.
     It adds no tool (a history processor cannot), so unless `originals` is given it keeps no
     originals either: its summaries must not point the model at a tool it does not have. Use
     `SummarizeToolReturns` for `read_tool_return`.

@@ -10,9 +10,11 @@ to what is new, not to the length of the history.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import itertools
 import logging
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -346,6 +348,8 @@ class HistorySession:
         config = compactor.config
         self._cache_aware = config.policy.kind == 'cache-aware' and compactor.originals.enabled
         self._tokens = _MessageTokens(compactor.tokenizer)
+        self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
+        """One lock per event loop (an `asyncio.Lock` serves one): requests of runs sharing the session go one at a time."""
         self._restart()
 
     def _restart(self) -> None:
@@ -376,7 +380,21 @@ class HistorySession:
 
         `tracer`: the run's (`RunContext.tracer`), so each summary shows as a span in an instrumented run.
         `scope`: whose originals these are (default: the compactor's, else the conversation's).
+
+        Runs sharing one session (a history processor given to concurrent runs) are served one
+        request at a time: a run's request, awaiting its summaries, never sees another run's state
+        (its turns, its tried returns, its ledger) change under it. One run at a time never waits.
         """
+        loop = asyncio.get_running_loop()
+        lock = self._locks.get(loop)
+        if lock is None:
+            lock = self._locks[loop] = asyncio.Lock()
+        async with lock:
+            return await self._process(messages, tracer=tracer, scope=scope)
+
+    async def _process(
+        self, messages: list[ModelMessage], *, tracer: Tracer | None, scope: str | None
+    ) -> list[ModelMessage]:
         if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
             self._restart()
         start = max(self._walked - 1, 0)
