@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import compactor, summarizer_model
@@ -19,6 +20,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import FunctionModel
 
 from summarizer import PolicyConfig, Report, SummarizerConfig, run_cost
+from summarizer.pipeline import HistorySession
 from summarizer.pipeline._policy import Due, Ledger
 
 
@@ -180,3 +182,28 @@ async def test_a_failed_rewrite_breaks_no_cache_in_the_ledger(tmp_path: Path) ->
     assert report.prompt_tokens == report.uncompacted_prompt_tokens
     assert report.prompt_cached_tokens == report.uncompacted_cached_tokens
     assert report.prompt_written_tokens == report.uncompacted_written_tokens
+
+
+async def test_waiting_returns_priced_once_choose_as_if_priced_at_every_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A return waiting for its rewrite to pay keeps its price until a rewrite moves it: the same choices."""
+    messages = run(1)[:-1]
+    for step in range(1, 40):  # pages of many sizes: some wait for many requests, rewrites move them
+        lines = (15, 60, 150, 400)[step % 4]
+        messages.append(ModelResponse(parts=[ToolCallPart('fetch', {'page': step}, tool_call_id=f'c{step}')]))
+        messages.append(ModelRequest(parts=[ToolReturnPart('fetch', page(step, lines), tool_call_id=f'c{step}')]))
+    messages.append(ModelResponse(parts=[TextPart('All checked.')]))
+    kept, kept_report = await replay_session(messages, originals={'directory': str(tmp_path / 'kept')})
+    choose = HistorySession._choose  # pyright: ignore[reportPrivateUsage]
+
+    def priced_anew(self: HistorySession, *args: Any, **kwargs: Any) -> Any:
+        self._dues.clear()  # pyright: ignore[reportPrivateUsage]
+        return choose(self, *args, **kwargs)
+
+    monkeypatch.setattr(HistorySession, '_choose', priced_anew)
+    anew, anew_report = await replay_session(messages, originals={'directory': str(tmp_path / 'anew')})
+    assert kept_report.summarized > 3 and kept_report.requests == 41  # the task, then one per return
+    assert kept == anew
+    assert kept_report.prompt_tokens == anew_report.prompt_tokens
+    assert kept_report.prompt_cached_tokens == anew_report.prompt_cached_tokens

@@ -370,8 +370,10 @@ class HistorySession:
         """The turns read so far, for the facts a summary keeps: each read once (at a rewrite), not at every rewrite."""
         self._turns_read = 0
         """Messages `_turns` has read: the ones since are read when a rewrite needs them, not at every request."""
-        self._budgets: dict[PartRef, int] = {}
-        """Each pending candidate's summary budget (`Summarizer.budget_for`), worked out once."""
+        self._dues: dict[PartRef, Due] = {}
+        """Each waiting return as the policy prices it (place in the prompt, tokens, summary budget), worked out
+        once it is due (and again while its message is the one walked again). A rewrite never moves one: it
+        takes every due return behind the place it starts at, so those still waiting are all before it."""
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
@@ -414,10 +416,10 @@ class HistorySession:
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
         chosen, rewritten_from = due, None
         if self._cache_aware and due:
-            chosen, rewritten_from = self._choose(messages, due, tokens=tokens)
+            chosen, rewritten_from = self._choose(messages, due, tokens=tokens, walked_from=start)
         self._tried.update(_ref(candidate) for candidate in chosen)
         for candidate in chosen:
-            self._budgets.pop(_ref(candidate), None)
+            self._dues.pop(_ref(candidate), None)
         self._pending = [candidate for candidate in self._pending if _ref(candidate) not in self._tried]
         report = Report(returns_examined=found.returns_seen - self._anchor_returns)
         if chosen:
@@ -500,27 +502,24 @@ class HistorySession:
         return await anyio.to_thread.run_sync(unrecorded)
 
     def _choose(
-        self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int
+        self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int, walked_from: int
     ) -> tuple[list[Candidate], int | None]:
-        """The due candidates to rewrite now (`_policy.Ledger.choose`), and where the prompt changes first."""
+        """The due candidates to rewrite now (`_policy.Ledger.choose`), and where the prompt changes first.
+
+        `walked_from`: the first message walked for this request; its returns are priced anew, the
+        others as they were (`_dues`).
+        """
         due = sorted(due, key=_ref)
-        budget_for, budgets = self._compactor.summarizer.budget_for, self._budgets
-        refs = [_ref(candidate) for candidate in due]
-        for ref, candidate in zip(refs, due):
-            if ref not in budgets:
-                budgets[ref] = budget_for(candidate)
-        positions = self._tokens.positions(messages, refs)
-        index = self._ledger.choose(
-            [
-                Due(position=position, tokens=candidate.tokens, budget=budgets[ref])
-                for candidate, position, ref in zip(due, positions, refs)
-            ],
-            tokens=tokens,
-            saved=self._saved,
-        )
+        dues = self._dues
+        new = [c for c in due if c.message_index >= walked_from or _ref(c) not in dues]
+        if new:
+            budget_for, refs = self._compactor.summarizer.budget_for, [_ref(candidate) for candidate in new]
+            for candidate, ref, position in zip(new, refs, self._tokens.positions(messages, refs)):
+                dues[ref] = Due(position=position, tokens=candidate.tokens, budget=budget_for(candidate))
+        index = self._ledger.choose([dues[_ref(candidate)] for candidate in due], tokens=tokens, saved=self._saved)
         if index is None:
             return [], None
-        return due[index:], positions[index]
+        return due[index:], dues[_ref(due[index])].position
 
 
 class _MessageTokens:
