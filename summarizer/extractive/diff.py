@@ -1,7 +1,10 @@
-"""Unified diffs (`git diff`, `git show`, patches): every file header and hunk header stays.
+"""Unified diffs (`git diff`, `git show`, patches): the file and hunk headers first.
 
 Without `diff --git a/… b/…` and `@@ -41,7 +41,8 @@` a reader cannot tell which file or line a
-change is in, so they come first; then changed lines, then context lines.
+change is in, so they are required (`MUST`): chosen before any other line, as many as half the
+budget holds (a fifth when later turns quote facts, which compete for the rest), the most worth
+per token first; then changed lines, then context lines. A long diff under a small budget can so
+keep a hunk header but not its file's `diff --git` line, whose paths `---`/`+++` repeat.
 """
 
 from __future__ import annotations
