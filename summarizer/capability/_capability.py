@@ -202,8 +202,9 @@ class SummarizeToolReturnsProcessor(_Options):
     """An async history processor: `Agent(capabilities=[ProcessHistory(SummarizeToolReturnsProcessor(...))])`.
 
     It keeps one incremental session; a history that does not continue the last one it saw (another
-    run) restarts it, and concurrent runs' requests are served one at a time, so sharing one processor
-    between concurrent runs stays correct, only slower.
+    run) restarts it, and concurrent runs' requests in one event loop are served one at a time, so
+    sharing one processor between concurrent runs of a loop stays correct, only slower (runs in
+    several threads, each with its own loop, are not serialized: give them `SummarizeToolReturns`).
     It adds no tool (a history processor cannot), so unless `originals` is given it keeps no
     originals either: its summaries must not point the model at a tool it does not have. Use
     `SummarizeToolReturns` for `read_tool_return`.
