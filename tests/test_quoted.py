@@ -42,10 +42,10 @@ def _returns(messages: list[ModelMessage]) -> list[tuple[int, JsonValue]]:
     ]
 
 
-def _by_definition(messages: list[ModelMessage], index: int, content: JsonValue) -> list[str]:
-    """The facts of `content` that the text of the turns after message `index` holds, read directly."""
-    later = '\n'.join(text for message in messages[index + 1 :] for text in turn_texts(message))
-    return referred_facts(plain_text(content), token_set(later).__and__)
+def _by_definition(turns: list[ModelMessage], content: JsonValue) -> list[str]:
+    """The facts of `content` that the text of `turns` holds, read directly."""
+    text = '\n'.join(text for message in turns for text in turn_texts(message))
+    return referred_facts(plain_text(content), token_set(text).__and__)
 
 
 @pytest.mark.parametrize('history', GOLDEN, ids=[path.stem for path in GOLDEN])
@@ -55,7 +55,7 @@ def test_the_index_agrees_with_the_definition_on_every_golden_return(history: Pa
     returns = _returns(messages)
     assert returns
     for index, content in returns:
-        assert list(later.quoted_facts(content, message_index=index)) == _by_definition(messages, index, content)
+        assert list(later.quoted_facts(content, message_index=index)) == _by_definition(messages[index + 1 :], content)
 
 
 def _history(content: JsonValue, *, after: str, args: dict[str, str] | str | None = None) -> list[ModelMessage]:
@@ -87,7 +87,7 @@ def _history(content: JsonValue, *, after: str, args: dict[str, str] | str | Non
 def test_quoted_facts_of_small_histories(content: str, after: str, quoted: list[str]) -> None:
     messages = _history(content, after=after)
     assert list(Turns(messages).quoted_facts(content, message_index=2)) == quoted
-    assert _by_definition(messages, 2, content) == quoted
+    assert _by_definition(messages[3:], content) == quoted
 
 
 def test_tool_call_arguments_quote_too_and_a_late_start_sees_the_same() -> None:
@@ -251,7 +251,7 @@ def test_the_index_agrees_with_the_definition_on_random_text(seed: int) -> None:
         )
         messages = _history(content, after=f'So: {quoted} and more.', args={'q': rng.choice(words)})
         found = list(Turns(messages).quoted_facts(content, message_index=2))
-        assert found == _by_definition(messages, 2, content), (content, quoted)
+        assert found == _by_definition(messages[3:], content), (content, quoted)
 
 
 @pytest.mark.parametrize('history', GOLDEN[::5], ids=[path.stem for path in GOLDEN[::5]])
@@ -265,11 +265,8 @@ def test_turns_read_request_by_request_agree_with_the_definition(history: Path) 
         walked = end
     grown.extend(messages, start=max(walked - 1, 0))
     for index, content in _returns(messages):
-        earlier = '\n'.join(text for message in messages[:index] for text in turn_texts(message))
-        assert grown.known_facts(content, message_index=index) == tuple(
-            referred_facts(plain_text(content), token_set(earlier).__and__)
-        )
-        assert list(grown.quoted_facts(content, message_index=index)) == _by_definition(messages, index, content)
+        assert list(grown.known_facts(content, message_index=index)) == _by_definition(messages[:index], content)
+        assert list(grown.quoted_facts(content, message_index=index)) == _by_definition(messages[index + 1 :], content)
 
 
 def test_known_facts_are_those_a_turn_before_the_return_holds() -> None:
