@@ -392,6 +392,57 @@ def test_a_database_left_mid_transaction_by_a_killed_writer_is_rolled_back_and_c
                 check_rewrite(StoredHistory.parse(original), StoredHistory.parse(str(text)))
 
 
+KILLED_COMMITTER = """
+import os, signal, sqlite3, sys
+connection = sqlite3.connect(sys.argv[1], isolation_level=None)
+connection.execute('PRAGMA cache_size = 1')  # changed pages spill into the database file before the commit
+connection.execute('PRAGMA wal_autocheckpoint = 0')  # in WAL mode, committed pages stay in the `-wal` file
+connection.execute('BEGIN IMMEDIATE')
+connection.execute("UPDATE conversations SET messages = hex(randomblob(5000))")
+if sys.argv[2] == 'commit':
+    connection.execute('COMMIT')
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+@pytest.mark.parametrize('journal', ['delete', 'wal'])
+@pytest.mark.parametrize('copy', ['out', 'backup'])
+def test_a_copy_replacing_a_database_a_killed_writer_left_is_not_mixed_with_its_journal(
+    tmp_path: Path, journal: str, copy: str
+) -> None:
+    """A `-journal` or `-wal` file left by a writer killed in an earlier `--out` copy (or `.bak`) belongs to
+    that file: SQLite would replay it onto the new copy renamed over it, and corrupt it."""
+    originals = {f'r{index}': ModelMessagesTypeAdapter.dump_json(history(f'row {index}\n{TEXT}')) for index in range(3)}
+    database = tmp_path / DATABASE
+    make_conversations(database, originals)
+    rows(database, f'PRAGMA journal_mode = {journal}')
+    command = ['batch', str(database), '--keep-recent', '0']
+    command += ['--out', str(tmp_path / 'out')] if copy == 'out' else ['--in-place', '--backup']
+    copied = tmp_path / 'out' / DATABASE if copy == 'out' else tmp_path / f'{DATABASE}.bak'
+    assert main(command) == 0
+    # a writer killed mid-transaction leaves a hot journal; in WAL mode, one killed after its commit a `-wal`
+    stage = 'commit' if journal == 'wal' else 'write'
+    subprocess.run([sys.executable, '-c', KILLED_COMMITTER, str(copied), stage], check=False)
+    left = copied.with_name(f'{copied.name}-{"wal" if journal == "wal" else "journal"}')
+    assert left.stat().st_size > 0
+    if copy == 'backup':  # the input is the original again, to be compacted and backed up anew
+        for sidecar in tmp_path.glob(f'{DATABASE}-*'):
+            sidecar.unlink()
+        database.unlink()
+        make_conversations(database, originals)
+
+    assert main(command) == 0
+
+    assert rows(copied, 'PRAGMA integrity_check') == [('ok',)]
+    found = dict(rows(copied, 'SELECT id, messages FROM conversations'))
+    assert sorted(found) == sorted(originals)
+    for key, text in found.items():
+        if copy == 'backup':
+            assert text == originals[str(key)].decode()
+        else:
+            check_rewrite(StoredHistory.parse(originals[str(key)]), StoredHistory.parse(str(text)))
+
+
 KILLED_AFTER_TWO_WRITES = """
 import os, signal, sys
 from summarizer.engines import _sources

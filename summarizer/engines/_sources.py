@@ -555,6 +555,7 @@ def copy_database(source: Path, target: Path, *, as_backup: bool = False) -> Non
         ):
             writer.execute('PRAGMA journal_mode = OFF')  # a kill must leave no `-journal` of a throwaway file
             reader.backup(writer)
+        _settle(target)
         os.replace(temporary, target)
     except BaseException:
         temporary.unlink(missing_ok=True)
@@ -568,6 +569,23 @@ def copy_database(source: Path, target: Path, *, as_backup: bool = False) -> Non
             target.chmod(stat.S_IMODE(status.st_mode))  # chown clears set-id bits
         else:
             target.chmod(stat.S_IMODE(target.stat().st_mode) | stat.S_IWUSR)  # ours to write, read-only source or not
+
+
+def _settle(database: Path) -> None:
+    """Before a copy is renamed over `database`: finish what a writer killed on it left, and drop its sidecars.
+
+    A `-journal` (hot, of a transaction cut short) or a `-wal` beside a database belongs to that file:
+    left beside the copy renamed over it, the next open would play the old file's pages into the new one
+    (a corrupt copy, or a `.bak` holding the killed writer's rows). Opening the old file lets SQLite roll
+    back or checkpoint it first, so the old file stays whole until the rename; whatever is left (a file
+    that is not a database, a lock that would not clear) is removed, as the old file goes anyway.
+    """
+    if not database.exists():
+        return
+    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(database)) as connection:
+        connection.execute('SELECT count(*) FROM sqlite_master').fetchone()
+    for sidecar in ('-journal', '-wal', '-shm'):
+        database.with_name(database.name + sidecar).unlink(missing_ok=True)
 
 
 # -- discovery ---------------------------------------------------------------------------------------
