@@ -40,7 +40,7 @@ def test_overhead_states() -> None:
     section = overhead_section(messages=24, tool_returns=6, repeat=2, steps=2)
     cases = {(row['case'], row['state']) for row in section.rows}
     assert ('ours', 'b: steady') in cases and ('ours (cold disk cache)', 'c: first pass') in cases
-    assert _targets(section)['(b) messages walked per request (2 new + the last old one)'] == 3
+    assert _targets(section)['(b) messages walked per request (the 2 new ones)'] == 2
     for case in ('ours (cache off)', 'ours, keep_quoted_facts off'):
         first_pass = next(row for row in section.rows if row['case'] == case)
         assert first_pass['summarized'] == 4  # six returns, one tiny, one kept as recent
@@ -63,7 +63,7 @@ def test_concurrency_answers_every_return() -> None:
 def test_growth_walks_only_what_is_new() -> None:
     section = growth_section(sizes=(12, 24), steps=2)
     sizes = [row for row in section.rows if isinstance(row['messages'], int)]
-    assert [(row['messages'], row['walked/req']) for row in sizes] == [(12, 3), (24, 3)]
+    assert [(row['messages'], row['walked/req']) for row in sizes] == [(12, 2), (24, 2)]
     assert section.rows[-1]['messages'] == '24 ÷ 12'  # the per-message ratio, largest to smallest
 
 

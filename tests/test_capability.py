@@ -109,13 +109,34 @@ async def test_steady_state_walks_only_new_messages() -> None:
     for step in range(5):
         history.append(ModelResponse(parts=[TextPart(f'more {step}')]))
         history = await session.process(history)
-    # each later request re-walks only the previous last message and the new one
-    assert session.messages_walked == len(result.all_messages()) + 5 * 2
+    # each later request walks only the new message
+    assert session.messages_walked == len(result.all_messages()) + 5
     assert session.report.summarized == 3 and session.report.model_calls == 3
 
     edited = [history[0], *history[2:]]  # not a continuation: the session starts over, still correct
-    await session.process(edited)
-    assert session.messages_walked == len(result.all_messages()) + 5 * 2 + len(edited)
+    history = await session.process(edited)
+    assert session.messages_walked == len(result.all_messages()) + 5 + len(edited)
+
+
+async def test_a_last_message_given_new_parts_is_walked_again() -> None:
+    """pydantic-ai adds parts to a request after the history processors by giving it a new `parts` list."""
+    session = SummarizeToolReturns(model='extractive', keep_recent=0, policy='threshold').compactor.session()
+    call = ToolCallPart('logs', {}, tool_call_id='late')
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('go')]), ModelResponse(parts=[call])]
+    history.append(ModelRequest(parts=[ToolReturnPart('logs', 'small', tool_call_id='late')]))
+    history = await session.process(history)
+    assert session.report.returns_examined == 1
+
+    history = await session.process(history)  # the same history again: nothing new, nothing walked
+    assert session.messages_walked == 3 and session.report.returns_examined == 1
+
+    last = history[-1]
+    assert isinstance(last, ModelRequest)
+    last.parts = [*last.parts, ToolReturnPart('logs', BIG_TEXT, tool_call_id='late')]
+    history.append(ModelResponse(parts=[TextPart('done')]))
+    history = await session.process(history)
+    assert session.messages_walked == 5 and session.report.returns_examined == 2
+    assert session.report.summarized == 1
 
 
 async def test_history_processor_in_process_history() -> None:

@@ -326,9 +326,10 @@ class HistorySession:
     """Incremental compaction of a history that only grows at its end (an agent run).
 
     It remembers how far it walked and the last message object it returned. When the next history
-    holds that very object at that position, only the new messages are walked (and the last old
-    one again, since a framework may still append parts to it); otherwise (a new run, an edited
-    history) it starts over, which is correct, only slower.
+    holds that very object at that position, only the new messages are walked (and the last old one
+    again if it was given other parts since: pydantic-ai adds parts to a request after the history
+    processors by assigning it a new `parts` list, and mutating a part in place is not supported);
+    otherwise (a new run, an edited history) it starts over, which is correct, only slower.
 
     Which of the returns that left the `keep_recent` window are rewritten, and when, is the config's
     `policy` (`_policy`): with `cache-aware` (and the originals store on, so that every cut is readable
@@ -355,10 +356,13 @@ class HistorySession:
     def _restart(self) -> None:
         self._walked = 0
         self._anchor: ModelMessage | None = None
+        self._anchor_parts: Sequence[object] = ()
+        """The anchor's parts list as walked (held, so that a new list cannot take its identity)."""
+        self._anchor_length = 0
         self._recent: list[int] = []
         """The turns in the `keep_recent` window."""
         self._anchor_returns = 0
-        """Returns of the anchor already counted in `report.returns_examined`: it is walked again, not counted again."""
+        """Returns of the anchor already counted in `report.returns_examined`: walked again, not counted again."""
         self._pending: list[Candidate] = []
         """Candidates not yet summarized: in the window, or due and waiting for a rewrite to pay."""
         self._ledger = Ledger(policy=self._compactor.config.policy)
@@ -399,13 +403,17 @@ class HistorySession:
     ) -> list[ModelMessage]:
         if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
             self._restart()
-        start = max(self._walked - 1, 0)
+        anchor = self._anchor  # the last message returned, walked again only if it was given other parts since
+        again = anchor is not None and (
+            anchor.parts is not self._anchor_parts or len(anchor.parts) != self._anchor_length
+        )
+        start = self._walked - 1 if again else self._walked
         config = self._compactor.config
         self._pending = [candidate for candidate in self._pending if candidate.message_index < start]
         floor = config.policy.min_tokens if self._cache_aware else None
         found = walk(messages, config=config, tokenizer=self._compactor.tokenizer, start=start, floor_tokens=floor)
         self.messages_walked += len(messages) - start
-        # the anchor is walked again: its turn may already be the last one counted
+        # an anchor walked again: its turn may already be the last one counted
         turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
         self._recent = recent_turns(turns, config.keep_recent)
         kept = set(self._recent)
@@ -421,7 +429,7 @@ class HistorySession:
         for candidate in chosen:
             self._dues.pop(_ref(candidate), None)
         self._pending = [candidate for candidate in self._pending if _ref(candidate) not in self._tried]
-        report = Report(returns_examined=found.returns_seen - self._anchor_returns)
+        report = Report(returns_examined=found.returns_seen - (self._anchor_returns if again else 0))
         if chosen:
             self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
             self._turns_read = len(messages)
@@ -452,6 +460,8 @@ class HistorySession:
         self.report.add(report)
         self._walked = len(messages)
         self._anchor = messages[-1] if messages else None
+        self._anchor_parts = self._anchor.parts if self._anchor is not None else ()
+        self._anchor_length = len(self._anchor_parts)
         self._anchor_returns = _returns_in(self._anchor)
         return messages
 
@@ -476,8 +486,8 @@ class HistorySession:
     async def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
         """`candidates` less those already tried, and less the summaries an earlier run or another store made.
 
-        The last message walked is walked again, and with the cache-aware policy its summaries may be
-        over `min_tokens`. A summary under its threshold that holds an omission marker is one, wherever
+        The last message walked may be walked again (given new parts), and with the cache-aware policy
+        its summaries may be over `min_tokens`. A summary under its threshold that holds an omission marker is one, wherever
         it was made; `recorded`: also look the candidates up in the store (a history walked whole, which
         may hold an earlier run's summaries), in a worker thread as the store may wait for a lock. The
         threshold policy needs neither: every summary is under its threshold.

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import cast
 
 from pydantic_ai.messages import ModelMessage
 
@@ -64,16 +63,16 @@ class Report:
     """Tool-call problems found in the input (reported, never introduced)."""
 
     def add(self, other: Report) -> None:
-        for name in _REPORT_FIELDS:
-            mine = getattr(self, name)
-            if isinstance(mine, list):
-                # `getattr` is typed Any, and `isinstance` cannot narrow what a list holds
-                cast('list[object]', mine).extend(getattr(other, name))
-            else:
-                setattr(self, name, mine + getattr(other, name))
+        """Add `other`'s counts to these, and its lists to these (an agent run adds one per request)."""
+        mine, theirs = vars(self), vars(other)
+        for name in _COUNTS:
+            mine[name] += theirs[name]
+        for name in _LISTS:
+            mine[name].extend(theirs[name])
 
 
-_REPORT_FIELDS = tuple(item.name for item in dataclasses.fields(Report))
+_COUNTS = tuple(item.name for item in dataclasses.fields(Report) if item.type == 'int')
+_LISTS = tuple(item.name for item in dataclasses.fields(Report) if item.name not in _COUNTS)
 
 
 @dataclass(frozen=True)
