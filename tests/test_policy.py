@@ -198,7 +198,7 @@ async def test_waiting_returns_priced_once_choose_as_if_priced_at_every_request(
     choose = HistorySession._choose  # pyright: ignore[reportPrivateUsage]
 
     def priced_anew(self: HistorySession, *args: Any, **kwargs: Any) -> Any:
-        self._dues.clear()  # pyright: ignore[reportPrivateUsage]
+        self._priced.clear()  # pyright: ignore[reportPrivateUsage]
         return choose(self, *args, **kwargs)
 
     monkeypatch.setattr(HistorySession, '_choose', priced_anew)

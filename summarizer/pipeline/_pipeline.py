@@ -11,8 +11,8 @@ to what is new, not to the length of the history.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import dataclasses
-import itertools
 import logging
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
@@ -263,6 +263,10 @@ def _ref(candidate: Candidate) -> PartRef:
     return (candidate.message_index, candidate.part_index)
 
 
+def _message_index(candidate: Candidate) -> int:
+    return candidate.message_index
+
+
 def _failure(candidate: Candidate, reason: str) -> Failure:
     return Failure(
         message_index=candidate.message_index,
@@ -364,7 +368,8 @@ class HistorySession:
         self._anchor_returns = 0
         """Returns of the anchor already counted in `report.returns_examined`: walked again, not counted again."""
         self._pending: list[Candidate] = []
-        """Candidates not yet summarized: in the window, or due and waiting for a rewrite to pay."""
+        """Candidates not yet summarized, in the order of the history: those due (waiting for a rewrite to
+        pay), then those still in the `keep_recent` window (the latest turns' returns)."""
         self._ledger = Ledger(policy=self._compactor.config.policy)
         self._tried: set[PartRef] = set()
         """Returns this session sent to the summarizer (summarized or kept): never candidates again."""
@@ -374,10 +379,10 @@ class HistorySession:
         """The turns read so far, for the facts a summary keeps: each read once (at a rewrite), not at every rewrite."""
         self._turns_read = 0
         """Messages `_turns` has read: the ones since are read when a rewrite needs them, not at every request."""
-        self._dues: dict[PartRef, Due] = {}
-        """Each waiting return as the policy prices it (place in the prompt, tokens, summary budget), worked out
-        once it is due (and again while its message is the one walked again). A rewrite never moves one: it
-        takes every due return behind the place it starts at, so those still waiting are all before it."""
+        self._priced: list[Due] = []
+        """The first pending returns as the policy prices them (place in the prompt, tokens, summary budget),
+        each worked out once it is due (and again if its message is walked again). A rewrite never moves one:
+        it takes every due return behind the place it starts at, so those still waiting are all before it."""
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
@@ -409,7 +414,8 @@ class HistorySession:
         )
         start = self._walked - 1 if again else self._walked
         config = self._compactor.config
-        self._pending = [candidate for candidate in self._pending if candidate.message_index < start]
+        kept_before = bisect.bisect_left(self._pending, start, key=_message_index)  # those walked again go
+        del self._pending[kept_before:], self._priced[kept_before:]
         floor = config.policy.min_tokens if self._cache_aware else None
         found = walk(messages, config=config, tokenizer=self._compactor.tokenizer, start=start, floor_tokens=floor)
         self.messages_walked += len(messages) - start
@@ -417,18 +423,21 @@ class HistorySession:
         turns = self._recent + [turn for turn in found.turns if not self._recent or turn > self._recent[-1]]
         self._recent = recent_turns(turns, config.keep_recent)
         kept = set(self._recent)
-        self._pending.extend(await self._unsummarized(found.candidates, recorded=start == 0))
-        due = [candidate for candidate in self._pending if candidate.turn not in kept]
+        pending = self._pending
+        pending.extend(await self._unsummarized(found.candidates, recorded=start == 0))
+        due = len(pending)  # the window's returns are the last pending ones
+        while due and pending[due - 1].turn in kept:
+            due -= 1
         tokens = self._tokens.update(messages, start=start)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
-        chosen, rewritten_from = due, None
-        if self._cache_aware and due:
-            chosen, rewritten_from = self._choose(messages, due, tokens=tokens, walked_from=start)
+        # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
+        first = self._choose(messages, due, tokens=tokens) if self._cache_aware and due else 0
+        first = due if first is None else first
+        chosen = pending[first:due]
+        del pending[first:due], self._priced[first:]
+        rewritten_from = None
         self._tried.update(_ref(candidate) for candidate in chosen)
-        for candidate in chosen:
-            self._dues.pop(_ref(candidate), None)
-        self._pending = [candidate for candidate in self._pending if _ref(candidate) not in self._tried]
         report = Report(returns_examined=found.returns_seen - (self._anchor_returns if again else 0))
         if chosen:
             self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
@@ -440,7 +449,7 @@ class HistorySession:
                     raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
-                self._pending.extend(chosen)
+                pending[first:first] = chosen  # where they were: priced again when next due
                 rewritten_from = None
             else:
                 report.add(compaction.report)
@@ -511,32 +520,26 @@ class HistorySession:
 
         return await anyio.to_thread.run_sync(unrecorded)
 
-    def _choose(
-        self, messages: list[ModelMessage], due: list[Candidate], *, tokens: int, walked_from: int
-    ) -> tuple[list[Candidate], int | None]:
-        """The due candidates to rewrite now (`_policy.Ledger.choose`), and where the prompt changes first.
+    def _choose(self, messages: list[ModelMessage], due: int, *, tokens: int) -> int | None:
+        """Where to start rewriting the first `due` pending returns (`_policy.Ledger.choose`), or None for nowhere.
 
-        `walked_from`: the first message walked for this request; its returns are priced anew, the
-        others as they were (`_dues`).
+        Only the returns that became due since the last request (or whose message was walked again) are
+        priced now; the others keep their price (`_priced`).
         """
-        due = sorted(due, key=_ref)
-        dues = self._dues
-        new = [c for c in due if c.message_index >= walked_from or _ref(c) not in dues]
-        if new:
-            budget_for, refs = self._compactor.summarizer.budget_for, [_ref(candidate) for candidate in new]
-            for candidate, ref, position in zip(new, refs, self._tokens.positions(messages, refs)):
-                dues[ref] = Due(position=position, tokens=candidate.tokens, budget=budget_for(candidate))
-        index = self._ledger.choose([dues[_ref(candidate)] for candidate in due], tokens=tokens, saved=self._saved)
-        if index is None:
-            return [], None
-        return due[index:], dues[_ref(due[index])].position
+        priced, fresh = self._priced, self._pending[len(self._priced) : due]
+        if fresh:
+            budget_for, refs = self._compactor.summarizer.budget_for, [_ref(candidate) for candidate in fresh]
+            for candidate, position in zip(fresh, self._tokens.positions(messages, refs)):
+                priced.append(Due(position=position, tokens=candidate.tokens, budget=budget_for(candidate)))
+        return self._ledger.choose(priced, tokens=tokens, saved=self._saved)
 
 
 class _MessageTokens:
     """Tokens of what a model reads of each message of a run's history (`_tokens.message_texts`), block by block.
 
     Kept per position and counted again only where the history changed (the messages from the last one
-    walked on, and the ones a rewrite replaced), so a request costs sums over integers.
+    walked on, and the ones a rewrite replaced), with the running totals before each message, so a
+    request costs in proportion to what changed, not to the history's length.
     """
 
     def __init__(self, tokenizer: Tokenizer) -> None:
@@ -544,10 +547,13 @@ class _MessageTokens:
         self._blocks: list[list[int]] = []
         """Per message: its instructions' tokens (a request's, if any), then each part's."""
         self._sizes: list[int] = []
+        self._before: list[int] = [0]
+        """Tokens before each message, and (last) in all."""
 
     def update(self, messages: Sequence[ModelMessage], *, start: int, changed: Iterable[int] = ()) -> int:
         """Count `messages[start:]` and the messages at `changed` anew; the history's total."""
         del self._blocks[start:], self._sizes[start:]
+        changed = list(changed)
         for index in [*changed, *range(start, len(messages))]:
             blocks = [self._tokenizer(text) for text in message_texts(messages[index])]
             if index < len(self._blocks):
@@ -555,7 +561,12 @@ class _MessageTokens:
             else:
                 self._blocks.append(blocks)
                 self._sizes.append(sum(blocks))
-        return sum(self._sizes)
+        low = min([start, *changed])
+        before = self._before
+        del before[low + 1 :]
+        for size in self._sizes[low:]:
+            before.append(before[-1] + size)
+        return before[-1]
 
     def size(self, index: int) -> int:
         """The tokens of the message at `index`, as last counted."""
@@ -563,7 +574,7 @@ class _MessageTokens:
 
     def positions(self, messages: Sequence[ModelMessage], refs: Sequence[PartRef]) -> list[int]:
         """Tokens before each referenced part."""
-        before = [0, *itertools.accumulate(self._sizes)]
+        before = self._before
         positions: list[int] = []
         for message_index, part_index in refs:
             blocks = self._blocks[message_index]

@@ -27,7 +27,7 @@ summary's size is estimated by its budget (an upper bound) before it is made.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core import PolicyConfig
 from ._prices import CACHE_MINIMUM, cached_part
@@ -41,6 +41,11 @@ class Due:
     """Tokens of the prompt before it."""
     tokens: int
     budget: int
+    saving: int = field(init=False)
+    """What its summary takes out of the prompt at least: its tokens over its budget."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, 'saving', max(self.tokens - self.budget, 0))  # frozen: set once, here
 
 
 @dataclass(kw_only=True)
@@ -87,10 +92,11 @@ class Ledger:
         credit = self.credit + none - standing
         expected = self.policy.horizon * max(self.requests, 1)
         best, chosen = 0.0, None
-        removed = 0
-        for index in range(len(due) - 1, -1, -1):
-            removed += max(due[index].tokens - due[index].budget, 0)
-            cached = cached_part(min(self.sent, due[index].position))
+        removed, sent = 0, self.sent
+        for index in range(len(due) - 1, -1, -1):  # a tight loop: a long run may hold a thousand waiting returns
+            item = due[index]
+            removed += item.saving
+            cached = cached_part(min(sent, item.position))
             extra = read * cached + write * (tokens - removed - cached) - standing
             gain = expected * read * removed - extra
             if gain > best and credit + gain >= 0:
