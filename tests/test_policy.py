@@ -22,6 +22,7 @@ from pydantic_ai.models.function import FunctionModel
 from summarizer import PolicyConfig, Report, SummarizerConfig, run_cost
 from summarizer.pipeline import HistorySession
 from summarizer.pipeline._policy import Due, Ledger
+from summarizer.pipeline._summarize import ServerUnreachable
 
 
 def page(number: int, lines: int = 150) -> str:
@@ -207,3 +208,36 @@ async def test_waiting_returns_priced_once_choose_as_if_priced_at_every_request(
     assert kept == anew
     assert kept_report.prompt_tokens == anew_report.prompt_tokens
     assert kept_report.prompt_cached_tokens == anew_report.prompt_cached_tokens
+
+
+async def test_returns_a_server_outage_left_waiting_are_rewritten_at_the_next_request(tmp_path: Path) -> None:
+    """The history goes on as it is while the summarizer's server cannot be reached; then the same returns."""
+    messages = run(12)
+    steady, _ = await replay_session(messages, originals={'directory': str(tmp_path / 'steady')})
+    session = compactor(keep_recent=1, originals={'directory': str(tmp_path / 'outage')}).session()
+    answers = session._compactor.answers  # pyright: ignore[reportPrivateUsage]
+    answer = answers.answer
+    outages: list[int] = []
+
+    async def unreachable_once(*args: Any, **kwargs: Any) -> Any:
+        if not outages:
+            outages.append(len(args[0]))
+            raise ServerUnreachable('cannot reach the model server at http://127.0.0.1:9/v1/: connection refused')
+        return await answer(*args, **kwargs)
+
+    answers.answer = unreachable_once
+    history: list[ModelMessage] = []
+    for index, message in enumerate(messages):
+        given = [*history, message]
+        if not (isinstance(message, ModelRequest) and index + 1 < len(messages)):
+            history = given
+            continue
+        failed_before = len(outages)
+        history = await session.process(given)
+        if index:  # the newest return, in the keep_recent window, stays whole throughout
+            assert whole(history[-1:])
+        if len(outages) > failed_before:
+            assert history == given  # nothing rewritten while the server is away
+    assert outages and outages[0] > 0
+    assert whole(history) == whole(steady)  # every return the steady run rewrote is rewritten here too
+    assert session.report.summarized == 12 - len(whole(history))
