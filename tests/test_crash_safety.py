@@ -443,6 +443,26 @@ def test_a_copy_replacing_a_database_a_killed_writer_left_is_not_mixed_with_its_
             check_rewrite(StoredHistory.parse(originals[str(key)]), StoredHistory.parse(str(text)))
 
 
+def test_a_copy_is_not_mixed_with_the_wal_of_an_output_that_was_deleted(tmp_path: Path) -> None:
+    """A `-wal` outlives its database when a user deletes a killed run's output: it must not join the new copy."""
+    originals = {f'r{index}': ModelMessagesTypeAdapter.dump_json(history(f'row {index}\n{TEXT}')) for index in range(3)}
+    database = tmp_path / DATABASE
+    make_conversations(database, originals)
+    rows(database, 'PRAGMA journal_mode = wal')
+    command = ['batch', str(database), '--keep-recent', '0', '--out', str(tmp_path / 'out')]
+    copied = tmp_path / 'out' / DATABASE
+    assert main(command) == 0
+    subprocess.run([sys.executable, '-c', KILLED_COMMITTER, str(copied), 'commit'], check=False)
+    copied.unlink()
+    assert copied.with_name(f'{DATABASE}-wal').stat().st_size > 0
+
+    assert main(command) == 0
+
+    assert rows(copied, 'PRAGMA integrity_check') == [('ok',)]
+    for key, text in rows(copied, 'SELECT id, messages FROM conversations'):
+        check_rewrite(StoredHistory.parse(originals[str(key)]), StoredHistory.parse(str(text)))
+
+
 KILLED_AFTER_TWO_WRITES = """
 import os, signal, sys
 from summarizer.engines import _sources

@@ -578,12 +578,12 @@ def _settle(database: Path) -> None:
     left beside the copy renamed over it, the next open would play the old file's pages into the new one
     (a corrupt copy, or a `.bak` holding the killed writer's rows). Opening the old file lets SQLite roll
     back or checkpoint it first, so the old file stays whole until the rename; whatever is left (a file
-    that is not a database, a lock that would not clear) is removed, as the old file goes anyway.
+    that is not a database, a lock that would not clear, sidecars whose database was deleted) is
+    removed, as the old file goes anyway.
     """
-    if not database.exists():
-        return
-    with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(database)) as connection:
-        connection.execute('SELECT count(*) FROM sqlite_master').fetchone()
+    if database.exists():
+        with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(database)) as connection:
+            connection.execute('SELECT count(*) FROM sqlite_master').fetchone()
     for sidecar in ('-journal', '-wal', '-shm'):
         database.with_name(database.name + sidecar).unlink(missing_ok=True)
 
