@@ -24,6 +24,7 @@ from pydantic_ai.usage import UsageLimits
 
 from summarizer import Compactor, ConfigError, SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
+from summarizer.pipeline import HistorySession
 from summarizer.pipeline._originals import READ_LINE
 from summarizer.pipeline._prompts import parse_data_block
 
@@ -291,3 +292,25 @@ async def test_runs_sharing_one_session_each_see_only_their_own_turns() -> None:
     later = [ModelResponse(parts=[TextPart('ok')]), ModelRequest(parts=[UserPromptPart('next')])]
     await session.process([*first_a, *later, *step('a1', big('run-A2', 'account_id_4411 order_9911 invoice_7788'))])
     assert told['run-A2'] == ('account_id_4411',)  # A's own task, none of B's turns
+
+
+async def test_instructions_set_on_the_last_message_after_processing_are_counted() -> None:
+    """pydantic-ai writes a request's instructions after the history processors, its parts untouched."""
+
+    def fresh() -> HistorySession:
+        return SummarizeToolReturns(model='extractive', keep_recent=1).compactor.session()
+
+    session = fresh()
+    call = ToolCallPart('logs', {}, tool_call_id='a')
+    history: list[ModelMessage] = [ModelRequest(parts=[UserPromptPart('go')]), ModelResponse(parts=[call])]
+    history = await session.process([*history, ModelRequest(parts=[ToolReturnPart('logs', 'ok', tool_call_id='a')])])
+    last = history[-1]
+    assert isinstance(last, ModelRequest)
+    last.instructions = 'Follow the house rules. ' * 500
+    history = [*history, ModelResponse(parts=[TextPart('hm')]), ModelRequest(parts=[UserPromptPart('next')])]
+    before = session.report.prompt_tokens
+    await session.process(history)
+
+    whole = fresh()
+    await whole.process(history)
+    assert session.report.prompt_tokens - before == whole.report.prompt_tokens > 3000

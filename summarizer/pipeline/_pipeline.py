@@ -332,7 +332,8 @@ class HistorySession:
     It remembers how far it walked and the last message object it returned. When the next history
     holds that very object at that position, only the new messages are walked (and the last old one
     again if it was given other parts since: pydantic-ai adds parts to a request after the history
-    processors by assigning it a new `parts` list, and mutating a part in place is not supported);
+    processors by assigning it a new `parts` list, and mutating a part in place is not supported; it
+    sets a request's `instructions` then too, and those are counted again when they changed);
     otherwise (a new run, an edited history) it starts over, which is correct, only slower.
 
     Which of the returns that left the `keep_recent` window are rewritten, and when, is the config's
@@ -363,6 +364,8 @@ class HistorySession:
         self._anchor_parts: Sequence[object] = ()
         """The anchor's parts list as walked (held, so that a new list cannot take its identity)."""
         self._anchor_length = 0
+        self._anchor_instructions: str | None = None
+        """The anchor's instructions as counted (a request's; pydantic-ai may set them after the processors)."""
         self._recent: list[int] = []
         """The turns in the `keep_recent` window."""
         self._anchor_returns = 0
@@ -413,6 +416,8 @@ class HistorySession:
             anchor.parts is not self._anchor_parts or len(anchor.parts) != self._anchor_length
         )
         start = self._walked - 1 if again else self._walked
+        # pydantic-ai writes a request's instructions after the history processors: count them again
+        recount = () if again or anchor is None or _instructions(anchor) is self._anchor_instructions else (start - 1,)
         config = self._compactor.config
         kept_before = bisect.bisect_left(self._pending, start, key=_message_index)  # those walked again go
         del self._pending[kept_before:], self._priced[kept_before:]
@@ -428,7 +433,7 @@ class HistorySession:
         due = len(pending)  # the window's returns are the last pending ones
         while due and pending[due - 1].turn in kept:
             due -= 1
-        tokens = self._tokens.update(messages, start=start)
+        tokens = self._tokens.update(messages, start=start, changed=recount)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
         # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
@@ -471,6 +476,7 @@ class HistorySession:
         self._anchor = messages[-1] if messages else None
         self._anchor_parts = self._anchor.parts if self._anchor is not None else ()
         self._anchor_length = len(self._anchor_parts)
+        self._anchor_instructions = _instructions(self._anchor)
         self._anchor_returns = _returns_in(self._anchor)
         return messages
 
@@ -581,6 +587,10 @@ class _MessageTokens:
             offset = len(blocks) - len(messages[message_index].parts)  # the instructions' block
             positions.append(before[message_index] + sum(blocks[: offset + part_index]))
         return positions
+
+
+def _instructions(message: ModelMessage | None) -> str | None:
+    return message.instructions if isinstance(message, ModelRequest) else None
 
 
 def _returns_in(message: ModelMessage | None) -> int:
