@@ -582,8 +582,8 @@ def _settle(database: Path) -> None:
     removed, as the old file goes anyway.
     """
     if database.exists():
-        with contextlib.suppress(sqlite3.Error), contextlib.closing(sqlite3.connect(database)) as connection:
-            connection.execute('SELECT count(*) FROM sqlite_master').fetchone()
+        with contextlib.suppress(sqlite3.Error):
+            _read_to_recover(database)
     for sidecar in ('-journal', '-wal', '-shm'):
         database.with_name(database.name + sidecar).unlink(missing_ok=True)
 
@@ -733,8 +733,17 @@ def recover(file: Path) -> None:
     journal of a writer still at work is not hot, and this read just waits for or skips its lock.
     """
     if file.with_name(file.name + '-journal').exists():
-        with contextlib.closing(sqlite3.connect(file.resolve().as_uri(), uri=True)) as connection:
-            connection.execute('PRAGMA schema_version').fetchone()
+        _read_to_recover(file)
+
+
+def _read_to_recover(file: Path) -> None:
+    """Read `file` through a connection that may write, so that SQLite finishes a killed writer's work.
+
+    It rolls back a hot journal before the read; the last connection to close checkpoints and
+    removes a `-wal`.
+    """
+    with contextlib.closing(sqlite3.connect(file.resolve().as_uri(), uri=True)) as connection:
+        connection.execute('PRAGMA schema_version').fetchone()
 
 
 def shard(sources: list[Source], index: int, count: int) -> list[Source]:

@@ -502,10 +502,10 @@ class HistorySession:
         """`candidates` less those already tried, and less the summaries an earlier run or another store made.
 
         The last message walked may be walked again (given new parts), and with the cache-aware policy
-        its summaries may be over `min_tokens`. A summary under its threshold that holds an omission marker is one, wherever
-        it was made; `recorded`: also look the candidates up in the store (a history walked whole, which
-        may hold an earlier run's summaries), in a worker thread as the store may wait for a lock. The
-        threshold policy needs neither: every summary is under its threshold.
+        its summaries may be over `min_tokens`. A summary under its threshold that holds an omission
+        marker is one, wherever it was made; `recorded`: also look the candidates up in the store (a
+        history walked whole, which may hold an earlier run's summaries), in a worker thread as the store
+        may wait for a lock. The threshold policy needs neither: every summary is under its threshold.
         """
         candidates = [candidate for candidate in candidates if _ref(candidate) not in self._tried]
         if not self._cache_aware:
