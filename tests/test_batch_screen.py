@@ -11,10 +11,10 @@ from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
 
 from summarizer.core._config import SummarizerConfig
-from summarizer.core._tokens import estimate_tokens
+from summarizer.core._tokens import Tokenizer, estimate_tokens
 from summarizer.pipeline._pipeline import Compactor
-from summarizer.stored._screen import screen
-from summarizer.stored._stored import compact_stored
+from summarizer.stored._screen import Screened, screen
+from summarizer.stored._stored import HistoryError, StoredHistory, compact_stored
 from summarizer.stored._units import StoredUnit, Where
 
 CONFIG = SummarizerConfig()
@@ -24,6 +24,12 @@ SMALL = dataclasses.replace(CONFIG, threshold_tokens=10**6)
 
 def stored(*contents: object) -> bytes:
     return ModelMessagesTypeAdapter.dump_json(history(*contents))
+
+
+def screened(
+    raw: bytes | str, *, config: SummarizerConfig = SMALL, tokenizer: Tokenizer = estimate_tokens
+) -> Screened | None:
+    return screen(StoredHistory.decode(raw), config=config, tokenizer=tokenizer)
 
 
 def with_tool_content(content: object) -> bytes:
@@ -38,11 +44,11 @@ def with_tool_content(content: object) -> bytes:
 async def test_screened_exactly_when_the_full_path_finds_nothing(contents: tuple[object, ...]) -> None:
     raw = stored(*contents)
     for config in (CONFIG, SMALL):
-        screened = screen(raw, config=config, tokenizer=estimate_tokens)
+        found = screened(raw, config=config)
         full = await compact_stored(raw, Compactor(config=dataclasses.replace(config, keep_recent=0)))
-        assert (screened is not None) == (full.report.oversized == 0)
-        if screened is not None:
-            assert screened.returns == full.report.returns_examined == len(contents)
+        assert (found is not None) == (full.report.oversized == 0)
+        if found is not None:
+            assert found.returns == full.report.returns_examined == len(contents)
 
 
 async def test_a_screened_history_is_passed_through_with_its_counts(tmp_path: Path) -> None:
@@ -55,46 +61,53 @@ async def test_a_screened_history_is_passed_through_with_its_counts(tmp_path: Pa
 @pytest.mark.parametrize(
     'raw',
     [
-        b'{"not": "a list"}',
-        b'[{"kind": "request", "parts": [}]',
         json.dumps([{'kind': 'request', 'parts': []}, {'kind': 'nonsense', 'parts': []}]).encode(),
         json.dumps([{'kind': 'request', 'parts': [{'part_kind': 'nonsense'}]}]).encode(),
         json.dumps([{'kind': 'request', 'parts': [{'part_kind': 'retry-prompt', 'content': 'x'}]}]).encode(),
-        with_tool_content([float('nan'), 'short']),
-        b'\xff[]',
         b'[{"kind": [1], "parts": []}]',
         b'[{"kind": "request", "parts": [{"part_kind": {"a": 1}}]}]',
     ],
     ids=[
-        'not a list',
-        'not JSON',
         'unknown kind',
         'unknown part kind',
         'legacy retry prompt',
-        'NaN',
-        'not UTF-8',
         'kind a list',
         'part kind an object',
     ],
 )
 def test_what_the_screen_cannot_prove_takes_the_full_path(raw: bytes) -> None:
-    assert screen(raw, config=SMALL, tokenizer=estimate_tokens) is None
+    assert screened(raw) is None
+
+
+@pytest.mark.parametrize(
+    ('raw', 'problem'),
+    [
+        (b'{"not": "a list"}', 'expected a JSON list'),
+        (b'[{"kind": "request", "parts": [}]', 'line 1'),
+        (with_tool_content([float('nan'), 'short']), 'NaN'),
+        (b'\xff[]', 'not UTF-8'),
+    ],
+    ids=['not a list', 'not JSON', 'NaN', 'not UTF-8'],
+)
+async def test_what_does_not_decode_is_bad_input_before_the_screen(tmp_path: Path, raw: bytes, problem: str) -> None:
+    with pytest.raises(HistoryError, match=problem):
+        StoredHistory.decode(raw)
+    done = await StoredUnit(where=Where(path=tmp_path), raw=raw).compact(Compactor(config=SMALL))
+    assert done.error is not None and problem in done.error and not done.changed
 
 
 def test_another_tokenizer_takes_the_full_path() -> None:
-    assert screen(stored('short'), config=SMALL, tokenizer=lambda text: len(text)) is None
+    assert screened(stored('short'), tokenizer=lambda text: len(text)) is None
 
 
-def test_a_nan_content_is_valid_input() -> None:
-    """So the full path, not the screen, decides what becomes of it."""
-    assert ModelMessagesTypeAdapter.validate_json(with_tool_content([float('nan'), 'short']))
-
-
-def test_field_level_problems_are_not_validated_when_nothing_is_summarized() -> None:
+async def test_field_level_problems_are_not_validated_when_nothing_is_summarized(tmp_path: Path) -> None:
     """The documented trade-off: a bad timestamp in a history with nothing to summarize is passed through."""
     data = json.loads(stored('short'))
     data[0]['timestamp'] = 'not a date'
-    assert screen(json.dumps(data), config=SMALL, tokenizer=estimate_tokens) is not None
+    done = await StoredUnit(where=Where(path=tmp_path), raw=json.dumps(data)).compact(Compactor(config=SMALL))
+    assert done.error is None and done.report.returns_examined == 1
+    with pytest.raises(HistoryError, match='timestamp'):
+        StoredHistory.parse(json.dumps(data))
 
 
 def test_a_kind_that_is_no_string_is_one_line_of_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -9,7 +9,8 @@
   values, byte for byte elsewhere;
 - `_langchain`: LangChain's message rows, one message per row, a session a history (`Session`, a
   `StoredForm` whose text is its rows);
-- `_screen`: the batch's fast path, proving a history has nothing to summarize;
+- `_screen`: the batch's fast path, proving from a history's JSON that it has nothing to summarize,
+  before its messages are validated;
 - `_units`: one stored history as the engines and restore handle it (`StoredUnit`, `SessionUnit`),
   and its result (`Done`);
 - `_restore`: a compacted history put back from the originals store.
@@ -19,7 +20,6 @@ It builds on `core` and `pipeline`; the engines that read and write sources buil
 
 from ._langchain import Row
 from ._restore import restore_unit
-from ._screen import screen
 from ._stored import HistoryError, StoredCompaction, StoredHistory, check_rewrite, compact_stored
 from ._units import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, shown_id, unit_size
 
@@ -37,7 +37,6 @@ __all__ = [
     'compact_stored',
     'identity_of',
     'restore_unit',
-    'screen',
     'shown_id',
     'unit_size',
 ]

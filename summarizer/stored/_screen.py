@@ -1,13 +1,12 @@
 """A batch's fast path: prove a stored history has nothing to summarize without validating it in full.
 
 Most histories of a large store have no tool return over the threshold, and for them the full path
-(the position-recording scan, pydantic-ai's validation of every message, the walk) costs several
-times a plain `json.loads` + `json.dumps` of the same bytes, to end up writing nothing. The screen
-parses the text with `json.loads`, checks its structure (a list of messages of known `kind`, each
+(pydantic-ai's validation of every message, the walk) costs several times decoding the same bytes,
+to end up writing nothing. The screen reads the decoded JSON (`StoredHistory.decode`, which the full
+path goes on from), checks its structure (a list of messages of known `kind`, each
 with a list of parts of known `part_kind`) and bounds the token estimate of every tool-return
 content; when every bound is under the lowest threshold, nothing can be summarized and the history
-is passed through as it is. Anything it cannot prove (another tokenizer, text that is not UTF-8 or
-not JSON, an unexpected structure, a legacy `retry-prompt` part, a content that may be over) takes
+is passed through as it is. Anything it cannot prove (another tokenizer, an unexpected structure, a legacy `retry-prompt` part, a content that may be over) takes
 the full path, which names the problem of bad input exactly.
 
 The trade-off: a history that passes the screen is not validated field by field (a malformed
@@ -17,22 +16,21 @@ for it either). `summarizer compact` and `summarizer check` always validate in f
 
 from __future__ import annotations
 
-import json
 import typing
 from dataclasses import dataclass
 
 import pydantic
 from pydantic_ai.messages import ModelRequestPart, ModelResponsePart
 
-from ..core import JsonValue, SummarizerConfig, Tokenizer, estimate_tokens
+from ..core import SummarizerConfig, Tokenizer, estimate_tokens
 from ..pipeline import plain_json_text
+from ._stored import StoredHistory
 
 
 @dataclass(frozen=True)
 class Screened:
     """A history proven to have nothing to summarize."""
 
-    text: str
     returns: int
     """Its tool returns (what the full path reports as examined)."""
 
@@ -50,20 +48,13 @@ _PART_KINDS: dict[object, frozenset[str]] = {  # keyed by a message's `kind`, wh
 }
 
 
-def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) -> Screened | None:
-    """`Screened` when no tool-return content of `raw` can be over a threshold, else None (take the full path)."""
+def screen(history: StoredHistory, *, config: SummarizerConfig, tokenizer: Tokenizer) -> Screened | None:
+    """`Screened` when no tool-return content of `history` can be over a threshold, else None (validate it)."""
     if tokenizer is not estimate_tokens:
         return None  # the bounds below hold for the estimate only
-    try:
-        text = raw.decode('utf-8') if isinstance(raw, bytes) else raw
-        data: JsonValue = json.loads(text)
-    except (ValueError, RecursionError):  # UnicodeDecodeError and JSONDecodeError are ValueErrors
-        return None
-    if not isinstance(data, list):
-        return None
     lowest = min([config.threshold_tokens, *map(config.threshold_for, config.tools)])
     returns = 0
-    for message in data:
+    for message in history.data:
         if not isinstance(message, dict):
             return None
         parts = message.get('parts')
@@ -85,13 +76,13 @@ def screen(raw: bytes | str, *, config: SummarizerConfig, tokenizer: Tokenizer) 
                 returns += 1
                 if _upper_bound(part.get('content')) > lowest:
                     return None
-    return Screened(text=text, returns=returns)
+    return Screened(returns=returns)
 
 
 def _upper_bound(content: object) -> int:
     """At least the token estimate of the content's JSON text as the walk measures it.
 
-    `json.loads` yields JSON types only, so `plain_json_text` is exactly that text (None for NaN or
+    Decoded JSON holds JSON types only, so `plain_json_text` is exactly that text (None for NaN or
     infinity, which pydantic spells differently: no bound then).
     """
     if isinstance(content, str):

@@ -98,7 +98,6 @@ class StoredHistory:
 
     text: str
     data: list[JsonValue]
-    messages: list[ModelMessage]
     literals: dict[PartRef, Literals]
     """The content values holding a number literal `json.dumps` would write differently, and how."""
     found: dict[PartRef, tuple[int, int]] = field(default_factory=dict[PartRef, tuple[int, int]], compare=False)
@@ -107,22 +106,39 @@ class StoredHistory:
     """Where each message starts in the text, to walk one for its spans; None: `found` holds them all."""
     walked: set[int] = field(default_factory=set[int], compare=False)
     """The messages walked for their spans (or whose spans the splice that made this history wrote)."""
+    validated: list[ModelMessage] | None = field(default=None, compare=False, repr=False)
+    """The messages once validated (`messages`), or as known when it was built (`spliced`)."""
 
     @classmethod
     def parse(cls, raw: bytes | str) -> StoredHistory:
+        """The history of `raw`, every message validated; `HistoryError` names what is wrong with bad input."""
+        history = cls.decode(raw)
+        history.messages  # noqa: B018  (validated now, so bad input is reported here)
+        return history
+
+    @classmethod
+    def decode(cls, raw: bytes | str) -> StoredHistory:
+        """The history of `raw` as JSON, its messages validated when first read (`messages`).
+
+        For what can be decided on the JSON alone (`_screen.screen`): validating every message costs
+        several times the decoding. `HistoryError` if it is not UTF-8 JSON.
+        """
         text = _decode(raw) if isinstance(raw, bytes) else raw
         decoded = _decode_messages(text)
         if decoded is not None:
             data, starts = decoded
-            return cls(text=text, data=data, messages=validate(data), literals={}, starts=starts)
+            return cls(text=text, data=data, literals={}, starts=starts)
         scanned = _scan(text)
-        return cls(
-            text=text,
-            data=scanned.data,
-            messages=validate(scanned.data),
-            literals=scanned.literals,
-            found=scanned.spans,
-        )
+        return cls(text=text, data=scanned.data, literals=scanned.literals, found=scanned.spans)
+
+    @property
+    def messages(self) -> list[ModelMessage]:
+        """The pydantic-ai messages, validated once; `HistoryError` names the first bad one."""
+        messages = self.validated
+        if messages is None:
+            messages = validate(self.data)
+            object.__setattr__(self, 'validated', messages)  # a frozen dataclass's own cache
+        return messages
 
     @functools.cached_property
     def spans(self) -> dict[PartRef, tuple[int, int]]:
@@ -236,7 +252,7 @@ class StoredHistory:
         return StoredHistory(
             text=''.join(pieces),
             data=data,
-            messages=messages,
+            validated=messages,
             literals=literals,
             found={ref: _shifted(span, ends, shifts) for ref, span in self.found.items()} | new_spans,
             starts=None if self.starts is None else [_shifted((at, at), ends, shifts)[0] for at in self.starts],

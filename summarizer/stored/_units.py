@@ -86,22 +86,24 @@ class StoredUnit:
         reported here: the compaction reports it.
         """
         try:
-            if screen(self.raw, config=compactor.config, tokenizer=compactor.tokenizer) is not None:
+            history = StoredHistory.decode(self.raw)
+            if screen(history, config=compactor.config, tokenizer=compactor.tokenizer) is not None:
                 return []
-            history = StoredHistory.parse(self.raw)
+            messages = history.messages
         except HistoryError:
             return []
-        return compactor.plan(history.messages, skip=history.unsummarizable).candidates
+        return compactor.plan(messages, skip=history.unsummarizable).candidates
 
     async def compact(self, compactor: Compactor) -> Done:
         """The history compacted; bad input ends as a `Done` with an error and nothing to write."""
         try:
-            screened = screen(self.raw, config=compactor.config, tokenizer=compactor.tokenizer)
+            history = StoredHistory.decode(self.raw)
+            screened = screen(history, config=compactor.config, tokenizer=compactor.tokenizer)
             if screened is not None:  # nothing to summarize: proven without validating every message
-                tokens = compactor.tokenizer(screened.text)
+                tokens = history.tokens(compactor.tokenizer)
                 report = Report(returns_examined=screened.returns)
                 return Done(unit=self, report=report, tokens_before=tokens, tokens_after=tokens)
-            done = await compact_form(StoredHistory.parse(self.raw), compactor)
+            done = await compact_form(history, compactor)
         except HistoryError as exc:
             return Done(unit=self, error=exc.problem, message_index=exc.message_index)
         except CheckFailed as exc:
