@@ -18,7 +18,7 @@ from pydantic_core import to_jsonable_python
 
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._shape import MAX_DEPTH, schema_for, schema_of, structure_of
-from summarizer.core._tokens import estimate_tokens, json_text
+from summarizer.core._tokens import estimate_tokens, json_text, message_texts, part_text
 from summarizer.pipeline._walk import _json_data, is_summarizable, plain_json_text, walk
 
 
@@ -59,6 +59,21 @@ def test_candidates_as_the_careful_path_measures_them(name: str) -> None:
             assert candidate.content == to_jsonable_python(content, fallback=str)
         else:
             assert found == []
+
+
+@pytest.mark.parametrize('name', list(CONTENTS))
+def test_the_texts_the_walk_hands_on_are_what_a_model_reads(name: str) -> None:
+    """`Walk.texts` stand in for `part_text` when a session counts a request's tokens: they must be the same."""
+    messages = [*history(CONTENTS[name]), *history('a string content'), *history({'small': 1})]
+    found = walk(messages, config=SummarizerConfig(), tokenizer=estimate_tokens)
+    made = {(message, part): text for message, texts in found.texts.items() for part, text in texts.items()}
+    assert (3, 0) not in made  # a string is its own text: nothing to hand on
+    assert (5, 0) in made  # a small object's text, made to rule it out, counts its tokens too
+    assert ((1, 0) in made) == (plain_json_text(CONTENTS[name]) is not None)
+    for (message, part), text in made.items():
+        assert text == part_text(messages[message].parts[part])
+    for index, message in enumerate(messages):
+        assert list(message_texts(message, made=found.texts.get(index))) == list(message_texts(message))
 
 
 @pytest.mark.parametrize('name', sorted(CONTENTS))

@@ -9,7 +9,7 @@ average one token or more a character.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from pydantic_ai.messages import (
     BaseToolCallPart,
@@ -70,9 +70,13 @@ def part_text(part: object) -> str:
     return content if isinstance(content, str) else ''
 
 
-def message_texts(message: ModelMessage) -> Iterator[str]:
-    """What a model reads of a message, block by block: a request's instructions, then each part."""
+def message_texts(message: ModelMessage, *, made: Mapping[int, str] | None = None) -> Iterator[str]:
+    """What a model reads of a message, block by block: a request's instructions, then each part.
+
+    `made`: the texts of parts (by index) already made as `part_text` makes them, used as they are.
+    """
     if isinstance(message, ModelRequest) and message.instructions:
         yield message.instructions
-    for part in message.parts:
-        yield part_text(part)
+    for index, part in enumerate(message.parts):
+        text = made.get(index) if made else None
+        yield part_text(part) if text is None else text

@@ -433,7 +433,7 @@ class HistorySession:
         due = len(pending)  # the window's returns are the last pending ones
         while due and pending[due - 1].turn in kept:
             due -= 1
-        tokens = self._tokens.update(messages, start=start, changed=recount)
+        tokens = self._tokens.update(messages, start=start, changed=recount, made=found.texts)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
         # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
@@ -443,7 +443,7 @@ class HistorySession:
         del pending[first:due], self._priced[first:]
         rewritten_from = None
         self._tried.update(_ref(candidate) for candidate in chosen)
-        report = Report(returns_examined=found.returns_seen - (self._anchor_returns if again else 0))
+        compacted: Report | None = None
         if chosen:
             self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
             self._turns_read = len(messages)
@@ -457,21 +457,27 @@ class HistorySession:
                 pending[first:first] = chosen  # where they were: priced again when next due
                 rewritten_from = None
             else:
-                report.add(compaction.report)
+                compacted = compaction.report
                 changed = sorted(compaction.changed)
                 rewritten_from = self._tokens.positions(messages, changed[:1])[0] if changed else None
                 messages = compaction.messages
-                self._saved += report.tokens_before - report.tokens_after
+                self._saved += compacted.tokens_before - compacted.tokens_after
                 tokens = self._tokens.update(
                     messages, start=len(messages), changed={ref[0] for ref in compaction.changed}
                 )
         usage = self._ledger.record(tokens=tokens, saved=self._saved, rewritten_from=rewritten_from)
-        report.requests = 1
-        report.prompt_tokens, report.prompt_cached_tokens, report.prompt_written_tokens = usage.sent
-        report.uncompacted_prompt_tokens, report.uncompacted_cached_tokens, report.uncompacted_written_tokens = (
-            usage.uncompacted
-        )
-        self.report.add(report)
+        total = self.report  # added to in place: a request adds a few numbers, not a `Report` of its own
+        if compacted is not None:
+            total.add(compacted)
+        total.returns_examined += found.returns_seen - (self._anchor_returns if again else 0)
+        total.requests += 1
+        (sent, cached, written), (uncompacted, uncompacted_cached, uncompacted_written) = usage.sent, usage.uncompacted
+        total.prompt_tokens += sent
+        total.prompt_cached_tokens += cached
+        total.prompt_written_tokens += written
+        total.uncompacted_prompt_tokens += uncompacted
+        total.uncompacted_cached_tokens += uncompacted_cached
+        total.uncompacted_written_tokens += uncompacted_written
         self._walked = len(messages)
         self._anchor = messages[-1] if messages else None
         self._anchor_parts = self._anchor.parts if self._anchor is not None else ()
@@ -556,12 +562,23 @@ class _MessageTokens:
         self._before: list[int] = [0]
         """Tokens before each message, and (last) in all."""
 
-    def update(self, messages: Sequence[ModelMessage], *, start: int, changed: Iterable[int] = ()) -> int:
-        """Count `messages[start:]` and the messages at `changed` anew; the history's total."""
+    def update(
+        self,
+        messages: Sequence[ModelMessage],
+        *,
+        start: int,
+        changed: Iterable[int] = (),
+        made: Mapping[int, Mapping[int, str]] | None = None,
+    ) -> int:
+        """Count `messages[start:]` and the messages at `changed` anew; the history's total.
+
+        `made`: texts of parts already made (`Walk.texts`), by message and part index.
+        """
         del self._blocks[start:], self._sizes[start:]
         changed = list(changed)
         for index in [*changed, *range(start, len(messages))]:
-            blocks = [self._tokenizer(text) for text in message_texts(messages[index])]
+            texts = message_texts(messages[index], made=made.get(index) if made else None)
+            blocks = [self._tokenizer(text) for text in texts]
             if index < len(self._blocks):
                 self._blocks[index], self._sizes[index] = blocks, sum(blocks)
             else:

@@ -92,6 +92,9 @@ class Walk:
     """Tool returns met in the walked messages, over the threshold or not."""
     turns: list[int]
     """The turns (`Candidate.turn`) of those returns, each once, in order."""
+    texts: dict[int, dict[int, str]]
+    """By message and part index, the JSON text of each return whose content the walk encoded
+    (`plain_json_text`): what a model reads of it (`_tokens.part_text`), not made again to count tokens."""
 
 
 def walk(
@@ -110,6 +113,7 @@ def walk(
     """
     candidates: list[Candidate] = []
     turns: list[int] = []
+    texts: dict[int, dict[int, str]] = {}
     returns = 0
     turn = next((index for index in range(start - 1, -1, -1) if isinstance(messages[index], ModelResponse)), -1)
     for message_index in range(start, len(messages)):
@@ -123,10 +127,12 @@ def walk(
             returns += 1
             if not turns or turns[-1] != turn:
                 turns.append(turn)
-            candidate = _candidate(messages, message_index, part_index, part, turn, config, tokenizer, floor_tokens)
+            candidate = _candidate(
+                messages, message_index, part_index, part, turn, config, tokenizer, floor_tokens, texts
+            )
             if candidate is not None:
                 candidates.append(candidate)
-    return Walk(candidates=candidates, returns_seen=returns, turns=turns)
+    return Walk(candidates=candidates, returns_seen=returns, turns=turns, texts=texts)
 
 
 def recent_turns(turns: Sequence[int], keep_recent: int) -> list[int]:
@@ -157,12 +163,15 @@ def _candidate(
     config: SummarizerConfig,
     tokenizer: Tokenizer,
     floor_tokens: int | None,
+    texts: dict[int, dict[int, str]],
 ) -> Candidate | None:
     if excluded(part, config) is not None:
         return None
     limit = config.threshold_for(part.tool_name)
     threshold = limit if floor_tokens is None or config.rule_for(part.tool_name).threshold_tokens else floor_tokens
     plain = plain_json_text(part.content)
+    if plain is not None:
+        texts.setdefault(message_index, {})[part_index] = plain
     if plain is not None and tokenizer is estimate_tokens and estimate_tokens(plain) <= threshold:
         return None  # an upper bound of the estimate of the content's JSON text (see `plain_json_text`)
     data = _json_data(part.content, plain)
