@@ -15,6 +15,7 @@ import pytest
 from helpers import BIG_LIST, BIG_TEXT, compactor, head_items, history, summarizer_model
 from pydantic_ai.messages import ToolReturnPart
 
+from summarizer import Compaction
 from summarizer.pipeline._cache import SummaryCache
 
 COMPACT_IN_CHILD = """
@@ -102,6 +103,32 @@ async def test_identical_summaries_across_requests_keep_the_prefix_stable() -> N
     part_a, part_b = first.messages[2].parts[0], second.messages[2].parts[0]
     assert isinstance(part_a, ToolReturnPart) and isinstance(part_b, ToolReturnPart)
     assert part_a.content == part_b.content and second.report.cache_hits == 1
+
+
+async def test_an_upgrade_makes_new_embedded_summaries_and_keeps_real_models_cached(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The embedded model's summaries come from this package's code: another version does not reuse them.
+
+    A real model's summaries do not depend on our version: they stay cached across an upgrade.
+    """
+    from summarizer.pipeline import _models
+
+    real = summarizer_model(lambda content, budget: head_items(content, 3))
+
+    async def twice() -> list[Compaction]:
+        return [
+            await compactor().compact(history(BIG_TEXT, BIG_LIST)),
+            await compactor(real).compact(history(BIG_LIST)),
+        ]
+
+    before = await twice()
+    assert [result.report.model_calls for result in before] == [2, 1]
+    monkeypatch.setattr(_models, 'package_version', lambda: '999.0')
+    embedded, model = await twice()
+    assert (embedded.report.model_calls, embedded.report.cache_hits) == (2, 0)
+    assert embedded.changed == before[0].changed  # the same code here, so the same summaries
+    assert (model.report.model_calls, model.report.cache_hits) == (0, 1)
 
 
 async def test_summaries_are_in_the_disk_cache_once_compact_returns(isolated_cache: Path) -> None:

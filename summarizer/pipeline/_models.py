@@ -31,7 +31,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from .. import extractive
-from ..core import JsonValue, SummarizerConfig, content_tokens, estimate_tokens, install_hint
+from ..core import JsonValue, SummarizerConfig, content_tokens, estimate_tokens, install_hint, package_version
 from ._prompts import parse_data_block
 
 EXTRACTIVE = 'extractive'
@@ -73,8 +73,15 @@ def resolve_model(config: SummarizerConfig, model: Model | str | None = None) ->
 
 
 def model_id(model: Model) -> str:
-    """Stable identity of a model for the cache key: provider system, name and endpoint."""
-    return f'{model.system}:{model.model_name}@{model.base_url or ""}'
+    """Stable identity of a model for the cache key: provider system, name and endpoint.
+
+    An embedded model's summaries are made by this package's own code, which a new version may change:
+    its identity names the installed version, so an upgrade makes new summaries instead of reusing the
+    old code's from the disk cache (a run's summaries stay byte-stable: a history already holding one
+    keeps it, as the originals store knows it).
+    """
+    identity = f'{model.system}:{model.model_name}@{model.base_url or ""}'
+    return f'{identity}#{package_version()}' if is_deterministic(model) else identity
 
 
 class EmbeddedSummarize(Protocol):
