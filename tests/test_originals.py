@@ -22,6 +22,9 @@ from summarizer.pipeline._originals import (
     READ_LINE,
     Original,
     OriginalStore,
+    Restored,
+    RestoreError,
+    Span,
     conversation_scope,
     read_hint_tokens,
     with_read_hint,
@@ -234,3 +237,19 @@ async def test_a_model_summary_leaving_no_room_for_the_hint_is_refused() -> None
     refused = await compacting.compact(history(BIG_TEXT))
     assert refused.report.failed == 1 and 'left for the read hint' in refused.report.failures[0].reason
     assert refused.messages[2].parts[0].content == BIG_TEXT  # type: ignore[union-attr]  # the original kept
+
+
+def test_a_store_whose_records_lead_back_to_the_text_refuses_the_restore(tmp_path: Path) -> None:
+    """Restore follows recorded compactions back step by step: a damaged store with a loop stops, never spins."""
+    store = OriginalStore(directory=tmp_path / 'store', size_limit_bytes=1 << 20)
+    first, second = '["first history"]', '["second history"]'
+
+    def whole(original: str, compacted: str) -> list[Span]:
+        return [Span(start=0, end=len(compacted), where='message 0', tool_name='t', original=original, content_hash='')]
+
+    assert store.record_history(identity='h', original=first, compacted=second, spans=whole(first, second)) is None
+    assert store.restore(second, identity='h') == Restored(text=first, values=1)
+    assert store.record_history(identity='h', original=second, compacted=first, spans=whole(second, first)) is None
+    with pytest.raises(RestoreError, match='lead back to it'):
+        store.restore(second, identity='h')
+    store.close()

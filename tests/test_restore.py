@@ -90,15 +90,27 @@ def test_a_missing_original_changes_nothing_in_that_history_and_exits_1(
     assert 'h0.json: cannot restore: message 2 part 0: its original is not in the originals store' in err
 
 
-def test_a_history_compacted_twice_or_partly_restored_is_refused_whole(
+def test_a_history_compacted_twice_is_restored_to_the_first_original(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """In place again with other settings, `--backup` each time: restore still gets the text before the first."""
     twice = tmp_path / 'twice.json'
     twice.write_bytes(stored(0))
     assert main(['compact', str(twice), '--in-place', '--keep-recent', '0']) == 0
-    assert main(['compact', str(twice), '--in-place', '--keep-recent', '0', '--threshold-tokens', '60']) == 0
-    compacted_twice = twice.read_bytes()
+    once = twice.read_bytes()
+    assert (
+        main(['compact', str(twice), '--in-place', '--backup', '--keep-recent', '0', '--threshold-tokens', '60']) == 0
+    )
+    assert twice.read_bytes() != once and twice.with_name('twice.json.bak').read_bytes() == once  # this run's input
+    capsys.readouterr()
 
+    assert main(['restore', str(twice), '--in-place']) == 0
+    assert twice.read_bytes() == stored(0)
+    assert main(['restore', str(twice), '--in-place']) == 0  # nothing recorded of the original: left as it is
+    assert twice.read_bytes() == stored(0)
+
+
+def test_a_history_partly_restored_is_refused_whole(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     partly = tmp_path / 'partly.json'
     partly.write_bytes(stored(1))
     assert main(['compact', str(partly), '--in-place', '--keep-recent', '0']) == 0
@@ -109,10 +121,9 @@ def test_a_history_compacted_twice_or_partly_restored_is_refused_whole(
     partly_restored = partly.read_bytes()
     capsys.readouterr()
 
-    assert main(['restore', str(twice), str(partly), '--in-place']) == 1
-    assert twice.read_bytes() == compacted_twice and partly.read_bytes() == partly_restored
+    assert main(['restore', str(partly), '--in-place']) == 1
+    assert partly.read_bytes() == partly_restored
     err = ' '.join(capsys.readouterr().err.split())
-    assert 'twice.json: cannot restore: compacted twice' in err
     assert 'partly.json: cannot restore: 2 of its values are summaries, but the store has no record' in err
 
 

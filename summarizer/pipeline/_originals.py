@@ -503,13 +503,28 @@ class OriginalStore:
     def restore(self, compacted: str, *, identity: str) -> Restored | None:
         """The exact text `compacted`, kept at `identity`, was made from; None when no compaction of it is recorded.
 
+        A text compacted more than once (in place again, with other settings) is restored step by step,
+        back to the text no recorded compaction made: the way back of every step was recorded before it
+        was written. `values`: the content values put back, over all steps.
+
         The record of this very history is the one; a history recorded elsewhere (moved since, or
         recorded by an earlier version without its identity) is restored only when every record of
         this text has the same original. `RestoreError` when a record exists but no exact restore
         does: records with different originals and none of this history, an original missing from
-        the store, a result that does not hash to the recorded original, or an original that is
-        itself a compacted text (compacted twice: restoring one step would leave summaries in it).
+        the store, or a result that does not hash to the recorded original.
         """
+        text, values, seen = compacted, 0, {text_hash(compacted)}
+        while (step := self._restore_step(text, identity=identity)) is not None:
+            text, restored = step
+            values += restored
+            key = text_hash(text)
+            if key in seen:  # a compaction never makes a text it was made from: a store that says so is damaged
+                raise RestoreError('the records of this text lead back to it: the originals store is inconsistent')
+            seen.add(key)
+        return Restored(text=text, values=values) if len(seen) > 1 else None
+
+    def _restore_step(self, compacted: str, *, identity: str) -> tuple[str, int] | None:
+        """Undo the recorded compaction that made `compacted`: the text it was made from and the values put back."""
         key = text_hash(compacted)
         rows = self._query_all(
             'SELECT identity, original_hash, spans FROM history_records WHERE key = ? UNION ALL '
@@ -539,12 +554,7 @@ class OriginalStore:
         restored = ''.join(pieces)
         if text_hash(restored) != original_hash:
             raise RestoreError('the restored text does not match the recorded original')
-        twice = 'SELECT 1 FROM history_records WHERE key = ? UNION ALL SELECT 1 FROM histories WHERE key = ?'
-        if self._query(twice, (original_hash, original_hash)) is not None:
-            raise RestoreError(
-                'compacted twice: its original is itself a compacted history; restore would leave summaries in it'
-            )
-        return Restored(text=restored, values=len(pieces) // 2)
+        return restored, len(pieces) // 2
 
     # -- the database --------------------------------------------------------------------------------
 
