@@ -245,3 +245,36 @@ def test_a_batch_that_finds_no_history_says_so_and_exits_2(tmp_path: Path, capsy
         '*.json *.jsonl *.sqlite *.sqlite3 *.db, excluding old-*\n'
     )
     assert sorted(path.name for path in tmp_path.rglob('*')) == ['empty', 'notes', 'readme.txt']
+
+
+def test_an_output_that_is_the_input_itself_is_one_line_exit_2_and_nothing_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`-o INPUT`, `--out` where an output lands on its input (a file, a JSONL or database, by name, link or hard
+    link), or an input folder inside `--out`: an in-place rewrite without `--in-place`'s checks, refused before work."""
+    folder = tmp_path / 'in'
+    folder.mkdir()
+    big = ModelMessagesTypeAdapter.dump_json(history(BIG_TEXT, BIG_LIST))
+    (folder / 'h.json').write_bytes(big)
+    (folder / 'l.jsonl').write_bytes(big + b'\n')
+    (folder / 'link.json').symlink_to(folder / 'h.json')
+    os.link(folder / 'h.json', tmp_path / 'h.json')  # a hard link, by the name its output would have
+    before = {path: path.read_bytes() for path in folder.iterdir()}
+    for argv, line in (
+        (['compact', str(folder / 'h.json'), '-o', str(folder / 'h.json')], f'{folder / "h.json"}: -o names the input'),
+        (['compact', str(folder / 'h.json'), '-o', str(folder / 'link.json')], f'{folder / "h.json"}: -o names the'),
+        (['compact', str(tmp_path / 'h.json'), '-o', str(folder / 'h.json')], f'{tmp_path / "h.json"}: -o names'),
+        (['batch', str(folder / 'h.json'), '--out', str(folder)], f'{folder / "h.json"}: --out {folder} would write'),
+        (['batch', str(folder / 'l.jsonl'), '--out', str(folder)], f'{folder / "l.jsonl"}: --out {folder} would write'),
+        (
+            ['batch', str(tmp_path / 'h.json'), '--out', str(folder)],
+            f'{tmp_path / "h.json"}: --out {folder} would',
+        ),
+        (['batch', str(folder), '--out', str(folder)], f'{folder}: inside the --out folder {folder}'),
+        (['batch', str(folder), '--out', str(tmp_path)], f'{folder}: inside the --out folder {tmp_path}'),
+        (['restore', str(folder / 'h.json'), '--out', str(folder)], f'{folder / "h.json"}: --out {folder} would write'),
+    ):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith(f'summarizer: {line}') and err.count('\n') == 1, (argv, err)
+        assert {path: path.read_bytes() for path in folder.iterdir()} == before

@@ -47,6 +47,9 @@ def run(arguments: argparse.Namespace) -> int:
     config = load_config(arguments)
     source: Path = arguments.input
     raw = read_input(source)
+    output: Path | None = arguments.output
+    if output is not None and output != Path('-') and output.exists() and os.path.samefile(output, source):
+        raise InputError(f'{source}: -o names the input itself: that is --in-place, with its checks')
     read = Snapshot.of(source.stat(), raw) if arguments.in_place else None  # stat after the read: a later change shows
     to_stdout = arguments.output == Path('-')
     out = console(stderr=to_stdout)

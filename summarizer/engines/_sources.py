@@ -597,7 +597,8 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
     `in_place`: the run rewrites the sources where they are, so each must be writable, and so must
     its folder (the atomic replace of a file, SQLite's journal). A read-only one is bad input, found
     here rather than after its summaries are made. A symlink is written through to its target, so a
-    file reached twice (by its name and by a link) is one source.
+    file reached twice (by its name and by a link) is one source. `out`: no output may be an input
+    itself (by name, link or hard link): an in-place rewrite goes through `--in-place` and its checks.
     """
     sources: list[FileSource] = []
     outputs: dict[Path, Path] = {}
@@ -606,6 +607,8 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
     for path in paths:
         if not path.exists():
             raise SourceError(f'{path}: no such file or directory')
+        if path.is_dir() and _inside(path, skip):
+            raise SourceError(f'{path}: inside the --out folder {out}, whose files are outputs: choose another --out')
         if path.is_dir():
             found = [
                 (file, file.relative_to(path))
@@ -623,6 +626,10 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
             if in_place:
                 _check_writable(file)
             if out is not None:
+                if (out / relative).exists() and os.path.samefile(out / relative, file):
+                    raise SourceError(
+                        f'{file}: --out {out} would write over this input: that is --in-place, with its checks'
+                    )
                 if relative in outputs:
                     raise SourceError(f'{file} and {outputs[relative]} would both be written to {out / relative}')
                 outputs[relative] = file
