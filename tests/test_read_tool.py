@@ -322,6 +322,23 @@ async def test_a_long_search_leaves_the_event_loop_free() -> None:
     assert max(gaps) < 0.5, max(gaps)
 
 
+def test_a_pattern_of_thousands_of_groups_matches_every_line_at_once() -> None:
+    """`((((a))))` 2,000 deep: RE2 tracking each group cost seconds per match; nothing is captured, so every line matches."""
+    pattern = '(' * 2000 + 'a' + ')' * 2000
+    text = '\n'.join(['a'] * 5000)
+    answers: list[str] = []
+
+    def search() -> None:
+        answers.append(render(text, title='t', start_line=None, end_line=None, pattern=pattern, max_characters=400))
+
+    worker = threading.Thread(target=search, daemon=True)  # a daemon: a search past the bound cannot hold the run
+    worker.start()
+    worker.join(timeout=3 * _SEARCH_SECONDS)
+    assert answers, f'still searching after {3 * _SEARCH_SECONDS:g} s'
+    heading, first = answers[0].splitlines()[:2]
+    assert heading.startswith('t: 5,000 lines; 3 of lines 1-3 match ') and first == '1: a'  # a page, not a stop
+
+
 def test_any_pattern_on_ten_megabytes_of_long_lines_answers_within_its_time_limit_and_says_what_it_left() -> None:
     """Minified HTML, 1 MB a line: a pattern whose DFA blows up sends RE2 to its NFA (minutes for this text)."""
     piece = '<div class="item"> <a href="/p/ id= data-x= </a> </div> <span> price: 12.50 EUR in stock '

@@ -262,6 +262,7 @@ def _span(first: int, last: int) -> str:
 _OPTIONS = re2.Options()
 _OPTIONS.never_nl = True  # lines are searched joined by newlines: a match never spans two
 _OPTIONS.log_errors = False  # a pattern RE2 refuses is answered, not logged to stderr
+_OPTIONS.never_capture = True  # only where a match starts is wanted: each group would cost RE2 work at every match
 _BLOCK_CHARACTERS = 1 << 20
 """About how much text one search step covers (see `_Search`)."""
 _SEARCH_SECONDS = 2.0
@@ -282,7 +283,8 @@ class _Pattern:
     (no backtracking: `(a+)+$` or `(.?){26}.{26}QQQ` cost what `abc` costs), and which releases the
     GIL while it searches. Linear is not always fast: a pattern whose DFA blows up
     (`a.{999}Q|b.{999}Q|...`) sends RE2 to its NFA, at milliseconds per kilobyte, so a search also
-    has a time limit (`_Search`). A pattern RE2 does not accept (a lookaround, a backreference, a
+    has a time limit (`_Search`). Groups capture nothing (`never_capture`): a search wants where a
+    match starts, and thousands of nested groups would make every match cost seconds. A pattern RE2 does not accept (a lookaround, a backreference, a
     syntax error) is matched as plain text only, and the answer says so.
     """
 
