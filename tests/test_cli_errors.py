@@ -157,7 +157,10 @@ def closed_port() -> int:
 def test_an_unreachable_model_server_is_one_line_exit_2_and_nothing_written(
     words: list[str], tmp_path: Path, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No summary can be made: the run stops at the first refused connection, not after every content's retries."""
+    """No summary can be made: the run stops at the first refused connection, not after every content's retries.
+
+    The server's URL carries a password (`user:password@`, one of its characters encoded): no message shows it.
+    """
     folder, out = tmp_path / 'in', tmp_path / 'out'
     folder.mkdir()
     for index in range(3):
@@ -166,12 +169,15 @@ def test_an_unreachable_model_server_is_one_line_exit_2_and_nothing_written(
     before = {path.name: path.read_bytes() for path in folder.iterdir()}
     port = closed_port()
     config = tmp_path / 'server.yaml'
-    config.write_text(f'model: some-model\nbase_url: http://127.0.0.1:{port}/v1\nkeep_recent: 0\n', encoding='utf-8')
+    url = f'http://svc:S3cret%2Fpw@127.0.0.1:{port}/v1'
+    config.write_text(f'model: some-model\nbase_url: {url}\nkeep_recent: 0\n', encoding='utf-8')
     assert main([*(word.format(folder=folder, out=out) for word in words), '--config', str(config)]) == 2
     captured = capsys.readouterr()
     assert captured.out == '' and captured.err.count('\n') == 1, captured.err
-    assert captured.err.startswith(f'summarizer: cannot reach the model server at http://127.0.0.1:{port}/v1/: ')
-    assert 'connection refused' in captured.err
+    assert captured.err.startswith(
+        f'summarizer: cannot reach the model server at http://svc:***@127.0.0.1:{port}/v1/: '
+    )
+    assert 'connection refused' in captured.err and 'S3cret' not in captured.err
     assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
     assert not [path for path in out.rglob('*') if not path.is_dir()]  # (`--out` makes its folder as it starts)
 

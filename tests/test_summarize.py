@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import logging
 
 import pytest
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, head_items, history, summarizer_model
@@ -263,3 +264,28 @@ async def test_an_agent_run_goes_on_when_the_summarizer_server_cannot_be_reached
     assert [part.content for part in returns] == [BIG_TEXT] * 3
     assert len(calls) == 2  # the first return tried at the third request, and again at the fourth (the second
     # return, the same text, waits on that call)
+
+
+async def test_a_model_servers_password_is_in_no_warning_and_no_repr(caplog: pytest.LogCaptureFixture) -> None:
+    """`base_url` with `user:password@`: the capability's repr and the unreachable server's warning hide it."""
+    from test_cli_errors import closed_port
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(isinstance(message, ModelResponse) for message in messages)
+        return ModelResponse(
+            parts=[ToolCallPart('logs', {}, tool_call_id=f'call_{step}') if step < 2 else TextPart('done')]
+        )
+
+    url = f'http://svc:S3cret@127.0.0.1:{closed_port()}/v1'
+    summarize = SummarizeToolReturns(model='some-model', base_url=url, keep_recent=0)
+    assert (
+        repr(summarize)
+        == f"SummarizeToolReturns(model='some-model', keep_recent=0, base_url='{url.replace('S3cret', '***')}')"
+    )
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    with caplog.at_level(logging.WARNING):
+        await agent.run('read the logs')
+    warnings = [record.getMessage() for record in caplog.records if record.levelno >= logging.WARNING]
+    assert any('cannot reach the model server at http://svc:***@127.0.0.1:' in warning for warning in warnings)
+    assert not any('S3cret' in warning for warning in warnings)

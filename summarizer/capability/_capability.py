@@ -35,6 +35,7 @@ from ..core import (
     Tokenizer,
     ToolRule,
     estimate_tokens,
+    without_password,
 )
 from ..pipeline import Compactor, HistorySession, Report, RunCost, first_message_scope, run_cost, run_scope
 from ._read_tool import read_tool
@@ -132,9 +133,9 @@ class _Options:
     def __repr__(self) -> str:
         """Only the options that were set (most are None: the config's value)."""
         shown = [
-            f'{item.name}={getattr(self, item.name)!r}'
+            f'{item.name}={without_password(value) if item.name == "base_url" and value else value!r}'
             for item in dataclasses.fields(self)
-            if item.repr and getattr(self, item.name) != item.default
+            if item.repr and (value := getattr(self, item.name)) != item.default
         ]
         return f'{type(self).__name__}({", ".join(shown)})'
 

@@ -12,7 +12,8 @@ whenever it holds a `:` (so a password): no host, port or database name holds an
 value, write it `%40`). libpq gets a URL rebuilt from the parts without any secret, and the secrets
 apart, so none of its messages can quote them; every secret is still scrubbed from every message
 (`redact`) as a last guard. A URL whose host part is not `HOST[:PORT],...` is refused
-before libpq sees it, its text after the user name hidden.
+before libpq sees it, its text after the user name hidden. Any other URL with a password (a model
+server's `base_url`) is named by `without_password`.
 """
 
 from __future__ import annotations
@@ -130,6 +131,24 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     for secret in secrets:
         text = text.replace(secret, '***')
     return text
+
+
+def without_password(url: str) -> str:
+    """Any URL (a model server's `base_url`) with the password of its user part shown as `***`, as messages name it.
+
+    As for a PostgreSQL URL, the user part runs to the last `@` when it holds a `:`: an unencoded `/` or `@`
+    in a password cannot leave a piece of it in view.
+    """
+    password = url_password(url)
+    return url if password is None else redact(url, (password,))
+
+
+def url_password(url: str) -> str | None:
+    """The password of `url`'s user part as written (`https://user:PASSWORD@host/`), or None."""
+    _, slashes, rest = url.partition('//')
+    userinfo, at, _ = rest.rpartition('@')
+    _, colon, password = userinfo.partition(':')
+    return password if slashes and at and colon and password else None
 
 
 def secrets_in(words: Sequence[str]) -> tuple[str, ...]:

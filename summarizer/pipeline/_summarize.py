@@ -20,6 +20,7 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
+from urllib.parse import unquote
 
 import tenacity
 from opentelemetry.trace import NoOpTracer, Span, StatusCode, Tracer
@@ -48,7 +49,18 @@ from pydantic_ai.output import OutputObjectDefinition
 from pydantic_ai.settings import ModelSettings
 from pydantic_ai.tools import ToolDefinition
 
-from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, schema_of, structure_of
+from ..core import (
+    JsonValue,
+    SummarizerConfig,
+    Tokenizer,
+    content_tokens,
+    estimate_tokens,
+    redact,
+    schema_of,
+    structure_of,
+    url_password,
+    without_password,
+)
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
 from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
@@ -326,9 +338,11 @@ class Summarizer:
             outcome.failure = describe(exc)
             unreachable = unreachable_because(exc)
             if unreachable is not None:
-                raise ServerUnreachable(
-                    f'cannot reach the model server at {self.model.base_url or model_id(self.model)}: {unreachable}'
-                ) from None
+                url = self.model.base_url or model_id(self.model)
+                password = url_password(url)  # a URL's password is in no message, however the error quotes it
+                secrets = (password, unquote(password)) if password is not None else ()
+                message = f'cannot reach the model server at {without_password(url)}: {unreachable}'
+                raise ServerUnreachable(redact(message, secrets)) from None
             outcome.rejected = isinstance(exc, SummaryFailed)
             # The reason may quote the content (a key, a summary fragment, a provider echoing the
             # request): only its kind is logged above DEBUG.
