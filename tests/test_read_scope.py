@@ -21,7 +21,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.tools import RunContext
 from test_read_tool import Step, call, returns_of
 
-from summarizer import SummarizeToolReturns
+from summarizer import Compactor, SummarizerConfig, SummarizeToolReturns
 
 OTHER_TEXT = BIG_TEXT.replace('took 2100 ms', 'took 2101 ms')
 """Differs from BIG_TEXT only in a line its summary omits: the two get the same summary."""
@@ -179,3 +179,31 @@ async def test_a_return_its_timestamp_cannot_tell_is_refused_with_what_is_kept()
     assert "2 different originals are kept under the summary of tool return 'dup' (logs)" in answer
     assert 'logs, ' in answer and 'from a return at 2026-03-01T12:00:00+00:00' in answer
     assert 'took 2100 ms' not in answer and 'took 2101 ms' not in answer  # neither original is shown
+
+
+async def test_conversations_opening_with_one_greeting_read_only_their_own_originals() -> None:
+    """An application opens every conversation with the same greeting (one message, one timestamp): its first
+    prompt, not that greeting, tells a history compacted offline (no conversation id) from another user's."""
+    greeting = ModelResponse(parts=[TextPart('Hi! How can I help you today?')])
+
+    def history(prompt: str, content: str, *, day: int) -> list[ModelMessage]:
+        return [
+            greeting,
+            ModelRequest(parts=[UserPromptPart(prompt, timestamp=datetime(2025, 1, day, tzinfo=UTC))]),
+            ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id='call_1')]),
+            ModelRequest(parts=[ToolReturnPart('logs', content, tool_call_id='call_1')]),
+            ModelResponse(parts=[TextPart('ok')]),
+        ]
+
+    compacted = await Compactor(config=SummarizerConfig().override(keep_recent=0)).compact(
+        history('show my logs', OTHER_TEXT, day=1)
+    )
+    summary = compacted.messages[3].parts[0]
+    assert isinstance(summary, ToolReturnPart) and 'took 2101 ms' not in summary.model_response_str()
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    other_user = await run(
+        summarize, [read('call_1', pattern='took 210')], history=history('hi', summary.content, day=2)
+    )
+    assert "The original of tool return 'call_1' (logs) is not stored" in answers(other_user)[0]
+    owner = await run(summarize, [read('call_1', pattern='took 210')], history=compacted.messages)
+    assert 'took 2101 ms' in answers(owner)[0]

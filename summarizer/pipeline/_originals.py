@@ -188,22 +188,28 @@ def run_scope(conversation_id: str) -> str:
 
 
 def first_message_scope(messages: Sequence[ModelMessage]) -> str:
-    """A conversation told by its first request's prompts, each with its timestamp.
+    """A conversation told by the prompts of its first request that holds any, each with its timestamp.
 
     System prompts other than dynamic ones (which pydantic-ai renders again in each run) and user
     prompts: a conversation continued in a new run or loaded back from a file keeps them, and two
-    conversations share them only when they began with the same prompts at the same microsecond. A
-    history whose first message holds no prompt is told by that message's parts.
+    conversations share them only when they began with the same prompts at the same microsecond.
+    Messages before them are passed over: an application may open every conversation with the same
+    greeting (one `ModelResponse`, one timestamp), which tells none apart. A history holding no prompt
+    at all is told by its first message: its parts and its timestamp.
     """
-    first = messages[0] if messages else None
-    parts = first.parts if first is not None else ()
-    prompts = [
-        [part.part_kind, part.content, _instant(part.timestamp)]
-        for part in (parts if isinstance(first, ModelRequest) else ())
-        if isinstance(part, UserPromptPart) or (isinstance(part, SystemPromptPart) and part.dynamic_ref is None)
-    ]
-    told_by = prompts or list(parts)
-    return 'first-message:' + hashlib.sha256(pydantic_core.to_json(told_by, fallback=repr)).hexdigest()
+    for message in messages:
+        prompts = [
+            [part.part_kind, part.content, _instant(part.timestamp)]
+            for part in (message.parts if isinstance(message, ModelRequest) else ())
+            if isinstance(part, UserPromptPart) or (isinstance(part, SystemPromptPart) and part.dynamic_ref is None)
+        ]
+        if prompts:
+            break
+    else:
+        first = messages[0] if messages else None
+        moment = first.timestamp if first is not None else None
+        prompts = [list(first.parts), _instant(moment) if moment is not None else None] if first is not None else []
+    return 'first-message:' + hashlib.sha256(pydantic_core.to_json(prompts, fallback=repr)).hexdigest()
 
 
 def _instant(moment: datetime) -> str:
