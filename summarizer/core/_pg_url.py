@@ -8,8 +8,8 @@ A password is never shown, whatever the URL's shape, nor is any other secret lib
 password ends a URL's host part early and an `@` splits it, so a standard parse (and libpq's, which
 takes the first `@`) reads part of the password as a host, port, database or query parameter, then
 connects elsewhere and quotes that part in its error. Here the user part runs to the URL's last `@`
-whenever it holds a `:` (so a password) and its user name no `/`, `?` or `#`: no host, port or
-database name holds an `@`, and an `@` in a query value (`?sslpassword=a:b@c`) is the query's. libpq gets a URL rebuilt from the parts without any secret, and the secrets
+whenever it holds a `:` (so a password): no host, port or database name holds an `@` (in a query
+value, write it `%40`). libpq gets a URL rebuilt from the parts without any secret, and the secrets
 apart, so none of its messages can quote them; every secret is still scrubbed from every message
 (`redact`) as a last guard. A URL whose host part is not `HOST[:PORT],...` is refused
 before libpq sees it, its text after the user name hidden. Any other URL with a password (a model
@@ -114,9 +114,9 @@ def _userinfo(rest: str) -> tuple[str, str | None, str]:
     if not at:
         return '', None, rest
     user, colon, password = userinfo.partition(':')
-    if colon and not any(mark in user for mark in '/?#'):
+    if colon:
         return user, password, after
-    # No password, or a `:` past a `/`, `?` or `#` no user name holds: that `@` is a query value's, not the user's.
+    # No password: an `@` past the host part (a query value's) is not the user's.
     host_end = min((index for index in (rest.find('/'), rest.find('?')) if index >= 0), default=len(rest))
     user, at, after = rest[:host_end].rpartition('@')
     return (user, None, after + rest[host_end:]) if at else ('', None, rest)
