@@ -284,8 +284,9 @@ class _Pattern:
     GIL while it searches. Linear is not always fast: a pattern whose DFA blows up
     (`a.{999}Q|b.{999}Q|...`) sends RE2 to its NFA, at milliseconds per kilobyte, so a search also
     has a time limit (`_Search`). Groups capture nothing (`never_capture`): a search wants where a
-    match starts, and thousands of nested groups would make every match cost seconds. A pattern RE2 does not accept (a lookaround, a backreference, a
-    syntax error) is matched as plain text only, and the answer says so.
+    match starts, and thousands of nested groups would make every match cost seconds. A pattern RE2
+    does not accept (a lookaround, a backreference, a syntax error) is matched as plain text only,
+    and the answer says so.
     """
 
     finders: tuple[Callable[[bytes, int], int], ...]

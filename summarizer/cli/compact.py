@@ -47,11 +47,11 @@ def run(arguments: argparse.Namespace) -> int:
     config = load_config(arguments)
     source: Path = arguments.input
     raw = read_input(source)
-    output: Path | None = arguments.output
-    if output is not None and output != Path('-') and output.exists() and os.path.samefile(output, source):
+    to_stdout = arguments.output == Path('-')
+    output: Path | None = None if to_stdout else arguments.output
+    if output is not None and output.exists() and os.path.samefile(output, source):
         raise InputError(f'{source}: -o names the input itself: that is --in-place, with its checks')
     read = Snapshot.of(source.stat(), raw) if arguments.in_place else None  # stat after the read: a later change shows
-    to_stdout = arguments.output == Path('-')
     out = console(stderr=to_stdout)
     from ..pipeline import CheckFailed, Compactor, Rewrite, history_identity, record_rewrite
     from ..stored import HistoryError, compact_stored

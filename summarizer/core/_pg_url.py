@@ -146,9 +146,7 @@ def without_password(url: str) -> str:
 def url_password(url: str) -> str | None:
     """The password of `url`'s user part as written (`https://user:PASSWORD@host/`), or None."""
     _, slashes, rest = url.partition('//')
-    userinfo, at, _ = rest.rpartition('@')
-    _, colon, password = userinfo.partition(':')
-    return password if slashes and at and colon and password else None
+    return (_userinfo(rest)[1] or None) if slashes else None
 
 
 def secrets_in(words: Sequence[str]) -> tuple[str, ...]:

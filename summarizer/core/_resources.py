@@ -6,6 +6,7 @@ wheel carries them inside the package as `summarizer/_data/` (see pyproject.toml
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 _PACKAGE = Path(__file__).parent.parent
@@ -18,6 +19,7 @@ def data_path(name: str) -> Path:
     return root / name
 
 
+@functools.cache  # asked for by every embedded model's cache identity (`pipeline._models.model_id`)
 def package_version() -> str:
     """The installed distribution's version (`summarizer --version`, `summarizer.__version__`).
 

@@ -607,9 +607,11 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
     for path in paths:
         if not path.exists():
             raise SourceError(f'{path}: no such file or directory')
-        if path.is_dir() and _inside(path, skip):
-            raise SourceError(f'{path}: inside the --out folder {out}, whose files are outputs: choose another --out')
         if path.is_dir():
+            if _inside(path, skip):
+                raise SourceError(
+                    f'{path}: inside the --out folder {out}, whose files are outputs: choose another --out'
+                )
             found = [
                 (file, file.relative_to(path))
                 for file in sorted(path.rglob('*'))

@@ -59,7 +59,6 @@ from ..core import (
     schema_of,
     structure_of,
     url_password,
-    without_password,
 )
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
@@ -341,7 +340,7 @@ class Summarizer:
                 url = self.model.base_url or model_id(self.model)
                 password = url_password(url)  # a URL's password is in no message, however the error quotes it
                 secrets = (password, unquote(password)) if password is not None else ()
-                message = f'cannot reach the model server at {without_password(url)}: {unreachable}'
+                message = f'cannot reach the model server at {url}: {unreachable}'
                 raise ServerUnreachable(redact(message, secrets)) from None
             outcome.rejected = isinstance(exc, SummaryFailed)
             # The reason may quote the content (a key, a summary fragment, a provider echoing the
