@@ -642,3 +642,26 @@ def test_a_provider_batch_reads_a_database_once_and_writes_its_out_copy(
     copied = table(pg_server, f'{database}_out', 'SELECT id, messages::text, note FROM compacted ORDER BY id')
     for old, new in zip(before, copied, strict=True):
         check_rewrite(StoredHistory.parse(str(old[1])), StoredHistory.parse(str(new[1])))
+
+
+def test_rows_sharing_an_id_are_left_as_they_are_and_reported(
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    twin = pretty(0, BIG_TEXT)  # both compact to one text: one shared record would restore both as one
+    with pg_server.connect(database) as connection:
+        connection.execute('CREATE TABLE conversations (id text, messages text)')  # no key: ids may repeat
+        for key, text in (('a', twin), ('a', twin.replace('took 2100 ms', 'took 2101 ms')), ('c', twin)):
+            connection.execute('INSERT INTO conversations VALUES (%s, %s)', (key, text))
+    query = 'SELECT id, messages FROM conversations ORDER BY id, messages'
+    before = table(pg_server, database, query)
+    report = tmp_path / 'report.json'
+
+    assert batch(pg_server.url(database), '--in-place', '--report', report) == 1
+
+    after = table(pg_server, database, query)
+    assert after[:2] == before[:2] and after[2] != before[2]  # only the row of its own id is compacted
+    assert capsys.readouterr().err.count('2 rows have this id') == 2
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['histories'] == {'seen': 3, 'changed': 1, 'failed': 2}
+    assert main(['restore', pg_server.url(database), '--in-place']) == 1  # the shared rows are refused again
+    assert table(pg_server, database, query) == before

@@ -271,10 +271,30 @@ class PostgresSource:
             id=table.id_column,
             column=table.messages_column,
         )
+        shared = self._shared_ids(table)
         for oid, ctid, row_id, raw in self._rows(query):
             where = Where(path=self.name, table=table.name, row_id=shown_id(row_id))
             text = raw if isinstance(raw, str) else ''
-            yield StoredUnit(where=where, raw=text, key=(oid, ctid, row_id), identity=self._row_identity(table, where))
+            refused = None
+            if row_id in shared:
+                refused = (
+                    f'{shared[row_id]} rows have this {table.id_column}, and the originals store tells histories '
+                    'apart by it, so one could be restored as another: left as it is (make the column unique)'
+                )
+            identity = self._row_identity(table, where)
+            yield StoredUnit(where=where, raw=text, key=(oid, ctid, row_id), identity=identity, refused=refused)
+
+    def _shared_ids(self, table: PgTable) -> dict[object, int]:
+        """Ids (NULL too) that more than one row holds, with how many, in the read snapshot.
+
+        A row is addressed by its ctid, which an update changes, so the originals store knows a row
+        by its id (`identity_of`): rows sharing one would share their records.
+        """
+        assert self._reader is not None
+        query = table.query(
+            'SELECT {id}::text, count(*) FROM {table} GROUP BY 1 HAVING count(*) > 1', id=table.id_column
+        )
+        return {row_id: int(count) for row_id, count in self._reader.execute(query).fetchall()}
 
     def _sessions(self, table: PgTable) -> Iterator[Unit]:
         query = table.query(

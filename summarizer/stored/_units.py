@@ -73,6 +73,8 @@ class StoredUnit:
     """JSONL: blank lines before this line, written back as they were."""
     ending: bytes = b''
     """JSONL: this line's line ending."""
+    refused: str | None = None
+    """Why its source will not compact or restore it (a row whose id other rows share), reported as its error."""
 
     def messages(self) -> list[ModelMessage]:
         """The history's messages; `HistoryError` on bad input."""
@@ -85,6 +87,8 @@ class StoredUnit:
         the candidates are those the compaction will ask its `AnswerSource` for. Bad input is not
         reported here: the compaction reports it.
         """
+        if self.refused is not None:
+            return []
         try:
             history = StoredHistory.decode(self.raw)
             if screen(history, config=compactor.config, tokenizer=compactor.tokenizer) is not None:
@@ -96,6 +100,8 @@ class StoredUnit:
 
     async def compact(self, compactor: Compactor) -> Done:
         """The history compacted; bad input ends as a `Done` with an error and nothing to write."""
+        if self.refused is not None:
+            return Done(unit=self, error=self.refused)
         try:
             history = StoredHistory.decode(self.raw)
             screened = screen(history, config=compactor.config, tokenizer=compactor.tokenizer)
