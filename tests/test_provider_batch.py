@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -506,3 +507,31 @@ def test_a_batch_run_records_each_history_and_writes_none_the_store_refuses(
     assert run(tmp_path, tmp_path / 'more', '--in-place', '--provider-batch', config=full) == 1
     assert (tmp_path / 'more' / 'd.json').read_bytes() == more['d.json']
     assert 'd.json message 2: not summarized: the originals store is full' in ' '.join(capsys.readouterr().err.split())
+
+
+def test_a_journal_entry_moved_to_another_content_is_not_collected_for_it(
+    tmp_path: Path, server: FakeOpenAI, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pydantic-ai names a batch request by a hash of its body: a pending entry is re-attached only to its own request."""
+    write_inputs(tmp_path / 'in', corpus())
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch') == 0
+    (tmp_path / 'out').rename(tmp_path / 'first')
+    (journal,) = (isolated_cache / 'batch-journals').glob('*.jsonl')
+    entries = [json.loads(line) for line in journal.read_text().splitlines()]
+    (submitted,) = [entry for entry in entries if 'submitted' in entry]
+    keys = list(submitted['submitted'])
+    pending = submitted['submitted']
+    pending[keys[0]], pending[keys[1]] = pending[keys[1]], pending[keys[0]]  # two contents swap their batch entries
+    journal.write_text(json.dumps(submitted) + '\n')  # as if the run stopped once the batch was submitted
+    for path in isolated_cache.iterdir():  # no summary cached: every content is to collect again
+        if path.is_dir() and path.name != 'batch-journals':
+            shutil.rmtree(path)
+        elif path.is_file():
+            path.unlink()
+    capsys.readouterr()
+
+    assert run(tmp_path, tmp_path / 'in', '--out', tmp_path / 'out', '--provider-batch', '--resume') == 0
+
+    assert '2 re-attached from the journal, 2 to submit' in capsys.readouterr().err
+    for name in corpus():
+        assert (tmp_path / 'out' / name).read_bytes() == (tmp_path / 'first' / name).read_bytes()

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -43,6 +44,7 @@ from pydantic_ai.capabilities import BatchModelRequests
 from pydantic_ai.exceptions import ModelAPIError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, SystemPromptPart, UserPromptPart
 from pydantic_ai.models import Model
+from pydantic_ai.models.batch import BatchRequest
 from pydantic_ai.usage import RequestUsage
 
 from ..core import SummarizerConfig, remove_temporaries
@@ -242,7 +244,8 @@ async def _summarize_in_batches(
     requests = {key: summarizer.request_for(candidate) for key, candidate in todo.items()}
     pending: dict[str, ModelResponse | Outcome] = {}
     for key in todo:
-        if (stored := _restored(journal.submitted.get(key))) is not None:
+        stored = _restored(journal.submitted.get(key))
+        if stored is not None and await _waits_on(summarizer.model, stored, requests[key]):
             pending[key] = stored
     fresh = {key: request for key, request in requests.items() if key not in pending}
     report = dataclasses.replace(report, re_attached=len(pending), requests=len(fresh))
@@ -360,6 +363,29 @@ def _restored(stored: object) -> ModelResponse | None:
         return _PENDING.validate_python(stored)
     except ValidationError:
         return None
+
+
+async def _waits_on(model: Model, pending: ModelResponse, request: SummaryRequest) -> bool:
+    """Whether a journaled pending response waits on the result of `request`, not of another content's request.
+
+    pydantic-ai names a request in its batch by a hash of the request's encoded body (the custom id ending
+    `batch:<batch id>:<custom id>`, suffixed `-N` for a repeat), and the provider returns each result under
+    its custom id: an entry the journal holds under another content's key (edited, or mixed up) names
+    another body, so that content is submitted again rather than given another content's summary.
+    """
+    try:
+        encoded = await model.batch_encode(
+            BatchRequest(
+                custom_id='',
+                messages=request.messages,
+                model_settings=request.settings,
+                model_request_parameters=request.parameters,
+            )
+        )
+    except Exception:  # noqa: BLE001 - not encodable now: submitting it again reports why
+        return False
+    custom_id = (pending.provider_response_id or '').rsplit(':', 1)[-1]
+    return custom_id.split('-')[0] == hashlib.sha256(encoded.body.encode()).hexdigest()[:32]
 
 
 def _batch_id(response: ModelResponse) -> str:
