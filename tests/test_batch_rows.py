@@ -9,6 +9,7 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import batch, langchain_rows, read_report, rows, stored
 
+from summarizer.engines._sources import SqliteSource
 from summarizer.stored._langchain import Row
 from summarizer.stored._stored import StoredHistory, check_rewrite
 
@@ -174,3 +175,37 @@ def test_a_text_row_that_is_not_utf8_fails_alone_and_the_other_rows_are_compacte
     assert failure['row_id'] == 'b'
     offset = bad.index(b'\xff')
     assert failure['problem'] == f'not UTF-8 text at line 1 (byte {offset})'
+
+
+def test_a_database_failing_mid_batch_reports_only_the_rows_committed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / 'app.db'
+    originals = [stored(index) for index in range(5)]
+    make_table(database, 'CREATE TABLE conversations (id TEXT, messages TEXT)', list(enumerate(originals)))
+    (tmp_path / 'config.yaml').write_text('batch:\n  commit_every: 2\n  histories_in_flight: 1\n')
+    update = SqliteSource._update  # pyright: ignore[reportPrivateUsage]
+    calls: list[object] = []
+
+    def fourth_update_fails(self: SqliteSource, table: object, **row: object) -> None:
+        calls.append(row['key'])
+        if len(calls) == 4:
+            raise sqlite3.OperationalError('disk I/O error')
+        update(self, table, **row)  # pyright: ignore[reportArgumentType]
+
+    monkeypatch.setattr(SqliteSource, '_update', fourth_update_fails)
+    report = tmp_path / 'r.json'
+
+    assert batch(database, '--in-place', '--config', tmp_path / 'config.yaml', '--report', report) == 1
+
+    after = [text for (text,) in rows(database, 'SELECT messages FROM conversations ORDER BY rowid')]
+    committed = sum(str(text).encode() != original for original, text in zip(originals, after))
+    assert committed == 2  # the first commit; the third history, written but not committed, was rolled back
+    source = read_report(report)['app.db']
+    assert source['histories']['changed'] == committed  # type: ignore[index]
+    (failure,) = source['failures']  # type: ignore[misc]
+    assert (
+        failure['problem']
+        == 'OperationalError: disk I/O error; the 2 histories saved before it stay compacted, the others are left as they were'
+    )  # type: ignore[index]
+    assert source['returns_summarized'] == 3 * committed

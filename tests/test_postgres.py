@@ -665,3 +665,29 @@ def test_rows_sharing_an_id_are_left_as_they_are_and_reported(
     assert source['histories'] == {'seen': 3, 'changed': 1, 'failed': 2}
     assert main(['restore', pg_server.url(database), '--in-place']) == 1  # the shared rows are refused again
     assert table(pg_server, database, query) == before
+
+
+def test_a_connection_lost_mid_batch_reports_the_rows_already_committed(
+    pg_server: Server, database: str, tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    make_histories(pg_server, database, 'text', {key: pretty(index, BIG_TEXT) for index, key in enumerate('abc')})
+    before = dict(table(pg_server, database, 'SELECT id, messages FROM conversations'))
+    write = postgres.PostgresSource.write
+
+    def write_then_lose_the_connection(self: postgres.PostgresSource, done: object) -> None:
+        write(self, done)  # pyright: ignore[reportArgumentType]
+        assert self._writer is not None  # pyright: ignore[reportPrivateUsage]
+        with pg_server.connect(database) as admin:  # the server drops the writer's session (restart, failover)
+            admin.execute('SELECT pg_terminate_backend(%s)', (self._writer.info.backend_pid,))  # pyright: ignore[reportPrivateUsage]
+
+    monkeypatch.setattr(postgres.PostgresSource, 'write', write_then_lose_the_connection)
+    report = tmp_path / 'report.json'
+
+    assert batch(pg_server.url(database), '--in-place', '--report', report) == 1
+
+    after = dict(table(pg_server, database, 'SELECT id, messages FROM conversations'))
+    committed = [key for key in before if after[key] != before[key]]
+    assert len(committed) == 1  # the first history's transaction was committed before the connection went
+    (source,) = json.loads(report.read_text())['sources']
+    assert source['histories']['changed'] == 1 and source['returns_summarized'] == 1
+    assert 'connection lost' in ' '.join(failure['problem'] for failure in source['failures'])

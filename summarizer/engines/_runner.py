@@ -72,6 +72,16 @@ class Problem:
         return {'kind': self.kind, **location, 'message_index': self.message_index, 'problem': self.problem}
 
 
+@dataclass
+class _Unsaved:
+    """What histories written but not yet durable added to a `SourceReport`, taken back if the source fails."""
+
+    changed: int = 0
+    summarized: int = 0
+    tokens_saved: int = 0
+    counted_tokens_saved: int = 0
+
+
 @dataclass(kw_only=True)
 class SourceReport:
     """What happened to one source."""
@@ -92,12 +102,21 @@ class SourceReport:
     resumed: bool = False
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
 
-    def discard(self) -> None:
-        """Nothing of this source was written after all (a file source failed): only the model work stays counted."""
-        self.changed = 0
-        self.tokens_after = self.tokens_before
-        self.counts.summarized = 0
-        self.counts.tokens_after = self.counts.tokens_before
+    _unsaved: _Unsaved = field(default_factory=_Unsaved, repr=False)
+    """What the histories written since the source was last saved added (`Source.saved`)."""
+
+    def saved(self) -> None:
+        """Every history written so far is durable."""
+        self._unsaved = _Unsaved()
+
+    def take_back(self) -> None:
+        """The histories written since the source was last saved were lost: only their model work stays counted."""
+        lost = self._unsaved
+        self.changed -= lost.changed
+        self.tokens_after += lost.tokens_saved
+        self.counts.summarized -= lost.summarized
+        self.counts.tokens_after += lost.counted_tokens_saved
+        self._unsaved = _Unsaved()
 
     def add(self, done: Done) -> None:
         self.histories += 1
@@ -116,6 +135,11 @@ class SourceReport:
         self.counts.add(done.report)
         self.tokens_before += done.tokens_before
         self.tokens_after += done.tokens_after
+        unsaved, report = self._unsaved, done.report
+        unsaved.changed += done.changed
+        unsaved.summarized += report.summarized
+        unsaved.tokens_saved += done.tokens_before - done.tokens_after
+        unsaved.counted_tokens_saved += report.tokens_before - report.tokens_after
         self.problems.extend(
             Problem(kind='summary', where=done.unit.where, message_index=failure.message_index, problem=failure.reason)
             for failure in done.report.failures
@@ -390,9 +414,12 @@ class _Open:
             done = Done(unit=done.unit, error=exc.problem)
         except (OSError, sqlite3.Error, SourceProblem) as exc:
             self.report.add(done)
+            self.report.take_back()  # not written, nor is what was not yet saved
             self.fail(exc)
             return
         self.report.add(done)
+        if self.source.saved:
+            self.report.saved()
 
     def close(self, journal: Journal | None) -> None:
         """Finish the source, and journal it when it is complete without a problem."""
@@ -410,20 +437,26 @@ class _Open:
         if self.broken:
             return
         self.broken = True
+        if not self.source.saved:
+            self.report.take_back()
         self.source.abort()
         if isinstance(exc, OSError | sqlite3.Error) and _disk_full(exc):
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
             raise BatchAborted(
                 f'{self.source.name}: {reason}; stopped, every unfinished source left as it was'
             ) from None
-        if self.source.whole_file:
-            self.report.discard()
         if isinstance(exc, ChangedWhileCompacting):
             problem = exc.problem
         elif isinstance(exc, SourceProblem):
             problem = str(exc)
         else:
-            problem = f'{type(exc).__name__}: {exc}; this source is left as it was'
+            kept = self.report.changed  # saved before the failure: they stay compacted
+            rest = (
+                f'the {kept:,} histories saved before it stay compacted, the others are left as they were'
+                if kept
+                else 'this source is left as it was'
+            )
+            problem = f'{type(exc).__name__}: {exc}; {rest}'
         self.report.problems.append(
             Problem(kind='source', where=Where(path=self.source.name), message_index=None, problem=problem)
         )

@@ -91,8 +91,12 @@ class Source(Protocol):
         ...
 
     @property
-    def whole_file(self) -> bool:
-        """Written at once (or not at all): when it fails, none of its histories were written."""
+    def saved(self) -> bool:
+        """Whether every history written so far is durable: when the source fails, those written since it last was are lost.
+
+        A file is written at close (never saved before), a SQLite file every `commit_every` histories, a
+        PostgreSQL history as it is written (always saved).
+        """
         ...
 
     @property
@@ -154,7 +158,7 @@ class FileSource(ABC):
     """A file of histories (`Source`), written to `out` (under `--out`, in the inputs' layout) or in place."""
 
     kind: str
-    whole_file = True
+    saved = False
 
     def __init__(self, path: Path, *, relative: Path, out: Path | None = None) -> None:
         self.path = path
@@ -349,7 +353,6 @@ class Tables:
 
 class SqliteSource(FileSource):
     kind = 'sqlite'
-    whole_file = False
     _connection: sqlite3.Connection | None = None
 
     def __init__(self, path: Path, *, relative: Path, out: Path | None, tables: Tables, commit_every: int) -> None:
@@ -484,6 +487,10 @@ class SqliteSource(FileSource):
         if cursor.rowcount != 1:
             changed = 'changed or deleted' if cursor.rowcount == 0 else f'{cursor.rowcount} rows matched'
             raise ChangedWhileCompacting(where.describe(), f'changed while compacting ({row}{changed})')
+
+    @property
+    def saved(self) -> bool:
+        return self._pending == 0
 
     def _commit(self) -> None:
         if self.connection.in_transaction:

@@ -122,7 +122,8 @@ class PostgresSource:
     """One database URL (a `Source`): its history and/or LangChain message table, in place or into `out`."""
 
     kind = 'postgresql'
-    whole_file = True
+    saved = True
+    """Each history is committed as it is written."""
     _reader: Connection | None = None
     _writer: Connection | None = None
 
