@@ -106,6 +106,7 @@ def test_a_history_compacted_twice_is_restored_to_the_first_original(
 
     assert main(['restore', str(twice), '--in-place']) == 0
     assert twice.read_bytes() == stored(0)
+    assert '3 values put back' in capsys.readouterr().err  # each value once, however often it was summarized
     assert main(['restore', str(twice), '--in-place']) == 0  # nothing recorded of the original: left as it is
     assert twice.read_bytes() == stored(0)
 

@@ -519,18 +519,18 @@ class OriginalStore:
         does: records with different originals and none of this history, an original missing from
         the store, or a result that does not hash to the recorded original.
         """
-        text, values, seen = compacted, 0, {text_hash(compacted)}
+        text, values, seen = compacted, set[str](), {text_hash(compacted)}
         while (step := self._restore_step(text, identity=identity)) is not None:
             text, restored = step
-            values += restored
+            values |= restored  # a value summarized again in a later step is one value
             key = text_hash(text)
             if key in seen:  # a compaction never makes a text it was made from: a store that says so is damaged
                 raise RestoreError('the records of this text lead back to it: the originals store is inconsistent')
             seen.add(key)
-        return Restored(text=text, values=values) if len(seen) > 1 else None
+        return Restored(text=text, values=len(values)) if len(seen) > 1 else None
 
-    def _restore_step(self, compacted: str, *, identity: str) -> tuple[str, int] | None:
-        """Undo the recorded compaction that made `compacted`: the text it was made from and the values put back."""
+    def _restore_step(self, compacted: str, *, identity: str) -> tuple[str, set[str]] | None:
+        """Undo the recorded compaction that made `compacted`: the text it was made from and where the values put back are."""
         key = text_hash(compacted)
         rows = self._query_all(
             'SELECT identity, original_hash, spans FROM history_records WHERE key = ? UNION ALL '
@@ -549,8 +549,10 @@ class OriginalStore:
             )
         _, original_hash, record = (own or records)[0]
         pieces: list[str] = []
+        places: set[str] = set()
         position = 0
         for start, end, blob, where in sorted(json.loads(record)):
+            places.add(str(where))
             text = self._query('SELECT text FROM originals WHERE hash = ?', (blob,))
             if text is None:
                 raise RestoreError(f'{where}: its original is not in the originals store ({self.directory})')
@@ -560,7 +562,7 @@ class OriginalStore:
         restored = ''.join(pieces)
         if text_hash(restored) != original_hash:
             raise RestoreError('the restored text does not match the recorded original')
-        return restored, len(pieces) // 2
+        return restored, places
 
     # -- the database --------------------------------------------------------------------------------
 
