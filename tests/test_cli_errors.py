@@ -265,6 +265,9 @@ def test_an_output_that_is_the_input_itself_is_one_line_exit_2_and_nothing_writt
     (folder / 'l.jsonl').write_bytes(big + b'\n')
     (folder / 'link.json').symlink_to(folder / 'h.json')
     os.link(folder / 'h.json', tmp_path / 'h.json')  # a hard link, by the name its output would have
+    (tmp_path / 'src').mkdir()
+    (tmp_path / 'src' / 'l.jsonl').write_bytes(big + b'\n')  # its output would be in/l.jsonl
+    os.link(folder / 'l.jsonl', tmp_path / 'x.jsonl')
     before = {path: path.read_bytes() for path in folder.iterdir()}
     for argv, line in (
         (['compact', str(folder / 'h.json'), '-o', str(folder / 'h.json')], f'{folder / "h.json"}: -o names the input'),
@@ -279,6 +282,10 @@ def test_an_output_that_is_the_input_itself_is_one_line_exit_2_and_nothing_writt
         (['batch', str(folder), '--out', str(folder)], f'{folder}: inside the --out folder {folder}'),
         (['batch', str(folder), '--out', str(tmp_path)], f'{folder}: inside the --out folder {tmp_path}'),
         (['restore', str(folder / 'h.json'), '--out', str(folder)], f'{folder / "h.json"}: --out {folder} would write'),
+        (  # one input's output (in/l.jsonl) is another input (a hard link to it)
+            ['batch', str(tmp_path / 'src'), str(tmp_path / 'x.jsonl'), '--out', str(folder)],
+            f'{tmp_path / "src" / "l.jsonl"}: --out {folder} would write over the input {tmp_path / "x.jsonl"}',
+        ),
     ):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err

@@ -635,15 +635,32 @@ def discover(paths: list[Path], *, config: BatchConfig, out: Path | None, in_pla
             if in_place:
                 _check_writable(file)
             if out is not None:
-                if (out / relative).exists() and os.path.samefile(out / relative, file):
-                    raise SourceError(
-                        f'{file}: --out {out} would write over this input: that is --in-place, with its checks'
-                    )
                 if relative in outputs:
                     raise SourceError(f'{file} and {outputs[relative]} would both be written to {out / relative}')
                 outputs[relative] = file
             sources.append(source)
+    if out is not None:
+        _check_outputs(outputs, out=out)
     return sources
+
+
+def _check_outputs(outputs: dict[Path, Path], *, out: Path) -> None:
+    """`SourceError` if an output (relative path under `out` -> its input) is an input file (name, link or hard link)."""
+    inputs: dict[tuple[int, int], Path] = {}
+    for file in outputs.values():
+        status = file.stat()
+        inputs.setdefault((status.st_dev, status.st_ino), file)
+    for relative, file in outputs.items():
+        try:
+            status = (out / relative).stat()
+        except OSError:
+            continue  # not there yet (or not reachable: writing it reports why)
+        other = inputs.get((status.st_dev, status.st_ino))
+        if other is None:
+            continue
+        if other == file or os.path.samefile(other, file):
+            raise SourceError(f'{file}: --out {out} would write over this input: that is --in-place, with its checks')
+        raise SourceError(f'{file}: --out {out} would write over the input {other}')
 
 
 def _check_writable(file: Path) -> None:
