@@ -346,3 +346,24 @@ def test_compact_dataset_keeps_a_row_whose_way_back_the_store_refuses() -> None:
     result = sorted(compact_dataset(ds, config=full, workers=2, batch_size=1).take_all(), key=by_id)
     assert [row['messages'] for row in result] == histories
     assert all(row['summarized'] == 0 and row['failed'] == 1 for row in result)  # each return kept, and counted
+
+
+def test_engine_ray_leaves_postgresql_rows_sharing_an_id_as_they_are(tmp_path: Path) -> None:
+    """As the local engine (tests/test_postgres.py): rows one id names cannot be told apart by restore."""
+    pytest.importorskip('psycopg', reason="the postgres extra: pip install '.[postgres]'")
+    from pg_server import running_server
+
+    twin = stored(f'ray shared id\n{BIG_TEXT}')
+    with running_server() as server:
+        url = server.url(server.create_database('ray_shared_ids'))
+        with server.connect('ray_shared_ids') as connection:
+            connection.execute('CREATE TABLE conversations (id text, messages text)')
+            for key, text in (('a', twin), ('a', twin.replace('took 2100 ms', 'took 2101 ms')), ('c', twin)):
+                connection.execute('INSERT INTO conversations VALUES (%s, %s)', (key, text))
+            query = 'SELECT id, messages FROM conversations ORDER BY id, messages'
+            before = connection.execute(query).fetchall()
+
+            assert main(['batch', '--keep-recent', '0', '--engine', 'ray', url, '--in-place']) == 1
+
+            after = connection.execute(query).fetchall()
+    assert after[:2] == before[:2] and after[2] != before[2]

@@ -438,7 +438,7 @@ def _run_on_ray(
         texts: dict[str, str | bytes] = {}
         for source in sources:
             for unit in spool.read(source, target):
-                if isinstance(unit, StoredUnit):
+                if isinstance(unit, StoredUnit) and unit.refused is None:
                     texts.setdefault(_digest(unit.raw), unit.raw)
         settings = _Settings(config=config, model=None)
         results: dict[str, Done] = {}
@@ -454,8 +454,8 @@ def _run_on_ray(
         compactor = Compactor(config=config)
 
         async def process(unit: Unit) -> Done:
-            known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
-            if known is None:
+            known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) and unit.refused is None else None
+            if known is None:  # a refused history too: its own `compact` reports why
                 return await unit.compact(compactor)
             return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
 
