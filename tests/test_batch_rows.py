@@ -209,3 +209,45 @@ def test_a_database_failing_mid_batch_reports_only_the_rows_committed(
         == 'OperationalError: disk I/O error; the 2 histories saved before it stay compacted, the others are left as they were'
     )  # type: ignore[index]
     assert source['returns_summarized'] == 3 * committed
+
+
+def test_a_database_that_cannot_be_opened_is_reported_and_the_batch_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / 'src'
+    source.mkdir()
+    make_table(source / 'app.db', 'CREATE TABLE conversations (id TEXT, messages TEXT)', [('a', stored(0))])
+    (source / 'h.json').write_bytes(stored(1))
+    (tmp_path / 'out' / 'app.db').mkdir(parents=True)  # where its copy would go: a folder
+
+    assert batch(source, '--out', tmp_path / 'out') == 1
+
+    err = capsys.readouterr().err
+    assert 'Traceback' not in err and 'source failed' in err and 'app.db' in err
+    assert (tmp_path / 'out' / 'h.json').exists()  # the other source is done
+
+
+def test_a_dry_run_failing_mid_database_says_nothing_was_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = tmp_path / 'app.db'
+    make_table(
+        database, 'CREATE TABLE conversations (id TEXT, messages TEXT)', list(enumerate(stored(i) for i in range(4)))
+    )
+    units = SqliteSource.units
+
+    def third_row_unreadable(self: SqliteSource) -> object:
+        for index, unit in enumerate(units(self)):
+            if index == 2:
+                raise sqlite3.DatabaseError('database disk image is malformed')
+            yield unit
+
+    monkeypatch.setattr(SqliteSource, 'units', third_row_unreadable)
+    report = tmp_path / 'r.json'
+    (tmp_path / 'config.yaml').write_text('batch:\n  histories_in_flight: 1\n')  # two histories done before
+
+    assert batch(database, '--in-place', '--dry-run', '--config', tmp_path / 'config.yaml', '--report', report) == 1
+    assert read_report(report)['app.db']['histories'] == {'seen': 2, 'changed': 2, 'failed': 0}  # would change
+
+    (failure,) = read_report(report)['app.db']['failures']  # type: ignore[misc]
+    assert failure['problem'] == 'DatabaseError: database disk image is malformed; this source is left as it was'  # type: ignore[index]

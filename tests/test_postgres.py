@@ -690,4 +690,30 @@ def test_a_connection_lost_mid_batch_reports_the_rows_already_committed(
     assert len(committed) == 1  # the first history's transaction was committed before the connection went
     (source,) = json.loads(report.read_text())['sources']
     assert source['histories']['changed'] == 1 and source['returns_summarized'] == 1
-    assert 'connection lost' in ' '.join(failure['problem'] for failure in source['failures'])
+    (failure,) = source['failures']
+    assert failure['problem'].startswith('connection lost: ')
+    assert failure['problem'].endswith(
+        '; the 1 history saved before it stays compacted, the others are left as they were'
+    )
+
+
+def test_a_null_id_and_the_text_null_are_two_rows_to_restore(
+    pg_server: Server, database: str, isolated_cache: Path
+) -> None:
+    """Reports show both ids as NULL; the originals store must not take one for the other."""
+    twin = pretty(0, BIG_TEXT)  # both compact to one text
+    with pg_server.connect(database) as connection:
+        connection.execute('CREATE TABLE conversations (id text, messages text)')
+        connection.execute(
+            'INSERT INTO conversations VALUES (NULL, %s), (%s, %s)',
+            (twin, 'NULL', twin.replace('took 2100 ms', 'took 2101 ms')),
+        )
+    query = "SELECT coalesce(id, '<null>'), messages FROM conversations ORDER BY 1"
+    before = table(pg_server, database, query)
+
+    assert batch(pg_server.url(database), '--in-place') == 0
+    compacted = table(pg_server, database, query)
+    assert compacted[0][1] == compacted[1][1] != before[0][1]
+
+    assert main(['restore', pg_server.url(database), '--in-place']) == 0
+    assert table(pg_server, database, query) == before

@@ -445,18 +445,18 @@ class _Open:
             raise BatchAborted(
                 f'{self.source.name}: {reason}; stopped, every unfinished source left as it was'
             ) from None
+        kept = 0 if self.target.dry_run else self.report.changed  # saved before the failure: they stay compacted
         if isinstance(exc, ChangedWhileCompacting):
             problem = exc.problem
         elif isinstance(exc, SourceProblem):
             problem = str(exc)
         else:
-            kept = self.report.changed  # saved before the failure: they stay compacted
-            rest = (
-                f'the {kept:,} histories saved before it stay compacted, the others are left as they were'
-                if kept
-                else 'this source is left as it was'
+            problem = f'{type(exc).__name__}: {exc}' + ('' if kept else '; this source is left as it was')
+        if kept:
+            saved = (
+                'the 1 history saved before it stays' if kept == 1 else f'the {kept:,} histories saved before it stay'
             )
-            problem = f'{type(exc).__name__}: {exc}; {rest}'
+            problem += f'; {saved} compacted, the others are left as they were'
         self.report.problems.append(
             Problem(kind='source', where=Where(path=self.source.name), message_index=None, problem=problem)
         )

@@ -354,6 +354,8 @@ class Tables:
 class SqliteSource(FileSource):
     kind = 'sqlite'
     _connection: sqlite3.Connection | None = None
+    _pending = 0
+    """Histories written since the last commit (none before `open` got as far as connecting)."""
 
     def __init__(self, path: Path, *, relative: Path, out: Path | None, tables: Tables, commit_every: int) -> None:
         super().__init__(path, relative=relative, out=out)

@@ -38,8 +38,8 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import TupleRow
 
 from ..core import BatchConfig, ChangedWhileCompacting, PgUrl
-from ..pipeline import Replaced, Rewrite
-from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, identity_of, shown_id
+from ..pipeline import Replaced, Rewrite, history_identity
+from ..stored import Done, Row, SessionUnit, StoredHistory, StoredUnit, Unit, Where, shown_id
 from ._sources import Source, SourceError, SourceProblem, Target
 
 Connection = psycopg.Connection[TupleRow]
@@ -282,7 +282,7 @@ class PostgresSource:
                     f'{shared[row_id]} rows have this {table.id_column}, and the originals store tells histories '
                     'apart by it, so one could be restored as another: left as it is (make the column unique)'
                 )
-            identity = self._row_identity(table, where)
+            identity = self._identity(table, row=row_id)
             yield StoredUnit(where=where, raw=text, key=(oid, ctid, row_id), identity=identity, refused=refused)
 
     def _shared_ids(self, table: PgTable) -> dict[object, int]:
@@ -322,11 +322,15 @@ class PostgresSource:
         self, table: PgTable, session: object, *, keys: list[object], ids: list[object], texts: list[str | bytes]
     ) -> SessionUnit:
         where = Where(path=self.name, table=table.name, session=shown_id(session))
-        return SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=self._row_identity(table, where))
+        identity = self._identity(table, session=None if session is None else str(session))
+        return SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=identity)
 
-    def _row_identity(self, table: PgTable, where: Where) -> str:
-        """A history's identity: the database it is read from and written to, its table, its row or session."""
-        return identity_of(self._database.address, dataclasses.replace(where, table='.'.join(table.parts)))
+    def _identity(self, table: PgTable, *, row: object = None, session: str | None = None) -> str:
+        """A history's identity: the database it is read from and written to, its table, its row id or session.
+
+        The id or session as read, not as reports show it: a NULL one and the text 'NULL' are two.
+        """
+        return history_identity(self._database.address, table='.'.join(table.parts), session=session, row=row)
 
     def written_identity(self, unit: Unit) -> str:
         return unit.identity  # read where it is written (`--out`: in the copy)
