@@ -9,6 +9,7 @@ import pytest
 from helpers import BIG_TEXT
 from test_batch import batch, langchain_rows, read_report, rows, stored
 
+from summarizer.cli import main
 from summarizer.engines._sources import SqliteSource
 from summarizer.stored._langchain import Row
 from summarizer.stored._stored import StoredHistory, check_rewrite
@@ -251,3 +252,27 @@ def test_a_dry_run_failing_mid_database_says_nothing_was_written(
 
     (failure,) = read_report(report)['app.db']['failures']  # type: ignore[misc]
     assert failure['problem'] == 'DatabaseError: database disk image is malformed; this source is left as it was'  # type: ignore[index]
+
+
+def test_a_null_session_and_a_session_named_none_are_restored_each_to_its_own(tmp_path: Path) -> None:
+    database = tmp_path / 'chat.db'
+    first = langchain_rows('s', BIG_TEXT)
+    second = langchain_rows('s', BIG_TEXT.replace('took 2100 ms', 'took 2101 ms'))  # compacts to the same rows
+    with sqlite3.connect(database) as connection:
+        connection.execute(
+            'CREATE TABLE message_store (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT, message TEXT)'
+        )
+        for session, messages in ((None, first), ('None', second)):
+            connection.executemany(
+                'INSERT INTO message_store (session_id, message) VALUES (?, ?)', [(session, m) for m in messages]
+            )
+    connection.close()
+    query = 'SELECT id, session_id, message FROM message_store ORDER BY id'
+    before = rows(database, query)
+
+    assert batch(database, '--in-place') == 0
+    after = rows(database, query)
+    assert after != before and [row[2] for row in after[:4]] == [row[2] for row in after[4:]]
+
+    assert main(['restore', str(database), '--in-place']) == 0
+    assert rows(database, query) == before

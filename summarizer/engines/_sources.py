@@ -45,7 +45,7 @@ from ..core import (
     install,
     read_snapshot,
 )
-from ..pipeline import Rewrite
+from ..pipeline import Rewrite, history_identity
 from ..stored import Done, SessionUnit, StoredUnit, Unit, Where, identity_of, shown_id
 
 SQLITE_MAGIC = b'SQLite format 3\x00'
@@ -424,16 +424,24 @@ class SqliteSource(FileSource):
         while rows := self.connection.execute(page, (position, _PAGE_ROWS)).fetchall():
             for position, key, row_id, session_id, message in rows:
                 if keys and session_id != session:
-                    where = Where(path=self.path, table=table.name, session=str(session))
-                    yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=self._identity(where))
+                    yield self._session(table, session, keys=keys, ids=ids, texts=texts)
                     keys, ids, texts = [], [], []
                 session = session_id
                 keys.append(key)
                 ids.append(row_id)
                 texts.append(message if isinstance(message, (str, bytes)) else '')
         if keys:
-            where = Where(path=self.path, table=table.name, session=str(session))
-            yield SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=self._identity(where))
+            yield self._session(table, session, keys=keys, ids=ids, texts=texts)
+
+    def _session(
+        self, table: Table, session: object, *, keys: list[object], ids: list[object], texts: list[str | bytes]
+    ) -> SessionUnit:
+        """One session's unit; its identity holds a NULL session as null, apart from a session named 'NULL'."""
+        where = Where(path=self.path, table=table.name, session=shown_id(session))
+        identity = history_identity(
+            os.path.realpath(self.path), table=table.name, session=None if session is None else str(session)
+        )
+        return SessionUnit(where=where, keys=keys, ids=ids, texts=texts, identity=identity)
 
     def write(self, done: Done) -> None:
         """Update one history's rows in a savepoint; `ChangedWhileCompacting` (all rolled back) if one changed."""
