@@ -289,9 +289,12 @@ class PostgresSource:
         """Ids (NULL too) that more than one row holds, with how many, in the read snapshot.
 
         A row is addressed by its ctid, which an update changes, so the originals store knows a row
-        by its id (`identity_of`): rows sharing one would share their records.
+        by its id: rows sharing one would share their records. An id that is the table's primary key
+        is unique and never NULL: no scan of the table then.
         """
         assert self._reader is not None
+        if _primary_key(self._reader, table.parts) == [table.id_column]:
+            return {}
         query = table.query(
             'SELECT {id}::text, count(*) FROM {table} GROUP BY 1 HAVING count(*) > 1', id=table.id_column
         )
