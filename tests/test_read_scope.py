@@ -207,3 +207,21 @@ async def test_conversations_opening_with_one_greeting_read_only_their_own_origi
     assert "The original of tool return 'call_1' (logs) is not stored" in answers(other_user)[0]
     owner = await run(summarize, [read('call_1', pattern='took 210')], history=compacted.messages)
     assert 'took 2101 ms' in answers(owner)[0]
+
+
+async def test_a_history_compacted_before_it_had_a_prompt_reads_its_originals_once_continued() -> None:
+    """Compacted offline with no prompt at all (its first message tells it), then given to a run, whose new
+    prompt must not hide the scope its originals were kept under; a greeting alone still tells no one apart."""
+    opening = ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id='call_1')], timestamp=datetime(2025, 1, 1))
+    prompt_less: list[ModelMessage] = [
+        opening,
+        ModelRequest(parts=[ToolReturnPart('logs', OTHER_TEXT, tool_call_id='call_1')]),
+        ModelResponse(parts=[TextPart('ok')]),
+    ]
+    compacted = await Compactor(config=SummarizerConfig().override(keep_recent=0)).compact(prompt_less)
+    summary = compacted.messages[1].parts[0]
+    assert isinstance(summary, ToolReturnPart) and 'took 2101 ms' not in summary.model_response_str()
+
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    owner = await run(summarize, [read('call_1', pattern='took 210')], history=compacted.messages)
+    assert 'took 2101 ms' in answers(owner)[0]

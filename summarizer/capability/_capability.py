@@ -37,7 +37,16 @@ from ..core import (
     estimate_tokens,
     without_password,
 )
-from ..pipeline import Compactor, HistorySession, Report, RunCost, first_message_scope, run_cost, run_scope
+from ..pipeline import (
+    Compactor,
+    HistorySession,
+    Report,
+    RunCost,
+    first_message_scope,
+    first_message_scopes,
+    run_cost,
+    run_scope,
+)
 from ._read_tool import read_tool
 
 
@@ -112,11 +121,12 @@ class _Options:
         Its originals are kept under the first; a read finds those kept under any. The conversation is
         pydantic-ai's (`RunContext.conversation_id`), and also its first message, under which the
         originals of a history compacted before it was given to the run are kept when that history
-        carried no conversation id (`conversation_scope`).
+        carried no conversation id (`conversation_scope`, `first_message_scopes`).
         """
-        if callable(self.scope) or self._compactor.scope is not None or not ctx.conversation_id:
+        if callable(self.scope) or self._compactor.scope is not None:
             return [self._scope(ctx)]
-        return [run_scope(ctx.conversation_id), first_message_scope(ctx.messages)]
+        runs = [run_scope(ctx.conversation_id)] if ctx.conversation_id else []
+        return runs + first_message_scopes(ctx.messages)
 
     def _scope(self, ctx: RunContext[Any]) -> str:
         """The scope the run's originals are kept under (the first of `_scopes`).
