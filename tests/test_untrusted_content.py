@@ -224,3 +224,30 @@ async def test_every_cache_file_is_owner_only_under_a_permissive_umask(isolated_
         again.close()
     finally:
         os.umask(previous)
+
+
+@pytest.mark.parametrize(
+    'content',
+    [b'\x89PNG\r\n\x1a\n' + bytes(range(256)) * 40, BIG_TEXT.encode(), [10**5000, BIG_TEXT], {'n': 10**5000}],
+    ids=['bytes-not-utf8', 'bytes-utf8', 'int-over-4300-digits-in-a-list', 'int-over-4300-digits-in-an-object'],
+)
+async def test_contents_json_cannot_hold_run_unsummarized_and_unchanged(content: object) -> None:
+    """pydantic-ai sends raw bytes base64 and any int as a number; the summarizer leaves them as they are."""
+    from pydantic_ai import Agent
+
+    from summarizer import SummarizeToolReturns
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls = sum(isinstance(message, ModelResponse) for message in messages)
+        if calls < 3:
+            return ModelResponse(parts=[ToolCallPart('dump', {}, tool_call_id=f'call_{calls}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(keep_recent=0, threshold_tokens=100)])
+    agent.tool_plain(name='dump')(lambda: content)
+    result = await agent.run('dump it')
+
+    returned = [
+        part.content for message in result.all_messages() for part in message.parts if isinstance(part, ToolReturnPart)
+    ]
+    assert len(returned) == 3 and all(type(value) is type(content) and value == content for value in returned)

@@ -45,7 +45,8 @@ from ..core import (
     shape_name,
 )
 
-_MULTIMODAL = (BinaryContent, FileUrl, UploadedFile)
+_MULTIMODAL = (BinaryContent, FileUrl, UploadedFile, bytes, bytearray, memoryview)
+"""Binary or multimodal data: never summarized (raw bytes too: pydantic-ai sends them base64, a summary would be text)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -236,10 +237,14 @@ def _json_data(content: object, plain: str | None) -> _JsonData | None:
     few_brackets = plain is not None and plain.count('[') + plain.count('{') <= MAX_DEPTH  # cannot nest deeper
     if not few_brackets and nested_deeper_than(content, MAX_DEPTH):
         return None
-    data = as_json(content, plain=plain is not None)
-    if data is None:
-        return None
-    return _JsonData(content=data, text=plain if plain is not None and data == content else None, structure=None)
+    try:
+        data = as_json(content, plain=plain is not None)
+        if data is None:
+            return None
+        text = plain if plain is not None and data == content else json_text(data)
+    except (ValueError, TypeError, RecursionError):
+        return None  # what no JSON text holds (an int of over 4,300 digits): sent as pydantic-ai serializes it
+    return _JsonData(content=data, text=text, structure=None)
 
 
 def as_json(content: object, *, plain: bool = False) -> JsonValue | None:
