@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.metadata
 from pathlib import Path
 
@@ -314,3 +315,122 @@ async def test_instructions_set_on_the_last_message_after_processing_are_counted
     whole = fresh()
     await whole.process(history)
     assert session.report.prompt_tokens - before == whole.report.prompt_tokens > 3000
+
+
+SECRET = 'api_key=sk-live-51f0c2'
+
+
+def secret_logs(n: int) -> str:
+    """A big return whose first line holds a secret an application scrubs later."""
+    return f'config dump {n}: {SECRET}\n{BIG_TEXT}'
+
+
+def scripted(calls: int) -> FunctionModel:
+    """A model that calls `fetch(n)` `calls` times, one call per response, then answers."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        made = sum(isinstance(message, ModelResponse) for message in messages)
+        if made < calls:
+            return ModelResponse(parts=[ToolCallPart('fetch', {'n': made}, tool_call_id=f'call_{made}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    return FunctionModel(respond)
+
+
+def scrubbed(message: ModelMessage) -> ModelMessage:
+    """The message with the secret taken out of its tool returns (a new message and new parts, as an app makes)."""
+    if not isinstance(message, ModelRequest) or SECRET not in str(message.parts):
+        return message
+    parts = [
+        dataclasses.replace(part, content=part.content.replace(SECRET, '[REDACTED]'))
+        if isinstance(part, ToolReturnPart) and isinstance(part.content, str)
+        else part
+        for part in message.parts
+    ]
+    return dataclasses.replace(message, parts=parts)
+
+
+@pytest.mark.parametrize('policy', ['threshold', 'cache-aware'])
+async def test_an_earlier_processor_redacting_old_returns_is_never_undone(policy: str) -> None:
+    """A history processor before the summarizer replaces returns older than two turns with scrubbed copies:
+    a summary of the content as first seen must never be written over the scrubbed message."""
+
+    def redact_old(messages: list[ModelMessage]) -> list[ModelMessage]:
+        responses = [index for index, message in enumerate(messages) if isinstance(message, ModelResponse)]
+        cutoff = responses[-2] if len(responses) >= 2 else 0
+        return [scrubbed(message) if index < cutoff else message for index, message in enumerate(messages)]
+
+    seen: list[list[ModelMessage]] = []
+    summarize = SummarizeToolReturns(keep_recent=2, threshold_tokens=300, policy=policy)
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        return scripted(5).function(messages, info)  # type: ignore[return-value,union-attr]
+
+    agent = Agent(FunctionModel(respond), capabilities=[ProcessHistory(redact_old), summarize])
+    agent.tool_plain(name='fetch')(secret_logs)
+    await agent.run('go')
+
+    for messages in seen:
+        responses = [index for index, message in enumerate(messages) if isinstance(message, ModelResponse)]
+        cutoff = responses[-2] if len(responses) >= 2 else 0
+        assert not any(SECRET in str(message) for message in messages[:cutoff]), 'a scrubbed return came back'
+
+
+async def test_a_conversation_scrubbed_between_runs_keeps_the_scrub_and_its_new_content() -> None:
+    """One processor serves an agent's runs; the application scrubs a stored return, then continues the run."""
+    processor = SummarizeToolReturnsProcessor(keep_recent=2, threshold_tokens=300)
+    agent = Agent(scripted(2), capabilities=[ProcessHistory(processor)])
+    agent.tool_plain(name='fetch')(secret_logs)
+    history = (await agent.run('go')).all_messages()
+    assert SECRET in str(history[2])  # still in the keep_recent window: waiting for its summary
+    history[2] = scrubbed(history[2])
+
+    seen: list[list[ModelMessage]] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        seen.append(list(messages))
+        made = sum(isinstance(message, ModelResponse) for message in messages) - 3
+        if made < 2:
+            return ModelResponse(parts=[ToolCallPart('fetch', {'n': 10 + made}, tool_call_id=f'later_{made}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    result = await agent.run('continue', message_history=history, model=FunctionModel(respond))
+
+    for messages in [*seen, result.all_messages()]:
+        assert SECRET not in str(messages[2]) and '[REDACTED]' in str(messages[2])
+
+
+async def test_an_earlier_processor_dropping_old_returns_does_not_break_the_run() -> None:
+    """A processor drops one of two parallel returns once two turns old (and its call): the summarizer had it waiting."""
+
+    def drop_old_noise(messages: list[ModelMessage]) -> list[ModelMessage]:
+        responses = [index for index, message in enumerate(messages) if isinstance(message, ModelResponse)]
+        cutoff = responses[-2] if len(responses) >= 2 else 0
+        kept: list[ModelMessage] = []
+        for index, message in enumerate(messages):
+            parts = [part for part in message.parts if getattr(part, 'tool_name', None) != 'noise']
+            kept.append(
+                dataclasses.replace(message, parts=parts)
+                if index < cutoff and len(parts) < len(message.parts)
+                else message
+            )  # type: ignore[arg-type]
+        return kept
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        made = sum(isinstance(message, ModelResponse) for message in messages)
+        if made == 0:
+            return ModelResponse(
+                parts=[ToolCallPart('fetch', {'n': 0}, tool_call_id='c0'), ToolCallPart('noise', {}, tool_call_id='z0')]
+            )
+        if made < 4:
+            return ModelResponse(parts=[ToolCallPart('fetch', {'n': made}, tool_call_id=f'c{made}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    summarize = SummarizeToolReturns(keep_recent=2, threshold_tokens=300, policy='threshold')
+    agent = Agent(FunctionModel(respond), capabilities=[ProcessHistory(drop_old_noise), summarize])
+    agent.tool_plain(name='fetch')(secret_logs)
+    agent.tool_plain(name='noise')(lambda: BIG_TEXT)
+    result = await agent.run('go')
+
+    assert result.output == 'done' and summarize.report.summarized >= 2

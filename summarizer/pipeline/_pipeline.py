@@ -409,7 +409,12 @@ class HistorySession:
     async def _process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None, scope: str | None
     ) -> list[ModelMessage]:
-        if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
+        if (
+            self._anchor is None
+            or len(messages) < self._walked
+            or messages[self._walked - 1] is not self._anchor
+            or not self._pending_in_place(messages)
+        ):
             self._restart()
         anchor = self._anchor  # the last message returned, walked again only if it was given other parts since
         again = anchor is not None and (
@@ -485,6 +490,23 @@ class HistorySession:
         self._anchor_instructions = _instructions(self._anchor)
         self._anchor_returns = _returns_in(self._anchor)
         return messages
+
+    def _pending_in_place(self, messages: list[ModelMessage]) -> bool:
+        """Whether every return still waiting for a summary is the very part it was found as, where it was found.
+
+        An edit of an earlier message (another history processor redacting or dropping old returns, an
+        application scrubbing a stored conversation before it continues it) leaves the last message as
+        it was: without this, a summary of the content as it was would be written over the edit.
+        """
+        last = self._walked - 1  # the anchor's parts are walked again when they change
+        for candidate in self._pending:
+            index, part_index = candidate.message_index, candidate.part_index
+            if index >= last:
+                break
+            parts = messages[index].parts
+            if part_index >= len(parts) or parts[part_index] is not candidate.part:
+                return False
+        return True
 
     async def _summarize(
         self, messages: list[ModelMessage], chosen: list[Candidate], *, tracer: Tracer | None, scope: str | None
