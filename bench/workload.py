@@ -428,10 +428,22 @@ def make_history(
 
 
 def fan_out(contents: list[object]) -> list[ModelMessage]:
-    """One response calling a tool per content, one request returning them all, then a final answer."""
+    """One response calling a tool per content, one request returning them all, then a final answer.
+
+    A content given twice is the same file read twice: the same call arguments, so the same request
+    to a summarizer model (whose prompt shows the call) and one cache key.
+    """
+    first = {
+        json.dumps(content, sort_keys=True, default=str): index
+        for index, content in reversed(list(enumerate(contents)))
+    }
     calls = [
-        ToolCallPart(tool_name='read_file', args={'n': index}, tool_call_id=f'c{index}')
-        for index in range(len(contents))
+        ToolCallPart(
+            tool_name='read_file',
+            args={'path': f'file_{first[json.dumps(content, sort_keys=True, default=str)]}'},
+            tool_call_id=f'c{index}',
+        )
+        for index, content in enumerate(contents)
     ]
     returns = [
         ToolReturnPart(tool_name='read_file', content=content, tool_call_id=call.tool_call_id)

@@ -434,3 +434,31 @@ async def test_an_earlier_processor_dropping_old_returns_does_not_break_the_run(
     result = await agent.run('go')
 
     assert result.output == 'done' and summarize.report.summarized >= 2
+
+
+async def test_a_summary_naming_its_call_never_reaches_another_conversation(isolated_cache: Path) -> None:
+    """Two conversations get the same page back from different calls; a summarizer model that mentions the
+    call it was shown (as models do) summarizes each: the second is not served the first one's summary."""
+
+    def mentions_the_call(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        prompt = str(messages[-1].parts[-1].content)  # type: ignore[union-attr]
+        arguments = prompt.split('called with these arguments: ', 1)[1].split('\n', 1)[0]
+        return ModelResponse(parts=[TextPart(f'results for {arguments}: a help page … 590 lines omitted …')])
+
+    async def conversation(query: str) -> str:
+        def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+            made = sum(isinstance(message, ModelResponse) for message in messages)
+            if made < 2:
+                return ModelResponse(
+                    parts=[ToolCallPart('search', {'query': query if made == 0 else 'next'}, f'c{made}')]
+                )
+            return ModelResponse(parts=[TextPart('done')])
+
+        summarize = SummarizeToolReturns(model=FunctionModel(mentions_the_call), keep_recent=1, policy='threshold')
+        agent = Agent(FunctionModel(respond), capabilities=[summarize])
+        agent.tool_plain(name='search')(lambda query: BIG_TEXT)
+        return str((await agent.run('go')).all_messages()[2].parts[0].content)  # type: ignore[union-attr]
+
+    first = await conversation('test results for Jane Roe')
+    second = await conversation('pizza near me')
+    assert 'Jane Roe' in first and 'Jane Roe' not in second and 'pizza near me' in second

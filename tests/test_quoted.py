@@ -191,9 +191,27 @@ def test_a_model_is_told_the_quoted_facts_as_data() -> None:
 
 def test_the_same_content_quoted_differently_is_summarized_apart() -> None:
     key = functools.partial(
-        cache_key, content='"text"', model='m', prompt='p', shape='string', budget_tokens=100, threshold_tokens=1000
+        cache_key,
+        content='"text"',
+        model='m',
+        prompt='p',
+        shape='string',
+        budget_tokens=100,
+        threshold_tokens=1000,
+        call=('search', '{"q": "x"}'),
     )
     assert key() == key(quoted=()) != key(quoted=('req-00317',)) != key(quoted=('req-00318',))
+
+
+def test_the_same_content_from_another_call_is_summarized_apart() -> None:
+    """A model's summary may name the call it was shown: one conversation's call must not reach another's."""
+    key = functools.partial(
+        cache_key, content='"text"', model='m', prompt='p', shape='string', budget_tokens=100, threshold_tokens=1000
+    )
+    assert (
+        len({key(call=('search', '{"q": "a"}')), key(call=('search', '{"q": "b"}')), key(call=('fetch', '{"q": "a"}'))})
+        == 3
+    )
 
 
 _TOKENS = (

@@ -47,6 +47,7 @@ def cache_key(
     budget_tokens: int,
     threshold_tokens: int,
     quoted: tuple[str, ...] = (),
+    call: tuple[str, str],
 ) -> str:
     """Hex SHA-256 of everything a summary depends on; `content` is its canonical JSON text.
 
@@ -59,9 +60,25 @@ def cache_key(
     differently in two conversations gets two summaries, the same content quoted alike (or not at
     all) shares one. Text is hashed as UTF-8, a lone surrogate (valid in JSON text) as `surrogatepass`
     encodes it, so every content has a key.
+
+    `call`, the tool's name and the arguments it was called with, is in it too when the model is shown
+    them (a real model's prompt names them; ('', '') for the embedded model, which gets the content only):
+    a model may write them into its summary, so one conversation's call (a search for a patient's
+    name) never reaches another conversation's history through a content both got back.
     """
     digest = hashlib.sha256()
-    for piece in (model, prompt, shape, str(budget_tokens), str(threshold_tokens), '\x1f'.join(quoted), content):
+    tool_name, call_args = call
+    pieces = (
+        model,
+        prompt,
+        shape,
+        str(budget_tokens),
+        str(threshold_tokens),
+        '\x1f'.join(quoted),
+        tool_name,
+        call_args,
+    )
+    for piece in (*pieces, content):
         digest.update(piece.encode('utf-8', 'surrogatepass'))
         digest.update(b'\x00')
     return digest.hexdigest()

@@ -183,6 +183,8 @@ class Summarizer:
     _prompts: PromptBook = field(init=False)
     _model_id: str = field(init=False)
     _hint_room: int = field(init=False)
+    _reads_call: bool = field(init=False)
+    """Whether the model is shown the call (a real model's prompt names it; the embedded one gets the content only)."""
     _flights: dict[str, _Flight] = field(default_factory=dict[str, _Flight], init=False)
     _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
         default_factory=dict[asyncio.AbstractEventLoop, asyncio.Semaphore], init=False
@@ -194,6 +196,7 @@ class Summarizer:
         self._prompts = PromptBook(self.config)
         self._model_id = model_id(self.model)
         self._hint_room = read_hint_tokens(self.tokenizer)
+        self._reads_call = not is_deterministic(self.model)
 
     @classmethod
     def from_config(
@@ -242,6 +245,7 @@ class Summarizer:
             budget_tokens=self.budget_for(candidate),
             threshold_tokens=candidate.threshold_tokens,
             quoted=candidate.quoted,
+            call=(candidate.tool_name, candidate.call_args) if self._reads_call else ('', ''),
         )
 
     async def answer(self, candidates: Sequence[Candidate], *, tracer: Tracer | None = None) -> list[Outcome]:
