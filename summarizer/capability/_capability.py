@@ -35,7 +35,7 @@ from ..core import (
     Tokenizer,
     ToolRule,
     estimate_tokens,
-    without_password,
+    without_secrets,
 )
 from ..pipeline import (
     Compactor,
@@ -143,7 +143,7 @@ class _Options:
     def __repr__(self) -> str:
         """Only the options that were set (most are None: the config's value)."""
         shown = [
-            f'{item.name}={without_password(value) if item.name == "base_url" and value else value!r}'
+            f'{item.name}={without_secrets(value) if item.name == "base_url" and value else value!r}'
             for item in dataclasses.fields(self)
             if item.repr and (value := getattr(self, item.name)) != item.default
         ]

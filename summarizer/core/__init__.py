@@ -33,7 +33,7 @@ from ._config import (
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
 from ._lazy import lazy_exports
-from ._pg_url import SCHEME, PgUrl, redact, secrets_in, url_password, without_password
+from ._pg_url import SCHEME, PgUrl, redact, secrets_in, url_secrets, without_secrets
 from ._resources import data_path, install_hint, package_version
 from ._shape import (
     DROPPED_TEXT,
@@ -130,8 +130,8 @@ __all__ = [
     'structure_of',
     'token_set',
     'turn_texts',
-    'url_password',
-    'without_password',
+    'url_secrets',
+    'without_secrets',
 ]
 
 __getattr__ = lazy_exports(__name__, ('._quoted', '._tokens'))

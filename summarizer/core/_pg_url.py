@@ -13,7 +13,7 @@ value, write it `%40`). libpq gets a URL rebuilt from the parts without any secr
 apart, so none of its messages can quote them; every secret is still scrubbed from every message
 (`redact`) as a last guard. A URL whose host part is not `HOST[:PORT],...` is refused
 before libpq sees it, its text after the user name hidden. Any other URL with a password (a model
-server's `base_url`) is named by `without_password`.
+server's `base_url`) is named by `without_secrets`.
 """
 
 from __future__ import annotations
@@ -133,20 +133,32 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def without_password(url: str) -> str:
-    """Any URL (a model server's `base_url`) with the password of its user part shown as `***`, as messages name it.
+def without_secrets(url: str) -> str:
+    """Any URL (a model server's `base_url`) with its secrets (`url_secrets`) shown as `***`, as messages name it."""
+    return redact(url, url_secrets(url))
 
-    As for a PostgreSQL URL, the user part runs to the last `@` when it holds a `:`: an unencoded `/` or `@`
-    in a password cannot leave a piece of it in view.
+
+_SECRET_QUERY_KEY = re.compile(r'key|token|secret|pass|sig|auth|credential', re.IGNORECASE)
+"""A query parameter whose name says it holds a secret (`api_key`, `access_token`, `sig`, `auth`, ...)."""
+
+
+def url_secrets(url: str) -> tuple[str, ...]:
+    """The secrets a URL holds, as written and percent-decoded, longest first: none of them belongs in a message.
+
+    The password of its user part (which runs to the last `@` when it holds a `:`, as for a PostgreSQL
+    URL: an unencoded `/` or `@` in a password cannot leave a piece of it in view), and the value of
+    every query parameter whose name says it is a secret (`?api_key=...`).
     """
-    password = url_password(url)
-    return url if password is None else redact(url, (password,))
-
-
-def url_password(url: str) -> str | None:
-    """The password of `url`'s user part as written (`https://user:PASSWORD@host/`), or None."""
+    secrets: set[str] = set()
     _, slashes, rest = url.partition('//')
-    return (_userinfo(rest)[1] or None) if slashes else None
+    password = _userinfo(rest)[1] if slashes else None
+    if password:
+        secrets.add(password)
+    for name, _, value in (pair.partition('=') for pair in url.partition('?')[2].partition('#')[0].split('&')):
+        if value and _SECRET_QUERY_KEY.search(unquote(name)):
+            secrets.add(value)
+    secrets |= {unquote(secret) for secret in secrets}
+    return tuple(sorted(secrets, key=len, reverse=True))
 
 
 def secrets_in(words: Sequence[str]) -> tuple[str, ...]:

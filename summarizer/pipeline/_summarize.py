@@ -20,7 +20,6 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
-from urllib.parse import unquote
 
 import tenacity
 from opentelemetry.trace import NoOpTracer, Span, StatusCode, Tracer
@@ -58,7 +57,7 @@ from ..core import (
     redact,
     schema_of,
     structure_of,
-    url_password,
+    url_secrets,
 )
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
@@ -342,10 +341,9 @@ class Summarizer:
             unreachable = unreachable_because(exc)
             if unreachable is not None:
                 url = self.model.base_url or model_id(self.model)
-                password = url_password(url)  # a URL's password is in no message, however the error quotes it
-                secrets = (password, unquote(password)) if password is not None else ()
                 message = f'cannot reach the model server at {url}: {unreachable}'
-                raise ServerUnreachable(redact(message, secrets)) from None
+                # a URL's password or key is in no message, however the error quotes it
+                raise ServerUnreachable(redact(message, url_secrets(url))) from None
             outcome.rejected = isinstance(exc, SummaryFailed)
             # The reason may quote the content (a key, a summary fragment, a provider echoing the
             # request): only its kind is logged above DEBUG.
