@@ -209,19 +209,25 @@ async def test_conversations_opening_with_one_greeting_read_only_their_own_origi
     assert 'took 2101 ms' in answers(owner)[0]
 
 
-async def test_a_history_compacted_before_it_had_a_prompt_reads_its_originals_once_continued() -> None:
-    """Compacted offline with no prompt at all (its first message tells it), then given to a run, whose new
-    prompt must not hide the scope its originals were kept under; a greeting alone still tells no one apart."""
-    opening = ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id='call_1')], timestamp=datetime(2025, 1, 1))
-    prompt_less: list[ModelMessage] = [
-        opening,
-        ModelRequest(parts=[ToolReturnPart('logs', OTHER_TEXT, tool_call_id='call_1')]),
-        ModelResponse(parts=[TextPart('ok')]),
-    ]
-    compacted = await Compactor(config=SummarizerConfig().override(keep_recent=0)).compact(prompt_less)
+async def test_a_greeting_that_calls_a_tool_before_any_prompt_tells_no_conversation_apart() -> None:
+    """Every conversation opens with one greeting that calls a tool before the user says anything: a history
+    compacted then (its originals under the greeting's scope) is no other conversation's to read."""
+    greeting = ModelResponse(
+        parts=[TextPart('Hi! Loading your dashboard'), ToolCallPart('logs', {}, tool_call_id='call_1')],
+        timestamp=datetime(2025, 1, 1, tzinfo=UTC),
+    )
+
+    def history(content: str) -> list[ModelMessage]:
+        return [
+            greeting,
+            ModelRequest(parts=[ToolReturnPart('logs', content, tool_call_id='call_1')]),
+            ModelResponse(parts=[TextPart('ok')]),
+        ]
+
+    compacted = await Compactor(config=SummarizerConfig().override(keep_recent=0)).compact(history(OTHER_TEXT))
     summary = compacted.messages[1].parts[0]
     assert isinstance(summary, ToolReturnPart) and 'took 2101 ms' not in summary.model_response_str()
 
     summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
-    owner = await run(summarize, [read('call_1', pattern='took 210')], history=compacted.messages)
-    assert 'took 2101 ms' in answers(owner)[0]
+    other_user = await run(summarize, [read('call_1', pattern='took 210')], history=history(summary.content))
+    assert "The original of tool return 'call_1' (logs) is not stored" in answers(other_user)[0]

@@ -37,16 +37,7 @@ from ..core import (
     estimate_tokens,
     without_secrets,
 )
-from ..pipeline import (
-    Compactor,
-    HistorySession,
-    Report,
-    RunCost,
-    first_message_scope,
-    first_message_scopes,
-    run_cost,
-    run_scope,
-)
+from ..pipeline import Compactor, HistorySession, Report, RunCost, first_message_scope, run_cost, run_scope
 from ._read_tool import read_tool
 
 
@@ -121,12 +112,11 @@ class _Options:
         Its originals are kept under the first; a read finds those kept under any. The conversation is
         pydantic-ai's (`RunContext.conversation_id`), and also its first message, under which the
         originals of a history compacted before it was given to the run are kept when that history
-        carried no conversation id (`conversation_scope`, `first_message_scopes`).
+        carried no conversation id (`conversation_scope`).
         """
-        if callable(self.scope) or self._compactor.scope is not None:
+        if callable(self.scope) or self._compactor.scope is not None or not ctx.conversation_id:
             return [self._scope(ctx)]
-        runs = [run_scope(ctx.conversation_id)] if ctx.conversation_id else []
-        return runs + first_message_scopes(ctx.messages)
+        return [run_scope(ctx.conversation_id), first_message_scope(ctx.messages)]
 
     def _scope(self, ctx: RunContext[Any]) -> str:
         """The scope the run's originals are kept under (the first of `_scopes`).

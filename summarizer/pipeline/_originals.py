@@ -50,7 +50,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pydantic_core
-from pydantic_ai.messages import BaseToolReturnPart, ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
 
 from ..core import READ_TOOL_NAME, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
 from ._cache import storable_json
@@ -201,7 +201,7 @@ def first_message_scope(messages: Sequence[ModelMessage]) -> str:
         prompts = [
             [part.part_kind, part.content, _instant(part.timestamp)]
             for part in (message.parts if isinstance(message, ModelRequest) else ())
-            if isinstance(part, UserPromptPart | SystemPromptPart) and _is_prompt(part)
+            if isinstance(part, UserPromptPart) or (isinstance(part, SystemPromptPart) and part.dynamic_ref is None)
         ]
         if prompts:
             break
@@ -210,33 +210,6 @@ def first_message_scope(messages: Sequence[ModelMessage]) -> str:
         moment = first.timestamp if first is not None else None
         prompts = [list(first.parts), _instant(moment) if moment is not None else None] if first is not None else []
     return 'first-message:' + hashlib.sha256(pydantic_core.to_json(prompts, fallback=repr)).hexdigest()
-
-
-def first_message_scopes(messages: Sequence[ModelMessage]) -> list[str]:
-    """The scopes a conversation without a conversation id reads its originals under (`first_message_scope`).
-
-    Its own; and, when tool returns came before its first prompt, the scope it had before that prompt
-    (its first message's): a history compacted while it held no prompt at all kept its originals there,
-    and a run continuing it adds a prompt. A history whose prompts come before any tool return (one
-    opening with a greeting all conversations share) has no such earlier scope.
-    """
-    scopes = [first_message_scope(messages)]
-    for index, message in enumerate(messages):
-        if isinstance(message, ModelRequest) and any(_is_prompt(part) for part in message.parts):
-            before = messages[:index]
-            if any(isinstance(message, ModelRequest) and _returns_in(message) for message in before):
-                scopes.append(first_message_scope(before))
-            break
-    return scopes
-
-
-def _is_prompt(part: object) -> bool:
-    """A prompt that tells a conversation: a user prompt, or a system prompt other than a dynamic one."""
-    return isinstance(part, UserPromptPart) or (isinstance(part, SystemPromptPart) and part.dynamic_ref is None)
-
-
-def _returns_in(message: ModelRequest) -> bool:
-    return any(isinstance(part, BaseToolReturnPart) for part in message.parts)
 
 
 def _instant(moment: datetime) -> str:
