@@ -375,6 +375,9 @@ async def test_an_earlier_processor_redacting_old_returns_is_never_undone(policy
         responses = [index for index, message in enumerate(messages) if isinstance(message, ModelResponse)]
         cutoff = responses[-2] if len(responses) >= 2 else 0
         assert not any(SECRET in str(message) for message in messages[:cutoff]), 'a scrubbed return came back'
+    # walked again from each edit, not from scratch: each return examined once (the ledger kept too)
+    assert summarize.report.returns_examined == 5
+    assert policy == 'cache-aware' or summarize.report.summarized == 3  # every return that left the window
 
 
 async def test_a_conversation_scrubbed_between_runs_keeps_the_scrub_and_its_new_content() -> None:

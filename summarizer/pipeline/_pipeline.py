@@ -409,20 +409,24 @@ class HistorySession:
     async def _process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None, scope: str | None
     ) -> list[ModelMessage]:
-        if (
-            self._anchor is None
-            or len(messages) < self._walked
-            or messages[self._walked - 1] is not self._anchor
-            or not self._pending_in_place(messages)
-        ):
+        if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
             self._restart()
         anchor = self._anchor  # the last message returned, walked again only if it was given other parts since
         again = anchor is not None and (
             anchor.parts is not self._anchor_parts or len(anchor.parts) != self._anchor_length
         )
         start = self._walked - 1 if again else self._walked
+        recounted = self._anchor_returns if again else 0  # returns walked again, counted in `returns_examined` already
+        edited = self._first_edited(messages)
+        if edited is not None:  # walked again from there, the run's ledger and rewrites kept
+            start = edited
+            recounted = self._anchor_returns + sum(map(_returns_in, messages[start : self._walked - 1]))
         # pydantic-ai writes a request's instructions after the history processors: count them again
-        recount = () if again or anchor is None or _instructions(anchor) is self._anchor_instructions else (start - 1,)
+        recount = (
+            ()
+            if again or edited is not None or anchor is None or _instructions(anchor) is self._anchor_instructions
+            else (start - 1,)
+        )
         config = self._compactor.config
         kept_before = bisect.bisect_left(self._pending, start, key=_message_index)  # those walked again go
         del self._pending[kept_before:], self._priced[kept_before:]
@@ -474,7 +478,7 @@ class HistorySession:
         total = self.report  # added to in place: a request adds a few numbers, not a `Report` of its own
         if compacted is not None:
             total.add(compacted)
-        total.returns_examined += found.returns_seen - (self._anchor_returns if again else 0)
+        total.returns_examined += found.returns_seen - recounted
         total.requests += 1
         (sent, cached, written), (uncompacted, uncompacted_cached, uncompacted_written) = usage.sent, usage.uncompacted
         total.prompt_tokens += sent
@@ -491,12 +495,13 @@ class HistorySession:
         self._anchor_returns = _returns_in(self._anchor)
         return messages
 
-    def _pending_in_place(self, messages: list[ModelMessage]) -> bool:
-        """Whether every return still waiting for a summary is the very part it was found as, where it was found.
+    def _first_edited(self, messages: list[ModelMessage]) -> int | None:
+        """The first message holding a return that waits for a summary and is no longer the very part found there.
 
         An edit of an earlier message (another history processor redacting or dropping old returns, an
         application scrubbing a stored conversation before it continues it) leaves the last message as
-        it was: without this, a summary of the content as it was would be written over the edit.
+        it was: the history is walked again from the edit, or a summary of a content as it was would be
+        written over it.
         """
         last = self._walked - 1  # the anchor's parts are walked again when they change
         for candidate in self._pending:
@@ -505,8 +510,8 @@ class HistorySession:
                 break
             parts = messages[index].parts
             if part_index >= len(parts) or parts[part_index] is not candidate.part:
-                return False
-        return True
+                return index
+        return None
 
     async def _summarize(
         self, messages: list[ModelMessage], chosen: list[Candidate], *, tracer: Tracer | None, scope: str | None
