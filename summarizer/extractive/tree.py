@@ -762,10 +762,14 @@ class _Tree:
                     self._push(inner)
 
     def select_required(self, limit: float) -> None:
-        """Choose the lines their kind requires (a diff's file and hunk headers), best worth first, up to `limit`."""
+        """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit`.
+
+        By rank (how many times `MUST` the bonus is: a diff's file header before the hunk headers it
+        places, however long its paths), then best worth first.
+        """
         required = sorted(
             (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
-            key=lambda unit: (-self._value(unit)[0] / unit.cost, unit.position),
+            key=lambda unit: (-(unit.bonus // MUST), -self._value(unit)[0] / unit.cost, unit.position),
         )
         for unit in required:
             self._step()
