@@ -288,3 +288,31 @@ async def test_a_model_servers_password_is_in_no_warning_and_no_repr(caplog: pyt
     assert any('cannot reach the model server at http://svc:***@127.0.0.1:' in warning for warning in warnings)
     assert any('api-version=2024-06&api_key=***' in warning for warning in warnings)
     assert not any('S3cret' in warning or 'K3y' in warning for warning in warnings)
+
+
+@pytest.mark.parametrize(
+    ('url', 'shown'),
+    [
+        (
+            'http://10.0.0.5:8001/v1?passage=1&keyword=ab&signal=on',
+            'http://10.0.0.5:8001/v1?passage=1&keyword=ab&signal=on',
+        ),
+        ('http://h/v1?pwd=hunter22&jwt=eyJ0.e30', 'http://h/v1?pwd=***&jwt=***'),
+        ('http://h/v1#access_token=abcd1234', 'http://h/v1#access_token=***'),
+        (
+            'http://u:pw1234@h/v1?api-version=2024-06&X-Amz-Signature=ab%2Fcd',
+            'http://u:***@h/v1?api-version=2024-06&X-Amz-Signature=***',
+        ),
+    ],
+    ids=['names-holding-a-secret-word-in-part', 'pwd-and-jwt', 'fragment', 'password-and-signature'],
+)
+def test_a_model_server_url_is_shown_without_its_secrets_and_nothing_else(url: str, shown: str) -> None:
+    """Whole words of a parameter's name say it is a secret; its value is hidden wherever a message quotes it."""
+    from summarizer.core import redact, url_secrets, without_secrets
+
+    assert without_secrets(url) == shown
+    message = f'cannot reach the model server at {url}: connection refused (10.0.0.5:8001)'
+    assert (
+        redact(message, url_secrets(url))
+        == f'cannot reach the model server at {shown}: connection refused (10.0.0.5:8001)'
+    )

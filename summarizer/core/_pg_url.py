@@ -138,8 +138,13 @@ def without_secrets(url: str) -> str:
     return redact(url, url_secrets(url))
 
 
-_SECRET_QUERY_KEY = re.compile(r'key|token|secret|pass|sig|auth|credential', re.IGNORECASE)
-"""A query parameter whose name says it holds a secret (`api_key`, `access_token`, `sig`, `auth`, ...)."""
+_SECRET_WORDS = frozenset(
+    ('key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pwd', 'pass', 'sig', 'signature', 'auth', 'jwt')
+    + ('authorization', 'credential', 'credentials')
+)
+"""Words of a URL parameter's name that say its value is a secret (`api_key`, `access-token`, `X-Amz-Signature`)."""
+_MIN_SECRET_CHARS = 4
+"""A shorter parameter value (`?sig=1`) is no secret worth the mangling of every message holding it."""
 
 
 def url_secrets(url: str) -> tuple[str, ...]:
@@ -147,15 +152,20 @@ def url_secrets(url: str) -> tuple[str, ...]:
 
     The password of its user part (which runs to the last `@` when it holds a `:`, as for a PostgreSQL
     URL: an unencoded `/` or `@` in a password cannot leave a piece of it in view), and the value of
-    every query parameter whose name says it is a secret (`?api_key=...`).
+    every query or fragment parameter whose name holds a word saying it is a secret (`?api_key=...`,
+    `#access_token=...`; whole words, so `?passage=` or `?keyword=` are not).
     """
     secrets: set[str] = set()
     _, slashes, rest = url.partition('//')
     password = _userinfo(rest)[1] if slashes else None
     if password:
         secrets.add(password)
-    for name, _, value in (pair.partition('=') for pair in url.partition('?')[2].partition('#')[0].split('&')):
-        if value and _SECRET_QUERY_KEY.search(unquote(name)):
+    query, _, fragment = url.partition('?')[2].partition('#')
+    if '?' not in url:
+        fragment = url.partition('#')[2]
+    for name, _, value in (pair.partition('=') for pair in (*query.split('&'), *fragment.split('&'))):
+        words = re.split(r'[^a-z0-9]+', unquote(name).lower())
+        if len(value) >= _MIN_SECRET_CHARS and _SECRET_WORDS.intersection(words):
             secrets.add(value)
     secrets |= {unquote(secret) for secret in secrets}
     return tuple(sorted(secrets, key=len, reverse=True))
