@@ -251,3 +251,39 @@ async def test_contents_json_cannot_hold_run_unsummarized_and_unchanged(content:
         part.content for message in result.all_messages() for part in message.parts if isinstance(part, ToolReturnPart)
     ]
     assert len(returned) == 3 and all(type(value) is type(content) and value == content for value in returned)
+
+
+async def test_call_arguments_json_cannot_hold_and_bytes_inside_an_object_break_nothing() -> None:
+    """A model handing back argument dicts with an int of over 4,300 digits; a tool returning an object with a
+    bytes field (pydantic-ai shows the model base64): the run goes on, and a summary quotes what the model saw."""
+    from dataclasses import dataclass
+
+    from pydantic_ai import Agent
+
+    from summarizer import SummarizeToolReturns
+
+    @dataclass
+    class Blob:
+        name: str
+        data: bytes
+
+    blob = Blob(name='report.txt', data=BIG_TEXT.encode())
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls = sum(isinstance(message, ModelResponse) for message in messages)
+        if calls < 2:
+            return ModelResponse(parts=[ToolCallPart('fetch', {'n': 10**5000}, tool_call_id=f'call_{calls}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    summarize = SummarizeToolReturns(keep_recent=0, threshold_tokens=100, policy='threshold')
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='fetch')(lambda n: blob)
+    result = await agent.run('fetch it')
+
+    summaries = [
+        part.content for message in result.all_messages() for part in message.parts if isinstance(part, ToolReturnPart)
+    ]
+    assert result.output == 'done' and summarize.report.summarized >= 1
+    summary = summaries[0]
+    assert isinstance(summary, dict) and summary['name'] == 'report.txt'
+    assert isinstance(summary['data'], str) and 'log line' not in summary['data']  # base64, never the decoded text

@@ -60,7 +60,10 @@ def _collect(value: JsonValue, pieces: list[str]) -> None:
             else:
                 _collect(item, pieces)
     elif value is not None and not isinstance(value, bool):
-        pieces.append(str(value))
+        try:
+            pieces.append(str(value))
+        except ValueError:  # an int of over 4,300 digits, which Python will not write out: no turn quotes it
+            pass
 
 
 def turn_texts(message: ModelMessage) -> Iterator[str]:

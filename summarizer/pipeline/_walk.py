@@ -256,7 +256,7 @@ def as_json(content: object, *, plain: bool = False) -> JsonValue | None:
         return content
     if not plain and _has_multimodal(content):
         return None
-    return to_jsonable_python(content, fallback=str)
+    return to_jsonable_python(content, fallback=str, bytes_mode='base64')  # bytes in an object: as the model sees them
 
 
 class _NotPlain(Exception):
@@ -331,5 +331,5 @@ def _call_args(messages: Sequence[ModelMessage], message_index: int, tool_call_i
         return ''
     for part in previous.parts:
         if isinstance(part, ToolCallPart) and part.tool_call_id == tool_call_id:
-            return part.args if isinstance(part.args, str) else json.dumps(part.args, ensure_ascii=False)
+            return part.args_as_json_str()  # as pydantic-ai sends them, whatever they hold
     return ''
