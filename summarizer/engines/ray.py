@@ -10,8 +10,8 @@ embedded model load once per process, as they would in an actor; and unlike an a
 the same worker processes (their imports done) serve every stage and every job:
 
 1. **plan**: each history is planned as for compaction (`StoredUnit.plan`), and the cache key of every
-   content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget and quoted
-   facts) recorded with the candidate itself;
+   content it would summarize (`Summarizer.key_for`: content, model, prompt, shape, budget, quoted
+   facts and, for a model shown it, the tool call) recorded with the candidate itself;
 2. **distinct + summarize**: one planned row is kept per key (the driver reads the small key and
    owner columns and picks the first history by hash for each key; a filter keeps those rows), and
    each unique content is summarized once by tasks holding the real model and the summary
