@@ -465,3 +465,25 @@ async def test_a_summary_naming_its_call_never_reaches_another_conversation(isol
     first = await conversation('test results for Jane Roe')
     second = await conversation('pizza near me')
     assert 'Jane Roe' in first and 'Jane Roe' not in second and 'pizza near me' in second
+
+
+async def test_a_processor_editing_the_last_message_returned_keeps_the_session() -> None:
+    """A processor before the summarizer scrubs every return but the newest turn's: at each request it replaces
+    the very message the summarizer returned last. That message is walked again; the run is not started over."""
+
+    def redact_all_but_newest(messages: list[ModelMessage]) -> list[ModelMessage]:
+        responses = [index for index, message in enumerate(messages) if isinstance(message, ModelResponse)]
+        cutoff = responses[-1] if responses else 0
+        return [scrubbed(message) if index < cutoff else message for index, message in enumerate(messages)]
+
+    async def run(processors: list[ProcessHistory]) -> SummarizeToolReturns:  # type: ignore[type-arg]
+        summarize = SummarizeToolReturns(keep_recent=1, threshold_tokens=300)
+        agent = Agent(scripted(8), capabilities=[*processors, summarize])
+        agent.tool_plain(name='fetch')(secret_logs)
+        await agent.run('go')
+        return summarize
+
+    plain = await run([])
+    edited = await run([ProcessHistory(redact_all_but_newest)])
+    assert edited.report.returns_examined == plain.report.returns_examined == 8
+    assert edited.report.summarized == plain.report.summarized > 0  # the ledger kept: the policy rewrites as usual

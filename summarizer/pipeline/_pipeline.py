@@ -14,6 +14,7 @@ import asyncio
 import bisect
 import dataclasses
 import logging
+import operator
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -360,6 +361,8 @@ class HistorySession:
 
     def _restart(self) -> None:
         self._walked = 0
+        self._returned: list[ModelMessage] = []
+        """The messages the last request returned (a copy of the list: the framework may change its own)."""
         self._anchor: ModelMessage | None = None
         self._anchor_parts: Sequence[object] = ()
         """The anchor's parts list as walked (held, so that a new list cannot take its identity)."""
@@ -410,7 +413,17 @@ class HistorySession:
         self, messages: list[ModelMessage], *, tracer: Tracer | None, scope: str | None
     ) -> list[ModelMessage]:
         if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
-            self._restart()
+            if (
+                self._anchor is not None
+                and len(messages) >= self._walked
+                and self._first_replaced(messages) == self._walked - 1
+            ):
+                # only the last message returned was replaced (a processor before this one edited it): walked again
+                self._anchor, self._anchor_parts = messages[self._walked - 1], ()
+                # a return it no longer holds stays counted as examined
+                self._anchor_returns = min(self._anchor_returns, _returns_in(self._anchor))
+            else:
+                self._restart()
         anchor = self._anchor  # the last message returned, walked again only if it was given other parts since
         again = anchor is not None and (
             anchor.parts is not self._anchor_parts or len(anchor.parts) != self._anchor_length
@@ -418,8 +431,8 @@ class HistorySession:
         start = self._walked - 1 if again else self._walked
         recounted = self._anchor_returns if again else 0  # returns walked again, counted in `returns_examined` already
         edited = self._first_edited(messages)
-        if edited is not None:  # walked again from there, the run's ledger and rewrites kept
-            start = edited
+        if edited is not None:  # walked again from there (or an earlier message replaced too), ledger and rewrites kept
+            start = min(edited, self._first_replaced(messages, end=edited))
             recounted = self._anchor_returns + sum(map(_returns_in, messages[start : self._walked - 1]))
         # pydantic-ai writes a request's instructions after the history processors: count them again
         recount = (
@@ -488,12 +501,23 @@ class HistorySession:
         total.uncompacted_cached_tokens += uncompacted_cached
         total.uncompacted_written_tokens += uncompacted_written
         self._walked = len(messages)
+        self._returned = list(messages)
         self._anchor = messages[-1] if messages else None
         self._anchor_parts = self._anchor.parts if self._anchor is not None else ()
         self._anchor_length = len(self._anchor_parts)
         self._anchor_instructions = _instructions(self._anchor)
         self._anchor_returns = _returns_in(self._anchor)
         return messages
+
+    def _first_replaced(self, messages: list[ModelMessage], *, end: int | None = None) -> int:
+        """The first of the messages the last request returned (those before `end`) that is another object now.
+
+        `end` (default: all of them) when none is. Asked only once the history is known to have been
+        edited: a pass over the history, at the C speed of `operator.is_`.
+        """
+        end = self._walked if end is None else end
+        same = map(operator.is_, messages[:end], self._returned[:end])
+        return next((index for index, kept in enumerate(same) if not kept), end)
 
     def _first_edited(self, messages: list[ModelMessage]) -> int | None:
         """The first message holding a return that waits for a summary and is no longer the very part found there.
