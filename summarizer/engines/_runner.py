@@ -45,7 +45,7 @@ import anyio.to_thread
 
 from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
 from ..pipeline import Compactor, OriginalStore, Report, Rewrite, record_rewrite
-from ..stored import Done, Unit, Where, unit_size
+from ..stored import Done, StoredUnit, Unit, Where, unit_size
 from ._sources import Source, SourceProblem, Target
 
 
@@ -478,7 +478,14 @@ async def run_sources(
     writes, journal and reports. `units` gives each opened source's histories: by default it reads them,
     in a second pass they come from the first pass's spool (`engines._spool`).
     """
-    process = process or (lambda unit: unit.compact(compactor))
+    act: Callable[[Unit], Coroutine[Any, Any, Done]] = process or (lambda unit: unit.compact(compactor))
+
+    async def handled(unit: Unit) -> Done:
+        """`unit` compacted (or restored), unless its source refused it (`StoredUnit.refused`): then that is its error."""
+        if isinstance(unit, StoredUnit) and unit.refused is not None:
+            return Done(unit=unit, error=unit.refused)
+        return await act(unit)
+
     opened: list[_Open] = []
     window: deque[tuple[_Open, asyncio.Task[Done] | None]] = deque()
     limit = max(compactor.config.batch.histories_in_flight, 1)
@@ -512,7 +519,7 @@ async def run_sources(
             try:
                 source.open(target)
                 for unit in units(source):
-                    window.append((current, asyncio.create_task(process(unit))))
+                    window.append((current, asyncio.create_task(handled(unit))))
                     while len(window) >= limit:
                         await finish(*window.popleft())
             except (OSError, sqlite3.Error, SourceProblem) as exc:

@@ -454,8 +454,8 @@ def _run_on_ray(
         compactor = Compactor(config=config)
 
         async def process(unit: Unit) -> Done:
-            known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) and unit.refused is None else None
-            if known is None:  # a refused history too: its own `compact` reports why
+            known = results.get(_digest(unit.raw)) if isinstance(unit, StoredUnit) else None
+            if known is None:
                 return await unit.compact(compactor)
             return dataclasses.replace(known, unit=unit)  # the history as the source read it, for its write
 

@@ -35,8 +35,6 @@ async def restore_unit(unit: Unit, store: OriginalStore) -> Done:
 
 
 def _restore_stored(unit: StoredUnit, store: OriginalStore) -> Done:
-    if unit.refused is not None:
-        return Done(unit=unit, error=f'cannot restore: {unit.refused}')
     text = unit.raw if isinstance(unit.raw, str) else _decode(unit.raw)
     restored = store.restore(text, identity=unit.identity)
     tokens = estimate_tokens(text)

@@ -74,7 +74,8 @@ class StoredUnit:
     ending: bytes = b''
     """JSONL: this line's line ending."""
     refused: str | None = None
-    """Why its source will not compact or restore it (a row whose id other rows share), reported as its error."""
+    """Why its source will not compact or restore it (a row whose id other rows share): the batch runner
+    reports it as the history's error instead, whatever the engine, and `plan` asks for no answer."""
 
     def messages(self) -> list[ModelMessage]:
         """The history's messages; `HistoryError` on bad input."""
@@ -100,8 +101,6 @@ class StoredUnit:
 
     async def compact(self, compactor: Compactor) -> Done:
         """The history compacted; bad input ends as a `Done` with an error and nothing to write."""
-        if self.refused is not None:
-            return Done(unit=self, error=self.refused)
         try:
             history = StoredHistory.decode(self.raw)
             screened = screen(history, config=compactor.config, tokenizer=compactor.tokenizer)
