@@ -181,7 +181,7 @@ def _candidate(
     content, structure = data.content, data.structure
     if tokenizer is estimate_tokens and isinstance(content, str) and len(content) <= threshold:
         return None  # a cheap bound: the estimate never counts more than one token a character
-    text = data.text if data.text is not None else json_text(content)
+    text = data.text
     tokens = tokenizer(text)
     if tokens <= threshold:
         return None
@@ -202,8 +202,8 @@ def _candidate(
 @dataclass(frozen=True, slots=True)
 class _JsonData:
     content: JsonValue
-    text: str | None
-    """Its `json_text` when already made."""
+    text: str
+    """Its `json_text` (made once: a content no JSON text holds is no `_JsonData`)."""
     structure: Structure | None
     """Its structure (`_shape.Structure`) when already computed."""
 
