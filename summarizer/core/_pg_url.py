@@ -160,9 +160,8 @@ def url_secrets(url: str) -> tuple[str, ...]:
     password = _userinfo(rest)[1] if slashes else None
     if password:
         secrets.add(password)
-    query, _, fragment = url.partition('?')[2].partition('#')
-    if '?' not in url:
-        fragment = url.partition('#')[2]
+    before_fragment, _, fragment = url.partition('#')
+    query = before_fragment.partition('?')[2]
     for name, _, value in (pair.partition('=') for pair in (*query.split('&'), *fragment.split('&'))):
         words = re.split(r'[^a-z0-9]+', unquote(name).lower())
         if len(value) >= _MIN_SECRET_CHARS and _SECRET_WORDS.intersection(words):

@@ -102,7 +102,7 @@ class SourceReport:
     resumed: bool = False
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
 
-    _unsaved: _Unsaved = field(default_factory=_Unsaved, repr=False)
+    _unsaved: _Unsaved = field(default_factory=_Unsaved, init=False, repr=False)
     """What the histories written since the source was last saved added (`Source.saved`)."""
 
     def saved(self) -> None:

@@ -1,8 +1,8 @@
 """Summaries cached on disk by content hash, shared by processes, degrading to no cache on failure.
 
 The key covers everything that changes the output: the canonical content, the model (the embedded
-one with the package version, `_models.model_id`), the prompt version and text, the shape and the
-budget. A cache that cannot be opened, read or written (no permission, full disk, corrupt database)
+one with the package version, `_models.model_id`), the prompt version and text, the shape, the
+budget, the facts later turns quote and, for a model shown it, the tool call (`cache_key`). A cache that cannot be opened, read or written (no permission, full disk, corrupt database)
 logs one warning and then behaves as an empty cache: it never fails a run.
 """
 
