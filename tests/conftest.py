@@ -1,11 +1,26 @@
-"""Shared fixtures: an isolated cache per test, and histories in both stored schemas."""
+"""Shared fixtures: an isolated cache and originals store per test, and histories in both stored schemas."""
 
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
+
+# A user's own cache and originals store are never the tests' to touch, whatever the environment names:
+# the store holds what their compacted histories need to be restored. This runs when pytest imports this
+# file, before any fixture, worker, Ray instance or server a test starts inherits the environment; each
+# test then gets folders of its own (`isolated_cache`). Anything that escapes the per-test folders (a
+# subprocess given a fresh environment) lands in this session's throwaway folder, not in `~/.cache`.
+for _name in [name for name in os.environ if name.startswith('SUMMARIZER_')]:
+    del os.environ[_name]
+_SESSION_FOLDER = tempfile.mkdtemp(prefix='summarizer-tests-')
+atexit.register(shutil.rmtree, _SESSION_FOLDER, ignore_errors=True)
+os.environ['SUMMARIZER_CACHE_DIR'] = str(Path(_SESSION_FOLDER) / 'cache')
 
 ARTICLE = (
     'Researchers at Mandiant reported on 2025-03-14 that APT28 (Fancy Bear) used the HATVIBE loader '
@@ -123,7 +138,7 @@ def old_schema_history() -> list[dict[str, object]]:
 
 @pytest.fixture(autouse=True)
 def isolated_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own summary cache directory."""
+    """Every test gets its own summary cache directory, and its originals store beside it (`cache-originals`)."""
     directory = tmp_path / 'cache'
     monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(directory))
     return directory
