@@ -37,6 +37,7 @@ from ._pg_url import SCHEME, PgUrl, redact, secrets_in, url_secrets, without_sec
 from ._resources import data_path, install_hint, package_version
 from ._shape import (
     DROPPED_TEXT,
+    ITEMS_OMITTED,
     MAX_DEPTH,
     JsonValue,
     Structure,
@@ -71,6 +72,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
 
 __all__ = [
     'DROPPED_TEXT',
+    'ITEMS_OMITTED',
     'MAX_DEPTH',
     'READ_TOOL_NAME',
     'SCHEME',

@@ -3,14 +3,18 @@ r"""What an eval measures on one summarized tool return: compression, the facts 
 A fact (see `summarizer.core._facts`) of an oversized tool return counts as *referred to* when a later
 turn of the same history -- assistant text, the arguments of a later tool call, a later user prompt
 -- holds it (`Turns.quoted_facts`, the very function that hands quoted facts to the
-summarizer). Those are the facts the conversation demonstrably reused; retention is the share of
-them the summary still holds. Everything here is offline and deterministic: no judge model, the
-same figures on every run.
+summarizer). Those are the facts the conversation demonstrably reused. A summary *keeps* one when it
+holds it in context, where its reader can tell what it is (`_context`: in its original line, or a
+window of it, for a JSON scalar beside its key); it holds it *present* when the fact is anywhere in
+it (a list of bare tokens included). Retention is the share kept; presence the share present.
+Everything here is offline and deterministic: no judge model, the same figures on every run.
 
 Fidelity: a summary line that *comes from* an original line (equal to one once runs of whitespace
 are collapsed, or the start of one) should be that line byte for byte, since an agent copies exact
 lines (an `old_str`, a failing assertion) out of what it read. A string that held JSON should still
-parse, as the same JSON type. A summary should never be empty.
+parse, as the same JSON type. A summary should never be empty. Outline: a kept line whose enclosing
+line (the nearest above with less indentation) is gone is an *orphan*; markers are what the summary
+spends on saying what it left out.
 
 Texts are compared as *plain text* (strings, keys and scalars one per line, `_quoted.plain_text`),
 not as JSON text, whose escapes would glue an escape letter to a fact (`\\nAPT28`).
@@ -24,6 +28,7 @@ import json
 from dataclasses import dataclass, field
 
 from ..core import JsonValue, plain_text, token_set
+from ._context import Context, lines_holding, outline, reader_text
 
 
 @dataclass(kw_only=True)
@@ -39,6 +44,9 @@ class Tally:
     tokens_after: int = 0
     facts_referred: int = 0
     facts_kept: int = 0
+    """Referred-to facts the summary holds in context (see the module's docstring)."""
+    facts_present: int = 0
+    """Referred-to facts the summary holds anywhere."""
     lines_from_original: int = 0
     """Summary lines that come from an original line (see the module's docstring)."""
     lines_identical: int = 0
@@ -47,6 +55,13 @@ class Tally:
     """Summarized strings whose original text was a JSON list or object."""
     json_strings_parsing: int = 0
     """Of those, the summaries that still parse as JSON of the same type."""
+    kept_lines: int = 0
+    """Summary lines that come from a line of the original (whole, or pieces of it)."""
+    orphans: int = 0
+    """Of those, the ones whose enclosing line the summary dropped."""
+    marker_chars: int = 0
+    """Characters of the summaries spent on markers (`… 12 lines omitted …`, `… 3 items omitted …`, `…`)."""
+    summary_chars: int = 0
 
     def add(self, other: Tally) -> None:
         for item in dataclasses.fields(self):
@@ -59,8 +74,23 @@ class Tally:
 
     @property
     def retention(self) -> float | None:
-        """Share of the referred-to facts still present after compaction."""
+        """Share of the referred-to facts kept in context after compaction."""
         return self.facts_kept / self.facts_referred if self.facts_referred else None
+
+    @property
+    def presence(self) -> float | None:
+        """Share of the referred-to facts present anywhere after compaction."""
+        return self.facts_present / self.facts_referred if self.facts_referred else None
+
+    @property
+    def orphan_rate(self) -> float | None:
+        """Share of the kept lines whose enclosing line was dropped."""
+        return self.orphans / self.kept_lines if self.kept_lines else None
+
+    @property
+    def marker_share(self) -> float | None:
+        """Share of the summaries' characters spent on markers."""
+        return self.marker_chars / self.summary_chars if self.summary_chars else None
 
     @property
     def structure_pass_rate(self) -> float | None:
@@ -80,6 +110,9 @@ class Tally:
         figures.update(
             compression=self.compression,
             retention=self.retention,
+            presence=self.presence,
+            orphan_rate=self.orphan_rate,
+            marker_share=self.marker_share,
             structure_pass_rate=self.structure_pass_rate,
             identical_lines=self.identical_lines,
             json_parse_rate=self.json_parse_rate,
@@ -98,7 +131,7 @@ class ReturnScore:
     """Its content kind (`summarizer.extractive.detect_kind`)."""
     tally: Tally
     lost: list[str] = field(default_factory=list[str])
-    """Referred-to facts missing from the summary."""
+    """Referred-to facts the summary does not keep in context."""
 
 
 def score_return(
@@ -110,10 +143,19 @@ def score_return(
     tokens_after: int,
     summarized: bool,
     empty: bool = False,
+    own_words: bool = False,
 ) -> tuple[Tally, list[str]]:
-    """The tally of one return whose `referred` facts later turns hold, and the ones its summary lost."""
+    """The tally of one return whose `referred` facts later turns hold, and the ones its summary did not keep.
+
+    `own_words`: the summary is a real model's, whose words may say a fact in a line of their own.
+    """
     present = token_set(plain_text(summary))
-    lost = [fact for fact in referred if fact not in present]
+    context, lines = Context.of(summary), reader_text(original).split('\n')
+    lost = [
+        fact
+        for fact in referred
+        if fact not in present or not context.keeps(fact, lines_holding(fact, lines), own_words=own_words)
+    ]
     tally = Tally(
         returns=1,
         summarized=int(summarized),
@@ -122,8 +164,12 @@ def score_return(
         tokens_after=tokens_after,
         facts_referred=len(referred),
         facts_kept=len(referred) - len(lost),
+        facts_present=sum(1 for fact in referred if fact in present),
     )
     if summarized:
+        shape = outline(original, summary)
+        tally.kept_lines, tally.orphans = shape.kept_lines, shape.orphans
+        tally.marker_chars, tally.summary_chars = shape.marker_chars, shape.chars
         tally.lines_from_original, tally.lines_identical = line_fidelity(plain_text(original), plain_text(summary))
         if isinstance(original, str) and (container := _json_container(original)) is not None:
             tally.json_strings = 1

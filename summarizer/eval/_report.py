@@ -80,9 +80,14 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
             f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, keep_recent 0 '
             f'(every oversized tool return is summarized), {_floors(config)}. Tokens are estimates. '
             f'The `head` baseline keeps the beginning of each return at the same budget. '
-            f'*Retention*: of the facts of a return a later turn holds, the share its summary holds; '
+            f'*Kept in context*: of the facts of a return a later turn holds, the share its summary keeps '
+            f'where a reader can tell what they are (in their original line, or a window of at least 20 '
+            f'characters either side; a JSON scalar with its key); *present*: the share it holds anywhere, '
+            f'a list of bare tokens included; '
             f'*blind*: the same model not told which facts later turns quote (`keep_quoted_facts` off), '
-            f'as for a return summarized before anything quotes it. *Identical lines*: of the summary lines '
+            f'as for a return summarized before anything quotes it. *Orphans*: of the kept lines, the share '
+            f'whose enclosing line (the nearest above with less indentation) was dropped. *Markers*: the '
+            f'share of summary characters spent on saying what was left out. *Identical lines*: of the summary lines '
             f'that come from an original line, the share byte-identical to it. *JSON parses*: summarized '
             f'strings holding JSON that still parse as the same type. *Empty*: summaries refused for holding '
             f'no text. *Typed touched*: typed tool returns (tool search, capability loading, builtin tools) '
@@ -90,19 +95,20 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         ),
         '',
         (
-            '| model | returns | tool-return tokens | compression | retention (kept/referred) | blind retention '
+            '| model | returns | tool-return tokens | compression | kept in context (kept/referred) | present '
+            '| blind kept | blind present | orphans | markers '
             '| identical lines | JSON parses | empty | typed touched | structure | calls (cached) '
             '| summarizer tokens in/out | cost | wall time |'
         ),
-        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ]
     for model in run.models:
         overall, report = model.overall, model.report
         typed, touched = model.typed_parts
         lines.append(
             f'| {_label(model)} | {overall.returns} | {_tokens(overall)} | {_share(overall.compression)} '
-            f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) | {_blind(model, model.blind.overall if model.blind else None)} '
-            f'| {_share(overall.identical_lines)} | {_json(overall)} | {overall.empty} | {touched} of {typed} '
+            f'| {_facts(overall)} | {_blind(model, model.blind.overall if model.blind else None)} '
+            f'| {_share(overall.orphan_rate)} | {_share(overall.marker_share)} | {_share(overall.identical_lines)} | {_json(overall)} | {overall.empty} | {touched} of {typed} '
             f'| {_share(overall.structure_pass_rate)} | {report.model_calls} ({report.cache_hits}) '
             f'| {_thousands(report.summarizer_input_tokens)} / {_thousands(report.summarizer_output_tokens)} '
             f'| {_cost(model.price_usd)} | {model.seconds:.1f} s |'
@@ -114,9 +120,13 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         lines += ['## Skipped files', '', *[f'- {reason}' for reason in run.skipped], '']
     problems = run.gate_problems()
     lines += ['## Gate', '']
-    lines += [f'- FAIL: {problem}' for problem in problems] or [
-        'PASS: every summary passed the post-check and every figure is at or above its floor.'
-    ]
+    passed = (
+        f'PASS: every summary passed the post-check and no kind keeps more than a point fewer facts in context '
+        f'than recorded in {run.recorded.path}.'
+        if run.recorded is not None
+        else 'PASS: every summary passed the post-check and every figure is at or above its floor.'
+    )
+    lines += [f'- FAIL: {problem}' for problem in problems] or [passed]
     return '\n'.join(lines) + '\n'
 
 
@@ -127,10 +137,10 @@ def _grouped_table(
         f'## {title}',
         '',
         (
-            f'| {column} | model | returns | tokens | compression | retention | blind | identical lines '
-            '| JSON parses | empty | structure |'
+            f'| {column} | model | returns | tokens | compression | kept in context | present | blind kept '
+            '| blind present | orphans | markers | identical lines | JSON parses | empty | structure |'
         ),
-        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ]
     names = sorted({name for model in run.models for name in groups(model)})
     for name in names:
@@ -141,8 +151,8 @@ def _grouped_table(
             blind = groups(model.blind).get(name) if model.blind is not None else None
             lines.append(
                 f'| {name} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
-                f'| {_share(tally.retention)} ({tally.facts_kept}/{tally.facts_referred}) '
-                f'| {_blind(model, blind)} | {_share(tally.identical_lines)} | {_json(tally)} | {tally.empty} '
+                f'| {_facts(tally)} | {_blind(model, blind)} | {_share(tally.orphan_rate)} '
+                f'| {_share(tally.marker_share)} | {_share(tally.identical_lines)} | {_json(tally)} | {tally.empty} '
                 f'| {_share(tally.structure_pass_rate)} |'
             )
     return [*lines, '']
@@ -158,11 +168,16 @@ def _floors(config: SummarizerConfig) -> str:
     )
 
 
+def _facts(tally: Tally) -> str:
+    """Two cells: kept in context (kept/referred), and present."""
+    return f'{_share(tally.retention)} ({tally.facts_kept}/{tally.facts_referred}) | {_share(tally.presence)}'
+
+
 def _blind(model: ModelScore, blind: Tally | None) -> str:
-    """`blind`: the same group's tally in the model's blind run; the baseline is blind anyway."""
+    """Two cells: `blind`, the same group's tally in the model's blind run; the baseline is blind anyway."""
     if model.blind is None:
-        return 'same' if model.baseline else '-'
-    return '-' if blind is None else f'{_share(blind.retention)} ({blind.facts_kept}/{blind.facts_referred})'
+        return 'same | same' if model.baseline else '- | -'
+    return '- | -' if blind is None else _facts(blind)
 
 
 def _json(tally: Tally) -> str:

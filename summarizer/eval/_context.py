@@ -1,0 +1,209 @@
+"""Whether a summary keeps a fact where its reader can use it: in its line, beside what places it.
+
+A fact a summary holds somewhere is *present*; one a reader can tell the meaning of is *kept in
+context*. A date on a list of bare tokens is present; `last_modified: 2024-05-10` under the file it
+belongs to is kept. The eval and the replay score both, by the functions here.
+
+A content is read as its reader takes it in (`reader_text`): a string's lines; a JSON scalar beside
+its key (`"size": 593` reads `size: 593`); the lines of a string inside JSON as lines. A fact of an
+original line is kept in context when the summary holds that line, or a window of it of at least
+`WINDOW` characters either side of the fact: where the line has fewer on a side, the window runs to
+the line's end on that side, and the summary must hold that end as a line's end too (so a short line
+counts only as a line of its own). A real model writes its own words: a fact it keeps counts in context
+too when its summary line shares at least two other words with the original line (`own_words`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..core import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, token_set
+from ..extractive.lines import OMISSION
+
+WINDOW = 20
+"""Characters of a fact's line either side of it that a summary must keep with it."""
+_WORD = re.compile(r'[A-Za-z0-9_]{2,}')
+_NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
+"""A numbered read's line number (`cat -n`, `12→`, `12: `): read past for a line's indentation."""
+_CUT = ' … '
+
+
+def reader_text(value: JsonValue) -> str:
+    """`value` as its reader takes it in, a line per line: strings' lines, `key: scalar`, a key over a container."""
+    if isinstance(value, str):
+        return value
+    lines: list[str] = []
+    _read(value, None, lines)
+    return '\n'.join(lines)
+
+
+def _read(value: JsonValue, key: str | None, lines: list[str]) -> None:
+    if isinstance(value, dict):
+        if key is not None:
+            lines.append(f'{key}:')
+        for name, item in value.items():
+            _read(item, name, lines)
+    elif isinstance(value, list):
+        if key is not None:
+            lines.append(f'{key}:')
+        for item in value:
+            _read(item, None, lines)
+    elif isinstance(value, str):
+        lines.append(value if key is None or '\n' in value else f'{key}: {value}')
+    else:
+        scalar = 'null' if value is None else 'true' if value is True else 'false' if value is False else str(value)
+        lines.append(scalar if key is None else f'{key}: {scalar}')
+
+
+def _at(fact: str, line: str) -> Iterable[int]:
+    """Where `line` holds `fact` as a whole token (not inside a longer run of letters and digits)."""
+    start = line.find(fact)
+    while start >= 0:
+        end = start + len(fact)
+        if (start == 0 or not _word_char(line[start - 1])) and (end == len(line) or not _word_char(line[end])):
+            yield start
+        start = line.find(fact, start + 1)
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == '_'
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """A summary as a reader sees it, ready to be asked whether it keeps a fact of the original in context."""
+
+    text: str
+    lines: tuple[str, ...]
+
+    @classmethod
+    def of(cls, summary: JsonValue) -> Context:
+        text = reader_text(summary)
+        return cls(text=text, lines=tuple(text.split('\n')))
+
+    def keeps(self, fact: str, original_lines: Iterable[str], *, own_words: bool = False) -> bool:
+        """Whether the summary holds `fact` in context of one of the `original_lines` holding it."""
+        for line in original_lines:
+            for start in _at(fact, line):
+                if self._holds_window(line, start, start + len(fact)):
+                    return True
+            if own_words and self._in_own_words(fact, line):
+                return True
+        return False
+
+    def _holds_window(self, line: str, start: int, end: int) -> bool:
+        low, high = max(0, start - WINDOW), min(len(line), end + WINDOW)
+        window, text = line[low:high], self.text
+        at = text.find(window)
+        while at >= 0:
+            after = at + len(window)
+            if (low > 0 or at == 0 or text[at - 1] == '\n') and (
+                high < len(line) or after == len(text) or text[after] == '\n'
+            ):
+                return True
+            at = text.find(window, at + 1)
+        return False
+
+    def _in_own_words(self, fact: str, line: str) -> bool:
+        """Whether a summary line holds `fact` and at least two other words of `line`."""
+        theirs = {word.lower() for word in _WORD.findall(line)} - {word.lower() for word in _WORD.findall(fact)}
+        for mine in self.lines:
+            if (
+                fact in mine
+                and fact in token_set(mine)
+                and len(theirs.intersection(word.lower() for word in _WORD.findall(mine))) >= 2
+            ):
+                return True
+        return False
+
+
+def lines_holding(fact: str, lines: Sequence[str]) -> list[str]:
+    """The lines of `lines` that hold `fact` as a whole token."""
+    return [line for line in lines if fact in line and next(iter(_at(fact, line)), None) is not None]
+
+
+# -- outline figures: kept lines that lost what placed them, and what markers cost
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """How a summary's kept lines stand: how many, how many lost their enclosing line, what markers take."""
+
+    kept_lines: int
+    orphans: int
+    """Kept lines whose enclosing line (the nearest line above with less indentation) the summary dropped."""
+    marker_chars: int
+    chars: int
+
+
+def outline(original: JsonValue, summary: JsonValue) -> Outline:
+    """The `Outline` of `summary`, its lines matched to the lines of `original` they come from, in order."""
+    source = reader_text(original).split('\n')
+    lines = reader_text(summary).split('\n')
+    positions: dict[str, list[int]] = {}
+    for index, line in enumerate(source):
+        positions.setdefault(line, []).append(index)
+    joined = '\n'.join(source)
+    starts = [0]
+    for line in source[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    kept: list[int] = []
+    marker_chars = chars = 0
+    last = -1
+    for line in lines:
+        chars += len(line) + 1
+        if _is_marker(line):
+            marker_chars += len(line) + 1
+            continue
+        if not line.strip():
+            continue
+        index = _source_line(line, positions, joined, starts, after=last)
+        if index is not None:
+            kept.append(index)
+            last = index
+    held = set(kept)
+    orphans = sum(1 for index in kept if (parent := _enclosing(source, index)) is not None and parent not in held)
+    return Outline(kept_lines=len(kept), orphans=orphans, marker_chars=marker_chars, chars=max(chars - 1, 0))
+
+
+def _is_marker(line: str) -> bool:
+    stripped = line.strip()
+    return stripped == DROPPED_TEXT or bool(OMISSION.fullmatch(stripped)) or bool(ITEMS_OMITTED.fullmatch(stripped))
+
+
+def _source_line(
+    line: str, positions: dict[str, list[int]], joined: str, starts: list[int], *, after: int
+) -> int | None:
+    """The index of the original line `line` comes from (whole, or pieces of it): the first after `after` if any."""
+    found = positions.get(line)
+    if found:
+        later = [index for index in found if index > after]
+        return later[0] if later else found[0]
+    piece = max((part.strip('… ') for part in line.split(_CUT)), key=len)
+    if len(piece) < 8:
+        return None
+    at = joined.find(piece, starts[after + 1] if after + 1 < len(starts) else 0)
+    if at < 0:
+        at = joined.find(piece)
+    return bisect.bisect_right(starts, at) - 1 if at >= 0 else None
+
+
+def _indent(line: str) -> int:
+    """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it."""
+    line = _NUMBERING.sub('', line, count=1)
+    content = line.lstrip()
+    return len(line) - len(content) if content else -1
+
+
+def _enclosing(source: Sequence[str], index: int) -> int | None:
+    """The nearest line above `index` with something in it and less indentation, if any."""
+    depth = _indent(source[index])
+    if depth <= 0:
+        return None
+    for above in range(index - 1, -1, -1):
+        if 0 <= _indent(source[above]) < depth:
+            return above
+    return None
