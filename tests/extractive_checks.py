@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-from summarizer.extractive import FACTS_PREFIX
 from summarizer.pipeline._originals import READ_HINT
 
 MARKER = re.compile(rf'^… (\d+) (?:similar )?lines? omitted …(?:{re.escape(READ_HINT)})?$')
@@ -16,12 +15,10 @@ def kept_lines(original: str, summary: str) -> list[str]:
 
     Walks both in order: each summary line is either the next kept original line (byte for byte,
     further down) or a marker whose count is exactly the number of lines dropped before the next
-    kept one. Only blank lines may go without a marker. A last `Key facts:` line is set aside.
+    kept one. Only blank lines may go without a marker.
     """
     lines = original.split('\n')
     body = summary.split('\n')
-    if body and body[-1].startswith(FACTS_PREFIX):
-        body = body[:-1]
     kept: list[str] = []
     position = 0
     pending: int | None = None

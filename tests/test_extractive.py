@@ -1,4 +1,4 @@
-"""The embedded extractive summarizer: shape, budget, lines kept verbatim, markers, facts line, never empty, bounded work.
+"""The embedded extractive summarizer: shape, budget, lines kept verbatim, markers, outlines, never empty, bounded work.
 
 Each kind of content has its own test file (`test_extractive_<kind>.py`); this one covers what
 holds for all of them.
@@ -20,11 +20,11 @@ from extractive_checks import kept_lines
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 
 from summarizer.core._config import SummarizerConfig
-from summarizer.core._facts import find_facts, token_set
+from summarizer.core._facts import token_set
 from summarizer.core._quoted import plain_text
 from summarizer.core._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carries_text, shape_mismatch
 from summarizer.core._tokens import content_tokens, estimate_tokens
-from summarizer.extractive import FACTS_PREFIX, Deadline, WorkBudgetExceeded, summarize, time_limit
+from summarizer.extractive import Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
 from summarizer.extractive.lines import OMISSION
 from summarizer.pipeline import _models
@@ -63,20 +63,18 @@ def test_kept_lines_are_byte_identical_and_every_cut_has_a_marker_counting_it() 
     assert '        raise ValueError("unexpected record: " + body)' in kept
 
 
-def test_the_key_facts_line_carries_only_facts_no_kept_line_holds_and_no_plain_words() -> None:
+def test_no_summary_holds_a_line_of_bare_tokens() -> None:
+    """Facts no kept line holds stay out: a list of them, `50g; 2024-05-06; 1036`, tells a reader nothing."""
     text = '\n'.join(
         f'Please note: Loop {n} of Assumptions Contains request req-{n:05d} from host-{n % 9}.example.org took {n * 7} ms'
         for n in range(400)
     )
-    summary = summarize(text, budget_tokens=300)
-    assert isinstance(summary, str)
-    body, _, facts_line = summary.partition(FACTS_PREFIX)
-    listed = [fact.strip('`') for fact in facts_line.split('; ')]  # a quoted string's text is written in backticks
-    assert len(listed) > 5
-    held = token_set(body)
-    facts = {fact.text for fact in find_facts(text)}
-    assert all(fact in facts and fact not in held for fact in listed)
-    assert not {'Please', 'Loop', 'Assumptions', 'Contains', 'note'} & set(listed)
+    for quoted in ((), ('req-00321', 'host-4.example.org', '2051')):
+        summary = summarize(text, budget_tokens=300, quoted=quoted)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)  # every line is an original line or a marker counting the lines dropped
+        assert len(kept) >= 5
+        assert set(quoted) <= token_set('\n'.join(kept))
 
 
 def test_a_quoted_fact_is_kept() -> None:
@@ -192,8 +190,8 @@ def test_a_small_list_of_nested_records_gets_a_summary_under_a_small_threshold()
     )
 
 
-def test_no_facts_line_is_appended_to_a_short_field_of_a_record() -> None:
-    """Issue 12, point 12: `"status": "available\\nKey facts: ..."` must never happen."""
+def test_a_record_keeps_its_own_short_fields() -> None:
+    """A kept record is whole: `"status": "available"`, never a field holding anything else."""
     rooms: list[JsonValue] = [
         {
             'room': f'R-{100 + n}',
@@ -211,8 +209,8 @@ def test_no_facts_line_is_appended_to_a_short_field_of_a_record() -> None:
                 assert ITEMS_OMITTED.fullmatch(item)  # in the place of dropped rooms
                 continue
             assert isinstance(item, dict)
-            assert all(not isinstance(value, str) or FACTS_PREFIX not in value for value in item.values())
-            assert item['status'] in ('available', 'booked')
+            assert item in rooms
+        assert all(any(isinstance(item, dict) and item['room'] == room for item in summary) for room in quoted)
 
 
 def test_the_work_stops_at_its_time_limit() -> None:
@@ -387,17 +385,16 @@ async def test_a_summarized_numbered_read_keeps_the_indentation_of_its_first_lin
     kept_lines(read, summary)
 
 
-def test_quoted_facts_on_the_facts_line_read_back_as_those_facts() -> None:
-    """`100` is listed though `1000` is (it is no part of it), and a quoted string's text comes in backticks."""
+def test_the_line_holding_a_quoted_fact_is_kept_whole() -> None:
+    """A fact later turns quote stays in its own line, not in a list: `4242` of `retry after 4242 ms`."""
     lines = [f'row {n}: ' + 'routine filler text about the nightly batch that nobody quotes ' * 2 for n in range(300)]
     lines[50] = 'row 50: limit 1000 reached ' + 'routine filler text about the nightly batch ' * 3
-    lines[120] = 'row 120: retry after 100 ms ' + 'routine filler text about the nightly batch ' * 3
+    lines[120] = 'row 120: retry after 4242 ms ' + 'routine filler text about the nightly batch ' * 3
     lines[150] = "row 150: filter key '%s__in' applied " + 'routine filler text about the nightly batch ' * 3
     text = '\n'.join(lines)
-    quoted = ('1000', '100', '%s__in')
-    summary = summarize(text, budget_tokens=120, quoted=quoted)
-    assert isinstance(summary, str) and FACTS_PREFIX in summary
-    assert set(quoted) <= token_set(summary)
+    summary = summarize(text, budget_tokens=180, quoted=('1000', '4242', '%s__in'))
+    assert isinstance(summary, str)
+    assert {lines[50], lines[120], lines[150]} <= set(kept_lines(text, summary))
 
 
 def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> None:
@@ -412,16 +409,15 @@ def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> N
         kept = [item for item in summary if isinstance(item, str) and not ITEMS_OMITTED.fullmatch(item)]
         lines = [line for item in kept for line in item.split('\n')]
         assert any(line.strip() for line in lines), (budget, summary)
-        for line in lines:  # a marker, the facts line, or slices of an original, every cut shown: never a rewrite
+        for line in lines:  # a marker, or slices of an original, every cut shown: never a rewrite
             pieces = line.removeprefix('… ').removesuffix(' …').split(' … ')
             assert (
                 OMISSION.match(line)
                 or line == DROPPED_TEXT  # the line dropped whole
-                or line.startswith(FACTS_PREFIX)
                 or all(any(piece in text for text in texts) for piece in pieces)
             ), line
             cut_shows = len(pieces) > 1 or pieces[0] != line or line == DROPPED_TEXT
-            assert line in texts or cut_shows or OMISSION.match(line) or line.startswith(FACTS_PREFIX)
+            assert line in texts or cut_shows or OMISSION.match(line)
         assert estimate_tokens(json.dumps(summary)) <= budget + 10
 
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
-from summarizer.extractive import FACTS_PREFIX, summarize
+from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.tree import _tails
 
 SOURCE = [
     'import json',
@@ -78,24 +77,15 @@ COMPILER = '\n'.join(
 )
 
 
-def test_the_facts_line_names_a_dotted_name_whole_not_a_tail_of_it() -> None:
-    """`self.connection.ops.fetch_returned_rows_3` is what an agent greps for or calls; `ops.fetch_returned_rows_3`
-    or `fetch_returned_rows_3` alone would not be found by a later turn naming the whole, and says less."""
-    summary = summarize(COMPILER, budget_tokens=300)
-    assert isinstance(summary, str)
-    facts_line = summary.split('\n')[-1]
-    assert facts_line.startswith(FACTS_PREFIX)
-    listed = facts_line.removeprefix(FACTS_PREFIX).split('; ')
-    written_alone = {word.strip('()[]:,') for word in COMPILER.split()} | {
-        word.split('(')[0] for word in COMPILER.split()
-    }
-    tails = [fact for fact in listed if fact not in written_alone]
-    assert not tails
-
-
-def test_a_part_of_a_name_is_no_facts_line_entry_of_its_own() -> None:
-    """Parts the text never writes alone stay off the facts line (`_tails`): `etc/hosts` of `/etc/hosts`,
-    `parse_file` of `Parser.parse_file`, a node id's `tests/test_a.py`; whole names are never parts."""
-    parts = _tails({'/etc/hosts', 'Parser.parse_file', 'tests/test_a.py::test_x'})
-    assert {'etc/hosts', 'hosts', 'parse_file', 'tests/test_a.py', 'test_a.py', 'test_x'} <= parts
-    assert not {'/etc/hosts', 'Parser.parse_file', 'Parser', 'tests'} & parts
+def test_a_kept_code_line_brings_its_definitions() -> None:
+    """`return self.connection.ops.fetch_returned_rows_3(cursor)` shows under its method and class, numbered."""
+    numbered = '\n'.join(f'{number:>6}\t{line}' for number, line in enumerate(COMPILER.split('\n'), start=1))
+    for text in (COMPILER, numbered):
+        wanted = next(line for line in text.split('\n') if 'fetch_returned_rows_3(' in line)
+        summary = summarize(text, budget_tokens=120, quoted=('self.connection.ops.fetch_returned_rows_3',))
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        assert wanted in kept
+        before = kept[: kept.index(wanted)]
+        assert any('def execute_batch_3(' in line for line in before)
+        assert any(line.lstrip(' \t0123456789').startswith('class ') for line in before)

@@ -35,10 +35,17 @@ DIFF = '\n'.join(
 
 def test_every_file_and_hunk_header_stays_and_lines_are_verbatim() -> None:
     assert detect_kind(DIFF) is ContentKind.DIFF
-    summary = summarize(DIFF, budget_tokens=450, quoted=('compute_5',))
+    summary = summarize(DIFF, budget_tokens=450, quoted=('compute_3',))
     assert isinstance(summary, str)
     kept = kept_lines(DIFF, summary)
     headers = [line for line in DIFF.split('\n') if line.startswith(('diff --git', '--- ', '+++ ', '@@ '))]
     assert all(header in kept for header in headers)
-    assert '-    result = compute_5(context_5_0)' in kept or 'compute_5' in summary
+    changed = '-    result = compute_3(context_3_0)'
+    assert changed in kept
+    # The changed line stands under its hunk header and its file's header.
+    assert (
+        kept.index('diff --git a/src/shop/pricing.py b/src/shop/pricing.py')
+        < kept.index('@@ -220,9 +220,10 @@ def handler_3(request):')
+        < kept.index(changed)
+    )
     assert len(summary) < len(DIFF) / 2

@@ -87,15 +87,17 @@ PR_FILES = [
 ]
 
 
-def test_the_quoted_facts_of_dropped_items_stay_and_the_text_still_parses() -> None:
-    """An MCP tool's `json.dumps(files)`: the items that do not fit go, the names later turns quote stay."""
+def test_the_quoted_facts_stay_in_their_items_and_the_text_still_parses() -> None:
+    """An MCP tool's `json.dumps(files)`: the items that do not fit go, the lines later turns quote stay in theirs."""
     text = json.dumps(PR_FILES, indent=2)
     quoted = ('src/shop/orders.py', 'src/shop/refunds.py', 'src/shop/shipping.py', 'handle_stock_7', 'fetch_11')
     summary = summarize(text, budget_tokens=500, quoted=quoted)
     assert isinstance(summary, str) and estimate_tokens(summary) <= 500
     value = json.loads(summary)
-    assert isinstance(value, list) and 0 < len(value) < len(PR_FILES) and shape_mismatch(PR_FILES, value) is None
+    assert isinstance(value, list) and shape_mismatch(PR_FILES, value) is None
     files = [item for item in value if not (isinstance(item, str) and ITEMS_OMITTED.fullmatch(item))]
-    assert files and all(set(item) == set(PR_FILES[0]) for item in files)
-    missing = [fact for fact in quoted if fact not in summary]
-    assert not missing
+    assert 0 < len(files) < len(PR_FILES) and all(set(item) == set(PR_FILES[0]) for item in files)
+    kept = {str(item['filename']): str(item['patch']) for item in files if isinstance(item, dict)}
+    assert {'src/shop/orders.py', 'src/shop/refunds.py', 'src/shop/shipping.py', 'src/shop/stock.py'} <= set(kept)
+    assert '     def handle_stock_7(self, request):' in kept['src/shop/stock.py'].split('\n')
+    assert any('.fetch_11(request.id' in line for patch in kept.values() for line in patch.split('\n'))

@@ -14,6 +14,7 @@ from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.budget import NO_DEADLINE
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
+    _QUOTED_BASE,  # pyright: ignore[reportPrivateUsage]
     _QUOTED_GAIN,  # pyright: ignore[reportPrivateUsage]
     _REPEAT_GAIN,  # pyright: ignore[reportPrivateUsage]
     _WEIGHTS,  # pyright: ignore[reportPrivateUsage]
@@ -116,7 +117,7 @@ def test_each_weight_is_the_product_of_its_factors_to_the_bit() -> None:
     }
     assert all(any(f[i] != 1.0 for f in factors.values()) for i in range(1, 5))  # each factor is at work somewhere
     expected = {
-        fact: kind * prior * repeat * notable * quoted
+        fact: kind * prior * repeat * notable * quoted + (_QUOTED_BASE if quoted != 1.0 else 0.0)
         for fact, (kind, prior, repeat, notable, quoted) in factors.items()
     }
     assert tree._weigh() == expected  # pyright: ignore[reportPrivateUsage]

@@ -1,9 +1,9 @@
 """The embedded summarizer: deterministic, offline, extractive, fact-keeping (see README.md here).
 
 It never writes a word that is not in the content: it keeps lines (byte for byte) and list items,
-drops the rest with a marker saying how many lines went, and may add one `Key facts:` line of
-facts the kept lines lack. How it chooses depends on the kind of content (`_kinds`,
-which the eval's per-kind figures use too): each kind has its module here.
+each with the lines that place it (`outline`), and drops the rest with a marker saying how many
+lines went. How it chooses depends on the kind of content (`_kinds`, which the eval's per-kind
+figures use too): each kind has its module here.
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ from ..core import JsonValue
 from . import json_text
 from ._kinds import ContentKind, detect_kind
 from .budget import Deadline, WorkBudgetExceeded, current_deadline, time_limit, within
-from .tree import FACTS_PREFIX, summarize_value
+from .tree import summarize_value
 
 __all__ = (
-    'FACTS_PREFIX',
     'ContentKind',
     'Deadline',
     'WorkBudgetExceeded',

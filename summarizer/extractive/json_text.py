@@ -5,9 +5,7 @@ tools return exactly this. So the text is parsed, its value summarized as record
 fewer list items, `… N items omitted …` in the place of those dropped, every key of an object), and
 written back in the original's style (indent, separators, `\\u` escapes), so the summary still
 parses, as the same JSON type, and reads like the original. A number keeps its literal (`1E2`
-stays `1E2`): numbers are parsed as their own text. The facts of dropped items that later turns
-quote go on a `Key facts:` line, as for records: inside the last long string value kept, so the
-JSON still parses.
+stays `1E2`): numbers are parsed as their own text.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
-"""Search results: the url and title of every result it can, the page text shortened.
+"""Search results: the title, url and first sentence of every result it can, the page text shortened.
 
 A reader goes on from a search by opening a url or citing a title; the page text is what a summary
 shortens. As JSON (`[{url, title, content}]`) the items keep their keys and short fields and their
 long texts are cut by line (see `tree`); as text (`Title: …` / `URL: …` blocks) the title and url
-lines come first.
+lines come first, then the start of each result's text (`Text: …`, `Snippet: …`); a result's
+bookkeeping (`Score: None`, `Favicon: …`) comes last.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from .lines import HIGH, MID, MUST, Joined
 
 _RULES = (
     (re.compile(r'^(?:Title|URL|Url|Link|Source|url|link|title):[ \t]', re.MULTILINE), MUST),
-    (re.compile(r'^(?:Published(?: Date)?|Author|Date|Score|ID):[ \t]', re.MULTILINE), MID / 3),
+    (re.compile(r'^(?:Text|Snippet|Content|Summary|Description):[ \t]*(?!None$)\w', re.MULTILINE), HIGH),
+    (re.compile(r'^(?:Published(?: Date)?|Date):[ \t]', re.MULTILINE), MID / 3),
 )
 URL_KEYS = frozenset({'url', 'link', 'href', 'uri', 'source', 'source_url', 'title', 'name'})
 """Fields of a result item that stay with it whenever it is kept."""

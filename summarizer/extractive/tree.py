@@ -1,22 +1,25 @@
-"""Line and item selection: one greedy pass that spends the budget where the facts are.
+"""Line and item selection: one greedy pass that spends the budget where the facts are, as an outline.
 
 The content becomes a tree whose objects keep their keys and scalars (the shape contract), whose
 lists may keep any of their items, and whose texts are cut into units: their lines (a line too
 long for any budget, into pieces, see `lines`). Nothing cut passes for whole: a list holds
 `… N items omitted …` in the place of each run of items it drops, a string field dropped whole is
-`…`, a text its marker lines (`_render`); their cost is in the budget like any other. One greedy pass over the whole tree adds the unit
-or list item bringing the most new weight per token, so the budget goes where the facts are rather
-than where the bytes are. A unit weighs the facts it holds (`_facts`) and the bonus its kind of text
-gives its line (`strategies`: a diff's headers, a test run's summary, a log's errors); a fact
-weighs by its kind, by how often the content repeats it, by its place (a field of the content or
-of a short list counts fully, an item deep in a long list less) and double when it belongs to a
-row that stands out (`notable`). It stops at a share of the budget; the facts still missing then
-go, most specific first, into one `Key facts: ...` line at the end of the root text or of the last
-long text that was cut (never into a short field), and the budget left goes back to units.
+`…`, a text its marker lines (`_render`); their cost is in the budget like any other. One greedy
+pass over the whole tree adds the unit or list item bringing the most new weight per token, so the
+budget goes where the facts are rather than where the bytes are. A unit weighs the facts it holds
+(`_facts`) and the bonus its kind of text gives its line (`strategies`: a diff's headers, a test
+run's summary, a log's errors); a fact weighs by its kind, by how often the content repeats it, by
+its place (a field of the content or of a short list counts fully, an item deep in a long list less)
+and double when it belongs to a row that stands out (`notable`).
+
+A line never comes alone: choosing it chooses its enclosing lines too (`outline`: its indentation
+parents, a diff's hunk and file headers, a record's identifying field), priced and weighed with it,
+so a summary reads as an outline in which every kept line shows where it stood. Nothing else is
+written: no list of facts apart from their lines, where a reader could not tell what they are.
 
 When the pipeline knows what later turns already quote (`quoted`, see `_quoted`), those facts are
-pinned: they weigh `_QUOTED_GAIN` times more, so the units holding them are chosen first and the
-ones no unit carries head the facts line.
+pinned: they weigh more than any bonus a kind gives a line (`_QUOTED_BASE`), and `_QUOTED_GAIN` times
+their kind's weight on top, so the lines holding them are chosen first, after the few a kind requires.
 """
 
 from __future__ import annotations
@@ -34,11 +37,9 @@ from typing import TypeAlias
 from ..core import (
     DROPPED_TEXT,
     JsonValue,
-    all_parts,
     carries_text,
     fact_kinds,
     items_marker,
-    plain_text,
     quoted_strings,
     token_set,
 )
@@ -47,21 +48,15 @@ from ._kinds import ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
+from .outline import enclosing
 from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
-FACTS_PREFIX = 'Key facts: '
-_FACTS_SEPARATOR = '; '
-_UNIT_SHARE = 0.4
-"""Share of the budget units may take before the facts line gets its turn."""
-_MIN_UNIT_SHARE = 0.1
-_FACTS_SHARE = 0.6
-"""Share of the budget the facts line may take for facts no later turn quotes (guesses); quoted ones may take more."""
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
+"""Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
+else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
-"""Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
-else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
 _WEIGHTS = {
     'cve': 4.0, 'hash': 3.0, 'uuid': 3.0, 'email': 3.0, 'ip': 3.0, 'url': 2.5, 'id': 3.0, 'identifier': 2.0,
     'domain': 2.5, 'path': 2.0, 'dotted': 2.0, 'quoted': 1.5, 'flag': 1.5, 'date': 1.0, 'number': 1.0,
@@ -86,7 +81,10 @@ _LIST_DISCOUNT = 0.5
 _TUPLE_ITEMS = 4
 """A list of at most this many scalars is one value (a pair, a point), kept whole or not at all."""
 _QUOTED_GAIN = 25.0
-"""A fact a later turn quotes outweighs any the summarizer only guesses at (a CVE weighs 4, a notable row 2x)."""
+"""A fact a later turn quotes outweighs any the summarizer only guesses at (a CVE weighs 4, a notable row 2x) ..."""
+_QUOTED_BASE = 2 * MUST
+"""... and a line its kind requires (a test summary, a listing's file): a reader of the conversation's next
+turns needs the line it quotes more (the required ones took their share first)."""
 _KIND_SAMPLE_CHARS = 400
 """A nested text shorter than this is a field value, not a document: no kind strategy for it."""
 _MAX_LIST_CHOICES = 5_000
@@ -100,12 +98,7 @@ _HEAD_LINES, _TAIL_LINES = 200, 20
 _FILLER_BONUS = 0.1
 """A line of the head or tail of a text holding nothing of note still fills budget left over, earlier
 lines first; past those, such a line is no choice at all (a long text has thousands of them)."""
-_PRICE_EXPONENT = 0.5
-_SEPARATOR_COST = cost(_FACTS_SEPARATOR)
 _LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
-_LOCATION = re.compile(r'.+\.\w+[-:]\d+')
-"""A file with a line number glued on (`tests.py-430` of a `grep -n` context line): a place, not a name."""
-_MIN_FACT_COST = 1.25
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
 _WORDS = re.compile(r'[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
@@ -116,6 +109,8 @@ _JSON = json.JSONEncoder(ensure_ascii=False)
 """`json.dumps(value, ensure_ascii=False)`, without building an encoder per call (a key of every record)."""
 _DROPPED_COST = cost(DROPPED_TEXT)
 """A string of one line dropped whole is `…` (see `_render`)."""
+_MIN_PRICE = 0.25
+"""The least a line costs: one that closes a run of dropped lines saves its marker, and may cost less than nothing."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
 """Steps between two looks at the deadline."""
@@ -146,7 +141,7 @@ def summarize_value(
 
 
 def _summarize_tree(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
-    """One selection over `tree`: required units, then the rest by gain, the facts line, and never nothing."""
+    """One selection over `tree`: required units, then the rest by gain, and never nothing."""
     try:
         return _select(tree, budget_tokens, deadline, quoted)
     finally:
@@ -155,10 +150,7 @@ def _summarize_tree(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted:
 
 def _select(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
     tree.select_required(budget_tokens * (_REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE))
-    tree.select(budget_tokens * tree.unit_share(budget_tokens))
-    tree.pick_key_facts(budget_tokens)
-    tree.select(budget_tokens)  # the facts line's cost is spent already
-    tree.drop_kept_facts()
+    tree.select(budget_tokens)
     tree.ensure_something()
     summary = tree.render()
     while tokens(summary) > budget_tokens and tree.undo():  # the estimates are close, not exact
@@ -212,8 +204,6 @@ class _Text:
     pieces: dict[int, int] | None = None
     """Line index -> how many pieces a line cut into pieces has (None: no line was cut)."""
     signature: Callable[[str], str] | None = None
-    facts_line: str | None = None
-    """The `Key facts:` line, on the one text that carries it."""
 
 
 @dataclass(eq=False, slots=True)
@@ -237,6 +227,10 @@ class _Unit:
     forced: bool = False
     in_bundle: bool = False
     """Part of its item (`_Item.bundled`): no choice of its own."""
+    parents: tuple[_Unit, ...] = ()
+    """The units of the lines that place it (`outline.enclosing`), nearest first: chosen with it."""
+    children: list[_Unit] | None = None
+    """The units it places, which get cheaper once it is chosen (None for none: a record's lines are many)."""
 
 
 _Choice: TypeAlias = '_Unit | _Item'
@@ -291,11 +285,8 @@ class _Tree:
         """A column's cells: its texts and the items holding them (two lists, no tuple per cell to track)."""
         self._choices: list[_Choice] = []
         self._texts: list[tuple[_Text, _Item | None]] = []
-        self._done: list[tuple[_Choice, list[_Item]]] = []
+        self._done: list[tuple[_Choice, list[_Choice]]] = []
         self.covered: set[str] = set()
-        self.key_facts: list[str] = []
-        self._writings: dict[str, str] = {}
-        """How each fact listed so far is written on the facts line (`_write`)."""
         self._heap: list[tuple[float, int, _Choice]] = []
         self._started = False
         self._waiting: list[_Choice] = []
@@ -328,6 +319,9 @@ class _Tree:
             for fact in gained:
                 if fact in weights:
                     weights[fact] *= gain
+        for fact in self._quoted:
+            if fact in weights:
+                weights[fact] += _QUOTED_BASE
         return weights
 
     def release(self) -> None:
@@ -339,20 +333,13 @@ class _Tree:
         tree costs the collector nothing once summarized.
         """
         for node, _ in self._texts:
+            for unit in node.units:
+                unit.parents, unit.children = (), None
             node.units = []
         for choice in self._choices:
             if isinstance(choice, _Item):
                 choice.inner, choice.siblings, choice.bundled = [], (), ()
                 choice.owner = choice.before = choice.after = None
-
-    def unit_share(self, budget_tokens: int) -> float:
-        """Share of the budget lines and items may take before the facts line gets its turn.
-
-        Usually `_UNIT_SHARE`; less when the quoted facts are many, so the facts line (the cheapest
-        carrier of a fact: its own tokens only) can hold those no line will.
-        """
-        listed = sum(cost(fact) + _SEPARATOR_COST for fact in self._quoted if fact in self._kinds)
-        return max(_MIN_UNIT_SHARE, min(_UNIT_SHARE, 1 - listed / max(budget_tokens, 1)))
 
     def _step(self) -> None:
         self._steps += 1
@@ -497,23 +484,27 @@ class _Tree:
         return any(fact in text for fact in quoted) and not token_set(text).isdisjoint(quoted)
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
-        """Make each quoted fact a fact of the tree, held by the units whose text holds it.
+        """Make each quoted fact a fact of the units whose text holds it, where none has it as a fact yet.
 
-        Most are facts `find_facts` found already; one that is not (a phrase the quoting found) is
-        learnt here by the units that hold it.
+        Most are facts of the lines that hold them already; one that is not (a phrase the quoting
+        found, a trailing part of a dotted name: `fetch_11` of `self.store.fetch_11`) is learnt here
+        by the units that hold it, so the line a later turn quotes from is chosen, not a list of it.
         """
-        missing = [fact for fact in quoted if fact not in self._kinds]
+        held = set(self.covered)
+        for choice in self._choices:
+            held.update(choice.facts)
+        for fact in quoted:
+            self._kinds.setdefault(fact, 'quoted')  # a line number a numbered read's line holds, say
+        missing = [fact for fact in quoted if fact not in held]
         if not missing:
             return
-        for fact in missing:
-            self._kinds[fact] = 'quoted'
         for choice in self._choices:
             if isinstance(choice, _Unit):
-                held = [fact for fact in missing if fact in choice.text]
-                if held:
-                    choice.facts = (*choice.facts, *held)
+                pinned = [fact for fact in missing if fact in choice.text and fact not in choice.facts]
+                if pinned:
+                    choice.facts = (*choice.facts, *pinned)
                     if choice.in_bundle and choice.outer is not None:  # its item holds them
-                        choice.outer.facts = (*choice.outer.facts, *held)
+                        choice.outer.facts = (*choice.outer.facts, *pinned)
 
     def _add_choice(self, choice: _Choice) -> None:
         self._choices.append(choice)
@@ -562,10 +553,14 @@ class _Tree:
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
         line_facts = _lines_facts(plain, known)
+        if places and not self._quoted.isdisjoint(places):
+            self._place_quoted(plain, line_facts)
         keys = plain if node.signature is None else list(map(node.signature, plain))
         counted: list[tuple[str, ...]] = []
         seen: set[str] = set()
-        units, fillers_end, escaped = node.units, len(plain) - _TAIL_LINES, self._nested
+        offered: dict[int, list[tuple[int, str, tuple[str, ...], float]]] = {}
+        """Line index -> its pieces offered as units: (piece number, piece, facts, bonus)."""
+        fillers_end = len(plain) - _TAIL_LINES
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
@@ -574,10 +569,7 @@ class _Tree:
                 counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
                 continue
             seen.add(key)
-            parts = [line] if len(line) <= limit else text_lines.pieces(line, limit=limit)
-            if len(parts) > 1:
-                node.pieces = node.pieces or {}
-                node.pieces[index] = len(parts)
+            parts = self._parts(node, index, line, limit)
             for piece_number, piece in enumerate(parts):
                 bonus = bonuses[number] if piece_number == 0 else 0.0
                 notable = _NOTABLE_BONUS * standing_out.get(number, 0.0) if piece_number == 0 else 0.0
@@ -589,24 +581,66 @@ class _Tree:
                     if _HEAD_LINES <= number < fillers_end:
                         continue  # nothing to gain: it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
-                piece_cost = cost(piece) + (_escapes(piece) if escaped else 0.0) + 0.5
-                units.append(
-                    _Unit(
-                        piece,
-                        index,
-                        piece_cost,
-                        facts,
-                        outer,
-                        node,
-                        len(units),
-                        len(parts) == 1,
-                        piece_number,
-                        bonus + notable,
-                    )
-                )
+                offered.setdefault(index, []).append((piece_number, piece, facts, bonus + notable))
+        chains = enclosing(kind, node.lines) if len(numbered) > 1 else None
+        if chains is not None:
+            numbers = {index: number for number, (index, _) in enumerate(numbered)}
+            for index in list(offered):
+                for parent in chains[index]:
+                    if parent not in offered:  # a line that places an offered one is offered too: its start
+                        piece = self._parts(node, parent, node.lines[parent], limit)[0]
+                        number = numbers[parent]
+                        facts = line_facts[number] if piece == plain[number] else _line_facts(piece, known)
+                        offered[parent] = [(0, piece, facts, bonuses[number])]
+        self._offer(node, offered, chains, outer)
         self._count_all(counted, outer)
         self._add_units(node, outer=outer, path=path)
         return node
+
+    def _place_quoted(self, plain: Sequence[str], line_facts: list[tuple[str, ...]]) -> None:
+        """A line number later turns quote (`line 103`) is a fact of the line it numbers, not of every line holding it."""
+        for number, line in enumerate(plain):
+            place = _LINE_NUMBER.match(line)
+            if place is not None and place.group(1) in self._quoted:
+                line_facts[number] = (*line_facts[number], place.group(1))
+
+    def _parts(self, node: _Text, index: int, line: str, limit: int) -> list[str]:
+        """The line at `index` of `node` as the units it is cut into: itself, or pieces of an over-long line."""
+        if len(line) <= limit:
+            return [line]
+        parts = text_lines.pieces(line, limit=limit)
+        if node.pieces is None:
+            node.pieces = {}
+        node.pieces[index] = len(parts)
+        return parts
+
+    def _offer(
+        self,
+        node: _Text,
+        offered: dict[int, list[tuple[int, str, tuple[str, ...], float]]],
+        chains: list[tuple[int, ...]] | None,
+        outer: _Item | None,
+    ) -> None:
+        """Make the `offered` pieces of `node` its units, in order, each knowing the units of the lines that place it."""
+        units, escaped = node.units, self._nested
+        first: dict[int, _Unit] = {}
+        for index in sorted(offered):
+            count = node.pieces.get(index, 1) if node.pieces is not None else 1
+            for piece_number, piece, facts, bonus in offered[index]:
+                piece_cost = cost(piece) + (_escapes(piece) if escaped else 0.0) + 0.5
+                unit = _Unit(piece, index, piece_cost, facts, outer, node, len(units), count == 1, piece_number, bonus)
+                units.append(unit)
+                first.setdefault(index, unit)
+        if chains is None:
+            return
+        for unit in units:
+            parents = tuple(first[line] for line in chains[unit.line] if line in first)
+            if parents:
+                unit.parents = parents
+                for parent in parents:
+                    if parent.children is None:
+                        parent.children = []
+                    parent.children.append(unit)
 
     def _add_units(self, node: _Text, *, outer: _Item | None, path: _Path) -> None:
         """Offer a text's units as choices, its first and last line (a title, a total) first."""
@@ -699,26 +733,38 @@ class _Tree:
 
     # -- choosing
 
-    def _closed(self, choice: _Choice) -> list[_Item]:
-        """The items around `choice` not chosen yet, which choosing it brings in."""
-        closed: list[_Item] = []
+    def _closed(self, choice: _Choice) -> list[_Choice]:
+        """What choosing `choice` brings in: the items around it and the units of the lines that place it, not chosen yet.
+
+        Outermost first, so each comes in after what encloses it.
+        """
+        closed: list[_Choice] = []
         item = choice.outer
         while item is not None and not item.chosen:
             closed.append(item)
             item = item.outer
+        closed.reverse()
+        if isinstance(choice, _Unit):
+            closed.extend(parent for parent in reversed(choice.parents) if not parent.chosen)
         return closed
 
     def _value(self, choice: _Choice) -> tuple[float, float]:
-        """(gain, cost) of choosing `choice` now."""
-        closed = self._closed(choice) if choice.outer is not None else []
+        """(gain, price) of choosing `choice` now: the price of a line counts the markers it opens or closes."""
+        closed = self._closed(choice) if choice.outer is not None or isinstance(choice, _Unit) else []
         covered, weights = self.covered, self._weights
         if closed:
             facts = dict.fromkeys(choice.facts).keys() | {fact for item in closed for fact in item.facts}
             new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
             gain = sum(weights[fact] for fact in new) + choice.bonus + sum(item.bonus for item in closed)
-            return gain, choice.cost + sum(item.cost for item in closed)
-        gain = sum([weights[fact] for fact in choice.facts if fact not in covered]) + choice.bonus  # facts: distinct
-        return gain, choice.cost
+            price = choice.cost + sum(item.cost for item in closed)
+        else:
+            gain = (
+                sum([weights[fact] for fact in choice.facts if fact not in covered]) + choice.bonus
+            )  # facts: distinct
+            price = choice.cost
+        if isinstance(choice, _Unit):
+            price = max(_MIN_PRICE, price + MARKER_COST * _runs_opened_all([*closed, choice]))
+        return gain, price
 
     def select(self, limit: float) -> None:
         """Greedily choose units and items by new weight per token while the spending stays under `limit`.
@@ -757,8 +803,8 @@ class _Tree:
             if heap and gain / price < -heap[0][0] - 1e-9:  # stale: worth less than when pushed
                 self._push(choice, gain, price)
                 continue
-            for item in self._choose(choice):  # what they enclose just got cheaper
-                for inner in item.inner:
+            for chosen in self._choose(choice):  # what they enclose just got cheaper
+                for inner in chosen.inner if isinstance(chosen, _Item) else chosen.children or ():
                     self._push(inner)
 
     def select_required(self, limit: float) -> None:
@@ -795,7 +841,8 @@ class _Tree:
         self._pushed += 1
         return (-gain / price, self._pushed, choice)
 
-    def _choose(self, choice: _Choice) -> list[_Item]:
+    def _choose(self, choice: _Choice) -> list[_Choice]:
+        """Choose `choice` and what it brings in; returns them all, whose enclosed choices just got cheaper."""
         closed = self._closed(choice)
         for item in (*closed, choice):
             if isinstance(item, _Item):
@@ -804,12 +851,12 @@ class _Tree:
                 for unit in item.bundled:
                     unit.chosen = True  # paid for with the item
             item.chosen = True
+            if isinstance(item, _Unit):  # one at a time: each may open or close a run its neighbour opened
+                self.spent += MARKER_COST * _runs_opened(item)
             self.covered.update(item.facts)
             self.spent += item.cost
-        if isinstance(choice, _Unit):
-            self.spent += MARKER_COST * _runs_opened(choice)
         self._done.append((choice, closed))
-        return [*closed, choice] if isinstance(choice, _Item) else closed
+        return [*closed, choice]
 
     def ensure_something(self) -> None:
         """If nothing was chosen, choose the cheapest list item or unit anyway: never an empty summary.
@@ -828,16 +875,13 @@ class _Tree:
             item.forced = True
         self._choose(forced)
         self._done.clear()  # never undone
-        for item in (*closed, forced) if isinstance(forced, _Item) else closed:
-            for inner in item.inner:
+        for item in (*closed, forced):
+            for inner in item.inner if isinstance(item, _Item) else ():
                 if isinstance(inner, _Unit) and not inner.chosen:
                     self._choose(inner)  # the short texts of the item it keeps: undone first if too much
 
     def undo(self) -> bool:
-        """Drop the last choice (and the items it brought in, or failing that the last key fact)."""
-        if self.key_facts:
-            self.key_facts.pop()
-            return True
+        """Drop the last choice and what it brought in; False when there is nothing left to drop."""
         if not self._done:
             return False
         choice, closed = self._done.pop()
@@ -848,105 +892,10 @@ class _Tree:
                     unit.chosen = False
         return True
 
-    # -- the facts line
-
-    def pick_key_facts(self, budget: int) -> None:
-        """The facts no chosen unit carries, the likeliest to be quoted per token first, while they fit.
-
-        A name is listed whole, not by a tail the text never writes on its own (see `_tails`).
-
-        Only where a long text was cut can they go: a `Key facts:` line never lands in a short
-        field (`"status": "available"`) or an object without text.
-        """
-        if self._carrier() is None:
-            return
-        rendered = self.render()
-        present = token_set(plain_text(rendered))
-        room = budget - tokens(rendered) - cost(FACTS_PREFIX) - 1
-        guessed_room = _FACTS_SHARE * budget  # what the facts no later turn quotes may take
-        listed: set[str] = set()
-        weights, counts, quoted_facts, tails = self._weights, self._counts, self._quoted, _tails(self._kinds)
-        # Only ever the tail of a longer name: never listed, the whole name holds it (see `_tails`). Left
-        # out before ranking (half the facts of a text of paths and dotted names), the rest in their order.
-        facts = [fact for fact in self._kinds if fact not in tails or fact in quoted_facts or counts.get(fact)]
-        worth = [-weights[fact] / (cost(fact) + _SEPARATOR_COST) ** _PRICE_EXPONENT for fact in facts]
-        ranked = [facts[index] for index in sorted(range(len(facts)), key=worth.__getitem__)]  # stable, as by fact
-        for fact in ranked:
-            if room < _MIN_FACT_COST:
-                break
-            quoted = fact in quoted_facts
-            left = room if quoted else min(room, guessed_room)
-            if left < _MIN_FACT_COST or cost(fact) + _SEPARATOR_COST > left:
-                continue  # no room, or too long however it is written (`_written` only adds to it)
-            if fact in present or fact in listed or _LOCATION.fullmatch(fact):
-                continue  # held by a kept line or a listed fact (`mod.py` of `/repo/mod.py`)
-            price = cost(self._write(fact)) + _escapes(fact) + _SEPARATOR_COST
-            if price > left:
-                continue
-            self.key_facts.append(fact)
-            listed |= token_set(fact)
-            room -= price
-            if not quoted:
-                guessed_room -= price
-        self.spent += self.facts_line_cost()
-
-    def drop_kept_facts(self) -> None:
-        """Take off the facts line what lines chosen after it now hold: it lists only what the lines lack."""
-        if self.key_facts:
-            listed, self.key_facts = self.key_facts, []
-            present = token_set(plain_text(self.render()))
-            self.key_facts = [fact for fact in listed if fact not in present]
-
-    def facts_line_cost(self) -> float:
-        if not self.key_facts:
-            return 0.0
-        return cost(FACTS_PREFIX) + sum(cost(self._write(fact)) + _SEPARATOR_COST for fact in self.key_facts)
-
-    def _write(self, fact: str) -> str:
-        """`_written(fact)`, once per fact: a listed fact is written when priced, when the line is costed and rendered."""
-        written = self._writings.get(fact)
-        if written is None:
-            written = self._writings[fact] = _written(fact)
-        return written
-
-    def _carrier(self) -> _Text | None:
-        """The text that carries the facts line: the root text, or the last long text of a kept item."""
-        for node, outer in reversed(self._texts):
-            if node is self.root or (len(node.units) > 1 and (outer is None or outer.chosen)):
-                return node
-        return None
-
     # -- rendering
 
     def render(self) -> JsonValue:
-        carrier = self._carrier() if self.key_facts else None
-        for node, _ in self._texts:
-            node.facts_line = None
-        if carrier is not None:
-            carrier.facts_line = FACTS_PREFIX + _FACTS_SEPARATOR.join(map(self._write, self.key_facts))
         return _render(self.root)
-
-
-def _tails(facts: Collection[str]) -> set[str]:
-    """The parts of each of `facts` (`parse_file` of `Parser.parse_file`; `_facts.all_parts`, one pattern pass).
-
-    A part that the text never writes on its own (no line holds it as a word: `_counts` is 0) is
-    not listed by itself on the facts line: the whole name holds it and says where it belongs,
-    while the part alone says little (`py::test_refund` of `tests/test_orders.py::test_refund`)
-    and a later turn that names the whole would not find it.
-    """
-    return set(all_parts(facts))
-
-
-def _written(fact: str) -> str:
-    """How a fact is written on the facts line so that it reads as that fact again.
-
-    A quoted string's text (`%s__in`, `field required`) is no token of its own: bare, a reader (and
-    `_facts`) would see other tokens or plain words; in backticks it is the quoted string it was.
-    """
-    if fact in token_set(fact):
-        return fact
-    return f'`{fact}`' if '`' not in fact else f'"{fact}"'
 
 
 def _scalar_json(value: JsonValue) -> str:
@@ -976,6 +925,20 @@ def _runs_opened(unit: _Unit) -> int:
     left = unit.position > 0 and not units[unit.position - 1].chosen
     right = unit.position + 1 < len(units) and not units[unit.position + 1].chosen
     return 1 if left and right else -1 if not left and not right else 0
+
+
+def _runs_opened_all(choices: Sequence[_Choice]) -> int:
+    """How many more runs of dropped lines their texts have once the units among `choices` are kept, in order."""
+    opened, flipped = 0, list[_Unit]()
+    for unit in choices:
+        if isinstance(unit, _Unit):
+            opened += _runs_opened(unit)
+            if not unit.chosen:
+                unit.chosen = True  # for the next one's count only: set back below
+                flipped.append(unit)
+    for unit in flipped:
+        unit.chosen = False
+    return opened
 
 
 def _runs_opened_by(item: _Item, owner: _List) -> int:
@@ -1095,6 +1058,4 @@ def _render_text(node: _Text) -> str:
         text = DROPPED_TEXT if node.units else ''
     else:
         text = '\n'.join(text_lines.render(node.lines, kept, signature=node.signature))
-    if node.facts_line is not None:
-        return f'{text}\n{node.facts_line}' if text else node.facts_line
     return text

@@ -1,0 +1,205 @@
+"""The lines that place a line: what a kept line brings with it so a reader can tell where it stood.
+
+A kept line alone often says little: `last_modified: 2024-05-10 09:15:00` without the file it belongs
+to, `return None` without its function, `+    timeout = 30` without its file and hunk. Each line of
+a text has *enclosing lines*, nearest first, and the summary never keeps a line without them
+(`tree`), so what it shows reads as an outline with elisions, as aider's repository map does:
+
+- every kind: the indentation parents, each the nearest line above with less indentation (a numbered
+  read's line number read past): a method's class, a block's function, a YAML field's record, a
+  traceback's frame;
+- a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`);
+- records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
+- prose and Markdown: the headings above it, each level's nearest;
+- search results as text: the result's `Title:` and `URL:` lines;
+- test output: the section banner of the test it reports (`____ test_login ____`).
+
+Listings (`grep -n`, `find`) have none: each of their lines says where it is.
+The work is linear: one pass with a stack over the lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from ._kinds import ContentKind
+
+__all__ = ('MAX_DEPTH', 'enclosing')
+
+MAX_DEPTH = 6
+"""Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
+_NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
+_DIFF_FILE = re.compile(r'diff --git |--- |\+\+\+ ')
+_HUNK = re.compile(r'@@ ')
+_HEADING = re.compile(r'^[ \t]{0,3}(#{1,6}) ')
+_RECORD_START = re.compile(r'^( *)- ')
+_FIELD = re.compile(r'^ *(?:- )?([\w.-]+):(?: |$)')
+_ID_FIELDS = ('id', 'id_', 'uuid', 'key', 'number', 'slug')
+"""Fields that name a record by an id, the most telling first ..."""
+_NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'email', 'sender', 'username', 'user')
+"""... and by a name: a record shows one of each where it has them (`id_: '3'` and `filename: plan.docx`)."""
+_RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
+_TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}$|^={3,} .+ ={3,}$')
+
+
+def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """For each of `lines`, the indices of the lines that place it, nearest first (see the module's docstring)."""
+    if kind is ContentKind.LISTING:
+        return [()] * len(lines)
+    if kind is ContentKind.DIFF:
+        return _diff(lines)
+    chains = _indentation(lines)
+    extra = _EXTRA.get(kind)
+    if extra is not None:
+        for index, more in enumerate(extra(lines)):
+            if more:
+                chains[index] = _merged(chains[index], more, index)
+    return chains
+
+
+def _indent(line: str) -> int:
+    """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it."""
+    if line[:1].isdigit() or line[:1] == ' ':
+        line = _NUMBERING.sub('', line, count=1)
+    content = line.lstrip(' \t')
+    return len(line) - len(content) if content.strip() else -1
+
+
+def _indentation(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """Each line's indentation parents: the nearest line above with less indentation, its own, and so on."""
+    chains: list[tuple[int, ...]] = []
+    stack: list[tuple[int, int, tuple[int, ...]]] = []
+    """(indentation, index, chain) of the lines still open: each less indented than the one above it."""
+    for index, line in enumerate(lines):
+        depth = _indent(line)
+        if depth < 0:
+            chains.append(())
+            continue
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        chain = (stack[-1][1], *stack[-1][2])[:MAX_DEPTH] if stack else ()
+        chains.append(chain)
+        stack.append((depth, index, chain))
+    return chains
+
+
+def _merged(chain: tuple[int, ...], more: tuple[int, ...], index: int) -> tuple[int, ...]:
+    return tuple(dict.fromkeys(line for line in (*chain, *more) if line != index))[: MAX_DEPTH + 2]
+
+
+def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """A line's hunk header and its file's header lines; a hunk header's file header lines."""
+    chains: list[tuple[int, ...]] = []
+    files: tuple[int, ...] = ()
+    hunk: int | None = None
+    git = any(line.startswith('diff --git ') for line in lines)
+    for index, line in enumerate(lines):
+        if _DIFF_FILE.match(line):
+            if line.startswith('diff --git ') or (not git and line.startswith('--- ')):
+                files, hunk = (index,), None
+                chains.append(())
+            else:
+                chains.append(files)
+                if not git and line.startswith('+++ '):
+                    files = (index, *files)  # a plain patch: the `+++` line names the file, under its `---`
+            continue
+        if _HUNK.match(line):
+            hunk = index
+            chains.append(files)
+            continue
+        chains.append(files if hunk is None else (hunk, *files))
+    return chains
+
+
+def _records(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """Each line of a YAML record (`- ` item), its record's identifying field, where the record has one."""
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    start = 0
+    while start < len(lines):
+        match = _RECORD_START.match(lines[start])
+        if match is None:
+            start += 1
+            continue
+        depth = len(match.group(1))
+        end = start + 1
+        while end < len(lines) and (_indent(lines[end]) < 0 or _indent(lines[end]) > depth):
+            end += 1
+        fields = _identifying(lines, start, end, depth)
+        if fields:
+            for index in range(start + 1, end):
+                result[index] = tuple(field for field in fields if field != index)
+        start = end
+    return result
+
+
+def _identifying(lines: Sequence[str], start: int, end: int, depth: int) -> tuple[int, ...]:
+    """The lines of the record `lines[start:end]` holding its most telling id field and name field."""
+    found: dict[str, int] = {}
+    for index in range(start, end):
+        line = lines[index]
+        if index > start and _indent(line) != depth + 2:
+            continue
+        field = _FIELD.match(line)
+        if field is not None:
+            found.setdefault(field.group(1).lower(), index)
+    fields = (next((found[name] for name in group if name in found), None) for group in (_ID_FIELDS, _NAME_FIELDS))
+    return tuple(field for field in fields if field is not None)
+
+
+def _headings(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """Each line's Markdown headings: the nearest above of each level above its own."""
+    result: list[tuple[int, ...]] = []
+    open_: list[tuple[int, int]] = []
+    """(level, index) of the headings in force, outermost first."""
+    for index, line in enumerate(lines):
+        heading = _HEADING.match(line)
+        if heading is None:
+            result.append(tuple(at for _, at in reversed(open_)))
+            continue
+        level = len(heading.group(1))
+        while open_ and open_[-1][0] >= level:
+            open_.pop()
+        result.append(tuple(at for _, at in reversed(open_)))
+        open_.append((level, index))
+    return result
+
+
+def _results(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """Each line of a text search result, its result's `Title:` and `URL:` lines."""
+    result: list[tuple[int, ...]] = []
+    title: int | None = None
+    url: int | None = None
+    for index, line in enumerate(lines):
+        if _RESULT_FIELD.match(line):
+            if line[:1] in 'Tt':
+                title, url = index, None
+                result.append(())
+                continue
+            url = index
+            result.append(() if title is None else (title,))
+            continue
+        result.append(tuple(at for at in (url, title) if at is not None))
+    return result
+
+
+def _banners(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """Each line of test output, the banner of the section it is in (`____ test_login ____`)."""
+    result: list[tuple[int, ...]] = []
+    banner: int | None = None
+    for index, line in enumerate(lines):
+        if _TEST_BANNER.match(line):
+            banner = index if line.startswith('_') else None  # a `===` banner opens a section of its own
+            result.append(())
+            continue
+        result.append(() if banner is None else (banner,))
+    return result
+
+
+_EXTRA: dict[ContentKind, Callable[[Sequence[str]], list[tuple[int, ...]]]] = {
+    ContentKind.RECORDS: _records,
+    ContentKind.PROSE: _headings,
+    ContentKind.SEARCH: _results,
+    ContentKind.SHELL: _banners,
+}
+"""Kinds whose lines have enclosing lines besides their indentation parents."""
