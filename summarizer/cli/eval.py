@@ -79,11 +79,23 @@ def run(arguments: argparse.Namespace) -> int:
     config = SummarizerConfig.load(arguments.config)
     if arguments.min_chars < 0:
         raise InputError(f'--min-chars must be 0 or more, got {arguments.min_chars}')
-    from ..eval import default_folder, eval_models, markdown, run_eval, update_golden, write_report
+    from ..eval import (
+        FIGURES_FILE,
+        Recorded,
+        default_folder,
+        eval_models,
+        expected_path,
+        markdown,
+        run_eval,
+        update_golden,
+        write_figures,
+        write_report,
+    )
     from ..pipeline import SummaryCache
 
     imported()
-    histories, skipped = _load(arguments.sources or [_default_source()], config=_walk_config(config, arguments))
+    sources = arguments.sources or [_default_source()]
+    histories, skipped = _load(sources, config=_walk_config(config, arguments))
     for reason in skipped:
         print(f'summarizer eval: skipped {reason}', file=sys.stderr)
     models = eval_models(arguments.model, config)  # a model that cannot be built: ModelBuildError, exit 2
@@ -106,13 +118,19 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.update_golden:
         changed = asyncio.run(update_golden({history.path: history.stored.text for history in histories}))
         screen.print(f'golden outputs: {len(changed)} of {len(histories)} updated')
-    sources = [str(source) for source in arguments.sources or [_default_source()]]
+        if len(sources) == 1 and sources[0].is_dir():
+            figures = expected_path(histories[0].path).parent.parent / FIGURES_FILE
+            write_figures(figures, result.settings(), result.figures())
+            screen.print(f'golden figures: {figures}')
+    # One folder of histories with figures recorded beside it (golden/histories): gated on those.
+    result.recorded = Recorded.beside(sources[0]) if len(sources) == 1 and sources[0].is_dir() else None
+    names = [str(source) for source in sources]
     folder = arguments.report or default_folder(started)
     try:
-        written = write_report(result, folder, started=started, sources=sources)
+        written = write_report(result, folder, started=started, sources=names)
     except OSError as exc:
         raise InputError(f'{folder}: cannot write the report: {exc.strerror or exc}') from None
-    summary = markdown(result, started=started, sources=sources)
+    summary = markdown(result, started=started, sources=names)
     if screen.is_terminal:  # the tables as records where they are wider than the terminal
         screen.print(Markdown(fit_tables(summary, width=screen.width)))
     else:  # a log or a pipe: the Markdown itself, one table row per line, never wrapped

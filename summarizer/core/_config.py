@@ -133,8 +133,8 @@ class ProviderBatchConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class EvalConfig:
-    retention_floor: float = 0.95
-    blind_retention_floor: float = 0.8
+    retention_floor: float = 0.7
+    blind_retention_floor: float = 0.35
     identical_lines_floor: float = 0.98
 
 

@@ -9,7 +9,15 @@ compaction strategy (`_replay`) and writes its report (`_replay_report`).
 
 from ..core import mentions, referred_facts
 from ._baseline import HEAD, head, head_model
-from ._golden import expected_path, golden_compactor, golden_output, update_golden
+from ._golden import (
+    FIGURES_FILE,
+    Recorded,
+    expected_path,
+    golden_compactor,
+    golden_output,
+    update_golden,
+    write_figures,
+)
 from ._metrics import Tally
 from ._replay import ReplayHistory, compared_strategies, replay_all
 from ._replay_report import replay_markdown, write_replay_report
@@ -17,10 +25,12 @@ from ._report import default_folder, markdown, write_report
 from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
 
 __all__ = [
+    'FIGURES_FILE',
     'HEAD',
     'EvalHistory',
     'EvalRun',
     'ModelScore',
+    'Recorded',
     'ReplayHistory',
     'Tally',
     'compared_strategies',
@@ -38,6 +48,7 @@ __all__ = [
     'replay_markdown',
     'run_eval',
     'update_golden',
+    'write_figures',
     'write_replay_report',
     'write_report',
 ]

@@ -29,9 +29,19 @@ from pydantic_ai.models.function import FunctionModel
 
 from ..core import JsonValue, SummarizerConfig, Turns, content_tokens
 from ..extractive import detect_kind
-from ..pipeline import Compactor, OriginalStore, Report, Summarizer, SummaryCache, resolve_model, walk
+from ..pipeline import (
+    Compactor,
+    OriginalStore,
+    Report,
+    Summarizer,
+    SummaryCache,
+    is_deterministic,
+    resolve_model,
+    walk,
+)
 from ..stored import StoredCompaction, StoredHistory, compact_stored
 from ._baseline import HEAD, head_model
+from ._golden import Figures, Recorded
 from ._metrics import ReturnScore, Tally, score_return
 
 
@@ -115,6 +125,35 @@ class EvalRun:
     """Only returns whose JSON text is longer than this were scored."""
     skipped: list[str] = field(default_factory=list[str])
     """Files of the sources that were not histories, each with why."""
+    recorded: Recorded | None = None
+    """The figures recorded for these histories (golden/): the gate compares with them instead of the floors."""
+
+    def settings(self) -> dict[str, object]:
+        """What the figures depend on besides the summarizer: compared before recorded figures are."""
+        config = self.config
+        return {
+            'threshold_tokens': config.threshold_tokens,
+            'target_ratio': config.target_ratio,
+            'min_summary_tokens': config.min_summary_tokens,
+            'keep_quoted_facts': config.keep_quoted_facts,
+            'min_chars': self.min_chars,
+            'histories': len(self.histories),
+        }
+
+    def figures(self) -> Figures:
+        """Per model (not the baseline) and content kind, and overall: the shares kept in context, told and blind."""
+        figures: Figures = {}
+        for model in self.models:
+            if model.baseline:
+                continue
+            blind = model.blind.per_kind if model.blind is not None else {}
+            kinds = {**model.per_kind, 'overall': model.overall}
+            blind_kinds = {**blind, 'overall': model.blind.overall} if model.blind is not None else {}
+            figures[model.name] = {
+                kind: {'kept': _rounded(tally.retention), 'blind': _rounded(_retention(blind_kinds.get(kind)))}
+                for kind, tally in kinds.items()
+            }
+        return figures
 
     @property
     def retention_floor(self) -> float:
@@ -123,9 +162,21 @@ class EvalRun:
         return floors.retention_floor if self.config.keep_quoted_facts else floors.blind_retention_floor
 
     def gate_problems(self) -> list[str]:
-        """Why CI should fail: a model (not the baseline) lost a summary to a check, or too many facts."""
+        """Why CI should fail: a model (not the baseline) lost a summary to a check, or too many facts.
+
+        Too many: more than a point below the recorded figures of each kind where there are some
+        (golden/), else below the config's floors.
+        """
         problems: list[str] = []
         floors, floor = self.config.eval, self.retention_floor
+        if self.recorded is not None:
+            figures = self.figures()
+            recorded = Recorded(
+                path=self.recorded.path,
+                settings=self.recorded.settings,
+                figures={name: kinds for name, kinds in self.recorded.figures.items() if name in figures},
+            )
+            problems += recorded.regressions(self.settings(), figures)
         for model in self.models:
             if model.baseline:
                 continue
@@ -136,14 +187,19 @@ class EvalRun:
                     f'{model.name}: structure pass rate {rate:.1%} is below 100% '
                     f'({overall.returns - overall.summarized} of {overall.returns} returns kept their original)'
                 )
+            problems += _fidelity_problems(model, floor=floors.identical_lines_floor)
+            if self.recorded is not None:
+                continue
             if overall.retention is not None and overall.retention < floor:
-                problems.append(f'{model.name}: fact retention {overall.retention:.1%} is below the floor {floor:.1%}')
+                problems.append(
+                    f'{model.name}: facts kept in context {overall.retention:.1%} is below the floor {floor:.1%}'
+                )
             blind = model.blind.overall.retention if model.blind is not None else None
             if blind is not None and blind < floors.blind_retention_floor:
                 problems.append(
-                    f'{model.name}: blind fact retention {blind:.1%} is below the floor {floors.blind_retention_floor:.1%}'
+                    f'{model.name}: facts kept in context blind {blind:.1%} is below the floor '
+                    f'{floors.blind_retention_floor:.1%}'
                 )
-            problems += _fidelity_problems(model, floor=floors.identical_lines_floor)
         return problems
 
 
@@ -260,6 +316,7 @@ def _score_history(
             tokens_after=content_tokens(summary, compactor.tokenizer) if summarized else candidate.tokens,
             summarized=summarized,
             empty='empty summary' in reasons.get(ref, ''),
+            own_words=not is_deterministic(compactor.summarizer.model),
         )
         returns.append(
             ReturnScore(
@@ -330,6 +387,14 @@ def _price(model: Model, report: Report, config: SummarizerConfig) -> float | No
     except LookupError:
         return None
     return float(price.total_price)
+
+
+def _retention(tally: Tally | None) -> float | None:
+    return tally.retention if tally is not None else None
+
+
+def _rounded(share: float | None) -> float | None:
+    return round(share, 4) if share is not None else None
 
 
 def _sum(tallies: Iterable[Tally]) -> Tally:
