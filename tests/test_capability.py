@@ -13,6 +13,7 @@ from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -118,6 +119,21 @@ async def test_steady_state_walks_only_new_messages() -> None:
     edited = [history[0], *history[2:]]  # not a continuation: the session starts over, still correct
     history = await session.process(edited)
     assert session.messages_walked == len(result.all_messages()) + 5 + len(edited)
+
+
+async def test_a_history_handed_back_as_equal_copies_continues_the_session() -> None:
+    """A durable run stores its history between requests and hands back copies: the same history, by value."""
+    seen: list[list[ModelMessage]] = []
+    result = await make_agent([], seen).run('inspect everything')
+    session = SummarizeToolReturns(model='extractive', keep_recent=0, policy='threshold').compactor.session()
+    history = await session.process(list(result.all_messages()))
+    walked = session.messages_walked
+    for step in range(3):
+        stored = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(history))
+        assert stored == history and all(a is not b for a, b in zip(stored, history))
+        history = await session.process([*stored, ModelResponse(parts=[TextPart(f'more {step}')])])
+    assert session.messages_walked == walked + 3  # each request walks its one new message
+    assert session.report.summarized == 3 and session.report.returns_examined == 3
 
 
 async def test_a_last_message_given_new_parts_is_walked_again() -> None:

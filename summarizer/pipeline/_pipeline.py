@@ -14,14 +14,13 @@ import asyncio
 import bisect
 import dataclasses
 import logging
-import operator
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio.to_thread
 from opentelemetry.trace import Tracer
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
+from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models import Model
 
 from ..core import (
@@ -44,6 +43,7 @@ from ._check import (
 from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
 from ._policy import Due, Ledger
 from ._report import Compaction, Failure, Report
+from ._returned import FROM_SCRATCH, Returned
 from ._summarize import AnswerSource, Outcome, ServerUnreachable, Summarizer
 from ._walk import Candidate, recent_turns, walk
 
@@ -330,12 +330,12 @@ def _replace_contents(message: ModelMessage, contents: dict[int, JsonValue]) -> 
 class HistorySession:
     """Incremental compaction of a history that only grows at its end (an agent run).
 
-    It remembers how far it walked and the last message object it returned. When the next history
-    holds that very object at that position, only the new messages are walked (and the last old one
-    again if it was given other parts since: pydantic-ai adds parts to a request after the history
-    processors by assigning it a new `parts` list, and mutating a part in place is not supported; it
-    sets a request's `instructions` then too, and those are counted again when they changed);
-    otherwise (a new run, an edited history) it starts over, which is correct, only slower.
+    It remembers the history it returned last (`_returned.Returned`). When the next one continues it,
+    only the new messages are walked, and the last old one again if it was given other parts since
+    (pydantic-ai adds parts to a request after the history processors, and sets its `instructions`,
+    which are counted again when they changed); a history edited since is walked again from the edit,
+    and one that does not continue it (a new run) starts over, which is correct, only slower. Equal
+    copies of the messages (a durable run handing the history back) count as the same history.
 
     Which of the returns that left the `keep_recent` window are rewritten, and when, is the config's
     `policy` (`_policy`): with `cache-aware` (and the originals store on, so that every cut is readable
@@ -360,19 +360,10 @@ class HistorySession:
         self._restart()
 
     def _restart(self) -> None:
-        self._walked = 0
-        self._returned: list[ModelMessage] = []
-        """The messages the last request returned (a copy of the list: the framework may change its own)."""
-        self._anchor: ModelMessage | None = None
-        self._anchor_parts: Sequence[object] = ()
-        """The anchor's parts list as walked (held, so that a new list cannot take its identity)."""
-        self._anchor_length = 0
-        self._anchor_instructions: str | None = None
-        """The anchor's instructions as counted (a request's; pydantic-ai may set them after the processors)."""
+        self._returned = Returned()
+        """The history the last request returned, to tell what the next one changed of it."""
         self._recent: list[int] = []
         """The turns in the `keep_recent` window."""
-        self._anchor_returns = 0
-        """Returns of the anchor already counted in `report.returns_examined`: walked again, not counted again."""
         self._pending: list[Candidate] = []
         """Candidates not yet summarized, in the order of the history: those due (waiting for a rewrite to
         pay), then those still in the `keep_recent` window (the latest turns' returns)."""
@@ -412,34 +403,11 @@ class HistorySession:
     async def _process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None, scope: str | None
     ) -> list[ModelMessage]:
-        if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
-            if (
-                self._anchor is not None
-                and len(messages) >= self._walked
-                and self._first_replaced(messages) == self._walked - 1
-            ):
-                # only the last message returned was replaced (a processor before this one edited it): walked again
-                self._anchor, self._anchor_parts = messages[self._walked - 1], ()
-                # a return it no longer holds stays counted as examined
-                self._anchor_returns = min(self._anchor_returns, _returns_in(self._anchor))
-            else:
-                self._restart()
-        anchor = self._anchor  # the last message returned, walked again only if it was given other parts since
-        again = anchor is not None and (
-            anchor.parts is not self._anchor_parts or len(anchor.parts) != self._anchor_length
-        )
-        start = self._walked - 1 if again else self._walked
-        recounted = self._anchor_returns if again else 0  # returns walked again, counted in `returns_examined` already
-        edited = self._first_edited(messages)
-        if edited is not None:  # walked again from there (or an earlier message replaced too), ledger and rewrites kept
-            start = min(edited, self._first_replaced(messages, end=edited))
-            recounted = self._anchor_returns + sum(map(_returns_in, messages[start : self._walked - 1]))
-        # pydantic-ai writes a request's instructions after the history processors: count them again
-        recount = (
-            ()
-            if again or edited is not None or anchor is None or _instructions(anchor) is self._anchor_instructions
-            else (start - 1,)
-        )
+        since = self._returned.since(messages, self._pending)
+        if since is None:  # a new run, or an edit the session cannot walk again from: correct, only slower
+            self._restart()
+            since = FROM_SCRATCH
+        start = since.start
         config = self._compactor.config
         kept_before = bisect.bisect_left(self._pending, start, key=_message_index)  # those walked again go
         del self._pending[kept_before:], self._priced[kept_before:]
@@ -455,7 +423,7 @@ class HistorySession:
         due = len(pending)  # the window's returns are the last pending ones
         while due and pending[due - 1].turn in kept:
             due -= 1
-        tokens = self._tokens.update(messages, start=start, changed=recount, made=found.texts)
+        tokens = self._tokens.update(messages, start=start, changed=since.recount, made=found.texts)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
         # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
@@ -491,7 +459,7 @@ class HistorySession:
         total = self.report  # added to in place: a request adds a few numbers, not a `Report` of its own
         if compacted is not None:
             total.add(compacted)
-        total.returns_examined += found.returns_seen - recounted
+        total.returns_examined += found.returns_seen - since.recounted
         total.requests += 1
         (sent, cached, written), (uncompacted, uncompacted_cached, uncompacted_written) = usage.sent, usage.uncompacted
         total.prompt_tokens += sent
@@ -500,42 +468,8 @@ class HistorySession:
         total.uncompacted_prompt_tokens += uncompacted
         total.uncompacted_cached_tokens += uncompacted_cached
         total.uncompacted_written_tokens += uncompacted_written
-        self._walked = len(messages)
-        self._returned = list(messages)
-        self._anchor = messages[-1] if messages else None
-        self._anchor_parts = self._anchor.parts if self._anchor is not None else ()
-        self._anchor_length = len(self._anchor_parts)
-        self._anchor_instructions = _instructions(self._anchor)
-        self._anchor_returns = _returns_in(self._anchor)
+        self._returned.record(messages)
         return messages
-
-    def _first_replaced(self, messages: list[ModelMessage], *, end: int | None = None) -> int:
-        """The first of the messages the last request returned (those before `end`) that is another object now.
-
-        `end` (default: all of them) when none is. Asked only once the history is known to have been
-        edited: a pass over the history, at the C speed of `operator.is_`.
-        """
-        end = self._walked if end is None else end
-        same = map(operator.is_, messages[:end], self._returned[:end])
-        return next((index for index, kept in enumerate(same) if not kept), end)
-
-    def _first_edited(self, messages: list[ModelMessage]) -> int | None:
-        """The first message holding a return that waits for a summary and is no longer the very part found there.
-
-        An edit of an earlier message (another history processor redacting or dropping old returns, an
-        application scrubbing a stored conversation before it continues it) leaves the last message as
-        it was: the history is walked again from the edit, or a summary of a content as it was would be
-        written over it.
-        """
-        last = self._walked - 1  # the anchor's parts are walked again when they change
-        for candidate in self._pending:
-            index, part_index = candidate.message_index, candidate.part_index
-            if index >= last:
-                break
-            parts = messages[index].parts
-            if part_index >= len(parts) or parts[part_index] is not candidate.part:
-                return index
-        return None
 
     async def _summarize(
         self, messages: list[ModelMessage], chosen: list[Candidate], *, tracer: Tracer | None, scope: str | None
@@ -655,14 +589,3 @@ class _MessageTokens:
             offset = len(blocks) - len(messages[message_index].parts)  # the instructions' block
             positions.append(before[message_index] + sum(blocks[: offset + part_index]))
         return positions
-
-
-def _instructions(message: ModelMessage | None) -> str | None:
-    return message.instructions if isinstance(message, ModelRequest) else None
-
-
-def _returns_in(message: ModelMessage | None) -> int:
-    """How many tool returns `walk` meets in one message."""
-    if not isinstance(message, ModelRequest):
-        return 0
-    return sum(isinstance(part, ToolReturnPart) for part in message.parts)
