@@ -178,6 +178,7 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        self._session.use_model(request_context.model, request_context.model_settings)
         messages = await self._session.process(
             list(request_context.messages), tracer=ctx.tracer, scope=self._scope(ctx)
         )
@@ -233,4 +234,5 @@ class SummarizeToolReturnsProcessor(_Options):
         pydantic-ai passes the run context to a processor whose first parameter is a `RunContext`, so in
         an instrumented run each summary is a span, as with the capability.
         """
+        self._session.use_model(ctx.model)  # a processor is not handed the request's settings
         return await self._session.process(messages, tracer=ctx.tracer, scope=self._scope(ctx))

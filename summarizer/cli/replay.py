@@ -84,7 +84,7 @@ def run(arguments: argparse.Namespace) -> int:
     started = datetime.now()
     with tempfile.TemporaryDirectory(prefix='summarizer-replay-') as scratch:
         strategies = compared_strategies(config, model=model, scratch=Path(scratch), masks=masks)
-        result = asyncio.run(replay_all(histories, strategies, prices=prices))
+        result = asyncio.run(replay_all(histories, strategies, prices=prices, ceiling=config.policy.max_prompt_tokens))
     folder = arguments.report or Path('reports') / f'replay-{started:%Y%m%d-%H%M%S}'
     try:
         written = write_replay_report(result, folder, started=started, sources=arguments.paths)

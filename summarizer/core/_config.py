@@ -64,6 +64,10 @@ class PolicyConfig:
     """The price of a prompt token written to the cache, as a share of an uncached one (1 where writing is free)."""
     horizon: float = 0.5
     """How many more requests a run is expected to make, as a multiple of those it has made so far."""
+    max_prompt_tokens: int | None = None
+    """The context ceiling: a prompt that would exceed it is brought under it in one rewrite, the oldest
+    returns cut furthest (docs/policy.md). None: the agent's model's context window where pydantic-ai
+    knows it (in the capability), else no ceiling."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -186,6 +190,8 @@ class SummarizerConfig:
             raise ConfigError(
                 'policy: min_tokens must be at least 2, 0 <= cache_read <= 1 <= cache_write, and horizon >= 0'
             )
+        if policy.max_prompt_tokens is not None and policy.max_prompt_tokens < 1000:
+            raise ConfigError(f'policy.max_prompt_tokens must be at least 1000, got {policy.max_prompt_tokens}')
         if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 1000:
             raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 1000')
         batching = self.provider_batch

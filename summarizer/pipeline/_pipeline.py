@@ -14,6 +14,7 @@ import asyncio
 import bisect
 import dataclasses
 import logging
+import math
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 import anyio.to_thread
 from opentelemetry.trace import Tracer
 from pydantic_ai.messages import ModelMessage, ModelRequest
-from pydantic_ai.models import Model
+from pydantic_ai.models import AbstractModel, Model
+from pydantic_ai.settings import ModelSettings
 
 from ..core import (
     JsonValue,
@@ -33,14 +35,23 @@ from ..core import (
     json_text,
     message_texts,
 )
+from ._ceiling import MARKER_FLOOR, ROOM, Cut, fit, marker
 from ._check import (
     CheckFailed,
     PartRef,
     check_integrity,
     check_message,
     integrity_problems,
+    summary_problem,
 )
-from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
+from ._originals import (
+    Kept,
+    OriginalStore,
+    conversation_scope,
+    holds_omission_marker,
+    read_hint_tokens,
+    with_read_hint,
+)
 from ._policy import Due, Ledger
 from ._report import Compaction, Failure, Report
 from ._returned import FROM_SCRATCH, Returned
@@ -354,6 +365,10 @@ class HistorySession:
         """Messages walked so far: stays proportional to what is new, request after request."""
         config = compactor.config
         self._cache_aware = config.policy.kind == 'cache-aware' and compactor.originals.enabled
+        self.max_prompt_tokens = config.policy.max_prompt_tokens
+        """The context ceiling (`_ceiling`): the config's, else the agent's model's (`use_model`)."""
+        self._model: str | None = None
+        """The model whose terms `use_model` took last (`provider:model`)."""
         self._tokens = _MessageTokens(compactor.tokenizer)
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
         """One lock per event loop (an `asyncio.Lock` serves one): requests of runs sharing the session go one at a time."""
@@ -372,6 +387,8 @@ class HistorySession:
         """Returns this session sent to the summarizer (summarized or kept): never candidates again."""
         self._saved = 0
         """Tokens this run's rewrites took out of the history."""
+        self._summarized: dict[PartRef, Candidate] = {}
+        """The returns this run sent to the summarizer, as first found (their originals)."""
         self._turns = Turns(())
         """The turns read so far, for the facts a summary keeps: each read once (at a rewrite), not at every rewrite."""
         self._turns_read = 0
@@ -380,6 +397,19 @@ class HistorySession:
         """The first pending returns as the policy prices them (place in the prompt, tokens, summary budget),
         each worked out once it is due (and again if its message is walked again). A rewrite never moves one:
         it takes every due return behind the place it starts at, so those still waiting are all before it."""
+
+    def use_model(self, model: AbstractModel, settings: ModelSettings | None = None) -> None:
+        """Take the terms of the agent's model, as the capability first sees it: its context window as the ceiling.
+
+        The config's `max_prompt_tokens` wins; else the window less the response's `max_tokens` (or a
+        tenth of the window), where pydantic-ai knows the window.
+        """
+        if self._compactor.config.policy.max_prompt_tokens is not None or self._model == model.model_id:
+            return
+        self._model = model.model_id
+        window = model.context_window
+        reserve = (settings or {}).get('max_tokens') or (window or 0) // 10
+        self.max_prompt_tokens = window - reserve if window and window > reserve else None
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
@@ -426,11 +456,20 @@ class HistorySession:
         tokens = self._tokens.update(messages, start=start, changed=since.recount, made=found.texts)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
-        # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
-        first = self._choose(messages, due, tokens=tokens) if self._cache_aware and due else 0
-        first = due if first is None else first
+        ceiling = self.max_prompt_tokens
+        cuts: list[Cut] = []
+        extra: list[Candidate] = []
+        if ceiling is not None and tokens > ceiling:  # every due return, and the oldest cut as far as it takes
+            first = 0
+            cuts, extra = self._fit(messages, pending[:due], kept, excess=tokens - math.floor(ceiling * (1 - ROOM)))
+        else:  # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
+            first = self._choose(messages, due, tokens=tokens) if self._cache_aware and due else 0
+            first = due if first is None else first
         chosen = pending[first:due]
         del pending[first:due], self._priced[first:]
+        waited = len(chosen)
+        chosen += extra
+        cuts += [Cut.MARKER] * len(extra)
         rewritten_from = None
         self._tried.update(_ref(candidate) for candidate in chosen)
         compacted: Report | None = None
@@ -438,16 +477,18 @@ class HistorySession:
             self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
             self._turns_read = len(messages)
             try:
-                compaction = await self._summarize(messages, chosen, tracer=tracer, scope=scope)
+                compaction = await self._summarize(messages, chosen, cuts=cuts, tracer=tracer, scope=scope)
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
                 if not self._keep_going:
                     raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
-                pending[first:first] = chosen  # where they were: priced again when next due
+                pending[first:first] = chosen[:waited]  # where they were: priced again when next due
                 rewritten_from = None
             else:
                 compacted = compaction.report
+                for candidate in chosen:  # each original, for a marker in its place if the ceiling needs one later
+                    self._summarized.setdefault(_ref(candidate), candidate)
                 changed = sorted(compaction.changed)
                 rewritten_from = self._tokens.positions(messages, changed[:1])[0] if changed else None
                 messages = compaction.messages
@@ -461,6 +502,13 @@ class HistorySession:
             total.add(compacted)
         total.returns_examined += found.returns_seen - since.recounted
         total.requests += 1
+        if ceiling is not None and tokens > ceiling:
+            total.over_ceiling += 1
+            logger.warning(
+                'a prompt of %d tokens goes out over max_prompt_tokens (%d): what no summary can cut exceeds it',
+                tokens,
+                ceiling,
+            )
         (sent, cached, written), (uncompacted, uncompacted_cached, uncompacted_written) = usage.sent, usage.uncompacted
         total.prompt_tokens += sent
         total.prompt_cached_tokens += cached
@@ -472,22 +520,114 @@ class HistorySession:
         return messages
 
     async def _summarize(
-        self, messages: list[ModelMessage], chosen: list[Candidate], *, tracer: Tracer | None, scope: str | None
+        self,
+        messages: list[ModelMessage],
+        chosen: list[Candidate],
+        *,
+        cuts: Sequence[Cut],
+        tracer: Tracer | None,
+        scope: str | None,
     ) -> Compaction:
-        """Summarize `chosen` (a span each on `tracer`), each with the facts of it the run's turns hold, and apply."""
+        """Summarize `chosen` (a span each on `tracer`), each with the facts of it the run's turns hold, and apply.
+
+        `cuts`: how far to cut each of the first ones, for the context ceiling (the others get their summary).
+        A brief summary is a summary under a smaller threshold; a marker is made here, and checked as a summary is.
+        """
         compactor = self._compactor
-        plan = Plan(
-            candidates=_with_facts_to_keep(
-                messages,
-                chosen,
-                max_tokens=compactor.config.max_content_tokens,
-                quoted=compactor.config.keep_quoted_facts,
-                turns=self._turns,
-            )
+        brief = compactor.config.min_summary_tokens + read_hint_tokens(compactor.tokenizer) + 2
+        markers: dict[int, Outcome] = {}
+        asked: list[Candidate] = []
+        for index, candidate in enumerate(chosen):
+            cut = cuts[index] if index < len(cuts) else Cut.SUMMARY
+            stand_in = marker(candidate.content) if cut is Cut.MARKER else None
+            if stand_in is not None:
+                markers[index] = self._marker_outcome(candidate, stand_in)
+                continue
+            small = cut is not Cut.SUMMARY and brief < candidate.threshold_tokens
+            asked.append(dataclasses.replace(candidate, threshold_tokens=brief) if small else candidate)
+        asked = _with_facts_to_keep(
+            messages,
+            asked,
+            max_tokens=compactor.config.max_content_tokens,
+            quoted=compactor.config.keep_quoted_facts,
+            turns=self._turns,
         )
-        return await compactor.apply(
-            messages, plan, await compactor.answers.answer(plan.candidates, tracer=tracer), scope=scope
+        answers = iter(await compactor.answers.answer(asked, tracer=tracer))
+        asked_candidates = iter(asked)
+        candidates = [chosen[index] if index in markers else next(asked_candidates) for index in range(len(chosen))]
+        outcomes = [markers[index] if index in markers else next(answers) for index in range(len(chosen))]
+        return await compactor.apply(messages, Plan(candidates=candidates), outcomes, scope=scope)
+
+    def _marker_outcome(self, candidate: Candidate, stand_in: str) -> Outcome:
+        """A marker as a summary's outcome: checked against its original as every summary is."""
+        tokenizer = self._compactor.tokenizer
+        problem = summary_problem(
+            candidate.content,
+            stand_in,
+            original_tokens=candidate.tokens,
+            threshold_tokens=candidate.threshold_tokens,
+            tokenizer=tokenizer,
+            room=read_hint_tokens(tokenizer),
         )
+        if problem is not None:
+            return Outcome(failure=problem, rejected=True)
+        return Outcome(summary=stand_in)
+
+    def _fit(
+        self, messages: list[ModelMessage], due: Sequence[Candidate], kept: set[int], *, excess: int
+    ) -> tuple[list[Cut], list[Candidate]]:
+        """How far to cut each due return (`_ceiling.fit`) to take `excess` tokens out of the prompt, and what else.
+
+        When every due return cut to the bone is not enough, the oldest other returns outside the window
+        become markers too, oldest first: summaries made earlier in the run (from the originals they
+        replaced) and returns too small to summarize (`_marker_candidates`).
+        """
+        summarizer, tokenizer = self._compactor.summarizer, self._compactor.tokenizer
+        brief = self._compactor.config.min_summary_tokens + read_hint_tokens(tokenizer) + 2
+        removals: list[tuple[int, int, int]] = []
+        for candidate in due:
+            summary = max(candidate.tokens - summarizer.budget_for(candidate), 0)
+            small = dataclasses.replace(candidate, threshold_tokens=min(brief, candidate.threshold_tokens))
+            short = max(candidate.tokens - summarizer.budget_for(small), summary)
+            removals.append((summary, short, max(self._marker_removal(candidate), short)))
+        cuts, removed = fit(removals, excess=excess)
+        extra: list[Candidate] = []
+        if removed < excess:
+            waiting = {_ref(candidate) for candidate in due}
+            for candidate in self._marker_candidates(messages, kept):
+                if removed >= excess:
+                    break
+                if _ref(candidate) not in waiting and (gain := self._marker_removal(candidate)) > 0:
+                    extra.append(candidate)
+                    removed += gain
+        return cuts, extra
+
+    def _marker_removal(self, candidate: Candidate) -> int:
+        """What a marker in place of `candidate` takes out of the prompt (0 where it can have none)."""
+        stand_in = marker(candidate.content)
+        if stand_in is None:
+            return 0
+        return candidate.tokens - content_tokens(with_read_hint(candidate.text, stand_in), self._compactor.tokenizer)
+
+    def _marker_candidates(self, messages: list[ModelMessage], kept: set[int]) -> list[Candidate]:
+        """Every return outside the `keep_recent` window a marker could stand for, oldest first.
+
+        A whole walk, made only when the due returns cannot bring a prompt under the ceiling. A summary
+        this run made stands for its original (its `tokens` those of the summary now in the prompt); a
+        summary made elsewhere is left alone, as its original is not at hand.
+        """
+        config, tokenizer = self._compactor.config, self._compactor.tokenizer
+        found = walk(messages, config=config, tokenizer=tokenizer, floor_tokens=MARKER_FLOOR)
+        candidates: list[Candidate] = []
+        for candidate in found.candidates:
+            if candidate.turn in kept:
+                continue
+            original = self._summarized.get(_ref(candidate))
+            if original is not None:
+                candidates.append(dataclasses.replace(original, tokens=candidate.tokens))
+            elif not holds_omission_marker(candidate.text):
+                candidates.append(candidate)
+        return candidates
 
     async def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
         """`candidates` less those already tried, and less the summaries an earlier run or another store made.

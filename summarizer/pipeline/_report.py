@@ -54,6 +54,9 @@ class Report:
     uncompacted_prompt_tokens: int = 0
     uncompacted_cached_tokens: int = 0
     uncompacted_written_tokens: int = 0
+    over_ceiling: int = 0
+    """Requests sent over `policy.max_prompt_tokens`: what no summary could take out (prompts, assistant
+    turns, the `keep_recent` window, small returns) exceeded it, or a summary it needed failed."""
     failures: list[Failure] = field(default_factory=list[Failure])
     skipped: list[Failure] = field(default_factory=list[Failure])
     """Oversized returns due for a summary that were never sent, and why (not failures: nothing was
