@@ -39,7 +39,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 
 from ..core import SummarizerConfig, Tokenizer, estimate_tokens, message_texts, referred_facts, token_set, turn_texts
-from ..pipeline import Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
+from ..pipeline import CacheModel, Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
 from ._baseline import HEAD, head_model
 
 Process = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
@@ -327,6 +327,8 @@ class ReplayRun:
 
     strategies: list[str]
     prices: list[str]
+    labels: dict[str, str] = field(default_factory=dict[str, str])
+    """Per price model: its name and the cache tier it prices (`PriceModel.label`)."""
     histories: list[str]
     figures: dict[str, dict[str, RunFigures]]
     """Strategy name -> history name -> its figures."""
@@ -371,6 +373,7 @@ async def replay_all(
     return ReplayRun(
         strategies=[strategy.name for strategy in strategies],
         prices=[price.name for price in prices],
+        labels={price.name: price.label for price in prices},
         histories=[history.name for history in histories],
         figures=figures,
         ceiling=ceiling,
@@ -378,7 +381,7 @@ async def replay_all(
 
 
 def compared_strategies(
-    config: SummarizerConfig, *, model: Model, scratch: Path, masks: Sequence[int]
+    config: SummarizerConfig, *, model: Model, scratch: Path, masks: Sequence[int], terms: CacheModel | None = None
 ) -> list[Strategy]:
     """What a replay compares, each a strategy of its own.
 
@@ -389,6 +392,8 @@ def compared_strategies(
 
     The compactors share one summary cache and one originals store in `scratch`, fresh for the run, so
     no figure depends on an earlier run; the capability's default has the store on, and so do they.
+    `terms`: the cache terms their policy prices rewrites at (the first price model's), as the
+    capability takes its agent's model's; the config's own values win.
     """
     cache = SummaryCache(directory=scratch / 'cache', size_limit_bytes=config.cache.size_limit_mb * 2**20)
     originals = OriginalStore(directory=scratch / 'originals', size_limit_bytes=config.originals.size_limit_mb * 2**20)
@@ -396,7 +401,7 @@ def compared_strategies(
     def compacting(name: str, config: SummarizerConfig, model: Model) -> Strategy:
         summarizer = Summarizer(config=config, model=model, cache=cache)
         compactor = Compactor(config=config, summarizer=summarizer, originals=originals)
-        return Strategy(name=name, start=lambda: compactor.session(keep_going=False).process)
+        return Strategy(name=name, start=lambda: compactor.session(keep_going=False, cache=terms).process)
 
     strategies = [NO_COMPACTION, compacting(POLICY, config, model)]
     if config.policy.kind != 'threshold':

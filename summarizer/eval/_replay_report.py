@@ -54,7 +54,7 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
         ),
         '',
         '| strategy | tokens sent | largest prompts | '
-        + ' | '.join(f'cost, {price}' for price in prices)
+        + ' | '.join(f'cost, {run.labels.get(price, price)}' for price in prices)
         + ' | next-step facts | rewrites | dearer runs |'
         + (f' over {run.ceiling:,} |' if run.ceiling is not None else ''),
         '|---|--:|--:|' + '--:|' * len(prices) + '--:|--:|--:|' + ('--:|' if run.ceiling is not None else ''),

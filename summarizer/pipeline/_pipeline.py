@@ -23,6 +23,7 @@ import anyio.to_thread
 from opentelemetry.trace import Tracer
 from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models import AbstractModel, Model
+from pydantic_ai.profiles import ModelProfile
 from pydantic_ai.settings import ModelSettings
 
 from ..core import (
@@ -53,6 +54,7 @@ from ._originals import (
     with_read_hint,
 )
 from ._policy import Due, Ledger
+from ._prices import CacheModel
 from ._report import Compaction, Failure, Report
 from ._returned import FROM_SCRATCH, Returned
 from ._summarize import AnswerSource, Outcome, ServerUnreachable, Summarizer
@@ -154,12 +156,17 @@ class Compactor:
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
-    def session(self, *, report: Report | None = None, keep_going: bool = True) -> HistorySession:
+    def session(
+        self, *, report: Report | None = None, keep_going: bool = True, cache: CacheModel | None = None
+    ) -> HistorySession:
         """Incremental compaction of one growing history (one agent run), adding its counts to `report`.
 
-        `keep_going`: see `HistorySession`.
+        `keep_going`: see `HistorySession`. `cache`: the cache terms the policy prices rewrites at (the
+        config's values still win), until `HistorySession.use_model` takes a model's.
         """
-        return HistorySession(self, report=report if report is not None else Report(), keep_going=keep_going)
+        return HistorySession(
+            self, report=report if report is not None else Report(), keep_going=keep_going, cache=cache
+        )
 
     async def apply(
         self, messages: Sequence[ModelMessage], plan: Plan, outcomes: Sequence[Outcome], *, scope: str | None = None
@@ -355,7 +362,9 @@ class HistorySession:
     cache the rewrite breaks; with `threshold`, every return over its threshold as soon as it is due.
     """
 
-    def __init__(self, compactor: Compactor, *, report: Report, keep_going: bool = True) -> None:
+    def __init__(
+        self, compactor: Compactor, *, report: Report, keep_going: bool = True, cache: CacheModel | None = None
+    ) -> None:
         self._compactor = compactor
         self.report = report
         self._keep_going = keep_going
@@ -369,6 +378,10 @@ class HistorySession:
         """The context ceiling (`_ceiling`): the config's, else the agent's model's (`use_model`)."""
         self._model: str | None = None
         """The model whose terms `use_model` took last (`provider:model`)."""
+        self.cache = (cache or CacheModel()).configured(config.policy)
+        self._profile: ModelProfile | None = None
+        """The agent's model's profile (`use_model`): for `prompt_cache_outlook`."""
+        """The cache terms the policy prices rewrites at: the agent's model's (`use_model`), else the defaults."""
         self._tokens = _MessageTokens(compactor.tokenizer)
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
         """One lock per event loop (an `asyncio.Lock` serves one): requests of runs sharing the session go one at a time."""
@@ -382,7 +395,7 @@ class HistorySession:
         self._pending: list[Candidate] = []
         """Candidates not yet summarized, in the order of the history: those due (waiting for a rewrite to
         pay), then those still in the `keep_recent` window (the latest turns' returns)."""
-        self._ledger = Ledger(policy=self._compactor.config.policy)
+        self._ledger = Ledger(policy=self._compactor.config.policy, cache=self.cache)
         self._tried: set[PartRef] = set()
         """Returns this session sent to the summarizer (summarized or kept): never candidates again."""
         self._saved = 0
@@ -399,17 +412,32 @@ class HistorySession:
         it takes every due return behind the place it starts at, so those still waiting are all before it."""
 
     def use_model(self, model: AbstractModel, settings: ModelSettings | None = None) -> None:
-        """Take the terms of the agent's model, as the capability first sees it: its context window as the ceiling.
+        """Take the terms of the agent's model, once per model: its context window and its prompt cache's.
 
-        The config's `max_prompt_tokens` wins; else the window less the response's `max_tokens` (or a
-        tenth of the window), where pydantic-ai knows the window.
+        The ceiling: the config's `max_prompt_tokens`, else the window less the response's `max_tokens`
+        (or a tenth of the window), where pydantic-ai knows the window. The cache: the model's prices
+        (genai-prices), its minimum prefix, and its retention (what the request's settings ask for,
+        else its profile's default), the config's own values in their place. A model genai-prices does
+        not know keeps the terms the session has.
         """
-        if self._compactor.config.policy.max_prompt_tokens is not None or self._model == model.model_id:
+        if self._model == model.model_id:
             return
         self._model = model.model_id
-        window = model.context_window
-        reserve = (settings or {}).get('max_tokens') or (window or 0) // 10
-        self.max_prompt_tokens = window - reserve if window and window > reserve else None
+        policy = self._compactor.config.policy
+        if policy.max_prompt_tokens is None:
+            window = model.context_window
+            reserve = (settings or {}).get('max_tokens') or (window or 0) // 10
+            self.max_prompt_tokens = window - reserve if window and window > reserve else None
+        retention = None
+        if isinstance(model, Model):
+            retention = model.resolve_cache_retention(settings) or model.profile.get('default_cache_retention')
+            self._profile = model.profile
+        try:
+            cache = CacheModel.of(f'{model.system}:{model.model_name}', retention=retention)
+        except (LookupError, ValueError) as exc:
+            logger.debug('%s: the cache terms the session has are kept (%s)', model.model_id, exc)
+            return
+        self.cache = self._ledger.cache = cache.configured(policy)
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
