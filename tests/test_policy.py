@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+import dataclasses
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -287,3 +288,34 @@ def test_the_session_takes_the_agents_models_terms_and_the_config_overrides_them
     configured = compactor(keep_recent=1, policy={'cache_write': 1.5, 'cache_minimum': 2048}).session()
     configured.use_model(OpenAIResponsesModel('gpt-4.1', provider=OpenAIProvider(api_key='not-used')))
     assert (configured.cache.read, configured.cache.write, configured.cache.minimum) == pytest.approx((0.25, 1.5, 2048))
+
+
+def idle(messages: list[ModelMessage], *, before: int, minutes: float) -> list[ModelMessage]:
+    """`messages` timestamped a second apart, with `minutes` of idleness before message `before`."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    stamped: list[ModelMessage] = []
+    for index, message in enumerate(messages):
+        at = start + timedelta(seconds=index, minutes=minutes if index >= before else 0)
+        stamped.append(dataclasses.replace(message, timestamp=at))
+    return stamped
+
+
+async def test_a_gap_over_the_caches_lifetime_rewrites_every_due_return_at_no_cache_penalty(tmp_path: Path) -> None:
+    five_minutes = PriceModel.named('anthropic:claude-sonnet-4-5').cache
+
+    async def replayed(messages: list[ModelMessage], folder: str) -> tuple[list[ModelMessage], Report]:
+        session = compactor(keep_recent=1, originals={'directory': str(tmp_path / folder)}).session(cache=five_minutes)
+        history: list[ModelMessage] = []
+        for index, message in enumerate(messages[:-1]):
+            history = [*history, message]
+            if isinstance(message, ModelRequest):
+                history = await session.process(history)
+        return history, session.report
+
+    busy, busy_report = await replayed(idle(run(4), before=8, minutes=4), 'busy')
+    assert whole(busy) == ['c0', 'c1', 'c2', 'c3'] and busy_report.summarized == 0  # too short a run to pay
+    idled, report = await replayed(idle(run(4), before=8, minutes=6), 'idle')
+    assert whole(idled) == ['c3'] and report.summarized == 3  # every due return, in one go
+    assert report.uncompacted_cached_tokens < busy_report.uncompacted_cached_tokens  # the last request read nothing
+    cost = run_cost(report, 'anthropic:claude-sonnet-4-5')
+    assert cost.compacted < cost.uncompacted  # the rewrite broke no cache: it only saved

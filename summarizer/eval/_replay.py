@@ -37,6 +37,7 @@ from pydantic_ai.messages import (
     ModelResponse,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.profiles import prompt_cache_outlook
 
 from ..core import SummarizerConfig, Tokenizer, estimate_tokens, message_texts, referred_facts, token_set, turn_texts
 from ..pipeline import CacheModel, Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
@@ -272,10 +273,20 @@ async def replay(
         figures.rewrites += bool(previous) and (
             len(prefixes) < len(previous) or prefixes[len(previous) - 1] != previous[-1]
         )
+        request = messages[index]
         for price in prices:
-            cached = price.cache.cached(prefixes, previous)
+            # the cache expired while the run sat idle past its retention (recorded timestamps): nothing read
+            expired = (
+                price.cache.retention is not None
+                and isinstance(request, ModelRequest)
+                and (
+                    prompt_cache_outlook(messages[:recorded], retention=price.cache.retention, now=request.timestamp)
+                    == 'cold'
+                )
+            )
+            cached = 0 if expired else price.cache.cached(prefixes, previous)
             figures.cached[price.name] += cached
-            written = tokens - cached if tokens >= price.cache.minimum else 0
+            written = price.cache.written(tokens, cached)
             figures.cost[price.name] += price.cost(prompt=tokens, cached=cached, written=written)
         previous = prefixes
         wanted = _next_facts(messages[index + 1], returned)

@@ -23,7 +23,7 @@ import anyio.to_thread
 from opentelemetry.trace import Tracer
 from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models import AbstractModel, Model
-from pydantic_ai.profiles import ModelProfile
+from pydantic_ai.profiles import ModelProfile, prompt_cache_outlook
 from pydantic_ai.settings import ModelSettings
 
 from ..core import (
@@ -484,6 +484,8 @@ class HistorySession:
         tokens = self._tokens.update(messages, start=start, changed=since.recount, made=found.texts)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
+        if self._cold(messages):  # every due return is rewritten now, at no cache penalty
+            self._ledger.expire()
         ceiling = self.max_prompt_tokens
         cuts: list[Cut] = []
         extra: list[Candidate] = []
@@ -585,6 +587,20 @@ class HistorySession:
         candidates = [chosen[index] if index in markers else next(asked_candidates) for index in range(len(chosen))]
         outcomes = [markers[index] if index in markers else next(answers) for index in range(len(chosen))]
         return await compactor.apply(messages, Plan(candidates=candidates), outcomes, scope=scope)
+
+    def _cold(self, messages: list[ModelMessage]) -> bool:
+        """Whether the provider's cache has expired since the last response (`prompt_cache_outlook`).
+
+        Measured to the newest request's timestamp (pydantic-ai stamps it as the run makes it; a replay
+        has it recorded), against the cache's retention, or the model profile's where the terms have none.
+        """
+        last = messages[-1] if messages else None
+        if not isinstance(last, ModelRequest) or (self.cache.retention is None and self._profile is None):
+            return False
+        outlook = prompt_cache_outlook(
+            messages, profile=self._profile, retention=self.cache.retention, now=last.timestamp
+        )
+        return outlook == 'cold'
 
     def _marker_outcome(self, candidate: Candidate, stand_in: str) -> Outcome:
         """A marker as a summary's outcome: checked against its original as every summary is."""

@@ -70,6 +70,14 @@ class Ledger:
         """
         self.sent = self.uncompacted = tokens
 
+    def expire(self) -> None:
+        """The provider's cache has expired (the run sat idle past its retention): nothing is read from it next.
+
+        With no compaction too, so the next request writes its whole prompt either way, and a rewrite
+        now costs nothing over what the request costs anyway.
+        """
+        self.sent = self.uncompacted = 0
+
     def baseline(self, *, tokens: int, saved: int) -> tuple[float, float]:
         """This request's cost with no compaction, and as the history stands (no rewrite now).
 
