@@ -22,7 +22,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import UsageLimits
+from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from summarizer import Compactor, ConfigError, SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
@@ -503,3 +503,32 @@ async def test_a_processor_editing_the_last_message_returned_keeps_the_session()
     edited = await run([ProcessHistory(redact_all_but_newest)])
     assert edited.report.returns_examined == plain.report.returns_examined == 8
     assert edited.report.summarized == plain.report.summarized > 0  # the ledger kept: the policy rewrites as usual
+
+
+async def test_the_providers_reported_cache_usage_is_counted_beside_the_prediction(tmp_path: Path) -> None:
+    """A model reporting cache usage as Anthropic does: the report holds both, and the cost prices the bill."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        made = sum(isinstance(message, ModelResponse) for message in messages)
+        usage = RequestUsage(input_tokens=2000 + 5000 * made, cache_read_tokens=4000 * made, cache_write_tokens=1000)
+        if made < 3:
+            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'c{made}')], usage=usage)
+        return ModelResponse(parts=[TextPart('done')], usage=usage)
+
+    summarize = SummarizeToolReturns(keep_recent=1, originals={'directory': str(tmp_path)})
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    await agent.run('go')
+    report = summarize.report
+    assert report.billed_requests == report.requests == 4
+    assert report.billed_input_tokens == 2000 + 7000 + 12000 + 17000
+    assert (report.billed_cache_read_tokens, report.billed_cache_write_tokens) == (4000 * 6, 4000)
+    assert report.prompt_tokens > 0 and report.prompt_cached_tokens > 0  # the prediction, beside the bill
+    cost = summarize.cost('anthropic:claude-sonnet-4-5')
+    # $3 per million input tokens, $0.30 read from the cache, $3.75 written to it
+    assert cost.billed is not None and float(cost.billed) == pytest.approx(
+        (10000 * 3 + 24000 * 0.3 + 4000 * 3.75) / 1e6
+    )
+    assert cost.saved is not None and float(cost.saved) == pytest.approx(
+        float(cost.billed * cost.uncompacted / cost.compacted - cost.billed)
+    )

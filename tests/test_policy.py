@@ -122,6 +122,7 @@ def test_the_ledger_counts_a_rewrite_as_a_provider_bills_it() -> None:
     assert ledger.choose(due, tokens=6500, saved=0) == 0
     usage = ledger.record(tokens=3500, saved=3000, rewritten_from=2000)
     assert usage.sent == (3500, 2000, 1500) and usage.uncompacted == (6500, 6000, 500)
+    assert usage.rewrite_written == 1500  # all of it held in the cache before the rewrite
 
 
 def test_a_deep_rewrite_costs_everything_behind_it() -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
@@ -185,6 +185,13 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
         return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        """Count the provider's reported usage of the request beside the session's prediction (`Report.billed_*`)."""
+        self._session.billed(response.usage)
+        return response
 
     def cost(self, model: str) -> RunCost:
         """The runs' input cost so far at `model`'s prices (`provider:model`, genai-prices), with and without compaction.

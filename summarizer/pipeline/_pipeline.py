@@ -25,6 +25,7 @@ from pydantic_ai.messages import ModelMessage, ModelRequest
 from pydantic_ai.models import AbstractModel, Model
 from pydantic_ai.profiles import ModelProfile, prompt_cache_outlook
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
 
 from ..core import (
     JsonValue,
@@ -379,6 +380,8 @@ class HistorySession:
         self._model: str | None = None
         """The model whose terms `use_model` took last (`provider:model`)."""
         self.cache = (cache or CacheModel()).configured(config.policy)
+        self._predicted = (0, 0, 0)
+        """The last request's prompt as the ledger counted it: tokens, read from the cache, written to it."""
         self._profile: ModelProfile | None = None
         """The agent's model's profile (`use_model`): for `prompt_cache_outlook`."""
         """The cache terms the policy prices rewrites at: the agent's model's (`use_model`), else the defaults."""
@@ -438,6 +441,30 @@ class HistorySession:
             logger.debug('%s: the cache terms the session has are kept (%s)', model.model_id, exc)
             return
         self.cache = self._ledger.cache = cache.configured(policy)
+
+    def billed(self, usage: RequestUsage) -> None:
+        """Count what the provider reported of the request just made, beside what the ledger predicted.
+
+        The capability calls it after each model request. A prediction far from the bill (a cache
+        read where the ledger expected a write, a provider tokenizer counting otherwise) is logged.
+        """
+        if not usage.input_tokens:  # the provider reported no usage
+            return
+        report = self.report
+        report.billed_requests += 1
+        report.billed_input_tokens += usage.input_tokens
+        report.billed_cache_read_tokens += usage.cache_read_tokens
+        report.billed_cache_write_tokens += usage.cache_write_tokens
+        tokens, cached, written = self._predicted
+        logger.debug(
+            'request billed %d input tokens, %d read from the cache, %d written; predicted %d, %d and %d',
+            usage.input_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            tokens,
+            cached,
+            written,
+        )
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
@@ -546,6 +573,8 @@ class HistorySession:
         total.uncompacted_prompt_tokens += uncompacted
         total.uncompacted_cached_tokens += uncompacted_cached
         total.uncompacted_written_tokens += uncompacted_written
+        total.rewrite_written_tokens += usage.rewrite_written
+        self._predicted = usage.sent
         self._returned.record(messages)
         return messages
 

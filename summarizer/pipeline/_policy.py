@@ -125,13 +125,15 @@ class Ledger:
         read, write = cache.read, cache.write
         uncompacted = tokens + saved
         previous = cache.cached_part(self.uncompacted)
-        cached = cache.cached_part(min(self.sent, tokens if rewritten_from is None else rewritten_from))
+        kept = cache.cached_part(min(self.sent, tokens))
+        cached = kept if rewritten_from is None else cache.cached_part(min(self.sent, rewritten_from))
         self.credit += read * previous + write * (uncompacted - previous) - (read * cached + write * (tokens - cached))
         self.requests += 1
         self.sent, self.uncompacted = tokens, uncompacted
         return RequestUsage(
             sent=(tokens, cached, cache.written(tokens, cached)),
             uncompacted=(uncompacted, previous, cache.written(uncompacted, previous)),
+            rewrite_written=kept - cached,
         )
 
 
@@ -141,3 +143,5 @@ class RequestUsage:
 
     sent: tuple[int, int, int]
     uncompacted: tuple[int, int, int]
+    rewrite_written: int = 0
+    """Tokens written to the cache only because the rewrite changed a prefix it held."""

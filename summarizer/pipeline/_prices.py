@@ -198,16 +198,35 @@ class RunCost:
     model: str
     compacted: Decimal
     uncompacted: Decimal
+    rewrites: Decimal = Decimal(0)
+    """Of `compacted`, what the cache writes compaction caused cost over reading those tokens."""
+    billed: Decimal | None = None
+    """What the provider billed for the prompts it reported usage of (`Report.billed_*`), None if it reported none."""
+    saved: Decimal | None = None
+    """What compaction saved of the bill: `billed` scaled by the predicted cost with no compaction over as sent."""
 
 
 def run_cost(report: Report, model: str) -> RunCost:
     """Price the prompts a `HistorySession` counted in `report` (`Report.prompt_tokens` ...) at `model`'s prices.
 
     `model` is `provider:model` as pydantic-ai names it; `LookupError` when genai-prices does not know it.
+    With the usage the provider reported (the capability's), also what it billed and what compaction
+    saved of that bill.
     """
     price = PriceModel.named(model)
-    return RunCost(
+    billed = None
+    if report.billed_requests:
+        billed = price.cost(
+            prompt=report.billed_input_tokens,
+            cached=report.billed_cache_read_tokens,
+            written=report.billed_cache_write_tokens,
+        )
+    rewrites = price.cost(prompt=report.rewrite_written_tokens, cached=0, written=report.rewrite_written_tokens)
+    rewrites -= price.cost(prompt=report.rewrite_written_tokens, cached=report.rewrite_written_tokens, written=0)
+    cost = RunCost(
         model=model,
+        rewrites=rewrites,
+        billed=billed,
         compacted=price.cost(
             prompt=report.prompt_tokens, cached=report.prompt_cached_tokens, written=report.prompt_written_tokens
         ),
@@ -217,3 +236,6 @@ def run_cost(report: Report, model: str) -> RunCost:
             written=report.uncompacted_written_tokens,
         ),
     )
+    if billed is not None and cost.compacted:
+        cost = dataclasses.replace(cost, saved=billed * cost.uncompacted / cost.compacted - billed)
+    return cost
