@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
     from .pipeline import (
         Ambiguous,
         AnswerSource,
+        CacheModel,
         Candidate,
         CheckFailed,
         Compaction,
@@ -82,6 +83,7 @@ __all__ = [
     'AnswerSource',
     'BatchConfig',
     'CacheConfig',
+    'CacheModel',
     'Candidate',
     'CheckFailed',
     'Compaction',

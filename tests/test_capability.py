@@ -13,6 +13,7 @@ from pydantic_ai import Agent
 from pydantic_ai.capabilities import ProcessHistory
 from pydantic_ai.messages import (
     ModelMessage,
+    ModelMessagesTypeAdapter,
     ModelRequest,
     ModelResponse,
     TextPart,
@@ -21,7 +22,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from pydantic_ai.usage import UsageLimits
+from pydantic_ai.usage import RequestUsage, UsageLimits
 
 from summarizer import Compactor, ConfigError, SummarizerConfig
 from summarizer.capability import SummarizeToolReturns, SummarizeToolReturnsProcessor
@@ -118,6 +119,21 @@ async def test_steady_state_walks_only_new_messages() -> None:
     edited = [history[0], *history[2:]]  # not a continuation: the session starts over, still correct
     history = await session.process(edited)
     assert session.messages_walked == len(result.all_messages()) + 5 + len(edited)
+
+
+async def test_a_history_handed_back_as_equal_copies_continues_the_session() -> None:
+    """A durable run stores its history between requests and hands back copies: the same history, by value."""
+    seen: list[list[ModelMessage]] = []
+    result = await make_agent([], seen).run('inspect everything')
+    session = SummarizeToolReturns(model='extractive', keep_recent=0, policy='threshold').compactor.session()
+    history = await session.process(list(result.all_messages()))
+    walked = session.messages_walked
+    for step in range(3):
+        stored = ModelMessagesTypeAdapter.validate_json(ModelMessagesTypeAdapter.dump_json(history))
+        assert stored == history and all(a is not b for a, b in zip(stored, history))
+        history = await session.process([*stored, ModelResponse(parts=[TextPart(f'more {step}')])])
+    assert session.messages_walked == walked + 3  # each request walks its one new message
+    assert session.report.summarized == 3 and session.report.returns_examined == 3
 
 
 async def test_a_last_message_given_new_parts_is_walked_again() -> None:
@@ -487,3 +503,32 @@ async def test_a_processor_editing_the_last_message_returned_keeps_the_session()
     edited = await run([ProcessHistory(redact_all_but_newest)])
     assert edited.report.returns_examined == plain.report.returns_examined == 8
     assert edited.report.summarized == plain.report.summarized > 0  # the ledger kept: the policy rewrites as usual
+
+
+async def test_the_providers_reported_cache_usage_is_counted_beside_the_prediction(tmp_path: Path) -> None:
+    """A model reporting cache usage as Anthropic does: the report holds both, and the cost prices the bill."""
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        made = sum(isinstance(message, ModelResponse) for message in messages)
+        usage = RequestUsage(input_tokens=2000 + 5000 * made, cache_read_tokens=4000 * made, cache_write_tokens=1000)
+        if made < 3:
+            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'c{made}')], usage=usage)
+        return ModelResponse(parts=[TextPart('done')], usage=usage)
+
+    summarize = SummarizeToolReturns(keep_recent=1, originals={'directory': str(tmp_path)})
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    await agent.run('go')
+    report = summarize.report
+    assert report.billed_requests == report.requests == 4
+    assert report.billed_input_tokens == 2000 + 7000 + 12000 + 17000
+    assert (report.billed_cache_read_tokens, report.billed_cache_write_tokens) == (4000 * 6, 4000)
+    assert report.prompt_tokens > 0 and report.prompt_cached_tokens > 0  # the prediction, beside the bill
+    cost = summarize.cost('anthropic:claude-sonnet-4-5')
+    # $3 per million input tokens, $0.30 read from the cache, $3.75 written to it
+    assert cost.billed is not None and float(cost.billed) == pytest.approx(
+        (10000 * 3 + 24000 * 0.3 + 4000 * 3.75) / 1e6
+    )
+    assert cost.saved is not None and float(cost.saved) == pytest.approx(
+        float(cost.billed * cost.uncompacted / cost.compacted - cost.billed)
+    )

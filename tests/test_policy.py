@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,14 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 from pydantic_ai.models.function import FunctionModel
+from pydantic_ai.models.openai import OpenAIResponsesModel
+from pydantic_ai.providers.openai import OpenAIProvider
+from pydantic_ai.settings import ModelSettings
 
 from summarizer import PolicyConfig, Report, SummarizerConfig, run_cost
 from summarizer.pipeline import HistorySession
 from summarizer.pipeline._policy import Due, Ledger
+from summarizer.pipeline._prices import PriceModel
 from summarizer.pipeline._summarize import ServerUnreachable
 
 
@@ -116,6 +122,7 @@ def test_the_ledger_counts_a_rewrite_as_a_provider_bills_it() -> None:
     assert ledger.choose(due, tokens=6500, saved=0) == 0
     usage = ledger.record(tokens=3500, saved=3000, rewritten_from=2000)
     assert usage.sent == (3500, 2000, 1500) and usage.uncompacted == (6500, 6000, 500)
+    assert usage.rewrite_written == 1500  # all of it held in the cache before the rewrite
 
 
 def test_a_deep_rewrite_costs_everything_behind_it() -> None:
@@ -241,3 +248,75 @@ async def test_returns_a_server_outage_left_waiting_are_rewritten_at_the_next_re
     assert outages and outages[0] > 0
     assert whole(history) == whole(steady)  # every return the steady run rewrote is rewritten here too
     assert session.report.summarized == 12 - len(whole(history))
+
+
+@pytest.mark.parametrize(
+    ('name', 'read', 'write', 'minimum', 'tier'),
+    [
+        ('anthropic:claude-sonnet-4-5', 0.1, 1.25, 1024, '5-minute cache'),
+        ('anthropic:claude-sonnet-4-5@1h', 0.1, 2.0, 1024, '1-hour cache'),
+        ('anthropic:claude-haiku-4-5', 0.1, 1.25, 4096, '5-minute cache'),
+        ('openai:gpt-5', 0.1, 1.0, 1024, 'cache, no expiry known'),
+        ('openai:gpt-4.1', 0.25, 1.0, 1024, 'cache, no expiry known'),
+    ],
+)
+def test_each_models_cache_terms_are_looked_up(name: str, read: float, write: float, minimum: int, tier: str) -> None:
+    price = PriceModel.named(name)
+    assert (price.cache.read, price.cache.write, price.cache.minimum) == pytest.approx((read, write, minimum))
+    assert price.label.endswith(f'({tier})')
+
+
+def test_the_1_hour_tier_bills_its_writes_at_its_own_price() -> None:
+    five, hour = PriceModel.named('anthropic:claude-sonnet-4-5'), PriceModel.named('anthropic:claude-sonnet-4-5@1h')
+    # $3.75 per million written to the 5-minute cache, $6 to the 1-hour one; reads $0.30 either way
+    assert float(five.cost(prompt=3000, cached=1000, written=2000)) == pytest.approx((300 + 7500) / 1e6)
+    assert float(hour.cost(prompt=3000, cached=1000, written=2000)) == pytest.approx((300 + 12000) / 1e6)
+
+
+def test_the_session_takes_the_agents_models_terms_and_the_config_overrides_them() -> None:
+    pytest.importorskip('anthropic')
+    from pydantic_ai.models.anthropic import AnthropicModel
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    anthropic = AnthropicModel('claude-haiku-4-5', provider=AnthropicProvider(api_key='not-used'))
+    session = compactor(keep_recent=1).session()
+    assert (session.cache.write, session.cache.minimum, session.cache.model) == (1.25, 1024, None)  # the defaults
+    session.use_model(anthropic, ModelSettings(cache='1h'))
+    assert (session.cache.read, session.cache.write, session.cache.minimum) == pytest.approx((0.1, 2.0, 4096))
+    assert session.cache.retention == timedelta(hours=1)
+    assert session.max_prompt_tokens == 200_000 - 20_000  # its context window, less a tenth for the answer
+
+    configured = compactor(keep_recent=1, policy={'cache_write': 1.5, 'cache_minimum': 2048}).session()
+    configured.use_model(OpenAIResponsesModel('gpt-4.1', provider=OpenAIProvider(api_key='not-used')))
+    assert (configured.cache.read, configured.cache.write, configured.cache.minimum) == pytest.approx((0.25, 1.5, 2048))
+
+
+def idle(messages: list[ModelMessage], *, before: int, minutes: float) -> list[ModelMessage]:
+    """`messages` timestamped a second apart, with `minutes` of idleness before message `before`."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    stamped: list[ModelMessage] = []
+    for index, message in enumerate(messages):
+        at = start + timedelta(seconds=index, minutes=minutes if index >= before else 0)
+        stamped.append(dataclasses.replace(message, timestamp=at))
+    return stamped
+
+
+async def test_a_gap_over_the_caches_lifetime_rewrites_every_due_return_at_no_cache_penalty(tmp_path: Path) -> None:
+    five_minutes = PriceModel.named('anthropic:claude-sonnet-4-5').cache
+
+    async def replayed(messages: list[ModelMessage], folder: str) -> tuple[list[ModelMessage], Report]:
+        session = compactor(keep_recent=1, originals={'directory': str(tmp_path / folder)}).session(cache=five_minutes)
+        history: list[ModelMessage] = []
+        for index, message in enumerate(messages[:-1]):
+            history = [*history, message]
+            if isinstance(message, ModelRequest):
+                history = await session.process(history)
+        return history, session.report
+
+    busy, busy_report = await replayed(idle(run(4), before=8, minutes=4), 'busy')
+    assert whole(busy) == ['c0', 'c1', 'c2', 'c3'] and busy_report.summarized == 0  # too short a run to pay
+    idled, report = await replayed(idle(run(4), before=8, minutes=6), 'idle')
+    assert whole(idled) == ['c3'] and report.summarized == 3  # every due return, in one go
+    assert report.uncompacted_cached_tokens < busy_report.uncompacted_cached_tokens  # the last request read nothing
+    cost = run_cost(report, 'anthropic:claude-sonnet-4-5')
+    assert cost.compacted < cost.uncompacted  # the rewrite broke no cache: it only saved

@@ -18,7 +18,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     UserPromptPart,
 )
-from test_policy import page, run
+from test_policy import idle, page, run
 
 from summarizer import SummarizerConfig
 from summarizer.cli import main
@@ -180,3 +180,17 @@ def test_an_unreachable_summarizer_server_stops_the_replay_with_one_line(
     captured = capsys.readouterr()
     assert captured.err.count('\n') == 1 and f'cannot reach the model server at http://127.0.0.1:{port}' in captured.err
     assert not report.exists()
+
+
+async def test_a_cache_expired_by_a_recorded_gap_is_priced_as_nothing_read() -> None:
+    gpt = PriceModel.named('openai:gpt-5')  # no retention known: never expires in a replay
+    busy = await replay(idle(run(3), before=6, minutes=4), NO_COMPACTION, prices=[ANTHROPIC, gpt])
+    idled = await replay(idle(run(3), before=6, minutes=6), NO_COMPACTION, prices=[ANTHROPIC, gpt])
+    prompt = estimate_tokens('You are a careful clerk. ' * 300) + estimate_tokens('Check the orders.')
+    last_but_one = prompt + sum(
+        estimate_tokens('fetch' + json.dumps({'page': step}, separators=(',', ':'))) + estimate_tokens(page(step))
+        for step in range(2)
+    )
+    assert busy.cached[ANTHROPIC.name] - idled.cached[ANTHROPIC.name] == last_but_one  # the 4th request read nothing
+    assert busy.cached[gpt.name] == idled.cached[gpt.name]
+    assert idled.cost[ANTHROPIC.name] > busy.cost[ANTHROPIC.name]

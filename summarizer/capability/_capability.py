@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic_ai.capabilities import AbstractCapability
-from pydantic_ai.messages import ModelMessage
+from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models import Model, ModelRequestContext
 from pydantic_ai.tools import RunContext
 from pydantic_ai.toolsets import AbstractToolset, FunctionToolset
@@ -178,12 +178,20 @@ class SummarizeToolReturns(_Options, AbstractCapability[Any]):
     async def before_model_request(
         self, ctx: RunContext[Any], request_context: ModelRequestContext
     ) -> ModelRequestContext:
+        self._session.use_model(request_context.model, request_context.model_settings)
         messages = await self._session.process(
             list(request_context.messages), tracer=ctx.tracer, scope=self._scope(ctx)
         )
         request_context.messages = messages.copy()
         ctx.messages[:] = messages
         return request_context
+
+    async def after_model_request(
+        self, ctx: RunContext[Any], *, request_context: ModelRequestContext, response: ModelResponse
+    ) -> ModelResponse:
+        """Count the provider's reported usage of the request beside the session's prediction (`Report.billed_*`)."""
+        self._session.billed(response.usage)
+        return response
 
     def cost(self, model: str) -> RunCost:
         """The runs' input cost so far at `model`'s prices (`provider:model`, genai-prices), with and without compaction.
@@ -233,4 +241,5 @@ class SummarizeToolReturnsProcessor(_Options):
         pydantic-ai passes the run context to a processor whose first parameter is a `RunContext`, so in
         an instrumented run each summary is a span, as with the capability.
         """
+        self._session.use_model(ctx.model)  # a processor is not handed the request's settings
         return await self._session.process(messages, tracer=ctx.tracer, scope=self._scope(ctx))

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from ..pipeline import PriceModel
     from ..stored import Unit
 
-DEFAULT_PRICES = ('anthropic:claude-sonnet-4-5', 'openai:gpt-5')
+DEFAULT_PRICES = ('anthropic:claude-sonnet-4-5', 'anthropic:claude-sonnet-4-5@1h', 'openai:gpt-5', 'openai:gpt-4.1')
 DEFAULT_MASKS = (3, 5, 10)
 
 
@@ -50,7 +50,8 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         '--price-model',
         action='append',
         metavar='PROVIDER:MODEL',
-        help=f'a model whose prices bill the runs (repeatable; default {" and ".join(DEFAULT_PRICES)})',
+        help="a model whose prices bill the runs, @1h after it for the 1-hour cache tier; the first one's are "
+        f"the policy's (repeatable; default {', '.join(DEFAULT_PRICES)})",
     )
     parser.add_argument(
         '--mask',
@@ -83,8 +84,8 @@ def run(arguments: argparse.Namespace) -> int:
     model = resolve_model(config)  # a model that cannot be built: ModelBuildError, exit 2
     started = datetime.now()
     with tempfile.TemporaryDirectory(prefix='summarizer-replay-') as scratch:
-        strategies = compared_strategies(config, model=model, scratch=Path(scratch), masks=masks)
-        result = asyncio.run(replay_all(histories, strategies, prices=prices))
+        strategies = compared_strategies(config, model=model, scratch=Path(scratch), masks=masks, terms=prices[0].cache)
+        result = asyncio.run(replay_all(histories, strategies, prices=prices, ceiling=config.policy.max_prompt_tokens))
     folder = arguments.report or Path('reports') / f'replay-{started:%Y%m%d-%H%M%S}'
     try:
         written = write_replay_report(result, folder, started=started, sources=arguments.paths)

@@ -58,12 +58,20 @@ class PolicyConfig:
     `threshold`: every return over `threshold_tokens`, as soon as it leaves the window."""
     min_tokens: int = 400
     """cache-aware: returns of at most this many tokens are never worth a rewrite."""
-    cache_read: float = 0.1
-    """The price of a prompt token read from the provider's cache, as a share of an uncached one."""
-    cache_write: float = 1.25
-    """The price of a prompt token written to the cache, as a share of an uncached one (1 where writing is free)."""
+    cache_read: float | None = None
+    """The price of a prompt token read from the provider's cache, as a share of an uncached one. None: the
+    agent's model's (genai-prices), else 0.1."""
+    cache_write: float | None = None
+    """The price of a prompt token written to the cache, as a share of an uncached one (1 where writing is
+    free). None: the agent's model's (genai-prices; its 1-hour price when the run asks for that tier), else 1.25."""
+    cache_minimum: int | None = None
+    """The shortest prompt prefix the provider caches, in tokens. None: the agent's model's, else 1,024."""
     horizon: float = 0.5
     """How many more requests a run is expected to make, as a multiple of those it has made so far."""
+    max_prompt_tokens: int | None = None
+    """The context ceiling: a prompt that would exceed it is brought under it in one rewrite, the oldest
+    returns cut furthest (docs/policy.md). None: the agent's model's context window where pydantic-ai
+    knows it (in the capability), else no ceiling."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -182,10 +190,20 @@ class SummarizerConfig:
         policy = self.policy
         if policy.kind not in get_args(PolicyKind):
             raise ConfigError(f'policy.kind must be one of {", ".join(get_args(PolicyKind))}, got {policy.kind!r}')
-        if policy.min_tokens < 2 or not 0 <= policy.cache_read <= 1 <= policy.cache_write or policy.horizon < 0:
+        read = 0.0 if policy.cache_read is None else policy.cache_read
+        write = 1.0 if policy.cache_write is None else policy.cache_write
+        if (
+            policy.min_tokens < 2
+            or not 0 <= read <= 1 <= write
+            or policy.horizon < 0
+            or (policy.cache_minimum or 0) < 0
+        ):
             raise ConfigError(
-                'policy: min_tokens must be at least 2, 0 <= cache_read <= 1 <= cache_write, and horizon >= 0'
+                'policy: min_tokens must be at least 2, 0 <= cache_read <= 1 <= cache_write, '
+                'cache_minimum and horizon >= 0'
             )
+        if policy.max_prompt_tokens is not None and policy.max_prompt_tokens < 1000:
+            raise ConfigError(f'policy.max_prompt_tokens must be at least 1000, got {policy.max_prompt_tokens}')
         if self.originals.size_limit_mb < 0 or self.originals.read_max_characters < 1000:
             raise ConfigError('originals.size_limit_mb must be >= 0 and originals.read_max_characters >= 1000')
         batching = self.provider_batch

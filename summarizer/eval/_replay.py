@@ -37,9 +37,10 @@ from pydantic_ai.messages import (
     ModelResponse,
 )
 from pydantic_ai.models import Model
+from pydantic_ai.profiles import prompt_cache_outlook
 
 from ..core import SummarizerConfig, Tokenizer, estimate_tokens, message_texts, referred_facts, token_set, turn_texts
-from ..pipeline import Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
+from ..pipeline import CacheModel, Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
 from ._baseline import HEAD, head_model
 
 Process = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
@@ -88,14 +89,53 @@ def masking(keep: int) -> Strategy:
                 seen += 1
                 if seen <= keep or _masked(part.content):
                     continue
-                lines = part.model_response_str().count('\n') + 1
-                parts[position] = replace(part, content=f'{MASK_PREFIX} ({lines:,} lines).')
+                parts[position] = replace(part, content=_placeholder(part.model_response_str()))
                 changed = True
             if changed:
                 output[index] = replace(message, parts=parts)
         return output
 
     return Strategy(name=f'mask-{keep}', start=lambda: mask)
+
+
+def masking_to(ceiling: int, tokenizer: Tokenizer = estimate_tokens) -> Strategy:
+    """Observation masking trimmed to a ceiling: the oldest tool returns become a placeholder until the prompt fits.
+
+    Each request masks, oldest first, only as many returns as it takes to bring the prompt to `ceiling`
+    tokens (the newest return too, if it must), so the prompt stays just under it and every request
+    over it rewrites the prompt from the first return it masks.
+    """
+
+    def start() -> Process:
+        blocks = _Blocks(tokenizer)
+
+        async def mask(messages: list[ModelMessage]) -> list[ModelMessage]:
+            total = sum(block.tokens for message in messages for block in blocks.of(message))
+            output = list(messages)
+            for index, message in enumerate(messages):
+                if total <= ceiling:
+                    break
+                if not isinstance(message, ModelRequest):
+                    continue
+                parts = list(message.parts)
+                for position, part in enumerate(message.parts):
+                    if total > ceiling and isinstance(part, BaseToolReturnPart) and not _masked(part.content):
+                        text = part.model_response_str()
+                        parts[position] = replace(part, content=_placeholder(text))
+                        total -= tokenizer(text) - tokenizer(_placeholder(text))
+                if parts != message.parts:
+                    output[index] = replace(message, parts=parts)
+            return output
+
+        return mask
+
+    return Strategy(name=f'mask-to-{ceiling}', start=start)
+
+
+def _placeholder(text: str) -> str:
+    """A masked return's content: a line naming how many lines its text had (byte-stable: it depends on nothing else)."""
+    lines = text.count('\n') + 1
+    return f'{MASK_PREFIX} ({lines:,} lines).'
 
 
 def _masked(content: object) -> bool:
@@ -167,6 +207,8 @@ class RunFigures:
     """... and of those, the ones the prompt still held."""
     rewrites: int = 0
     """Requests whose prompt does not begin with the whole previous prompt (the history was rewritten)."""
+    over_ceiling: int = 0
+    """Requests whose prompt was over the context ceiling (`policy.max_prompt_tokens`), when there is one."""
 
     @property
     def support(self) -> float | None:
@@ -179,6 +221,7 @@ class RunFigures:
         self.facts += other.facts
         self.facts_present += other.facts_present
         self.rewrites += other.rewrites
+        self.over_ceiling += other.over_ceiling
         for name, tokens in other.cached.items():
             self.cached[name] = self.cached.get(name, 0) + tokens
         for name, usd in other.cost.items():
@@ -200,8 +243,9 @@ async def replay(
     *,
     prices: Sequence[PriceModel],
     tokenizer: Tokenizer = estimate_tokens,
+    ceiling: int | None = None,
 ) -> RunFigures:
-    """Replay one recorded run under `strategy` (see the module's docstring)."""
+    """Replay one recorded run under `strategy` (see the module's docstring); `ceiling`: the context ceiling, if any."""
     figures = RunFigures(cached=dict.fromkeys((p.name for p in prices), 0), cost={p.name: Decimal(0) for p in prices})
     blocks = _Blocks(tokenizer)
     returned: set[str] = set()
@@ -225,13 +269,24 @@ async def replay(
         figures.requests += 1
         figures.tokens_sent += tokens
         figures.largest_prompt = max(figures.largest_prompt, tokens)
+        figures.over_ceiling += ceiling is not None and tokens > ceiling
         figures.rewrites += bool(previous) and (
             len(prefixes) < len(previous) or prefixes[len(previous) - 1] != previous[-1]
         )
+        request = messages[index]
         for price in prices:
-            cached = price.cache.cached(prefixes, previous)
+            # the cache expired while the run sat idle past its retention (recorded timestamps): nothing read
+            expired = (
+                price.cache.retention is not None
+                and isinstance(request, ModelRequest)
+                and (
+                    prompt_cache_outlook(messages[:recorded], retention=price.cache.retention, now=request.timestamp)
+                    == 'cold'
+                )
+            )
+            cached = 0 if expired else price.cache.cached(prefixes, previous)
             figures.cached[price.name] += cached
-            written = tokens - cached if tokens >= price.cache.minimum else 0
+            written = price.cache.written(tokens, cached)
             figures.cost[price.name] += price.cost(prompt=tokens, cached=cached, written=written)
         previous = prefixes
         wanted = _next_facts(messages[index + 1], returned)
@@ -283,9 +338,13 @@ class ReplayRun:
 
     strategies: list[str]
     prices: list[str]
+    labels: dict[str, str] = field(default_factory=dict[str, str])
+    """Per price model: its name and the cache tier it prices (`PriceModel.label`)."""
     histories: list[str]
     figures: dict[str, dict[str, RunFigures]]
     """Strategy name -> history name -> its figures."""
+    ceiling: int | None = None
+    """The context ceiling prompts were counted against (`RunFigures.over_ceiling`), if any."""
 
     def total(self, strategy: str) -> RunFigures:
         total = RunFigures(cached=dict.fromkeys(self.prices, 0), cost={name: Decimal(0) for name in self.prices})
@@ -308,35 +367,44 @@ async def replay_all(
     *,
     prices: Sequence[PriceModel],
     tokenizer: Tokenizer = estimate_tokens,
+    ceiling: int | None = None,
 ) -> ReplayRun:
-    """Replay every history under every strategy (no compaction first: the others are measured against it)."""
+    """Replay every history under every strategy (no compaction first: the others are measured against it).
+
+    `ceiling`: the context ceiling the prompts are counted against (`RunFigures.over_ceiling`), if any.
+    """
     if strategies[0] is not NO_COMPACTION:
         strategies = [NO_COMPACTION, *[strategy for strategy in strategies if strategy is not NO_COMPACTION]]
     figures: dict[str, dict[str, RunFigures]] = {}
     for strategy in strategies:
         figures[strategy.name] = {
-            history.name: await replay(history.messages, strategy, prices=prices, tokenizer=tokenizer)
+            history.name: await replay(history.messages, strategy, prices=prices, tokenizer=tokenizer, ceiling=ceiling)
             for history in histories
         }
     return ReplayRun(
         strategies=[strategy.name for strategy in strategies],
         prices=[price.name for price in prices],
+        labels={price.name: price.label for price in prices},
         histories=[history.name for history in histories],
         figures=figures,
+        ceiling=ceiling,
     )
 
 
 def compared_strategies(
-    config: SummarizerConfig, *, model: Model, scratch: Path, masks: Sequence[int]
+    config: SummarizerConfig, *, model: Model, scratch: Path, masks: Sequence[int], terms: CacheModel | None = None
 ) -> list[Strategy]:
     """What a replay compares, each a strategy of its own.
 
     No compaction; the config's policy (`policy`); the threshold-only policy (`threshold`, when the
-    config's is another); head truncation under the config's policy at the same budgets (`head`); and
-    observation masking keeping the last N returns (`mask-N`).
+    config's is another); head truncation under the config's policy at the same budgets (`head`);
+    observation masking keeping the last N returns (`mask-N`); and with a context ceiling
+    (`policy.max_prompt_tokens`), observation masking trimmed to it (`mask-to-CEILING`).
 
     The compactors share one summary cache and one originals store in `scratch`, fresh for the run, so
     no figure depends on an earlier run; the capability's default has the store on, and so do they.
+    `terms`: the cache terms their policy prices rewrites at (the first price model's), as the
+    capability takes its agent's model's; the config's own values win.
     """
     cache = SummaryCache(directory=scratch / 'cache', size_limit_bytes=config.cache.size_limit_mb * 2**20)
     originals = OriginalStore(directory=scratch / 'originals', size_limit_bytes=config.originals.size_limit_mb * 2**20)
@@ -344,14 +412,16 @@ def compared_strategies(
     def compacting(name: str, config: SummarizerConfig, model: Model) -> Strategy:
         summarizer = Summarizer(config=config, model=model, cache=cache)
         compactor = Compactor(config=config, summarizer=summarizer, originals=originals)
-        return Strategy(name=name, start=lambda: compactor.session(keep_going=False).process)
+        return Strategy(name=name, start=lambda: compactor.session(keep_going=False, cache=terms).process)
 
     strategies = [NO_COMPACTION, compacting(POLICY, config, model)]
     if config.policy.kind != 'threshold':
         threshold = dataclasses.replace(config, policy=dataclasses.replace(config.policy, kind='threshold'))
         strategies.append(compacting('threshold', threshold, model))
     strategies.append(compacting(HEAD, config, head_model()))
-    return strategies + [masking(keep) for keep in masks]
+    strategies += [masking(keep) for keep in masks]
+    ceiling = config.policy.max_prompt_tokens
+    return strategies if ceiling is None else [*strategies, masking_to(ceiling)]
 
 
 POLICY = 'policy'

@@ -54,9 +54,10 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
         ),
         '',
         '| strategy | tokens sent | largest prompts | '
-        + ' | '.join(f'cost, {price}' for price in prices)
-        + ' | next-step facts | rewrites | dearer runs |',
-        '|---|--:|--:|' + '--:|' * len(prices) + '--:|--:|--:|',
+        + ' | '.join(f'cost, {run.labels.get(price, price)}' for price in prices)
+        + ' | next-step facts | rewrites | dearer runs |'
+        + (f' over {run.ceiling:,} |' if run.ceiling is not None else ''),
+        '|---|--:|--:|' + '--:|' * len(prices) + '--:|--:|--:|' + ('--:|' if run.ceiling is not None else ''),
     ]
     for strategy in run.strategies:
         total = run.total(strategy)
@@ -68,6 +69,7 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
                 f'${total.cost[price]:.2f} ({_change(total.cost[price], none.cost[price])})' for price in prices
             )
             + f' | {_support(total)} | {total.rewrites:,} | {dearer} of {len(run.histories)} |'
+            + (f' {total.over_ceiling:,} |' if run.ceiling is not None else '')
         )
     if prices:
         lines += [
@@ -76,6 +78,12 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
                 f"*Largest prompts*: each run's largest prompt, added up. *Rewrites*: requests whose prompt does "
                 f'not begin with the whole previous prompt. *Dearer runs*: runs that cost more than with no '
                 f'compaction ({prices[0]}).'
+                + (
+                    f' *Over {run.ceiling:,}*: requests whose prompt was over the context ceiling '
+                    '(`policy.max_prompt_tokens`).'
+                    if run.ceiling is not None
+                    else ''
+                )
             ),
         ]
     lines += ['', '## Per run', '', _per_run_header(run), '|---|--:|' + '--:|' * (len(run.strategies) - 1)]
@@ -116,6 +124,7 @@ def replay_data(run: ReplayRun, *, started: datetime, sources: list[str]) -> dic
         'started': started.isoformat(),
         'sources': sources,
         'prices': run.prices,
+        'ceiling': run.ceiling,
         'histories': run.histories,
         'strategies': {
             strategy: {
@@ -138,6 +147,7 @@ def _figures_data(figures: RunFigures) -> dict[str, object]:
         'facts': figures.facts,
         'facts_present': figures.facts_present,
         'rewrites': figures.rewrites,
+        'over_ceiling': figures.over_ceiling,
     }
 
 

@@ -33,7 +33,7 @@ from ._originals import (
     run_scope,
 )
 from ._pipeline import Compactor, HistorySession, Plan
-from ._prices import PriceModel, RunCost, run_cost
+from ._prices import CacheModel, PriceModel, RunCost, run_cost
 from ._report import Compaction, Failure, Report
 from ._summarize import (
     AnswerSource,
@@ -52,6 +52,7 @@ __all__ = [
     'SEPARATOR',
     'Ambiguous',
     'AnswerSource',
+    'CacheModel',
     'Candidate',
     'CheckFailed',
     'Compaction',

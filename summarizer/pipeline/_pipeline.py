@@ -14,15 +14,18 @@ import asyncio
 import bisect
 import dataclasses
 import logging
-import operator
+import math
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import anyio.to_thread
 from opentelemetry.trace import Tracer
-from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
-from pydantic_ai.models import Model
+from pydantic_ai.messages import ModelMessage, ModelRequest
+from pydantic_ai.models import AbstractModel, Model
+from pydantic_ai.profiles import ModelProfile, prompt_cache_outlook
+from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import RequestUsage
 
 from ..core import (
     JsonValue,
@@ -34,16 +37,27 @@ from ..core import (
     json_text,
     message_texts,
 )
+from ._ceiling import MARKER_FLOOR, ROOM, Cut, fit, marker
 from ._check import (
     CheckFailed,
     PartRef,
     check_integrity,
     check_message,
     integrity_problems,
+    summary_problem,
 )
-from ._originals import Kept, OriginalStore, conversation_scope, holds_omission_marker, with_read_hint
+from ._originals import (
+    Kept,
+    OriginalStore,
+    conversation_scope,
+    holds_omission_marker,
+    read_hint_tokens,
+    with_read_hint,
+)
 from ._policy import Due, Ledger
+from ._prices import CacheModel
 from ._report import Compaction, Failure, Report
+from ._returned import FROM_SCRATCH, Returned
 from ._summarize import AnswerSource, Outcome, ServerUnreachable, Summarizer
 from ._walk import Candidate, recent_turns, walk
 
@@ -143,12 +157,17 @@ class Compactor:
         compaction.report.integrity = integrity_problems(messages)
         return compaction
 
-    def session(self, *, report: Report | None = None, keep_going: bool = True) -> HistorySession:
+    def session(
+        self, *, report: Report | None = None, keep_going: bool = True, cache: CacheModel | None = None
+    ) -> HistorySession:
         """Incremental compaction of one growing history (one agent run), adding its counts to `report`.
 
-        `keep_going`: see `HistorySession`.
+        `keep_going`: see `HistorySession`. `cache`: the cache terms the policy prices rewrites at (the
+        config's values still win), until `HistorySession.use_model` takes a model's.
         """
-        return HistorySession(self, report=report if report is not None else Report(), keep_going=keep_going)
+        return HistorySession(
+            self, report=report if report is not None else Report(), keep_going=keep_going, cache=cache
+        )
 
     async def apply(
         self, messages: Sequence[ModelMessage], plan: Plan, outcomes: Sequence[Outcome], *, scope: str | None = None
@@ -330,12 +349,12 @@ def _replace_contents(message: ModelMessage, contents: dict[int, JsonValue]) -> 
 class HistorySession:
     """Incremental compaction of a history that only grows at its end (an agent run).
 
-    It remembers how far it walked and the last message object it returned. When the next history
-    holds that very object at that position, only the new messages are walked (and the last old one
-    again if it was given other parts since: pydantic-ai adds parts to a request after the history
-    processors by assigning it a new `parts` list, and mutating a part in place is not supported; it
-    sets a request's `instructions` then too, and those are counted again when they changed);
-    otherwise (a new run, an edited history) it starts over, which is correct, only slower.
+    It remembers the history it returned last (`_returned.Returned`). When the next one continues it,
+    only the new messages are walked, and the last old one again if it was given other parts since
+    (pydantic-ai adds parts to a request after the history processors, and sets its `instructions`,
+    which are counted again when they changed); a history edited since is walked again from the edit,
+    and one that does not continue it (a new run) starts over, which is correct, only slower. Equal
+    copies of the messages (a durable run handing the history back) count as the same history.
 
     Which of the returns that left the `keep_recent` window are rewritten, and when, is the config's
     `policy` (`_policy`): with `cache-aware` (and the originals store on, so that every cut is readable
@@ -344,7 +363,9 @@ class HistorySession:
     cache the rewrite breaks; with `threshold`, every return over its threshold as soon as it is due.
     """
 
-    def __init__(self, compactor: Compactor, *, report: Report, keep_going: bool = True) -> None:
+    def __init__(
+        self, compactor: Compactor, *, report: Report, keep_going: bool = True, cache: CacheModel | None = None
+    ) -> None:
         self._compactor = compactor
         self.report = report
         self._keep_going = keep_going
@@ -354,33 +375,36 @@ class HistorySession:
         """Messages walked so far: stays proportional to what is new, request after request."""
         config = compactor.config
         self._cache_aware = config.policy.kind == 'cache-aware' and compactor.originals.enabled
+        self.max_prompt_tokens = config.policy.max_prompt_tokens
+        """The context ceiling (`_ceiling`): the config's, else the agent's model's (`use_model`)."""
+        self._model: str | None = None
+        """The model whose terms `use_model` took last (`provider:model`)."""
+        self.cache = (cache or CacheModel()).configured(config.policy)
+        self._predicted = (0, 0, 0)
+        """The last request's prompt as the ledger counted it: tokens, read from the cache, written to it."""
+        self._profile: ModelProfile | None = None
+        """The agent's model's profile (`use_model`): for `prompt_cache_outlook`."""
+        """The cache terms the policy prices rewrites at: the agent's model's (`use_model`), else the defaults."""
         self._tokens = _MessageTokens(compactor.tokenizer)
         self._locks: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = weakref.WeakKeyDictionary()
         """One lock per event loop (an `asyncio.Lock` serves one): requests of runs sharing the session go one at a time."""
         self._restart()
 
     def _restart(self) -> None:
-        self._walked = 0
-        self._returned: list[ModelMessage] = []
-        """The messages the last request returned (a copy of the list: the framework may change its own)."""
-        self._anchor: ModelMessage | None = None
-        self._anchor_parts: Sequence[object] = ()
-        """The anchor's parts list as walked (held, so that a new list cannot take its identity)."""
-        self._anchor_length = 0
-        self._anchor_instructions: str | None = None
-        """The anchor's instructions as counted (a request's; pydantic-ai may set them after the processors)."""
+        self._returned = Returned()
+        """The history the last request returned, to tell what the next one changed of it."""
         self._recent: list[int] = []
         """The turns in the `keep_recent` window."""
-        self._anchor_returns = 0
-        """Returns of the anchor already counted in `report.returns_examined`: walked again, not counted again."""
         self._pending: list[Candidate] = []
         """Candidates not yet summarized, in the order of the history: those due (waiting for a rewrite to
         pay), then those still in the `keep_recent` window (the latest turns' returns)."""
-        self._ledger = Ledger(policy=self._compactor.config.policy)
+        self._ledger = Ledger(policy=self._compactor.config.policy, cache=self.cache)
         self._tried: set[PartRef] = set()
         """Returns this session sent to the summarizer (summarized or kept): never candidates again."""
         self._saved = 0
         """Tokens this run's rewrites took out of the history."""
+        self._summarized: dict[PartRef, Candidate] = {}
+        """The returns this run sent to the summarizer, as first found (their originals)."""
         self._turns = Turns(())
         """The turns read so far, for the facts a summary keeps: each read once (at a rewrite), not at every rewrite."""
         self._turns_read = 0
@@ -389,6 +413,58 @@ class HistorySession:
         """The first pending returns as the policy prices them (place in the prompt, tokens, summary budget),
         each worked out once it is due (and again if its message is walked again). A rewrite never moves one:
         it takes every due return behind the place it starts at, so those still waiting are all before it."""
+
+    def use_model(self, model: AbstractModel, settings: ModelSettings | None = None) -> None:
+        """Take the terms of the agent's model, once per model: its context window and its prompt cache's.
+
+        The ceiling: the config's `max_prompt_tokens`, else the window less the response's `max_tokens`
+        (or a tenth of the window), where pydantic-ai knows the window. The cache: the model's prices
+        (genai-prices), its minimum prefix, and its retention (what the request's settings ask for,
+        else its profile's default), the config's own values in their place. A model genai-prices does
+        not know keeps the terms the session has.
+        """
+        if self._model == model.model_id:
+            return
+        self._model = model.model_id
+        policy = self._compactor.config.policy
+        if policy.max_prompt_tokens is None:
+            window = model.context_window
+            reserve = (settings or {}).get('max_tokens') or (window or 0) // 10
+            self.max_prompt_tokens = window - reserve if window and window > reserve else None
+        retention = None
+        if isinstance(model, Model):
+            retention = model.resolve_cache_retention(settings) or model.profile.get('default_cache_retention')
+            self._profile = model.profile
+        try:
+            cache = CacheModel.of(f'{model.system}:{model.model_name}', retention=retention)
+        except (LookupError, ValueError) as exc:
+            logger.debug('%s: the cache terms the session has are kept (%s)', model.model_id, exc)
+            return
+        self.cache = self._ledger.cache = cache.configured(policy)
+
+    def billed(self, usage: RequestUsage) -> None:
+        """Count what the provider reported of the request just made, beside what the ledger predicted.
+
+        The capability calls it after each model request. A prediction far from the bill (a cache
+        read where the ledger expected a write, a provider tokenizer counting otherwise) is logged.
+        """
+        if not usage.input_tokens:  # the provider reported no usage
+            return
+        report = self.report
+        report.billed_requests += 1
+        report.billed_input_tokens += usage.input_tokens
+        report.billed_cache_read_tokens += usage.cache_read_tokens
+        report.billed_cache_write_tokens += usage.cache_write_tokens
+        tokens, cached, written = self._predicted
+        logger.debug(
+            'request billed %d input tokens, %d read from the cache, %d written; predicted %d, %d and %d',
+            usage.input_tokens,
+            usage.cache_read_tokens,
+            usage.cache_write_tokens,
+            tokens,
+            cached,
+            written,
+        )
 
     async def process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None = None, scope: str | None = None
@@ -412,34 +488,11 @@ class HistorySession:
     async def _process(
         self, messages: list[ModelMessage], *, tracer: Tracer | None, scope: str | None
     ) -> list[ModelMessage]:
-        if self._anchor is None or len(messages) < self._walked or messages[self._walked - 1] is not self._anchor:
-            if (
-                self._anchor is not None
-                and len(messages) >= self._walked
-                and self._first_replaced(messages) == self._walked - 1
-            ):
-                # only the last message returned was replaced (a processor before this one edited it): walked again
-                self._anchor, self._anchor_parts = messages[self._walked - 1], ()
-                # a return it no longer holds stays counted as examined
-                self._anchor_returns = min(self._anchor_returns, _returns_in(self._anchor))
-            else:
-                self._restart()
-        anchor = self._anchor  # the last message returned, walked again only if it was given other parts since
-        again = anchor is not None and (
-            anchor.parts is not self._anchor_parts or len(anchor.parts) != self._anchor_length
-        )
-        start = self._walked - 1 if again else self._walked
-        recounted = self._anchor_returns if again else 0  # returns walked again, counted in `returns_examined` already
-        edited = self._first_edited(messages)
-        if edited is not None:  # walked again from there (or an earlier message replaced too), ledger and rewrites kept
-            start = min(edited, self._first_replaced(messages, end=edited))
-            recounted = self._anchor_returns + sum(map(_returns_in, messages[start : self._walked - 1]))
-        # pydantic-ai writes a request's instructions after the history processors: count them again
-        recount = (
-            ()
-            if again or edited is not None or anchor is None or _instructions(anchor) is self._anchor_instructions
-            else (start - 1,)
-        )
+        since = self._returned.since(messages, self._pending)
+        if since is None:  # a new run, or an edit the session cannot walk again from: correct, only slower
+            self._restart()
+            since = FROM_SCRATCH
+        start = since.start
         config = self._compactor.config
         kept_before = bisect.bisect_left(self._pending, start, key=_message_index)  # those walked again go
         del self._pending[kept_before:], self._priced[kept_before:]
@@ -455,14 +508,25 @@ class HistorySession:
         due = len(pending)  # the window's returns are the last pending ones
         while due and pending[due - 1].turn in kept:
             due -= 1
-        tokens = self._tokens.update(messages, start=start, changed=recount, made=found.texts)
+        tokens = self._tokens.update(messages, start=start, changed=since.recount, made=found.texts)
         if start == 0 and len(messages) > 1:  # a run continuing a history: its provider has likely cached it
             self._ledger.assume_sent(tokens - self._tokens.size(len(messages) - 1))
-        # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
-        first = self._choose(messages, due, tokens=tokens) if self._cache_aware and due else 0
-        first = due if first is None else first
+        if self._cold(messages):  # every due return is rewritten now, at no cache penalty
+            self._ledger.expire()
+        ceiling = self.max_prompt_tokens
+        cuts: list[Cut] = []
+        extra: list[Candidate] = []
+        if ceiling is not None and tokens > ceiling:  # every due return, and the oldest cut as far as it takes
+            first = 0
+            cuts, extra = self._fit(messages, pending[:due], kept, excess=tokens - math.floor(ceiling * (1 - ROOM)))
+        else:  # every due return (the threshold policy), or those from where the policy chooses to start, if anywhere
+            first = self._choose(messages, due, tokens=tokens) if self._cache_aware and due else 0
+            first = due if first is None else first
         chosen = pending[first:due]
         del pending[first:due], self._priced[first:]
+        waited = len(chosen)
+        chosen += extra
+        cuts += [Cut.MARKER] * len(extra)
         rewritten_from = None
         self._tried.update(_ref(candidate) for candidate in chosen)
         compacted: Report | None = None
@@ -470,16 +534,18 @@ class HistorySession:
             self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
             self._turns_read = len(messages)
             try:
-                compaction = await self._summarize(messages, chosen, tracer=tracer, scope=scope)
+                compaction = await self._summarize(messages, chosen, cuts=cuts, tracer=tracer, scope=scope)
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
                 if not self._keep_going:
                     raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
-                pending[first:first] = chosen  # where they were: priced again when next due
+                pending[first:first] = chosen[:waited]  # where they were: priced again when next due
                 rewritten_from = None
             else:
                 compacted = compaction.report
+                for candidate in chosen:  # each original, for a marker in its place if the ceiling needs one later
+                    self._summarized.setdefault(_ref(candidate), candidate)
                 changed = sorted(compaction.changed)
                 rewritten_from = self._tokens.positions(messages, changed[:1])[0] if changed else None
                 messages = compaction.messages
@@ -491,8 +557,15 @@ class HistorySession:
         total = self.report  # added to in place: a request adds a few numbers, not a `Report` of its own
         if compacted is not None:
             total.add(compacted)
-        total.returns_examined += found.returns_seen - recounted
+        total.returns_examined += found.returns_seen - since.recounted
         total.requests += 1
+        if ceiling is not None and tokens > ceiling:
+            total.over_ceiling += 1
+            logger.warning(
+                'a prompt of %d tokens goes out over max_prompt_tokens (%d): what no summary can cut exceeds it',
+                tokens,
+                ceiling,
+            )
         (sent, cached, written), (uncompacted, uncompacted_cached, uncompacted_written) = usage.sent, usage.uncompacted
         total.prompt_tokens += sent
         total.prompt_cached_tokens += cached
@@ -500,60 +573,134 @@ class HistorySession:
         total.uncompacted_prompt_tokens += uncompacted
         total.uncompacted_cached_tokens += uncompacted_cached
         total.uncompacted_written_tokens += uncompacted_written
-        self._walked = len(messages)
-        self._returned = list(messages)
-        self._anchor = messages[-1] if messages else None
-        self._anchor_parts = self._anchor.parts if self._anchor is not None else ()
-        self._anchor_length = len(self._anchor_parts)
-        self._anchor_instructions = _instructions(self._anchor)
-        self._anchor_returns = _returns_in(self._anchor)
+        total.rewrite_written_tokens += usage.rewrite_written
+        self._predicted = usage.sent
+        self._returned.record(messages)
         return messages
 
-    def _first_replaced(self, messages: list[ModelMessage], *, end: int | None = None) -> int:
-        """The first of the messages the last request returned (those before `end`) that is another object now.
-
-        `end` (default: all of them) when none is. Asked only once the history is known to have been
-        edited: a pass over the history, at the C speed of `operator.is_`.
-        """
-        end = self._walked if end is None else end
-        same = map(operator.is_, messages[:end], self._returned[:end])
-        return next((index for index, kept in enumerate(same) if not kept), end)
-
-    def _first_edited(self, messages: list[ModelMessage]) -> int | None:
-        """The first message holding a return that waits for a summary and is no longer the very part found there.
-
-        An edit of an earlier message (another history processor redacting or dropping old returns, an
-        application scrubbing a stored conversation before it continues it) leaves the last message as
-        it was: the history is walked again from the edit, or a summary of a content as it was would be
-        written over it.
-        """
-        last = self._walked - 1  # the anchor's parts are walked again when they change
-        for candidate in self._pending:
-            index, part_index = candidate.message_index, candidate.part_index
-            if index >= last:
-                break
-            parts = messages[index].parts
-            if part_index >= len(parts) or parts[part_index] is not candidate.part:
-                return index
-        return None
-
     async def _summarize(
-        self, messages: list[ModelMessage], chosen: list[Candidate], *, tracer: Tracer | None, scope: str | None
+        self,
+        messages: list[ModelMessage],
+        chosen: list[Candidate],
+        *,
+        cuts: Sequence[Cut],
+        tracer: Tracer | None,
+        scope: str | None,
     ) -> Compaction:
-        """Summarize `chosen` (a span each on `tracer`), each with the facts of it the run's turns hold, and apply."""
+        """Summarize `chosen` (a span each on `tracer`), each with the facts of it the run's turns hold, and apply.
+
+        `cuts`: how far to cut each of the first ones, for the context ceiling (the others get their summary).
+        A brief summary is a summary under a smaller threshold; a marker is made here, and checked as a summary is.
+        """
         compactor = self._compactor
-        plan = Plan(
-            candidates=_with_facts_to_keep(
-                messages,
-                chosen,
-                max_tokens=compactor.config.max_content_tokens,
-                quoted=compactor.config.keep_quoted_facts,
-                turns=self._turns,
-            )
+        brief = compactor.config.min_summary_tokens + read_hint_tokens(compactor.tokenizer) + 2
+        markers: dict[int, Outcome] = {}
+        asked: list[Candidate] = []
+        for index, candidate in enumerate(chosen):
+            cut = cuts[index] if index < len(cuts) else Cut.SUMMARY
+            stand_in = marker(candidate.content) if cut is Cut.MARKER else None
+            if stand_in is not None:
+                markers[index] = self._marker_outcome(candidate, stand_in)
+                continue
+            small = cut is not Cut.SUMMARY and brief < candidate.threshold_tokens
+            asked.append(dataclasses.replace(candidate, threshold_tokens=brief) if small else candidate)
+        asked = _with_facts_to_keep(
+            messages,
+            asked,
+            max_tokens=compactor.config.max_content_tokens,
+            quoted=compactor.config.keep_quoted_facts,
+            turns=self._turns,
         )
-        return await compactor.apply(
-            messages, plan, await compactor.answers.answer(plan.candidates, tracer=tracer), scope=scope
+        answers = iter(await compactor.answers.answer(asked, tracer=tracer))
+        asked_candidates = iter(asked)
+        candidates = [chosen[index] if index in markers else next(asked_candidates) for index in range(len(chosen))]
+        outcomes = [markers[index] if index in markers else next(answers) for index in range(len(chosen))]
+        return await compactor.apply(messages, Plan(candidates=candidates), outcomes, scope=scope)
+
+    def _cold(self, messages: list[ModelMessage]) -> bool:
+        """Whether the provider's cache has expired since the last response (`prompt_cache_outlook`).
+
+        Measured to the newest request's timestamp (pydantic-ai stamps it as the run makes it; a replay
+        has it recorded), against the cache's retention, or the model profile's where the terms have none.
+        """
+        last = messages[-1] if messages else None
+        if not isinstance(last, ModelRequest) or (self.cache.retention is None and self._profile is None):
+            return False
+        outlook = prompt_cache_outlook(
+            messages, profile=self._profile, retention=self.cache.retention, now=last.timestamp
         )
+        return outlook == 'cold'
+
+    def _marker_outcome(self, candidate: Candidate, stand_in: str) -> Outcome:
+        """A marker as a summary's outcome: checked against its original as every summary is."""
+        tokenizer = self._compactor.tokenizer
+        problem = summary_problem(
+            candidate.content,
+            stand_in,
+            original_tokens=candidate.tokens,
+            threshold_tokens=candidate.threshold_tokens,
+            tokenizer=tokenizer,
+            room=read_hint_tokens(tokenizer),
+        )
+        if problem is not None:
+            return Outcome(failure=problem, rejected=True)
+        return Outcome(summary=stand_in)
+
+    def _fit(
+        self, messages: list[ModelMessage], due: Sequence[Candidate], kept: set[int], *, excess: int
+    ) -> tuple[list[Cut], list[Candidate]]:
+        """How far to cut each due return (`_ceiling.fit`) to take `excess` tokens out of the prompt, and what else.
+
+        When every due return cut to the bone is not enough, the oldest other returns outside the window
+        become markers too, oldest first: summaries made earlier in the run (from the originals they
+        replaced) and returns too small to summarize (`_marker_candidates`).
+        """
+        summarizer, tokenizer = self._compactor.summarizer, self._compactor.tokenizer
+        brief = self._compactor.config.min_summary_tokens + read_hint_tokens(tokenizer) + 2
+        removals: list[tuple[int, int, int]] = []
+        for candidate in due:
+            summary = max(candidate.tokens - summarizer.budget_for(candidate), 0)
+            small = dataclasses.replace(candidate, threshold_tokens=min(brief, candidate.threshold_tokens))
+            short = max(candidate.tokens - summarizer.budget_for(small), summary)
+            removals.append((summary, short, max(self._marker_removal(candidate), short)))
+        cuts, removed = fit(removals, excess=excess)
+        extra: list[Candidate] = []
+        if removed < excess:
+            waiting = {_ref(candidate) for candidate in due}
+            for candidate in self._marker_candidates(messages, kept):
+                if removed >= excess:
+                    break
+                if _ref(candidate) not in waiting and (gain := self._marker_removal(candidate)) > 0:
+                    extra.append(candidate)
+                    removed += gain
+        return cuts, extra
+
+    def _marker_removal(self, candidate: Candidate) -> int:
+        """What a marker in place of `candidate` takes out of the prompt (0 where it can have none)."""
+        stand_in = marker(candidate.content)
+        if stand_in is None:
+            return 0
+        return candidate.tokens - content_tokens(with_read_hint(candidate.text, stand_in), self._compactor.tokenizer)
+
+    def _marker_candidates(self, messages: list[ModelMessage], kept: set[int]) -> list[Candidate]:
+        """Every return outside the `keep_recent` window a marker could stand for, oldest first.
+
+        A whole walk, made only when the due returns cannot bring a prompt under the ceiling. A summary
+        this run made stands for its original (its `tokens` those of the summary now in the prompt); a
+        summary made elsewhere is left alone, as its original is not at hand.
+        """
+        config, tokenizer = self._compactor.config, self._compactor.tokenizer
+        found = walk(messages, config=config, tokenizer=tokenizer, floor_tokens=MARKER_FLOOR)
+        candidates: list[Candidate] = []
+        for candidate in found.candidates:
+            if candidate.turn in kept:
+                continue
+            original = self._summarized.get(_ref(candidate))
+            if original is not None:
+                candidates.append(dataclasses.replace(original, tokens=candidate.tokens))
+            elif not holds_omission_marker(candidate.text):
+                candidates.append(candidate)
+        return candidates
 
     async def _unsummarized(self, candidates: list[Candidate], *, recorded: bool) -> list[Candidate]:
         """`candidates` less those already tried, and less the summaries an earlier run or another store made.
@@ -655,14 +802,3 @@ class _MessageTokens:
             offset = len(blocks) - len(messages[message_index].parts)  # the instructions' block
             positions.append(before[message_index] + sum(blocks[: offset + part_index]))
         return positions
-
-
-def _instructions(message: ModelMessage | None) -> str | None:
-    return message.instructions if isinstance(message, ModelRequest) else None
-
-
-def _returns_in(message: ModelMessage | None) -> int:
-    """How many tool returns `walk` meets in one message."""
-    if not isinstance(message, ModelRequest):
-        return 0
-    return sum(isinstance(part, ToolReturnPart) for part in message.parts)

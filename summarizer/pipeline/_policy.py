@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..core import PolicyConfig
-from ._prices import CACHE_MINIMUM, cached_part
+from ._prices import CacheModel
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +53,8 @@ class Ledger:
     """What one run's requests cost, against the same requests with no compaction (one uncached token = 1)."""
 
     policy: PolicyConfig
+    cache: CacheModel = field(default_factory=CacheModel)
+    """The model's cache terms (`CacheModel.of`, the config's own values in place), else the defaults."""
     requests: int = 0
     credit: float = 0.0
     """Cost with no compaction minus cost as sent, over the requests so far."""
@@ -68,16 +70,25 @@ class Ledger:
         """
         self.sent = self.uncompacted = tokens
 
+    def expire(self) -> None:
+        """The provider's cache has expired (the run sat idle past its retention): nothing is read from it next.
+
+        With no compaction too, so the next request writes its whole prompt either way, and a rewrite
+        now costs nothing over what the request costs anyway.
+        """
+        self.sent = self.uncompacted = 0
+
     def baseline(self, *, tokens: int, saved: int) -> tuple[float, float]:
         """This request's cost with no compaction, and as the history stands (no rewrite now).
 
         `tokens`: the prompt as it stands; `saved`: what earlier rewrites took out of it.
         """
-        read, write = self.policy.cache_read, self.policy.cache_write
+        cache = self.cache
+        read, write = cache.read, cache.write
         uncompacted = tokens + saved
-        previous = cached_part(self.uncompacted)
+        previous = cache.cached_part(self.uncompacted)
         none = read * previous + write * (uncompacted - previous)
-        cached = cached_part(min(self.sent, tokens))
+        cached = cache.cached_part(min(self.sent, tokens))
         return none, read * cached + write * (tokens - cached)
 
     def choose(self, due: Sequence[Due], *, tokens: int, saved: int) -> int | None:
@@ -87,7 +98,8 @@ class Ledger:
         chosen is the one expected to gain most over the rest of the run, if any gains, and only if the
         run's credit covers what it costs now beyond what it is expected to save.
         """
-        read, write = self.policy.cache_read, self.policy.cache_write
+        cache = self.cache
+        read, write = cache.read, cache.write
         none, standing = self.baseline(tokens=tokens, saved=saved)
         credit = self.credit + none - standing
         expected = self.policy.horizon * max(self.requests, 1)
@@ -96,7 +108,7 @@ class Ledger:
         for index in range(len(due) - 1, -1, -1):  # a tight loop: a long run may hold a thousand waiting returns
             item = due[index]
             removed += item.saving
-            cached = cached_part(min(sent, item.position))
+            cached = cache.cached_part(min(sent, item.position))
             extra = read * cached + write * (tokens - removed - cached) - standing
             gain = expected * read * removed - extra
             if gain > best and credit + gain >= 0:
@@ -109,16 +121,19 @@ class Ledger:
         `tokens` long, `saved` tokens smaller than with no compaction, identical to the previous prompt up
         to `rewritten_from` (None: the previous prompt is its prefix).
         """
-        read, write = self.policy.cache_read, self.policy.cache_write
+        cache = self.cache
+        read, write = cache.read, cache.write
         uncompacted = tokens + saved
-        previous = cached_part(self.uncompacted)
-        cached = cached_part(min(self.sent, tokens if rewritten_from is None else rewritten_from))
+        previous = cache.cached_part(self.uncompacted)
+        kept = cache.cached_part(min(self.sent, tokens))
+        cached = kept if rewritten_from is None else cache.cached_part(min(self.sent, rewritten_from))
         self.credit += read * previous + write * (uncompacted - previous) - (read * cached + write * (tokens - cached))
         self.requests += 1
         self.sent, self.uncompacted = tokens, uncompacted
         return RequestUsage(
-            sent=(tokens, cached, _written(tokens, cached)),
-            uncompacted=(uncompacted, previous, _written(uncompacted, previous)),
+            sent=(tokens, cached, cache.written(tokens, cached)),
+            uncompacted=(uncompacted, previous, cache.written(uncompacted, previous)),
+            rewrite_written=kept - cached,
         )
 
 
@@ -128,7 +143,5 @@ class RequestUsage:
 
     sent: tuple[int, int, int]
     uncompacted: tuple[int, int, int]
-
-
-def _written(tokens: int, cached: int) -> int:
-    return tokens - cached if tokens >= CACHE_MINIMUM else 0
+    rewrite_written: int = 0
+    """Tokens written to the cache only because the rewrite changed a prefix it held."""

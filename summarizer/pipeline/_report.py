@@ -54,6 +54,19 @@ class Report:
     uncompacted_prompt_tokens: int = 0
     uncompacted_cached_tokens: int = 0
     uncompacted_written_tokens: int = 0
+    rewrite_written_tokens: int = 0
+    """Of `prompt_written_tokens`, those written only because a rewrite changed a prefix the cache held:
+    the cache writes compaction caused."""
+    billed_requests: int = 0
+    """Requests whose usage the provider reported (`RequestUsage`, seen by the capability after each
+    request), and what it billed of their prompts: in all, read from its cache, written to it. Beside
+    `prompt_tokens` and the rest, which the session predicted (estimated tokens)."""
+    billed_input_tokens: int = 0
+    billed_cache_read_tokens: int = 0
+    billed_cache_write_tokens: int = 0
+    over_ceiling: int = 0
+    """Requests sent over `policy.max_prompt_tokens`: what no summary could take out (prompts, assistant
+    turns, the `keep_recent` window, small returns) exceeded it, or a summary it needed failed."""
     failures: list[Failure] = field(default_factory=list[Failure])
     skipped: list[Failure] = field(default_factory=list[Failure])
     """Oversized returns due for a summary that were never sent, and why (not failures: nothing was
