@@ -17,8 +17,10 @@ Per request it measures:
   its cache-read price and (where the provider charges for them) cache writes at its cache-write price;
 - **next-action fact support**: the facts (`summarizer.core._facts`) of the recorded response to the request
   (its text and tool-call arguments) that occurred in an earlier tool return, and how many of them the
-  prompt still holds anywhere. The response was written by a model that saw the uncompacted history: a
-  fact it uses and the compacted prompt lacks is one the model would have had to read back or guess.
+  prompt still holds in context (`_context`: a tool return holds one in a window of an original line that
+  held it; a prompt or the assistant's own words hold one anywhere) and how many anywhere. The response
+  was written by a model that saw the uncompacted history: a fact it uses and the compacted prompt lacks
+  is one the model would have had to read back or guess.
 """
 
 from __future__ import annotations
@@ -39,9 +41,19 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import Model
 from pydantic_ai.profiles import prompt_cache_outlook
 
-from ..core import SummarizerConfig, Tokenizer, estimate_tokens, message_texts, referred_facts, token_set, turn_texts
+from ..core import (
+    JsonValue,
+    SummarizerConfig,
+    Tokenizer,
+    estimate_tokens,
+    message_texts,
+    referred_facts,
+    token_set,
+    turn_texts,
+)
 from ..pipeline import CacheModel, Compactor, OriginalStore, PriceModel, Summarizer, SummaryCache
 from ._baseline import HEAD, head_model
+from ._context import Context, lines_holding, reader_text
 
 Process = Callable[[list[ModelMessage]], Awaitable[list[ModelMessage]]]
 """One run's history processing: the history so far in, the history to send out."""
@@ -203,8 +215,10 @@ class RunFigures:
     """Per price model: billed input cost, USD."""
     facts: int = 0
     """Facts of the next responses that occurred in earlier tool returns ..."""
+    facts_kept: int = 0
+    """... and of those, the ones the prompt still held in context ..."""
     facts_present: int = 0
-    """... and of those, the ones the prompt still held."""
+    """... and anywhere."""
     rewrites: int = 0
     """Requests whose prompt does not begin with the whole previous prompt (the history was rewritten)."""
     over_ceiling: int = 0
@@ -212,6 +226,12 @@ class RunFigures:
 
     @property
     def support(self) -> float | None:
+        """Share of the next responses' facts the prompt held in context."""
+        return self.facts_kept / self.facts if self.facts else None
+
+    @property
+    def presence(self) -> float | None:
+        """Share of the next responses' facts the prompt held anywhere."""
         return self.facts_present / self.facts if self.facts else None
 
     def add(self, other: RunFigures) -> None:
@@ -219,6 +239,7 @@ class RunFigures:
         self.tokens_sent += other.tokens_sent
         self.largest_prompt += other.largest_prompt
         self.facts += other.facts
+        self.facts_kept += other.facts_kept
         self.facts_present += other.facts_present
         self.rewrites += other.rewrites
         self.over_ceiling += other.over_ceiling
@@ -250,6 +271,9 @@ async def replay(
     blocks = _Blocks(tokenizer)
     returned: set[str] = set()
     """Tokens of every tool return recorded so far (as recorded, not compacted)."""
+    originals: list[str] = []
+    """The text of every tool return recorded so far, as its reader takes it in (`reader_text`)."""
+    contexts = _Contexts()
     process = strategy.start()
     history: list[ModelMessage] = []
     recorded = 0
@@ -261,6 +285,7 @@ async def replay(
                 for part in message.parts:
                     if isinstance(part, BaseToolReturnPart):
                         returned.update(token_set(part.model_response_str()))
+                        originals.append(reader_text(_content(part.content)))
         recorded = index + 1
         history = await process(history + new)
         prompt = [block for message in history for block in blocks.of(message)]
@@ -292,6 +317,7 @@ async def replay(
         wanted = _next_facts(messages[index + 1], returned)
         figures.facts += len(wanted)
         figures.facts_present += _present(wanted, prompt, blocks)
+        figures.facts_kept += contexts.kept(wanted, history, originals)
     return figures
 
 
@@ -319,6 +345,56 @@ def _present(facts: Sequence[str], prompt: Sequence[_Block], blocks: _Blocks) ->
             break
         missing -= blocks.token_set(block)
     return len(facts) - len(missing)
+
+
+class _Contexts:
+    """Whether a prompt holds facts in context: the turns anywhere, each tool return as its reader takes it in."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[object, Context]] = {}
+        self._turns: dict[int, tuple[ModelMessage, set[str]]] = {}
+
+    def kept(self, facts: Sequence[str], history: Sequence[ModelMessage], originals: Sequence[str]) -> int:
+        """How many of `facts` the prompt `history` holds in context, their original lines read from `originals`."""
+        missing = set(facts)
+        for message in history:
+            if not missing:
+                break
+            missing -= self._turn_tokens(message)
+        if not missing:
+            return len(facts)
+        returns = [
+            self._context(part)
+            for message in history
+            if isinstance(message, ModelRequest)
+            for part in message.parts
+            if isinstance(part, BaseToolReturnPart)
+        ]
+        for fact in list(missing):
+            lines = [line for text in originals if fact in text for line in lines_holding(fact, text.split('\n'))]
+            if any(context.keeps(fact, lines) for context in returns):
+                missing.discard(fact)
+        return len(facts) - len(missing)
+
+    def _turn_tokens(self, message: ModelMessage) -> set[str]:
+        """The tokens of a message's turns (prompts, assistant text, tool-call arguments): its own words, in context."""
+        made = self._turns.get(id(message))
+        if made is None or made[0] is not message:
+            made = self._turns[id(message)] = (message, token_set('\n'.join(turn_texts(message))))  # kept: no id reuse
+        return made[1]
+
+    def _context(self, part: BaseToolReturnPart) -> Context:
+        made = self._made.get(id(part))
+        if made is None or made[0] is not part:
+            made = self._made[id(part)] = (part, Context.of(_content(part.content)))
+        return made[1]
+
+
+def _content(content: object) -> JsonValue:
+    """A tool return's content as JSON data (what `reader_text` reads); a value JSON has no form for, as text."""
+    if isinstance(content, (str, int, float, bool, list, dict)) or content is None:
+        return content  # type: ignore[return-value]  # tool returns are JSON data, but for the odd object
+    return str(content)
 
 
 # -- a corpus ------------------------------------------------------------------------------------------

@@ -49,15 +49,17 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
             "estimates of what the model reads; cost is the input of every request at the named model's "
             'prices with prompt caching (the prefix shared with the previous request read from the cache, '
             'the rest written to it or sent plain); *next-step facts*: of the facts of each recorded response '
-            'that an earlier tool return held, the share its prompt still held. Percentages are against no '
-            'compaction in this run.'
+            'that an earlier tool return held, the share its prompt still held in context (a tool return in a '
+            'window of at least 20 characters either side of an original line holding it, or whole; a prompt '
+            "or the assistant's own words anywhere); *present*: the share it held anywhere. Percentages are "
+            'against no compaction in this run.'
         ),
         '',
         '| strategy | tokens sent | largest prompts | '
         + ' | '.join(f'cost, {run.labels.get(price, price)}' for price in prices)
-        + ' | next-step facts | rewrites | dearer runs |'
+        + ' | next-step facts | present | rewrites | dearer runs |'
         + (f' over {run.ceiling:,} |' if run.ceiling is not None else ''),
-        '|---|--:|--:|' + '--:|' * len(prices) + '--:|--:|--:|' + ('--:|' if run.ceiling is not None else ''),
+        '|---|--:|--:|' + '--:|' * len(prices) + '--:|--:|--:|--:|' + ('--:|' if run.ceiling is not None else ''),
     ]
     for strategy in run.strategies:
         total = run.total(strategy)
@@ -68,7 +70,7 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
             + ' | '.join(
                 f'${total.cost[price]:.2f} ({_change(total.cost[price], none.cost[price])})' for price in prices
             )
-            + f' | {_support(total)} | {total.rewrites:,} | {dearer} of {len(run.histories)} |'
+            + f' | {_share(total.support)} | {_share(total.presence)} | {total.rewrites:,} | {dearer} of {len(run.histories)} |'
             + (f' {total.over_ceiling:,} |' if run.ceiling is not None else '')
         )
     if prices:
@@ -105,7 +107,7 @@ def _per_run_header(run: ReplayRun) -> str:
 def _run_cell(figures: RunFigures, base: RunFigures, prices: list[str]) -> str:
     cost = f' / {_change(figures.cost[prices[0]], base.cost[prices[0]])}' if prices else ''
     dearer = ' **dearer**' if prices and figures.cost[prices[0]] > base.cost[prices[0]] else ''
-    return f'{_change(figures.tokens_sent, base.tokens_sent)}{cost} / {_support(figures)}{dearer}'
+    return f'{_change(figures.tokens_sent, base.tokens_sent)}{cost} / {_share(figures.support)}{dearer}'
 
 
 def _change(value: int | Decimal, base: int | Decimal) -> str:
@@ -114,9 +116,8 @@ def _change(value: int | Decimal, base: int | Decimal) -> str:
     return f'{float(value) / float(base) - 1:+.1%}'
 
 
-def _support(figures: RunFigures) -> str:
-    support = figures.support
-    return '-' if support is None else f'{support:.1%}'
+def _share(share: float | None) -> str:
+    return '-' if share is None else f'{share:.1%}'
 
 
 def replay_data(run: ReplayRun, *, started: datetime, sources: list[str]) -> dict[str, object]:
@@ -145,6 +146,7 @@ def _figures_data(figures: RunFigures) -> dict[str, object]:
         'cached_tokens': figures.cached,
         'cost_usd': {price: float(cost) for price, cost in figures.cost.items()},
         'facts': figures.facts,
+        'facts_kept': figures.facts_kept,
         'facts_present': figures.facts_present,
         'rewrites': figures.rewrites,
         'over_ceiling': figures.over_ceiling,
@@ -152,7 +154,7 @@ def _figures_data(figures: RunFigures) -> dict[str, object]:
 
 
 def _plot_png(run: ReplayRun) -> bytes | None:
-    """Cost against no compaction (x) and next-step facts present (y), one point per strategy; needs matplotlib."""
+    """Cost against no compaction (x) and next-step facts in context (y), one point per strategy; needs matplotlib."""
     if not run.prices:
         return None
     try:
