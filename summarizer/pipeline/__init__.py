@@ -45,7 +45,7 @@ from ._summarize import (
     describe,
     is_transient,
 )
-from ._walk import Candidate, as_json, excluded, is_summarizable, plain_json_text, walk
+from ._walk import Candidate, as_json, excluded, is_summarizable, json_text_of, plain_json_text, walk
 
 __all__ = [
     'EXTRACTIVE',
@@ -92,6 +92,7 @@ __all__ = [
     'is_deterministic',
     'is_summarizable',
     'is_transient',
+    'json_text_of',
     'model_id',
     'names_read_tool',
     'plain_json_text',
