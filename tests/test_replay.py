@@ -157,6 +157,19 @@ def test_the_command_writes_the_report_of_a_folder(tmp_path: Path, capsys: pytes
     assert '| long | 11 |' in (report / 'replay.md').read_text()
 
 
+def test_a_report_that_would_overwrite_an_input_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = ModelMessagesTypeAdapter.dump_json(run(2))
+    (tmp_path / 'replay.json').write_bytes(history)
+    assert main(['replay', str(tmp_path), '--report', str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f'summarizer: {tmp_path / "replay.json"}: --report {tmp_path} would overwrite this input: choose another '
+        'place for the report\n'
+    )
+    assert (tmp_path / 'replay.json').read_bytes() == history and not (tmp_path / 'replay.md').exists()
+
+
 def test_an_unknown_price_model_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / 'a.json').write_bytes(ModelMessagesTypeAdapter.dump_json(run(2)))
     assert main(['replay', str(tmp_path), '--price-model', 'nosuch:model-x']) == 2

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import gc
+import os
+from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -89,6 +91,15 @@ def parse_history(path: Path, raw: bytes) -> StoredHistory:
         return StoredHistory.parse(raw)
     except HistoryError as exc:
         raise InputError(f'{path}: {exc}') from None
+
+
+def refuse_overwriting(report: Path, written: Sequence[Path], inputs: Iterable[Path]) -> None:
+    """Stop before `--report report`, which writes the files `written`, would replace one of the `inputs`."""
+    for path in inputs:
+        if any(file.exists() and os.path.samefile(file, path) for file in written):
+            raise InputError(
+                f'{path}: --report {report} would overwrite this input: choose another place for the report'
+            )
 
 
 def console(*, stderr: bool = False) -> Console:

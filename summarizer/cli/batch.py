@@ -15,7 +15,7 @@ from rich.table import Column
 from rich.text import Text
 
 from ..core import SCHEME, PgUrl, SummarizerConfig, atomic_write, count, install_hint
-from ._common import InputError, add_config_options, console, imported, load_config, report_table
+from ._common import InputError, add_config_options, console, imported, load_config, refuse_overwriting, report_table
 
 if TYPE_CHECKING:
     from ..engines import Journal, OnTick, ProviderBatchReport, Source, SourceReport, Target, Tick
@@ -94,7 +94,6 @@ def run(arguments: argparse.Namespace) -> int:
     batching = config.provider_batch.enabled
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
-    out = arguments.out if isinstance(arguments.out, Path) else None
     if urls and (arguments.backup or arguments.vacuum):
         raise InputError('--backup and --vacuum are for files; back a PostgreSQL table up with pg_dump')
     if files and isinstance(arguments.out, str):
@@ -102,10 +101,8 @@ def run(arguments: argparse.Namespace) -> int:
     from ..engines import (
         BatchAborted,
         Journal,
-        SourceError,
         Target,
         check_batchable,
-        discover,
         result_settings,
         resumed,
         run_batch,
@@ -124,18 +121,7 @@ def run(arguments: argparse.Namespace) -> int:
         reuse_output=arguments.resume,
         vacuum=arguments.vacuum,
     )
-    try:
-        in_place = arguments.out is None and not arguments.dry_run
-        sources: list[Source] = [
-            *discover(files, config=config.batch, out=out, in_place=in_place),
-            *_postgres(urls, config, target, out=arguments.out),
-        ]
-    except SourceError as exc:
-        raise InputError(str(exc)) from None
-    if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
-        excluding = f', excluding {" ".join(config.batch.exclude)}' if config.batch.exclude else ''
-        patterns = ' '.join(config.batch.include) + excluding
-        raise InputError(f'{", ".join(map(str, files))}: no history found: no file matches {patterns}')
+    sources = _sources(arguments, config, target, files=files, urls=urls)
     if arguments.shard:
         index, total = _shard(arguments.shard)
         sources = shard(sources, index, total)
@@ -186,6 +172,28 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size, provider=provider)
     return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _sources(
+    arguments: argparse.Namespace, config: SummarizerConfig, target: Target, *, files: list[Path], urls: list[str]
+) -> list[Source]:
+    """Every source to compact, checked before any work; none of them the `--report` file."""
+    from ..engines import SourceError, discover
+
+    out = arguments.out if isinstance(arguments.out, Path) else None
+    try:
+        in_place = arguments.out is None and not arguments.dry_run
+        found = discover(files, config=config.batch, out=out, in_place=in_place)
+        sources: list[Source] = [*found, *_postgres(urls, config, target, out=arguments.out)]
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    if arguments.report:
+        refuse_overwriting(arguments.report, [arguments.report], [source.path for source in found])
+    if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
+        excluding = f', excluding {" ".join(config.batch.exclude)}' if config.batch.exclude else ''
+        patterns = ' '.join(config.batch.include) + excluding
+        raise InputError(f'{", ".join(map(str, files))}: no history found: no file matches {patterns}')
+    return sources
 
 
 def _check_options(arguments: argparse.Namespace, config: SummarizerConfig) -> None:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from rich.markdown import Markdown
 
 from ..core import SummarizerConfig
-from ._common import InputError, console, imported, load_config
+from ._common import InputError, console, imported, load_config, refuse_overwriting
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -77,7 +77,7 @@ def run(arguments: argparse.Namespace) -> int:
     masks = arguments.mask or list(DEFAULT_MASKS)
     if any(keep < 1 for keep in masks):
         raise InputError(f'--mask must be 1 or more, got {min(masks)}')
-    histories = list(_histories([Path(path) for path in arguments.paths], config=config))
+    histories = list(_histories([Path(path) for path in arguments.paths], config=config, report=arguments.report))
     if not histories:
         raise InputError(f'{", ".join(arguments.paths)}: no histories found')
     model = resolve_model(config)  # a model that cannot be built: ModelBuildError, exit 2
@@ -107,15 +107,20 @@ def _price(name: str) -> PriceModel:
         raise InputError(f'--price-model {name}: {exc}') from None
 
 
-def _histories(paths: list[Path], *, config: SummarizerConfig) -> Iterator[ReplayHistory]:
-    """Every history of every source under `paths`, read as `summarizer batch --dry-run` reads them."""
+def _histories(paths: list[Path], *, config: SummarizerConfig, report: Path | None) -> Iterator[ReplayHistory]:
+    """Every history of every source under `paths`, read as `summarizer batch --dry-run` reads them.
+
+    None of the sources may be a file the `report` folder's files would replace.
+    """
     from ..engines import SourceError, Target, discover
-    from ..eval import ReplayHistory
+    from ..eval import REPLAY_FILES, ReplayHistory
 
     try:
         sources = discover(paths, config=config.batch, out=None)
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    if report is not None:
+        refuse_overwriting(report, [report / name for name in REPLAY_FILES], [source.path for source in sources])
     target = Target(dry_run=True)
     for source in sources:
         source.open(target)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.console import Console
 
 from ..core import SummarizerConfig, atomic_write, remove_temporaries
-from ._common import InputError, imported, load_config
+from ._common import InputError, imported, load_config, refuse_overwriting
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
 if TYPE_CHECKING:
@@ -63,12 +63,12 @@ def run(arguments: argparse.Namespace) -> int:
     if urls and (arguments.out is not None or arguments.backup):
         raise InputError('a PostgreSQL source is restored --in-place (back a table up with pg_dump)')
     try:
-        sources: list[Source] = [
-            *discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place),
-            *_postgres(urls, config, target, out=None),
-        ]
+        found = discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place)
+        sources: list[Source] = [*found, *_postgres(urls, config, target, out=None)]
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    if arguments.report:
+        refuse_overwriting(arguments.report, [arguments.report], [source.path for source in found])
     store = OriginalStore.from_config(config)
     if store.database is None:
         raise InputError('originals.enabled is false in the config: there is no store to restore from')

@@ -12,12 +12,14 @@ from ._baseline import HEAD, head, head_model
 from ._golden import expected_path, golden_compactor, golden_output, update_golden
 from ._metrics import Tally
 from ._replay import ReplayHistory, compared_strategies, replay_all
-from ._replay_report import replay_markdown, write_replay_report
-from ._report import default_folder, markdown, write_report
+from ._replay_report import REPLAY_FILES, replay_markdown, write_replay_report
+from ._report import REPORT_FILES, default_folder, markdown, write_report
 from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
 
 __all__ = [
     'HEAD',
+    'REPLAY_FILES',
+    'REPORT_FILES',
     'EvalHistory',
     'EvalRun',
     'ModelScore',

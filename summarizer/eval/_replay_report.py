@@ -22,6 +22,8 @@ logger = logging.getLogger(__name__)
 SUMMARY_FILE = 'replay.md'
 DATA_FILE = 'replay.json'
 PLOT_FILE = 'replay-cost-support.png'
+REPLAY_FILES = (SUMMARY_FILE, DATA_FILE, PLOT_FILE)
+"""The files a replay report folder gets."""
 
 
 def write_replay_report(run: ReplayRun, folder: Path, *, started: datetime, sources: list[str]) -> list[Path]:

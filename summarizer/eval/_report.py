@@ -33,6 +33,8 @@ _STAR_SIZE = 260
 SUMMARY_FILE = 'summary.md'
 DATA_FILE = 'results.json'
 PLOT_FILE = 'compression-retention.png'
+REPORT_FILES = (SUMMARY_FILE, DATA_FILE, PLOT_FILE)
+"""The files an eval report folder gets."""
 _FILE_MODE = 0o600
 
 
