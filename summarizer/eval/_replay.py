@@ -286,6 +286,8 @@ class ReplayRun:
     histories: list[str]
     figures: dict[str, dict[str, RunFigures]]
     """Strategy name -> history name -> its figures."""
+    skipped: list[str] = field(default_factory=list[str])
+    """The histories found that could not be used (where, and why): not replayed."""
 
     def total(self, strategy: str) -> RunFigures:
         total = RunFigures(cached=dict.fromkeys(self.prices, 0), cost={name: Decimal(0) for name in self.prices})

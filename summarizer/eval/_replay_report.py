@@ -85,6 +85,8 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
         base = run.figures[NO_COMPACTION.name][history]
         cells = [_run_cell(run.figures[strategy][history], base, prices) for strategy in run.strategies[1:]]
         lines.append(f'| {history} | {base.requests} | ' + ' | '.join(cells) + ' |')
+    if run.skipped:
+        lines += ['', '## Skipped histories', '', *[f'- {reason}' for reason in run.skipped]]
     return '\n'.join(lines) + '\n'
 
 
@@ -119,6 +121,7 @@ def replay_data(run: ReplayRun, *, started: datetime, sources: list[str]) -> dic
         'sources': sources,
         'prices': run.prices,
         'histories': run.histories,
+        'skipped': run.skipped,
         'strategies': {
             strategy: {
                 'total': _figures_data(run.total(strategy)),
