@@ -238,6 +238,36 @@ def test_a_config_file_that_is_not_yaml_is_one_line(
         assert err.count('\n') == 1 and err.startswith(f'summarizer: {config}: {problem}'), err
 
 
+@pytest.mark.parametrize(
+    ('text', 'problem'),
+    [
+        ('threshold_tokens: five hundred\n', "threshold_tokens must be an integer, got 'five hundred'"),
+        ('strict: maybe\n', "strict must be true or false, got 'maybe'"),
+        ('timeout_seconds: [1]\n', 'timeout_seconds must be a number, got [1]'),
+        ('base_url: 5\n', 'base_url must be a string or null, got 5'),
+        ('originals:\n  size_limit_mb: lots\n', "originals: size_limit_mb must be an integer, got 'lots'"),
+        ('batch:\n  include: [1]\n', 'batch: include must be a list of strings, got [1]'),
+        ('tools:\n  search:\n    skip: maybe\n', "tools.search: skip must be true or false, got 'maybe'"),
+    ],
+)
+def test_a_config_value_of_the_wrong_type_is_one_line_naming_the_key_and_the_type(
+    text: str, problem: str, old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python's TypeError (`'<' not supported between instances of 'str' and 'int'`) named neither."""
+    config = tmp_path / 'config.yaml'
+    config.write_text(text, encoding='utf-8')
+    assert main(['compact', str(old_schema_file), '--config', str(config)]) == 2
+    assert capsys.readouterr().err == f'summarizer: {config}: {problem}\n'
+
+
+def test_a_keyword_option_of_the_wrong_type_is_a_config_error() -> None:
+    from summarizer import SummarizerConfig
+    from summarizer.core import ConfigError
+
+    with pytest.raises(ConfigError, match="^arguments: keep_recent must be an integer, got '2'$"):
+        SummarizerConfig().override(keep_recent='2')
+
+
 def test_a_batch_that_finds_no_history_says_so_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """An empty folder, or files none of which match: a wrong path or pattern, said before anything is written."""
     empty, notes = tmp_path / 'empty', tmp_path / 'notes'
