@@ -72,21 +72,27 @@ def run(arguments: argparse.Namespace) -> int:
     store = OriginalStore.from_config(config)
     if store.database is None:
         raise InputError('originals.enabled is false in the config: there is no store to restore from')
+    console = Console(stderr=True)
+    directory = store.directory
     if not store.database.is_file():
-        raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
-    if not store.available:
-        raise InputError(f'{store.directory}: the originals store cannot be opened')
+        # Deleted, or never made: each history holding summaries is named as one that cannot be restored.
+        console.print(
+            f'no originals store at {directory} (deleted, or nothing was compacted with it): '
+            'a history holding summaries cannot be restored',
+            highlight=False,
+            soft_wrap=True,
+        )
+        store = OriginalStore.disabled()  # reads nothing, creates nothing
+    elif not store.available:
+        raise InputError(f'{directory}: the originals store cannot be opened')
     # A restored history depends only on the store it was restored from.
-    journal = Journal(
-        arguments.journal or _default_journal(config, arguments), settings={'originals': str(store.directory)}
-    )
+    journal = Journal(arguments.journal or _default_journal(config, arguments), settings={'originals': str(directory)})
     finished = journal.start(resume=arguments.resume)
     earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
     todo = [source for source in sources if source.key not in earlier]
     for source in sources:
         if source.key in earlier:
             journal.record(source, earlier[source.key])
-    console = Console(stderr=True)
     started = time.perf_counter()
     remove_temporaries(
         [path for source in todo for path in source.temporaries(target)]
