@@ -352,6 +352,9 @@ class HistorySession:
         or raise `ServerUnreachable` (a replay, whose figures would otherwise leave the summaries out)."""
         self.messages_walked = 0
         """Messages walked so far: stays proportional to what is new, request after request."""
+        self._unreachable: dict[int, tuple[object, Failure]] = {}
+        """Returns (by part, held) that an unreachable server kept from being summarized: each is one failure in
+        `report` until a later request tries it again."""
         config = compactor.config
         self._cache_aware = config.policy.kind == 'cache-aware' and compactor.originals.enabled
         self._tokens = _MessageTokens(compactor.tokenizer)
@@ -475,10 +478,12 @@ class HistorySession:
                 if not self._keep_going:
                     raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
+                self._kept_from(chosen, f'not summarized: {exc}')
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
                 pending[first:first] = chosen  # where they were: priced again when next due
                 rewritten_from = None
             else:
+                self._kept_from(chosen, None)
                 compacted = compaction.report
                 changed = sorted(compaction.changed)
                 rewritten_from = self._tokens.positions(messages, changed[:1])[0] if changed else None
@@ -508,6 +513,22 @@ class HistorySession:
         self._anchor_instructions = _instructions(self._anchor)
         self._anchor_returns = _returns_in(self._anchor)
         return messages
+
+    def _kept_from(self, tried: list[Candidate], reason: str | None) -> None:
+        """Count each of `tried` as failed for `reason`, once; None: tried again, so its failure is taken back.
+
+        A try after the server came back counts its own summary or failure.
+        """
+        report = self.report
+        for candidate in tried:
+            key = id(candidate.part)
+            if reason is not None and key not in self._unreachable:
+                self._unreachable[key] = (candidate.part, _failure(candidate, reason))
+                report.failed += 1
+                report.failures.append(self._unreachable[key][1])
+            elif reason is None and (entry := self._unreachable.pop(key, None)) is not None:
+                report.failed -= 1
+                report.failures.remove(entry[1])
 
     def _first_replaced(self, messages: list[ModelMessage], *, end: int | None = None) -> int:
         """The first of the messages the last request returned (those before `end`) that is another object now.
