@@ -371,28 +371,44 @@ class _Progress:
 
 
 def _summary(console: Console, reports: list[SourceReport], *, seconds: float, size: int, dry_run: bool) -> None:
+    """The table of what this run did; sources an earlier run finished (`--resume`) are a line of their own.
+
+    A journal keeps fewer counts than a run makes (no returns examined, no oversized): added together,
+    the rows would cover different histories.
+    """
     from ..pipeline import Report
 
+    done = [report for report in reports if not report.resumed]
     total = Report()
-    for report in reports:
+    for report in done:
         total.add(report.counts)
-    histories = sum(report.histories for report in reports)
-    title = f'batch: {count(len(reports), "source")}' + (' (dry run: nothing written)' if dry_run else '')
+    histories = sum(report.histories for report in done)
+    title = f'batch: {count(len(done), "source")}' + (' (dry run: nothing written)' if dry_run else '')
     table = report_table(
         total,
-        tokens_before=sum(report.tokens_before for report in reports),
-        tokens_after=sum(report.tokens_after for report in reports),
+        tokens_before=sum(report.tokens_before for report in done),
+        tokens_after=sum(report.tokens_after for report in done),
         title=title,
     )
     table.add_row(
         'histories',
-        f'{histories:,} seen, {sum(r.changed for r in reports):,} changed, {sum(r.failed for r in reports):,} failed',
+        f'{histories:,} seen, {sum(r.changed for r in done):,} changed, {sum(r.failed for r in done):,} failed',
     )
-    table.add_row('resumed sources', f'{sum(report.resumed for report in reports):,}')
     table.add_row(
         'throughput', f'{size / 1e6 / max(seconds, 1e-9):.1f} MB/s, {histories / max(seconds, 1e-9):.1f} histories/s'
     )
     console.print(table)
+    resumed = [report for report in reports if report.resumed]
+    if resumed:
+        console.print(
+            Text(
+                f'resumed: {count(len(resumed), "source")} an earlier run finished, not in the table: '
+                f'{count(sum(r.histories for r in resumed), "history", "histories")}, '
+                f'{sum(r.changed for r in resumed):,} changed, '
+                f'{count(sum(r.counts.summarized for r in resumed), "return")} summarized, '
+                f'{count(sum(r.tokens_before - r.tokens_after for r in resumed), "token")} saved'
+            )
+        )
     for report in reports:
         for problem in report.problems:
             console.print(Text.assemble((f'{problem.kind} failed', 'yellow'), f' {problem.describe()}'))
