@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import sys
+import threading
 import tomllib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -180,6 +183,71 @@ def test_an_unreachable_model_server_is_one_line_exit_2_and_nothing_written(
     assert 'connection refused' in captured.err and 'S3cret' not in captured.err
     assert {path.name: path.read_bytes() for path in folder.iterdir()} == before
     assert not [path for path in out.rglob('*') if not path.is_dir()]  # (`--out` makes its folder as it starts)
+
+
+class _Echo(BaseHTTPRequestHandler):
+    """A gateway that answers every request with a 400 whose body echoes its path and headers."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers['Content-Length']))
+        echoed = {'error': {'message': f'bad request to {self.path} with headers {dict(self.headers)}'}}
+        data = json.dumps(echoed).encode('utf-8')
+        self.send_response(400)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_no_message_log_line_or_file_shows_a_key_a_server_echoes(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server's error body was printed as is (default verbosity) and written to reports: the API key of its
+    `Authorization` header, a key in `base_url`'s query (`?api_key=`, `?code=`) and in its path."""
+    secrets = ('sk-Echoed4Key9x', 'Qu3ryS3cret7z', 'C0deS3cret8q', 'P4thK3y1234567890abcdef')
+    server = ThreadingHTTPServer(('127.0.0.1', 0), _Echo)
+    threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
+    monkeypatch.setenv('GATEWAY_KEY', secrets[0])
+    config = tmp_path / 'gateway.yaml'
+    port = server.server_address[1]
+    config.write_text(
+        f'model: some-model\napi_key_env: GATEWAY_KEY\nkeep_recent: 0\n'
+        f'base_url: http://127.0.0.1:{port}/v1/{secrets[3]}?api_key={secrets[1]}&code={secrets[2]}\n',
+        encoding='utf-8',
+    )
+    folder = tmp_path / 'in'
+    folder.mkdir()
+    (folder / 'h.json').write_bytes(ModelMessagesTypeAdapter.dump_json(history(BIG_TEXT, BIG_LIST)))
+    try:
+        assert main(['compact', str(folder / 'h.json'), '--config', str(config), '--dry-run']) == 1
+        assert (
+            main(
+                [
+                    '-vv',
+                    'batch',
+                    str(folder),
+                    '--config',
+                    str(config),
+                    '--out',
+                    str(tmp_path / 'out'),
+                    '--report',
+                    str(tmp_path / 'report.json'),
+                ]
+            )
+            == 1
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    out, err = capsys.readouterr()
+    written = [path.read_text('utf-8') for path in (tmp_path / 'report.json', *isolated_cache.rglob('*.jsonl'))]
+    assert 'status_code: 400' in out and 'kept original' in out  # the reason is there, ...
+    assert 'summary failed' in err and "'authorization': 'Bearer ***'" in written[0]
+    for text in (out, err, *written):
+        assert not any(secret in text for secret in secrets), text  # ... without a secret
 
 
 EXTRAS = set(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
@@ -19,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..core import SummarizerConfig, count
+from ..core import SummarizerConfig, atomic_write, count, redact
 
 if TYPE_CHECKING:
     from ..pipeline import Report
@@ -100,6 +101,15 @@ def refuse_overwriting(report: Path, written: Sequence[Path], inputs: Iterable[P
             raise InputError(
                 f'{path}: --report {report} would overwrite this input: choose another place for the report'
             )
+
+
+def write_json_report(path: Path, document: dict[str, object]) -> None:
+    """`--report FILE` of batch and restore: JSON, owner-readable only, through the one redaction, atomically."""
+    text = redact(json.dumps(document, indent=2, ensure_ascii=False)) + '\n'
+    try:
+        atomic_write(path, text.encode('utf-8'), mode=0o600)
+    except OSError as exc:
+        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
 
 
 def console(*, stderr: bool = False) -> Console:

@@ -14,8 +14,17 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Column
 from rich.text import Text
 
-from ..core import SCHEME, PgUrl, SummarizerConfig, atomic_write, count, install_hint
-from ._common import InputError, add_config_options, console, imported, load_config, refuse_overwriting, report_table
+from ..core import SCHEME, PgUrl, SummarizerConfig, count, install_hint
+from ._common import (
+    InputError,
+    add_config_options,
+    console,
+    imported,
+    load_config,
+    refuse_overwriting,
+    report_table,
+    write_json_report,
+)
 
 if TYPE_CHECKING:
     from ..engines import Journal, OnTick, ProviderBatchReport, Source, SourceReport, Target, Tick
@@ -423,7 +432,4 @@ def _write_report(
     if provider is not None:  # what the run's provider batch did and cost (docs/scale.md)
         document['provider_batch'] = provider.as_json()
     document['sources'] = [report.as_json() for report in reports]
-    try:
-        atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
-    except OSError as exc:
-        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
+    write_json_report(path, document)

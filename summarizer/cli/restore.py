@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from ..core import SummarizerConfig, atomic_write, remove_temporaries
-from ._common import InputError, imported, load_config, refuse_overwriting
+from ..core import SummarizerConfig, remove_temporaries
+from ._common import InputError, imported, load_config, refuse_overwriting, write_json_report
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
 if TYPE_CHECKING:
@@ -153,11 +153,7 @@ def _write_report(path: Path, reports: list[SourceReport], *, seconds: float) ->
         for key in ('summaries_failed', 'cache_hits', 'model_calls'):
             entry.pop(key)
         sources.append(entry)
-    document = {'seconds': round(seconds, 3), 'sources': sources}
-    try:
-        atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
-    except OSError as exc:
-        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
+    write_json_report(path, {'seconds': round(seconds, 3), 'sources': sources})
 
 
 def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) -> Path:

@@ -43,7 +43,7 @@ from typing import Any, cast
 
 import anyio.to_thread
 
-from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
+from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, redact, remove_temporaries
 from ..pipeline import Compactor, OriginalStore, Report, Rewrite, record_rewrite
 from ..stored import Done, StoredUnit, Unit, Where, unit_size
 from ._sources import Source, SourceProblem, Target
@@ -451,7 +451,9 @@ class _Open:
         elif isinstance(exc, SourceProblem):
             problem = str(exc)
         else:
-            problem = f'{type(exc).__name__}: {exc}' + ('' if kept else '; this source is left as it was')
+            problem = redact(f'{type(exc).__name__}: {exc}', echoed=True) + (
+                '' if kept else '; this source is left as it was'
+            )
         if kept:
             saved = (
                 'the 1 history saved before it stays' if kept == 1 else f'the {kept:,} histories saved before it stay'

@@ -32,8 +32,8 @@ def write_replay_report(run: ReplayRun, folder: Path, *, started: datetime, sour
     return write_files(
         folder,
         {
-            SUMMARY_FILE: replay_markdown(run, started=started, sources=sources).encode('utf-8'),
-            DATA_FILE: data.encode('utf-8'),
+            SUMMARY_FILE: replay_markdown(run, started=started, sources=sources),
+            DATA_FILE: data,
             PLOT_FILE: _plot_png(run),
         },
     )
