@@ -69,6 +69,38 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2(
     assert files_under(folder) == before and not out_folder.exists()
 
 
+@pytest.mark.parametrize(
+    ('model', 'problem'),
+    [
+        ('openai:gpt-4.1-mini', 'no API key: set the OPENAI_API_KEY environment variable'),
+        ('gpt-4', 'Unknown model: gpt-4 (a model name starts with its provider: did you mean openai:gpt-4?)'),
+        ('nonsense', 'Unknown model: nonsense'),
+    ],
+)
+def test_a_model_that_cannot_be_built_gets_our_advice(
+    model: str, problem: str, old_schema_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not pydantic-ai's advice about `OpenAIProvider(api_key=...)` and `Agent('test')`; a bare name gets its provider."""
+    monkeypatch.delenv('OPENAI_API_KEY', raising=False)
+    assert main(['compact', str(old_schema_file), '--model', model, '--dry-run']) == 2
+    assert capsys.readouterr().err == f"summarizer: model '{model}': {problem}\n"
+
+
+def test_compact_points_a_database_or_jsonl_file_to_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    database, lines = tmp_path / 'store.db', tmp_path / 'runs.jsonl'
+    sqlite3.connect(database).execute('CREATE TABLE conversations (id TEXT, messages TEXT)').connection.close()
+    lines.write_bytes(b'[]\n[]\n')
+    assert main(['compact', str(database)]) == 2
+    assert capsys.readouterr().err == (
+        f'summarizer: {database}: a SQLite database, not a history file: `summarizer batch {database}` compacts its '
+        'histories\n'
+    )
+    assert main(['compact', str(lines)]) == 2
+    assert capsys.readouterr().err.endswith(f'(a JSONL file: `summarizer batch {lines}` compacts each line)\n')
+
+
 def test_backup_needs_in_place(old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = old_schema_file.parent
     before = files_under(folder)

@@ -39,7 +39,9 @@ def test_compact_then_restore_is_byte_identical_on_the_older_schema(
 
     assert main(['restore', str(old_schema_file), '--in-place']) == 0
     assert old_schema_file.read_bytes() == before
-    assert '2 values put back' in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f'{old_schema_file}: 1 history, 1 restored, 0 failed, 2 values put back' in err  # not "1 histories"
+    assert 'restore: 1 source, 1 history, 1 restored, 0 failed, 2 values put back, 0 sources resumed' in err
     assert main(['restore', str(old_schema_file), '--in-place']) == 0  # nothing left to restore: unchanged
     assert old_schema_file.read_bytes() == before
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from ..core import SummarizerConfig, remove_temporaries
+from ..core import SummarizerConfig, count, remove_temporaries
 from ._common import InputError, imported, load_config, refuse_overwriting, write_json_report
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
@@ -123,8 +123,8 @@ def _tick(console: Console, tick: Tick) -> None:
     report = tick.finished
     if report is not None:
         console.print(
-            f'{report.source}: {report.histories:,} histories, {report.changed:,} restored, {report.failed:,} failed, '
-            f'{report.counts.summarized:,} values put back',
+            f'{report.source}: {count(report.histories, "history", "histories")}, {report.changed:,} restored, '
+            f'{report.failed:,} failed, {count(report.counts.summarized, "value")} put back',
             highlight=False,
             soft_wrap=True,
         )
@@ -133,9 +133,10 @@ def _tick(console: Console, tick: Tick) -> None:
 def _summary(console: Console, reports: list[SourceReport]) -> None:
     histories = sum(report.histories for report in reports)
     console.print(
-        f'restore: {len(reports):,} sources, {histories:,} histories, {sum(r.changed for r in reports):,} restored, '
-        f'{sum(r.failed for r in reports):,} failed, {sum(r.counts.summarized for r in reports):,} values put back, '
-        f'{sum(r.resumed for r in reports):,} sources resumed',
+        f'restore: {count(len(reports), "source")}, {count(histories, "history", "histories")}, '
+        f'{sum(r.changed for r in reports):,} restored, {sum(r.failed for r in reports):,} failed, '
+        f'{count(sum(r.counts.summarized for r in reports), "value")} put back, '
+        f'{count(sum(r.resumed for r in reports), "source")} resumed',
         highlight=False,
         soft_wrap=True,
     )

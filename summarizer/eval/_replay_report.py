@@ -14,6 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
+from ..core import install_hint
 from ._replay import NO_COMPACTION, ReplayRun, RunFigures
 from ._report import write_files
 
@@ -156,7 +157,7 @@ def _plot_png(run: ReplayRun) -> bytes | None:
         matplotlib.use('Agg')
         from matplotlib import pyplot
     except ImportError:
-        logger.warning('%s skipped: matplotlib is not installed (pip install ".[eval]")', PLOT_FILE)
+        logger.warning('%s skipped: matplotlib is not installed (the eval extra: %s)', PLOT_FILE, install_hint('eval'))
         return None
     from io import BytesIO
 

@@ -73,12 +73,35 @@ def resolve_model(config: SummarizerConfig, model: Model | str | None = None) ->
     try:
         built = _openai_compatible(chosen, config) if config.base_url else infer_model(chosen)
     except (UserError, ImportError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        extra = _PROVIDER_EXTRAS.get(chosen.partition(':')[0].split('-')[0]) if isinstance(exc, ImportError) else None
-        if extra is not None:  # pydantic-ai's own hint names pydantic-ai-slim's extra
-            reason = f'its provider needs the {extra} extra: {install_hint(extra)}'
-        raise ModelBuildError(f'model {chosen!r}: {reason}') from exc
+        raise ModelBuildError(f'model {chosen!r}: {_build_problem(chosen, exc)}') from exc
     return _with_secrets_remembered(built, config)
+
+
+_KEY_ADVICE = re.compile(r'Set the `(\w+)` environment variable')
+"""pydantic-ai's missing-key message, which goes on about its provider classes and test models."""
+_PROVIDERS_BY_NAME = (
+    ('gpt-', 'openai'),
+    ('o1', 'openai'),
+    ('o3', 'openai'),
+    ('o4', 'openai'),
+    ('claude', 'anthropic'),
+    ('gemini', 'google'),
+)
+"""How a bare model name starts, and the provider whose model string would name it (`gpt-4` -> `openai:gpt-4`)."""
+
+
+def _build_problem(name: str, exc: UserError | ImportError) -> str:
+    """Why `name` cannot be built, in one line of ours (pydantic-ai's speaks of its classes, and of pip extras of its own)."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    extra = _PROVIDER_EXTRAS.get(name.partition(':')[0].split('-')[0]) if isinstance(exc, ImportError) else None
+    if extra is not None:
+        return f'its provider needs the {extra} extra: {install_hint(extra)}'
+    if (key := _KEY_ADVICE.search(reason)) is not None:
+        return f'no API key: set the {key[1]} environment variable'
+    provider = next((provider for start, provider in _PROVIDERS_BY_NAME if name.startswith(start)), None)
+    if ':' not in name and provider is not None and 'did you mean' not in reason.lower():
+        return f'{reason} (a model name starts with its provider: did you mean {provider}:{name}?)'
+    return reason
 
 
 _CREDENTIAL = re.compile(r'(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$')
