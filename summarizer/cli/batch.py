@@ -109,6 +109,7 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(f'{files[0]}: --out for files must be a folder, not a postgresql:// URL')
     from ..engines import (
         BatchAborted,
+        Interrupted,
         Journal,
         Target,
         check_batchable,
@@ -142,6 +143,8 @@ def run(arguments: argparse.Namespace) -> int:
     screen = console(stderr=True)
     started = time.perf_counter()
     provider: ProviderBatchReport | None = None
+    size = 0
+    earlier: dict[str, SourceReport] = {}
     try:
         if batching and not arguments.resume:
             _refuse_pending_batches(journal)
@@ -175,6 +178,14 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     except ServerUnreachable as exc:
         raise InputError(f'{exc}; stopped, every unfinished source left as it was') from None
+    except Interrupted as exc:  # Ctrl-C: the report says what was done, then the one line of any interrupt
+        if arguments.report:
+            done = {report.source: report for report in exc.reports}
+            cut = [
+                earlier.get(source.key) or done.get(source.name) or _not_started(source, target) for source in sources
+            ]
+            _write_report(arguments.report, cut, seconds=time.perf_counter() - started, size=size, provider=None)
+        raise
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
     _summary(screen, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
@@ -203,6 +214,13 @@ def _sources(
         patterns = ' '.join(config.batch.include) + excluding
         raise InputError(f'{", ".join(map(str, files))}: no history found: no file matches {patterns}')
     return sources
+
+
+def _not_started(source: Source, target: Target) -> SourceReport:
+    """The report of a source an interrupted run never began: nothing done, left as it was."""
+    from ..engines import SourceReport
+
+    return SourceReport(source=source.name, kind=source.kind, output=source.output_name(target), interrupted=True)
 
 
 def _check_options(arguments: argparse.Namespace, config: SummarizerConfig) -> None:
