@@ -191,6 +191,19 @@ def test_missing_paths_and_databases_without_the_table_fail_before_any_work(
     assert batch(tmp_path / 'good.json') == 2  # neither --out, --in-place nor --dry-run
 
 
+@pytest.mark.parametrize('command', ['batch', 'restore'])
+def test_a_report_that_would_overwrite_an_input_is_refused_before_anything_runs(
+    tmp_path: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / 'a.json').write_bytes(stored(0))
+    assert main([command, str(tmp_path), '--in-place', '--report', str(tmp_path / 'a.json')]) == 2
+    report = tmp_path / 'a.json'
+    assert capsys.readouterr().err == (
+        f'summarizer: {report}: --report {report} would overwrite this input: choose another place for the report\n'
+    )
+    assert report.read_bytes() == stored(0)
+
+
 def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / 'h.json').write_bytes(stored(0))
     (tmp_path / 'h.jsonl').write_bytes(stored(1) + b'\n')

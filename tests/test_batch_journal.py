@@ -61,6 +61,32 @@ def test_resume_redoes_a_source_whose_settings_changed(tmp_path: Path) -> None:
     check_rewrite(StoredHistory.parse(stored(50)), StoredHistory.parse(path.read_bytes()))
 
 
+def test_after_resume_every_row_of_the_summary_covers_this_runs_histories(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It mixed the journal's counts with this run's ("oversized 3, summarized 6"; model calls on a run making none)."""
+    monkeypatch.setenv('COLUMNS', '80')
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    (inputs / 'a.json').write_bytes(stored(60))
+    assert batch(inputs, '--in-place') == 0
+    (inputs / 'b.json').write_bytes(stored(61))
+    capsys.readouterr()
+
+    assert batch(inputs, '--in-place', '--resume') == 0
+    err = capsys.readouterr().err
+    cells = [[cell.strip() for cell in line.split('│')[1:-1]] for line in err.splitlines() if line.startswith('│')]
+    rows = dict(cells)
+    assert err.count('batch: 1 source') == 1
+    # b.json's own: its log is new, its list and object were summarized for a.json (the cache)
+    assert [rows[name] for name in ('oversized', 'summarized', 'model calls', 'cache hits')] == ['3', '3', '1', '2']
+    assert rows['histories'] == '1 seen, 1 changed, 0 failed'
+    (resumed,) = [line for line in err.splitlines() if line.startswith('resumed: ')]
+    assert resumed.startswith(
+        'resumed: 1 source an earlier run finished, not in the table: 1 history, 1 changed, 3 returns summarized, '
+    )
+
+
 def test_the_journal_records_what_results_depend_on(tmp_path: Path, isolated_cache: Path) -> None:
     (tmp_path / 'h.json').write_bytes(stored(51))
 

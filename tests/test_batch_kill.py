@@ -5,6 +5,8 @@ Both runs are processes of their own, forked from one that imported the CLI once
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
 import time
 from pathlib import Path
@@ -104,3 +106,44 @@ def _cached(directory: Path) -> int:
 
 def _rewritten(inputs: Path, originals: dict[str, bytes]) -> bool:
     return any((inputs / name).read_bytes() != data for name, data in originals.items())
+
+
+@pytest.mark.slow
+def test_ctrl_c_with_jobs_prints_one_line_and_writes_the_report_of_what_was_done(
+    tmp_path: Path, isolated_cache: Path
+) -> None:
+    """It printed some 125 lines of the workers' tracebacks, and wrote no `--report`."""
+    originals = {
+        f'h{index:02d}.json': ModelMessagesTypeAdapter.dump_json(history(f'file {index}\n{BIG_TEXT}'))
+        for index in range(FILES)
+    }
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    for name, data in originals.items():
+        (inputs / name).write_bytes(data)
+    report = tmp_path / 'report.json'
+    with fake_openai() as server:
+        config = tmp_path / 'config.yaml'
+        config.write_text(f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nkeep_recent: 0\n')
+        server.limit = 4  # the other requests wait at the gate: the run is mid-way when Ctrl-C comes
+        command = ['batch', str(inputs), '--in-place', '--jobs', '2', '--config', str(config), '--report', str(report)]
+        run = Forked(command)
+        try:
+            deadline = time.monotonic() + 60
+            while len(server.answered) < 4 or not run.stderr_lines():
+                assert run.poll() is None and time.monotonic() < deadline, 'the batch never got mid-way'
+                time.sleep(0.02)
+            os.killpg(run.pid, signal.SIGINT)  # Ctrl-C at a terminal: the command and its workers
+            assert run.wait(timeout=30) == 130
+        finally:
+            run.close()
+    lines = run.stderr().splitlines()
+    assert 'Traceback' not in run.stderr()
+    assert lines[-1] == 'summarizer: interrupted; files already written are complete, the rest untouched'
+    assert all(line.startswith(f'{inputs}/') for line in lines[:-1]), lines  # a line per source finished before
+    rewritten = {name for name, data in originals.items() if assert_old_or_new(data, (inputs / name).read_bytes())}
+    sources = read_report(report)
+    assert set(sources) == set(originals)
+    assert {name for name, source in sources.items() if source['histories']['changed']} == rewritten
+    assert {name for name, source in sources.items() if source['interrupted']} == set(originals) - rewritten
+    assert 0 < len(rewritten) < FILES

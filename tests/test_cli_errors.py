@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import sys
+import threading
 import tomllib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -64,6 +67,38 @@ def test_a_model_that_cannot_be_built_is_one_line_and_exit_2(
     assert result.returncode == 2 and result.stdout == ''
     assert result.stderr.count('\n') == 1 and result.stderr.startswith(f"summarizer: model '{model}': ")
     assert files_under(folder) == before and not out_folder.exists()
+
+
+@pytest.mark.parametrize(
+    ('model', 'problem'),
+    [
+        ('openai:gpt-4.1-mini', 'no API key: set the OPENAI_API_KEY environment variable'),
+        ('gpt-4', 'Unknown model: gpt-4 (a model name starts with its provider: did you mean openai:gpt-4?)'),
+        ('nonsense', 'Unknown model: nonsense'),
+    ],
+)
+def test_a_model_that_cannot_be_built_gets_our_advice(
+    model: str, problem: str, old_schema_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Not pydantic-ai's advice about `OpenAIProvider(api_key=...)` and `Agent('test')`; a bare name gets its provider."""
+    monkeypatch.delenv('OPENAI_API_KEY', raising=False)
+    assert main(['compact', str(old_schema_file), '--model', model, '--dry-run']) == 2
+    assert capsys.readouterr().err == f"summarizer: model '{model}': {problem}\n"
+
+
+def test_compact_points_a_database_or_jsonl_file_to_batch(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    database, lines = tmp_path / 'store.db', tmp_path / 'runs.jsonl'
+    sqlite3.connect(database).execute('CREATE TABLE conversations (id TEXT, messages TEXT)').connection.close()
+    lines.write_bytes(b'[]\n[]\n')
+    assert main(['compact', str(database)]) == 2
+    assert capsys.readouterr().err == (
+        f'summarizer: {database}: a SQLite database, not a history file: `summarizer batch {database}` compacts its '
+        'histories\n'
+    )
+    assert main(['compact', str(lines)]) == 2
+    assert capsys.readouterr().err.endswith(f'(a JSONL file: `summarizer batch {lines}` compacts each line)\n')
 
 
 def test_backup_needs_in_place(old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -182,6 +217,71 @@ def test_an_unreachable_model_server_is_one_line_exit_2_and_nothing_written(
     assert not [path for path in out.rglob('*') if not path.is_dir()]  # (`--out` makes its folder as it starts)
 
 
+class _Echo(BaseHTTPRequestHandler):
+    """A gateway that answers every request with a 400 whose body echoes its path and headers."""
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers['Content-Length']))
+        echoed = {'error': {'message': f'bad request to {self.path} with headers {dict(self.headers)}'}}
+        data = json.dumps(echoed).encode('utf-8')
+        self.send_response(400)
+        self.send_header('Content-Type', 'application/json')
+        self.send_header('Content-Length', str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_no_message_log_line_or_file_shows_a_key_a_server_echoes(
+    tmp_path: Path, isolated_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server's error body was printed as is (default verbosity) and written to reports: the API key of its
+    `Authorization` header, a key in `base_url`'s query (`?api_key=`, `?code=`) and in its path."""
+    secrets = ('sk-Echoed4Key9x', 'Qu3ryS3cret7z', 'C0deS3cret8q', 'P4thK3y1234567890abcdef')
+    server = ThreadingHTTPServer(('127.0.0.1', 0), _Echo)
+    threading.Thread(target=server.serve_forever, kwargs={'poll_interval': 0.05}, daemon=True).start()
+    monkeypatch.setenv('GATEWAY_KEY', secrets[0])
+    config = tmp_path / 'gateway.yaml'
+    port = server.server_address[1]
+    config.write_text(
+        f'model: some-model\napi_key_env: GATEWAY_KEY\nkeep_recent: 0\n'
+        f'base_url: http://127.0.0.1:{port}/v1/{secrets[3]}?api_key={secrets[1]}&code={secrets[2]}\n',
+        encoding='utf-8',
+    )
+    folder = tmp_path / 'in'
+    folder.mkdir()
+    (folder / 'h.json').write_bytes(ModelMessagesTypeAdapter.dump_json(history(BIG_TEXT, BIG_LIST)))
+    try:
+        assert main(['compact', str(folder / 'h.json'), '--config', str(config), '--dry-run']) == 1
+        assert (
+            main(
+                [
+                    '-vv',
+                    'batch',
+                    str(folder),
+                    '--config',
+                    str(config),
+                    '--out',
+                    str(tmp_path / 'out'),
+                    '--report',
+                    str(tmp_path / 'report.json'),
+                ]
+            )
+            == 1
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    out, err = capsys.readouterr()
+    written = [path.read_text('utf-8') for path in (tmp_path / 'report.json', *isolated_cache.rglob('*.jsonl'))]
+    assert 'status_code: 400' in out and 'kept original' in out  # the reason is there, ...
+    assert 'summary failed' in err and "'authorization': 'Bearer ***'" in written[0]
+    for text in (out, err, *written):
+        assert not any(secret in text for secret in secrets), text  # ... without a secret
+
+
 EXTRAS = set(
     tomllib.loads((Path(__file__).parent.parent / 'pyproject.toml').read_text('utf-8'))['project'][
         'optional-dependencies'
@@ -236,6 +336,36 @@ def test_a_config_file_that_is_not_yaml_is_one_line(
         assert main([*words, '--config', str(config)]) == 2
         err = capsys.readouterr().err
         assert err.count('\n') == 1 and err.startswith(f'summarizer: {config}: {problem}'), err
+
+
+@pytest.mark.parametrize(
+    ('text', 'problem'),
+    [
+        ('threshold_tokens: five hundred\n', "threshold_tokens must be an integer, got 'five hundred'"),
+        ('strict: maybe\n', "strict must be true or false, got 'maybe'"),
+        ('timeout_seconds: [1]\n', 'timeout_seconds must be a number, got [1]'),
+        ('base_url: 5\n', 'base_url must be a string or null, got 5'),
+        ('originals:\n  size_limit_mb: lots\n', "originals: size_limit_mb must be an integer, got 'lots'"),
+        ('batch:\n  include: [1]\n', 'batch: include must be a list of strings, got [1]'),
+        ('tools:\n  search:\n    skip: maybe\n', "tools.search: skip must be true or false, got 'maybe'"),
+    ],
+)
+def test_a_config_value_of_the_wrong_type_is_one_line_naming_the_key_and_the_type(
+    text: str, problem: str, old_schema_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Python's TypeError (`'<' not supported between instances of 'str' and 'int'`) named neither."""
+    config = tmp_path / 'config.yaml'
+    config.write_text(text, encoding='utf-8')
+    assert main(['compact', str(old_schema_file), '--config', str(config)]) == 2
+    assert capsys.readouterr().err == f'summarizer: {config}: {problem}\n'
+
+
+def test_a_keyword_option_of_the_wrong_type_is_a_config_error() -> None:
+    from summarizer import SummarizerConfig
+    from summarizer.core import ConfigError
+
+    with pytest.raises(ConfigError, match="^arguments: keep_recent must be an integer, got '2'$"):
+        SummarizerConfig().override(keep_recent='2')
 
 
 def test_a_batch_that_finds_no_history_says_so_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -211,6 +211,21 @@ def test_files_that_are_no_histories_are_skipped_and_reported(
     assert '## Skipped files' in (report / 'summary.md').read_text()
 
 
+def test_a_report_that_would_overwrite_an_input_is_refused_before_anything_runs(
+    histories: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--report DIR` naming the input folder: its `results.json` is a history here, and stays one."""
+    history = (histories / 'log.json').read_bytes()
+    (histories / 'results.json').write_bytes(history)
+    code, out, err = _run(capsys, str(histories), '--report', str(histories))
+    assert code == 2 and out == ''
+    assert err == (
+        f'summarizer: {histories / "results.json"}: --report {histories} would overwrite this input: choose '
+        'another place for the report\n'
+    )
+    assert (histories / 'results.json').read_bytes() == history and not (histories / 'summary.md').exists()
+
+
 def test_a_folder_of_no_histories_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / 'facts.json').write_text('{}')
     code, _, err = _run(capsys, str(tmp_path), '--report', str(tmp_path / 'report'))

@@ -87,10 +87,16 @@ def test_blind_retention_is_drawn(crowded: EvalRun) -> None:
 def test_without_matplotlib_the_skip_is_said(
     crowded: EvalRun, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The eval's plot and the replay's say it in the same words (the replay's had a spelling of its own)."""
+    from summarizer.eval._replay import ReplayRun
+    from summarizer.eval._replay_report import PLOT_FILE as REPLAY_PLOT_FILE, _plot_png  # pyright: ignore[reportPrivateUsage]
+
     monkeypatch.setitem(sys.modules, 'matplotlib', None)  # import matplotlib raises ImportError
     with caplog.at_level(logging.WARNING, logger='summarizer'):
         assert plot_png(crowded) is None
-    (record,) = caplog.records
-    assert record.getMessage() == (
-        f"{PLOT_FILE} skipped: matplotlib is not installed (the eval extra: pip install '.[eval]' in the project's checkout)"
-    )
+        assert _plot_png(ReplayRun(strategies=[], prices=['openai:gpt-5'], histories=[], figures={})) is None
+    hint = "matplotlib is not installed (the eval extra: pip install '.[eval]' in the project's checkout)"
+    assert [record.getMessage() for record in caplog.records] == [
+        f'{PLOT_FILE} skipped: {hint}',
+        f'{REPLAY_PLOT_FILE} skipped: {hint}',
+    ]

@@ -165,6 +165,37 @@ def test_a_private_folder_of_ones_own_is_used_as_it_is(tmp_path: Path, monkeypat
     assert store.database == mine / 'originals.db'
 
 
+@pytest.mark.parametrize(('before', 'after'), [(0o755, 0o700), (0o700, 0o750)], ids=['made-private', 'opened-up'])
+async def test_a_chmod_of_the_folder_between_runs_does_not_move_the_store_or_the_cache(
+    before: int, after: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where the store was is where it is: a folder's mode decided it at each open, so a chmod lost every original.
+
+    0755 put the store in a private folder inside; after `chmod 700` it was looked for in the folder
+    itself (and the other way round after `chmod 750` of a private one): "not stored", nothing to restore.
+    """
+    folder = tmp_path / 'kept'
+    folder.mkdir()
+    folder.chmod(before)
+    monkeypatch.setenv('SUMMARIZER_ORIGINALS_DIR', str(folder))
+    monkeypatch.setenv('SUMMARIZER_CACHE_DIR', str(folder))
+    summarizing = compactor()
+    messages = history(BIG_TEXT)
+    result = await summarizing.compact(messages)
+    summarizing.summarizer.cache.close()
+    summarizing.originals.close()
+    database = summarizing.originals.database
+    folder.chmod(after)
+
+    again = compactor()
+    assert again.originals.database == database
+    assert read(again.originals, messages, 'call_0', json_text(result.changed[(2, 0)])) == BIG_TEXT
+    repeated = await again.compact(messages)  # the summary comes from the cache where it was made
+    again.summarizer.cache.close()
+    assert (repeated.report.cache_hits, repeated.report.model_calls) == (1, 0)
+    assert stat.S_IMODE(folder.stat().st_mode) == after  # never changed
+
+
 async def test_a_long_log_names_the_read_tool_once_and_stays_under_the_threshold() -> None:
     """Issue 26 point 9: a 600-line log's summary, made at the threshold, still says how to read the rest.
 

@@ -37,9 +37,16 @@ def last_answer(messages: list[ModelMessage]) -> str:
 
 
 async def run_agent(
-    summarize: SummarizeToolReturns, steps: list[Step], tools_seen: list[list[str]] | None = None
+    summarize: SummarizeToolReturns,
+    steps: list[Step],
+    tools_seen: list[list[str]] | None = None,
+    *,
+    tools: dict[str, object] | None = None,
 ) -> tuple[list[list[ModelMessage]], list[ModelMessage]]:
-    """Run an agent whose model answers step k with `steps[k]`; the `logs` and `repo` tools return big contents."""
+    """Run an agent whose model answers step k with `steps[k]`; the `logs` and `repo` tools return big contents.
+
+    `tools`: more tools, each by the name and the content it returns.
+    """
     seen: list[list[ModelMessage]] = []
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
@@ -52,9 +59,18 @@ async def run_agent(
     agent = Agent(FunctionModel(respond), capabilities=[summarize])
     agent.tool_plain(name='logs')(lambda: BIG_TEXT)
     agent.tool_plain(name='repo')(lambda: BIG_OBJECT)
+    for name, content in (tools or {}).items():
+        agent.tool_plain(name=name)(returning(content))
     result = await agent.run('find the slow request')
     assert result.output == 'done'
     return seen, result.all_messages()
+
+
+def returning(content: object) -> Callable[[], object]:
+    def tool() -> object:
+        return content
+
+    return tool
 
 
 def call(tool: str, call_id: str, **args: object) -> Step:
@@ -122,6 +138,14 @@ async def test_a_return_that_was_not_summarized_has_no_stored_original() -> None
     seen, _ = await run_agent(summarize, steps)
     assert returns_of(seen[1], 'logs')[0].content == BIG_TEXT
     assert "The original of tool return 'id_logs' (logs) is not stored" in last_answer(seen[2])
+
+
+async def test_a_return_no_json_text_holds_is_not_stored_and_the_run_goes_on() -> None:
+    """An int of over 4,300 digits: Python's int-to-text limit made the tool raise ValueError and end the run."""
+    summarize = SummarizeToolReturns(model='extractive', keep_recent=0)
+    steps = [call('huge', 'id_huge'), call('read_tool_return', 'read_1', tool_call_id='id_huge')]
+    seen, _ = await run_agent(summarize, steps, tools={'huge': {'n': 10**5000, 'log': BIG_TEXT}})
+    assert "The original of tool return 'id_huge' (huge) is not stored" in last_answer(seen[2])
 
 
 async def test_the_tools_own_returns_are_never_summarized() -> None:

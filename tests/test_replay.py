@@ -157,6 +157,48 @@ def test_the_command_writes_the_report_of_a_folder(tmp_path: Path, capsys: pytes
     assert '| long | 11 |' in (report / 'replay.md').read_text()
 
 
+def test_a_report_that_would_overwrite_an_input_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    history = ModelMessagesTypeAdapter.dump_json(run(2))
+    (tmp_path / 'replay.json').write_bytes(history)
+    assert main(['replay', str(tmp_path), '--report', str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (
+        f'summarizer: {tmp_path / "replay.json"}: --report {tmp_path} would overwrite this input: choose another '
+        'place for the report\n'
+    )
+    assert (tmp_path / 'replay.json').read_bytes() == history and not (tmp_path / 'replay.md').exists()
+
+
+def test_what_is_no_history_is_skipped_with_one_line_each_as_eval_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `manifest.json` beside the runs, a broken JSONL line: skipped and named, the rest replayed."""
+    folder = tmp_path / 'runs'
+    folder.mkdir()
+    history = ModelMessagesTypeAdapter.dump_json(run(3))
+    (folder / 'long.json').write_bytes(history)
+    (folder / 'manifest.json').write_text('{"runs": ["long.json"]}', encoding='utf-8')
+    (folder / 'more.jsonl').write_bytes(history + b'\n[{"kind": "request", "parts": [}]\n')
+    report = tmp_path / 'report'
+    assert main(['replay', str(folder), '--report', str(report), '--mask', '2']) == 0
+    skipped = [line for line in capsys.readouterr().err.splitlines() if line.startswith('summarizer replay: skipped')]
+    assert skipped == [
+        f'summarizer replay: skipped {folder / "manifest.json"}: expected a JSON list of messages, found dict',
+        f'summarizer replay: skipped {folder / "more.jsonl"}:2 message 0: invalid JSON at line 1 column 32: Expecting value',
+    ]
+    data = json.loads((report / 'replay.json').read_text())
+    assert data['histories'] == ['long', f'{folder / "more.jsonl"}:1'] and len(data['skipped']) == 2
+    assert '## Skipped histories' in (report / 'replay.md').read_text()
+
+
+def test_a_folder_of_no_histories_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / 'manifest.json').write_text('{}', encoding='utf-8')
+    assert main(['replay', str(tmp_path), '--report', str(tmp_path / 'report')]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == f'summarizer: {tmp_path}: no histories found (1 history skipped)'
+    assert not (tmp_path / 'report').exists()
+
+
 def test_an_unknown_price_model_is_one_line_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / 'a.json').write_bytes(ModelMessagesTypeAdapter.dump_json(run(2)))
     assert main(['replay', str(tmp_path), '--price-model', 'nosuch:model-x']) == 2

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import functools
+import shutil
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from helpers import BIG_TEXT
+from helpers import BIG_LIST, BIG_TEXT, history
+from pydantic_ai.messages import ModelMessagesTypeAdapter
 from test_batch import langchain_rows, make_conversations, make_message_store, rows, stored
 
 from summarizer.cli import main
@@ -37,7 +39,9 @@ def test_compact_then_restore_is_byte_identical_on_the_older_schema(
 
     assert main(['restore', str(old_schema_file), '--in-place']) == 0
     assert old_schema_file.read_bytes() == before
-    assert '2 values put back' in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f'{old_schema_file}: 1 history, 1 restored, 0 failed, 2 values put back' in err  # not "1 histories"
+    assert 'restore: 1 source, 1 history, 1 restored, 0 failed, 2 values put back, 0 sources resumed' in err
     assert main(['restore', str(old_schema_file), '--in-place']) == 0  # nothing left to restore: unchanged
     assert old_schema_file.read_bytes() == before
 
@@ -196,9 +200,32 @@ def test_a_dry_run_stores_no_original(old_schema_file: Path, isolated_cache: Pat
     assert not originals_db(isolated_cache).exists()
 
 
-def test_restore_without_a_store_is_bad_input(old_schema_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(['restore', str(old_schema_file), '--in-place']) == 2
-    assert 'no originals store here (nothing was compacted with it)' in capsys.readouterr().err
+def test_a_deleted_store_names_each_history_it_cannot_restore(
+    tmp_path: Path, isolated_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/restore.md promises a message per history after a purge: it was one "nothing was compacted" line, exit 2."""
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    (inputs / 'compacted.json').write_bytes(stored(0))
+    assert main(['batch', str(inputs), '--in-place', '--keep-recent', '0']) == 0
+    (inputs / 'never.json').write_bytes(stored(1))
+    (inputs / 'lists.json').write_bytes(ModelMessagesTypeAdapter.dump_json(history(BIG_LIST)))
+    assert main(['batch', str(inputs / 'lists.json'), '--in-place', '--keep-recent', '0']) == 0
+    before = {path.name: path.read_bytes() for path in inputs.iterdir()}
+    shutil.rmtree(originals_db(isolated_cache).parent)
+    capsys.readouterr()
+
+    assert main(['restore', str(inputs), '--in-place']) == 1
+    err = capsys.readouterr().err
+    assert f'no originals store at {originals_db(isolated_cache).parent} (deleted' in err
+    problems = sorted(line for line in err.splitlines() if line.startswith('history failed'))
+    assert problems == [
+        f'history failed {inputs / name}: cannot restore: it holds summaries, but there is no originals store to '
+        'restore them from; left as it is'
+        for name in ('compacted.json', 'lists.json')
+    ]
+    assert {path.name: path.read_bytes() for path in inputs.iterdir()} == before
+    assert not originals_db(isolated_cache).parent.exists()  # restore made no store
 
 
 def test_langchain_blob_rows_are_restored_as_the_same_blobs(tmp_path: Path) -> None:

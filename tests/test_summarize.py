@@ -266,6 +266,48 @@ async def test_an_agent_run_goes_on_when_the_summarizer_server_cannot_be_reached
     # return, the same text, waits on that call)
 
 
+async def test_returns_an_unreachable_server_kept_from_being_summarized_are_failures_in_the_report() -> None:
+    """The run ended with `failed=0` and no failures: the warnings were only in the log.
+
+    Each return counts once however often it is tried again, and a later try that summarizes it takes
+    its failure back.
+    """
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        step = sum(isinstance(message, ModelResponse) for message in messages)
+        if step < 3:
+            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'call_{step}')])
+        return ModelResponse(parts=[TextPart('done')])
+
+    summarize = SummarizeToolReturns(model=summarizer_model(refused), keep_recent=0)
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    await agent.run('read the logs')
+    report = summarize.report
+    assert (report.failed, report.summarized) == (3, 0)
+    assert [(failure.tool_call_id, failure.reason) for failure in report.failures] == [
+        (
+            f'call_{step}',
+            'not summarized: cannot reach the model server at function:test-summarizer@: connection refused',
+        )
+        for step in range(3)
+    ]
+
+    calls: list[object] = []
+
+    def recovering(content: object, budget: int) -> object:  # down at the first call, back from the second on
+        if len(calls) == 1:
+            refused(content, budget)
+        return '\n'.join(BIG_TEXT.splitlines()[:5]) + '\n… 595 lines omitted …'
+
+    summarize = SummarizeToolReturns(model=summarizer_model(recovering, calls), keep_recent=1)
+    agent = Agent(FunctionModel(respond), capabilities=[summarize])
+    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    await agent.run('read the logs')
+    assert len(calls) == 2
+    assert (summarize.report.failed, summarize.report.failures, summarize.report.summarized) == (0, [], 2)
+
+
 async def test_a_model_servers_password_is_in_no_warning_and_no_repr(caplog: pytest.LogCaptureFixture) -> None:
     """`base_url` with `user:password@`: the capability's repr and the unreachable server's warning hide it."""
     from test_cli_errors import closed_port

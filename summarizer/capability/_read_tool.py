@@ -22,8 +22,8 @@ from pydantic_ai.exceptions import ToolFailed
 from pydantic_ai.messages import ModelMessage, ModelRequest, ToolReturnPart
 from pydantic_ai.tools import RunContext, Tool
 
-from ..core import READ_TOOL_NAME, JsonValue, json_text
-from ..pipeline import Ambiguous, Original, OriginalStore, as_json
+from ..core import READ_TOOL_NAME, JsonValue
+from ..pipeline import Ambiguous, Original, OriginalStore, json_text_of
 
 _RESERVED = 300
 """Characters of an answer kept for its heading and closing line (how to page on, or what a search left) besides
@@ -89,9 +89,9 @@ def read_tool(
         def stored() -> list[tuple[int, ToolReturnPart, Original | Ambiguous]]:  # in a worker thread: it may wait
             found: list[tuple[int, ToolReturnPart, Original | Ambiguous]] = []
             for number, part in enumerate(returns, 1):
-                data = as_json(part.content)
-                if occurrence in (None, number) and data is not None:
-                    original = store.read(tool_call_id, json_text(data), scopes=run_scopes, returned_at=part.timestamp)
+                text = json_text_of(part.content)
+                if occurrence in (None, number) and text is not None:
+                    original = store.read(tool_call_id, text, scopes=run_scopes, returned_at=part.timestamp)
                     if original is not None:
                         found.append((number, part, original))
             return found

@@ -14,16 +14,14 @@ wrong, with exit code 2 and no traceback; nothing is written for it.
 from __future__ import annotations
 
 import argparse
-import functools
 import importlib
 import logging
 import sys
-from collections.abc import Callable, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from types import ModuleType
 from typing import NoReturn, TextIO
 
-from ..core import ConfigError, package_version, redact, secrets_in
+from ..core import ConfigError, package_version, redact, remember_secrets, secrets_in
 from ._common import InputError, own_process as _own_process
 
 SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')
@@ -45,8 +43,9 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
     tune once it has imported what it works with (`_common.imported`).
     """
     words = sys.argv[1:] if argv is None else argv
-    redact = _redactor(words)
-    _redact.set(redact)
+    # the command line's PostgreSQL passwords, however malformed the URL (one taken for a file name, an
+    # option's value argparse quotes): hidden in every message from here on
+    remember_secrets(secrets_in(words))
     parser = _Parser(prog='summarizer', description='Summarize oversized tool returns in pydantic-ai histories.')
     parser.add_argument('--version', action=_Version, nargs=0, help="show the program's version number and exit")
     parser.add_argument('-v', '--verbose', action='count', default=0, help=_VERBOSE_HELP)
@@ -79,25 +78,11 @@ def main(argv: Sequence[str] | None = None, *, own_process: bool = False) -> int
         return 130
 
 
-def _redactor(words: Sequence[str]) -> Callable[[str], str]:
-    """What takes the passwords of the command line's PostgreSQL URLs out of a message, however malformed the URL.
-
-    Every message the command ends with goes through it, whatever path it came by (a URL taken for a file
-    name, an option's value quoted by argparse).
-    """
-    if not any('postgres' in word.lower() for word in words):
-        return str
-    return functools.partial(redact, secrets=secrets_in(words))
-
-
-_redact: ContextVar[Callable[[str], str]] = ContextVar('redact', default=str)
-
-
 class _Parser(argparse.ArgumentParser):
-    """argparse's parser, whose error line (it may quote an argument) goes through the command line's redactor."""
+    """argparse's parser, whose error line (it may quote an argument) goes through the one redaction."""
 
     def error(self, message: str) -> NoReturn:
-        super().error(_redact.get()(message))
+        super().error(redact(message))
 
 
 def _subcommand_modules(argv: Sequence[str]) -> list[ModuleType]:
@@ -133,12 +118,21 @@ class _CurrentStderr(logging.StreamHandler[TextIO]):
         super().emit(record)
 
 
+class _Redacting(logging.Formatter):
+    """Every log line goes through the one redaction (a library's warning may quote a URL or an error body)."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
 def _log_to_stderr(verbosity: int) -> None:
     """Warnings always; with -v the summarizer's own progress, with -vv its details.
 
     Only the `summarizer` loggers get more verbose: the HTTP clients' debug logs would print
     request bodies, that is, tool content.
     """
-    logging.basicConfig(level=logging.WARNING, format='%(levelname)s %(message)s', handlers=[_CurrentStderr()])
+    handler = _CurrentStderr()
+    handler.setFormatter(_Redacting('%(levelname)s %(message)s'))
+    logging.basicConfig(level=logging.WARNING, handlers=[handler])
     level = (logging.NOTSET, logging.INFO)[verbosity] if verbosity < 2 else logging.DEBUG
     logging.getLogger('summarizer').setLevel(level)  # NOTSET: the root's WARNING

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
+import os
+from collections.abc import Iterable, Sequence
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +20,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..core import SummarizerConfig, count
+from ..core import SummarizerConfig, atomic_write, count, redact
 
 if TYPE_CHECKING:
     from ..pipeline import Report
@@ -89,6 +92,24 @@ def parse_history(path: Path, raw: bytes) -> StoredHistory:
         return StoredHistory.parse(raw)
     except HistoryError as exc:
         raise InputError(f'{path}: {exc}') from None
+
+
+def refuse_overwriting(report: Path, written: Sequence[Path], inputs: Iterable[Path]) -> None:
+    """Stop before `--report report`, which writes the files `written`, would replace one of the `inputs`."""
+    for path in inputs:
+        if any(file.exists() and os.path.samefile(file, path) for file in written):
+            raise InputError(
+                f'{path}: --report {report} would overwrite this input: choose another place for the report'
+            )
+
+
+def write_json_report(path: Path, document: dict[str, object]) -> None:
+    """`--report FILE` of batch and restore: JSON, owner-readable only, through the one redaction, atomically."""
+    text = redact(json.dumps(document, indent=2, ensure_ascii=False)) + '\n'
+    try:
+        atomic_write(path, text.encode('utf-8'), mode=0o600)
+    except OSError as exc:
+        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
 
 
 def console(*, stderr: bool = False) -> Console:

@@ -14,8 +14,17 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from rich.table import Column
 from rich.text import Text
 
-from ..core import SCHEME, PgUrl, SummarizerConfig, atomic_write, count, install_hint
-from ._common import InputError, add_config_options, console, imported, load_config, report_table
+from ..core import SCHEME, PgUrl, SummarizerConfig, count, install_hint
+from ._common import (
+    InputError,
+    add_config_options,
+    console,
+    imported,
+    load_config,
+    refuse_overwriting,
+    report_table,
+    write_json_report,
+)
 
 if TYPE_CHECKING:
     from ..engines import Journal, OnTick, ProviderBatchReport, Source, SourceReport, Target, Tick
@@ -94,18 +103,16 @@ def run(arguments: argparse.Namespace) -> int:
     batching = config.provider_batch.enabled
     files = [path for path in arguments.paths if isinstance(path, Path)]
     urls = [path for path in arguments.paths if isinstance(path, str)]
-    out = arguments.out if isinstance(arguments.out, Path) else None
     if urls and (arguments.backup or arguments.vacuum):
         raise InputError('--backup and --vacuum are for files; back a PostgreSQL table up with pg_dump')
     if files and isinstance(arguments.out, str):
         raise InputError(f'{files[0]}: --out for files must be a folder, not a postgresql:// URL')
     from ..engines import (
         BatchAborted,
+        Interrupted,
         Journal,
-        SourceError,
         Target,
         check_batchable,
-        discover,
         result_settings,
         resumed,
         run_batch,
@@ -124,18 +131,7 @@ def run(arguments: argparse.Namespace) -> int:
         reuse_output=arguments.resume,
         vacuum=arguments.vacuum,
     )
-    try:
-        in_place = arguments.out is None and not arguments.dry_run
-        sources: list[Source] = [
-            *discover(files, config=config.batch, out=out, in_place=in_place),
-            *_postgres(urls, config, target, out=arguments.out),
-        ]
-    except SourceError as exc:
-        raise InputError(str(exc)) from None
-    if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
-        excluding = f', excluding {" ".join(config.batch.exclude)}' if config.batch.exclude else ''
-        patterns = ' '.join(config.batch.include) + excluding
-        raise InputError(f'{", ".join(map(str, files))}: no history found: no file matches {patterns}')
+    sources = _sources(arguments, config, target, files=files, urls=urls)
     if arguments.shard:
         index, total = _shard(arguments.shard)
         sources = shard(sources, index, total)
@@ -147,6 +143,8 @@ def run(arguments: argparse.Namespace) -> int:
     screen = console(stderr=True)
     started = time.perf_counter()
     provider: ProviderBatchReport | None = None
+    size = 0
+    earlier: dict[str, SourceReport] = {}
     try:
         if batching and not arguments.resume:
             _refuse_pending_batches(journal)
@@ -180,12 +178,49 @@ def run(arguments: argparse.Namespace) -> int:
         raise InputError(str(exc)) from None
     except ServerUnreachable as exc:
         raise InputError(f'{exc}; stopped, every unfinished source left as it was') from None
+    except Interrupted as exc:  # Ctrl-C: the report says what was done, then the one line of any interrupt
+        if arguments.report:
+            done = {report.source: report for report in exc.reports}
+            cut = [
+                earlier.get(source.key) or done.get(source.name) or _not_started(source, target) for source in sources
+            ]
+            _write_report(arguments.report, cut, seconds=time.perf_counter() - started, size=size, provider=None)
+        raise
     seconds = time.perf_counter() - started
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
     _summary(screen, all_reports, seconds=seconds, size=size, dry_run=arguments.dry_run)
     if arguments.report:
         _write_report(arguments.report, all_reports, seconds=seconds, size=size, provider=provider)
     return 0 if all(report.ok for report in all_reports) else 1
+
+
+def _sources(
+    arguments: argparse.Namespace, config: SummarizerConfig, target: Target, *, files: list[Path], urls: list[str]
+) -> list[Source]:
+    """Every source to compact, checked before any work; none of them the `--report` file."""
+    from ..engines import SourceError, discover
+
+    out = arguments.out if isinstance(arguments.out, Path) else None
+    try:
+        in_place = arguments.out is None and not arguments.dry_run
+        found = discover(files, config=config.batch, out=out, in_place=in_place)
+        sources: list[Source] = [*found, *_postgres(urls, config, target, out=arguments.out)]
+    except SourceError as exc:
+        raise InputError(str(exc)) from None
+    if arguments.report:
+        refuse_overwriting(arguments.report, [arguments.report], [source.path for source in found])
+    if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
+        excluding = f', excluding {" ".join(config.batch.exclude)}' if config.batch.exclude else ''
+        patterns = ' '.join(config.batch.include) + excluding
+        raise InputError(f'{", ".join(map(str, files))}: no history found: no file matches {patterns}')
+    return sources
+
+
+def _not_started(source: Source, target: Target) -> SourceReport:
+    """The report of a source an interrupted run never began: nothing done, left as it was."""
+    from ..engines import SourceReport
+
+    return SourceReport(source=source.name, kind=source.kind, output=source.output_name(target), interrupted=True)
 
 
 def _check_options(arguments: argparse.Namespace, config: SummarizerConfig) -> None:
@@ -363,28 +398,44 @@ class _Progress:
 
 
 def _summary(console: Console, reports: list[SourceReport], *, seconds: float, size: int, dry_run: bool) -> None:
+    """The table of what this run did; sources an earlier run finished (`--resume`) are a line of their own.
+
+    A journal keeps fewer counts than a run makes (no returns examined, no oversized): added together,
+    the rows would cover different histories.
+    """
     from ..pipeline import Report
 
+    done = [report for report in reports if not report.resumed]
     total = Report()
-    for report in reports:
+    for report in done:
         total.add(report.counts)
-    histories = sum(report.histories for report in reports)
-    title = f'batch: {count(len(reports), "source")}' + (' (dry run: nothing written)' if dry_run else '')
+    histories = sum(report.histories for report in done)
+    title = f'batch: {count(len(done), "source")}' + (' (dry run: nothing written)' if dry_run else '')
     table = report_table(
         total,
-        tokens_before=sum(report.tokens_before for report in reports),
-        tokens_after=sum(report.tokens_after for report in reports),
+        tokens_before=sum(report.tokens_before for report in done),
+        tokens_after=sum(report.tokens_after for report in done),
         title=title,
     )
     table.add_row(
         'histories',
-        f'{histories:,} seen, {sum(r.changed for r in reports):,} changed, {sum(r.failed for r in reports):,} failed',
+        f'{histories:,} seen, {sum(r.changed for r in done):,} changed, {sum(r.failed for r in done):,} failed',
     )
-    table.add_row('resumed sources', f'{sum(report.resumed for report in reports):,}')
     table.add_row(
         'throughput', f'{size / 1e6 / max(seconds, 1e-9):.1f} MB/s, {histories / max(seconds, 1e-9):.1f} histories/s'
     )
     console.print(table)
+    resumed = [report for report in reports if report.resumed]
+    if resumed:
+        console.print(
+            Text(
+                f'resumed: {count(len(resumed), "source")} an earlier run finished, not in the table: '
+                f'{count(sum(r.histories for r in resumed), "history", "histories")}, '
+                f'{sum(r.changed for r in resumed):,} changed, '
+                f'{count(sum(r.counts.summarized for r in resumed), "return")} summarized, '
+                f'{count(sum(r.tokens_before - r.tokens_after for r in resumed), "token")} saved'
+            )
+        )
     for report in reports:
         for problem in report.problems:
             console.print(Text.assemble((f'{problem.kind} failed', 'yellow'), f' {problem.describe()}'))
@@ -399,7 +450,4 @@ def _write_report(
     if provider is not None:  # what the run's provider batch did and cost (docs/scale.md)
         document['provider_batch'] = provider.as_json()
     document['sources'] = [report.as_json() for report in reports]
-    try:
-        atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
-    except OSError as exc:
-        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
+    write_json_report(path, document)

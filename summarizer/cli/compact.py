@@ -47,6 +47,10 @@ def run(arguments: argparse.Namespace) -> int:
     config = load_config(arguments)
     source: Path = arguments.input
     raw = read_input(source)
+    if raw.startswith(_SQLITE_HEADER):
+        raise InputError(
+            f'{source}: a SQLite database, not a history file: `summarizer batch {source}` compacts its histories'
+        )
     to_stdout = arguments.output == Path('-')
     output: Path | None = None if to_stdout else arguments.output
     if output is not None and output.exists() and os.path.samefile(output, source):
@@ -61,7 +65,9 @@ def run(arguments: argparse.Namespace) -> int:
     try:
         result = asyncio.run(compact_stored(raw, compactor))
     except HistoryError as exc:
-        raise InputError(f'{source}: {exc}') from None
+        # a JSONL file holds a history a line: batch reads it so
+        many = f' (a JSONL file: `summarizer batch {source}` compacts each line)' if source.suffix == '.jsonl' else ''
+        raise InputError(f'{source}: {exc}{many}') from None
     except CheckFailed as exc:
         raise InputError(f'{source}: {exc}') from None
     finally:
@@ -105,6 +111,9 @@ def run(arguments: argparse.Namespace) -> int:
     if refused is not None:
         out.print(Text.assemble(('not compacted', 'yellow'), f' {source}: {refused}, so it could not be undone'))
     return 1 if report.failed else 0
+
+
+_SQLITE_HEADER = b'SQLite format 3\x00'
 
 
 def _target(arguments: argparse.Namespace) -> Path:

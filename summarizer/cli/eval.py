@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from rich.markdown import Markdown
 
 from ..core import BatchConfig, SummarizerConfig, count
-from ._common import InputError, console, imported, parse_history, read_input
+from ._common import InputError, console, imported, parse_history, read_input, refuse_overwriting
 
 if TYPE_CHECKING:
     from ..eval import EvalHistory
@@ -95,7 +95,7 @@ def run(arguments: argparse.Namespace) -> int:
 
     imported()
     sources = arguments.sources or [_default_source()]
-    histories, skipped = _load(sources, config=_walk_config(config, arguments))
+    histories, skipped = _load(sources, config=_walk_config(config, arguments), report=arguments.report)
     for reason in skipped:
         print(f'summarizer eval: skipped {reason}', file=sys.stderr)
     models = eval_models(arguments.model, config)  # a model that cannot be built: ModelBuildError, exit 2
@@ -155,20 +155,23 @@ def _walk_config(config: SummarizerConfig, arguments: argparse.Namespace) -> Bat
     )
 
 
-def _load(sources: list[Path], *, config: BatchConfig) -> tuple[list[EvalHistory], list[str]]:
+def _load(sources: list[Path], *, config: BatchConfig, report: Path | None) -> tuple[list[EvalHistory], list[str]]:
     """Every history file of the sources, parsed, and the files that are none, each with why.
 
     Folders are walked as `summarizer batch` walks them (`batch.include`/`exclude`, no hidden files
     or backups). A file that is not a stored history (a `facts.json` beside the histories, a JSONL
-    or SQLite store) is skipped and reported: one stray file does not stop an eval of a folder.
+    or SQLite store) is skipped and reported: one stray file does not stop an eval of a folder. No file
+    found may be one the `report` folder's files would replace.
     """
     from ..engines import JsonSource, SourceError, discover
-    from ..eval import EvalHistory
+    from ..eval import REPORT_FILES, EvalHistory
 
     try:
         found = discover(sources, config=config, out=None)
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    if report is not None:
+        refuse_overwriting(report, [report / name for name in REPORT_FILES], [source.path for source in found])
     histories: list[tuple[Path, StoredHistory]] = []
     skipped: list[str] = []
     for source in found:

@@ -7,20 +7,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 import tempfile
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.markdown import Markdown
 
-from ..core import SummarizerConfig
-from ._common import InputError, console, imported, load_config
+from ..core import SummarizerConfig, count
+from ._common import InputError, console, imported, load_config, refuse_overwriting
 
 if TYPE_CHECKING:
-    from pydantic_ai.messages import ModelMessage
-
     from ..eval import ReplayHistory
     from ..pipeline import PriceModel
     from ..stored import Unit
@@ -78,14 +76,15 @@ def run(arguments: argparse.Namespace) -> int:
     masks = arguments.mask or list(DEFAULT_MASKS)
     if any(keep < 1 for keep in masks):
         raise InputError(f'--mask must be 1 or more, got {min(masks)}')
-    histories = list(_histories([Path(path) for path in arguments.paths], config=config))
-    if not histories:
-        raise InputError(f'{", ".join(arguments.paths)}: no histories found')
+    histories, skipped = _load([Path(path) for path in arguments.paths], config=config, report=arguments.report)
+    for reason in skipped:
+        print(f'summarizer replay: skipped {reason}', file=sys.stderr)
     model = resolve_model(config)  # a model that cannot be built: ModelBuildError, exit 2
     started = datetime.now()
     with tempfile.TemporaryDirectory(prefix='summarizer-replay-') as scratch:
         strategies = compared_strategies(config, model=model, scratch=Path(scratch), masks=masks, terms=prices[0].cache)
         result = asyncio.run(replay_all(histories, strategies, prices=prices, ceiling=config.policy.max_prompt_tokens))
+    result.skipped = skipped
     folder = arguments.report or Path('reports') / f'replay-{started:%Y%m%d-%H%M%S}'
     try:
         written = write_replay_report(result, folder, started=started, sources=arguments.paths)
@@ -108,23 +107,42 @@ def _price(name: str) -> PriceModel:
         raise InputError(f'--price-model {name}: {exc}') from None
 
 
-def _histories(paths: list[Path], *, config: SummarizerConfig) -> Iterator[ReplayHistory]:
-    """Every history of every source under `paths`, read as `summarizer batch --dry-run` reads them."""
+def _load(paths: list[Path], *, config: SummarizerConfig, report: Path | None) -> tuple[list[ReplayHistory], list[str]]:
+    """Every history of every source under `paths`, read as `summarizer batch --dry-run` reads them, and those that are none.
+
+    As `summarizer eval` does, a history that cannot be used (a `manifest.json` beside the runs, a
+    broken JSONL line) is skipped, each with why: one stray file does not stop a replay of a folder.
+    None of the sources may be a file the `report` folder's files would replace.
+    """
     from ..engines import SourceError, Target, discover
-    from ..eval import ReplayHistory
+    from ..eval import REPLAY_FILES, ReplayHistory
+    from ..stored import HistoryError
 
     try:
         sources = discover(paths, config=config.batch, out=None)
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    if report is not None:
+        refuse_overwriting(report, [report / name for name in REPLAY_FILES], [source.path for source in sources])
     target = Target(dry_run=True)
+    histories: list[ReplayHistory] = []
+    skipped: list[str] = []
     for source in sources:
         source.open(target)
         try:
             for unit in source.units():
-                yield ReplayHistory(name=_name(unit), messages=_messages(unit))
+                try:
+                    histories.append(ReplayHistory(name=_name(unit), messages=unit.messages()))
+                except HistoryError as exc:
+                    skipped.append(f'{unit.where.describe(exc.message_index)}: {exc.problem}')
         finally:
             source.abort()
+    if not histories:
+        raise InputError(
+            f'{", ".join(map(str, paths))}: no histories found'
+            + (f' ({count(len(skipped), "history", "histories")} skipped)' if skipped else '')
+        )
+    return histories, skipped
 
 
 def _name(unit: Unit) -> str:
@@ -132,12 +150,3 @@ def _name(unit: Unit) -> str:
     if where.line is None and where.table is None:
         return Path(where.path).stem
     return where.describe()
-
-
-def _messages(unit: Unit) -> list[ModelMessage]:
-    from ..stored import HistoryError
-
-    try:
-        return unit.messages()
-    except HistoryError as exc:
-        raise InputError(f'{unit.where.describe(exc.message_index)}: {exc.problem}') from None

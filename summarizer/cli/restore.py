@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 
-from ..core import SummarizerConfig, atomic_write, remove_temporaries
-from ._common import InputError, imported, load_config
+from ..core import SummarizerConfig, count, remove_temporaries
+from ._common import InputError, imported, load_config, refuse_overwriting, write_json_report
 from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
 if TYPE_CHECKING:
@@ -63,30 +63,36 @@ def run(arguments: argparse.Namespace) -> int:
     if urls and (arguments.out is not None or arguments.backup):
         raise InputError('a PostgreSQL source is restored --in-place (back a table up with pg_dump)')
     try:
-        sources: list[Source] = [
-            *discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place),
-            *_postgres(urls, config, target, out=None),
-        ]
+        found = discover(files, config=config.batch, out=arguments.out, in_place=arguments.in_place)
+        sources: list[Source] = [*found, *_postgres(urls, config, target, out=None)]
     except SourceError as exc:
         raise InputError(str(exc)) from None
+    if arguments.report:
+        refuse_overwriting(arguments.report, [arguments.report], [source.path for source in found])
     store = OriginalStore.from_config(config)
     if store.database is None:
         raise InputError('originals.enabled is false in the config: there is no store to restore from')
+    console = Console(stderr=True)
+    directory = store.directory
     if not store.database.is_file():
-        raise InputError(f'{store.directory}: no originals store here (nothing was compacted with it)')
-    if not store.available:
-        raise InputError(f'{store.directory}: the originals store cannot be opened')
+        # Deleted, or never made: each history holding summaries is named as one that cannot be restored.
+        console.print(
+            f'no originals store at {directory} (deleted, or nothing was compacted with it): '
+            'a history holding summaries cannot be restored',
+            highlight=False,
+            soft_wrap=True,
+        )
+        store = OriginalStore.disabled()  # reads nothing, creates nothing
+    elif not store.available:
+        raise InputError(f'{directory}: the originals store cannot be opened')
     # A restored history depends only on the store it was restored from.
-    journal = Journal(
-        arguments.journal or _default_journal(config, arguments), settings={'originals': str(store.directory)}
-    )
+    journal = Journal(arguments.journal or _default_journal(config, arguments), settings={'originals': str(directory)})
     finished = journal.start(resume=arguments.resume)
     earlier = {source.key: report for source in sources if (report := resumed(source, finished, target))}
     todo = [source for source in sources if source.key not in earlier]
     for source in sources:
         if source.key in earlier:
             journal.record(source, earlier[source.key])
-    console = Console(stderr=True)
     started = time.perf_counter()
     remove_temporaries(
         [path for source in todo for path in source.temporaries(target)]
@@ -117,8 +123,8 @@ def _tick(console: Console, tick: Tick) -> None:
     report = tick.finished
     if report is not None:
         console.print(
-            f'{report.source}: {report.histories:,} histories, {report.changed:,} restored, {report.failed:,} failed, '
-            f'{report.counts.summarized:,} values put back',
+            f'{report.source}: {count(report.histories, "history", "histories")}, {report.changed:,} restored, '
+            f'{report.failed:,} failed, {count(report.counts.summarized, "value")} put back',
             highlight=False,
             soft_wrap=True,
         )
@@ -127,9 +133,10 @@ def _tick(console: Console, tick: Tick) -> None:
 def _summary(console: Console, reports: list[SourceReport]) -> None:
     histories = sum(report.histories for report in reports)
     console.print(
-        f'restore: {len(reports):,} sources, {histories:,} histories, {sum(r.changed for r in reports):,} restored, '
-        f'{sum(r.failed for r in reports):,} failed, {sum(r.counts.summarized for r in reports):,} values put back, '
-        f'{sum(r.resumed for r in reports):,} sources resumed',
+        f'restore: {count(len(reports), "source")}, {count(histories, "history", "histories")}, '
+        f'{sum(r.changed for r in reports):,} restored, {sum(r.failed for r in reports):,} failed, '
+        f'{count(sum(r.counts.summarized for r in reports), "value")} put back, '
+        f'{count(sum(r.resumed for r in reports), "source")} resumed',
         highlight=False,
         soft_wrap=True,
     )
@@ -147,11 +154,7 @@ def _write_report(path: Path, reports: list[SourceReport], *, seconds: float) ->
         for key in ('summaries_failed', 'cache_hits', 'model_calls'):
             entry.pop(key)
         sources.append(entry)
-    document = {'seconds': round(seconds, 3), 'sources': sources}
-    try:
-        atomic_write(path, (json.dumps(document, indent=2, ensure_ascii=False) + '\n').encode('utf-8'), mode=0o600)
-    except OSError as exc:
-        raise InputError(f'{path}: cannot write the report: {exc.strerror or exc}') from None
+    write_json_report(path, {'seconds': round(seconds, 3), 'sources': sources})
 
 
 def _default_journal(config: SummarizerConfig, arguments: argparse.Namespace) -> Path:

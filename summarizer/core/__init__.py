@@ -8,6 +8,7 @@
 - `_words`: how a count is put into words, the same in the CLI and the eval's reports;
 - `_write`: atomic, compare-and-swap file writes and private folders;
 - `_pg_url`: a `postgresql://` URL as a user wrote it, and the secrets no message may show;
+- `_secrets`: the one redaction every message, log line and file written goes through;
 - `_lazy`: the package `__getattr__` that imports a name when it is first used (`_tokens` and
   `_quoted` import pydantic-ai, which the CLI's `--help` and its errors never need).
 
@@ -33,8 +34,9 @@ from ._config import (
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
 from ._lazy import lazy_exports
-from ._pg_url import SCHEME, PgUrl, redact, secrets_in, url_secrets, without_secrets
+from ._pg_url import SCHEME, PgUrl, secrets_in
 from ._resources import data_path, install_hint, package_version
+from ._secrets import redact, remember_secrets, url_secrets, without_secrets
 from ._shape import (
     DROPPED_TEXT,
     ITEMS_OMITTED,
@@ -124,6 +126,7 @@ __all__ = [
     'read_snapshot',
     'redact',
     'referred_facts',
+    'remember_secrets',
     'remove_temporaries',
     'schema_of',
     'secrets_in',

@@ -9,10 +9,13 @@ enough; keyword options go through `override`, which checks them as a file's key
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal, TypeVar, cast, get_args
+from types import NoneType, UnionType
+from typing import TYPE_CHECKING, Literal, TypeVar, cast, get_args, get_origin, get_type_hints
 
 if TYPE_CHECKING:
     import yaml
@@ -293,6 +296,7 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
     unknown = sorted(set(data) - known)
     if unknown:
         raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
+    _check_types(SummarizerConfig, data, source=source)
     changes: dict[str, object] = {}
     for key, value in data.items():
         if key == 'tools':
@@ -327,6 +331,7 @@ def _sub(cls: type[_Section], current: _Section, value: object, *, source: str) 
     unknown = sorted(set(options) - known)
     if unknown:
         raise ConfigError(f'{source}: unknown option(s): {", ".join(unknown)}')
+    _check_types(cls, options, source=source)
     # YAML lists as tuples, the type of the sequence options
     changes: dict[str, object] = {key: (*item,) if isinstance(item, list) else item for key, item in options.items()}
     if 'directory' in changes and changes['directory'] is not None:
@@ -346,11 +351,56 @@ def _tool_rules(value: object, *, base_dir: Path, source: str) -> dict[str, Tool
         options = _mapping(rule)
         if options is None or set(options) - {'threshold_tokens', 'skip', 'prompt'}:
             raise ConfigError(f'{source}: tools.{name} takes only threshold_tokens, skip and prompt')
+        _check_types(ToolRule, options, source=f'{source}: tools.{name}')
         prompt = options.get('prompt')
         rules[str(name)] = ToolRule(
-            # passed on as YAML gave it, as every option is (a dataclass does not check types)
-            threshold_tokens=cast('int | None', options.get('threshold_tokens')),
-            skip=bool(options.get('skip', False)),
+            threshold_tokens=cast('int | None', options.get('threshold_tokens')),  # checked just above
+            skip=options.get('skip') is True,
             prompt=(base_dir / str(prompt)) if prompt else None,
         )
     return rules
+
+
+def _check_types(cls: type, values: Mapping[str, object], *, source: str) -> None:
+    """Each of `values` of the type its field of `cls` declares, else a `ConfigError` naming the key and that type.
+
+    YAML gives any type anywhere (`threshold_tokens: five hundred`), and a dataclass checks none: a
+    value of the wrong type would fail later, far from the key, or pass for another (`strict: maybe`).
+    """
+    hints = _field_types(cls)
+    for key, value in values.items():
+        wanted = _wanted(hints[key], value)
+        if wanted is not None:
+            raise ConfigError(f'{source}: {key} must be {wanted}, got {value!r}')
+
+
+@functools.cache
+def _field_types(cls: type) -> dict[str, object]:
+    return get_type_hints(cls)
+
+
+def _wanted(hint: object, value: object) -> str | None:
+    """What a value of type `hint` is, in words, when `value` is not one; None when it is (or `hint` is checked elsewhere).
+
+    Sections and `tools` are mappings checked key by key; the choices of a `Literal` are checked with
+    their names by `SummarizerConfig.__post_init__`.
+    """
+    origin, arguments = get_origin(hint), get_args(hint)
+    if origin is UnionType:
+        if value is None:
+            return None
+        wanted = [_wanted(argument, value) for argument in arguments if argument is not NoneType]
+        return None if None in wanted else ' or '.join(str(words) for words in wanted) + ' or null'
+    if origin is tuple:
+        strings = isinstance(value, list | tuple) and all(isinstance(item, str) for item in cast('list[object]', value))
+        return None if strings else 'a list of strings'
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    checks: dict[object, tuple[bool, str]] = {
+        bool: (isinstance(value, bool), 'true or false'),
+        int: (number and isinstance(value, int), 'an integer'),
+        float: (number, 'a number'),
+        str: (isinstance(value, str), 'a string'),
+        Path: (isinstance(value, str | Path), 'a path'),
+    }
+    ok, words = checks.get(hint, (True, ''))
+    return None if ok else words

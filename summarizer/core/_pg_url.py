@@ -13,17 +13,19 @@ value, write it `%40`). libpq gets a URL rebuilt from the parts without any secr
 apart, so none of its messages can quote them; every secret is still scrubbed from every message
 (`redact`) as a last guard. A URL whose host part is not `HOST[:PORT],...` is refused
 before libpq sees it, its text after the user name hidden. Any other URL with a password (a model
-server's `base_url`) is named by `without_secrets`.
+server's `base_url`) is named by `_secrets.without_secrets`.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Self
 from urllib.parse import quote, unquote
+
+from ._secrets import redact, userinfo
 
 SCHEME = re.compile(r'(postgres(?:ql)?):', re.IGNORECASE)
 """How a PostgreSQL URL starts (as libpq accepts it); any text that starts so is taken as one, however malformed."""
@@ -65,7 +67,7 @@ class PgUrl:
         after = url[scheme_match.end() :]
         slashes = '//' if after.startswith('//') else after[: len(after) - len(after.lstrip('/'))]
         rest = after[len(slashes) :]
-        user, written_password, rest = _userinfo(rest)
+        user, written_password, rest = userinfo(rest)
         end = min((index for index in (rest.find('/'), rest.find('?')) if index >= 0), default=len(rest))
         hosts, tail = rest[:end], rest[end:]
         path, question, query = tail.partition('?')
@@ -108,66 +110,8 @@ class PgUrl:
         return redact(text, self.secrets)
 
 
-def _userinfo(rest: str) -> tuple[str, str | None, str]:
-    """The user name, the password as written (None if none) and what follows them, of a URL's text after `//`."""
-    userinfo, at, after = rest.rpartition('@')
-    if not at:
-        return '', None, rest
-    user, colon, password = userinfo.partition(':')
-    if colon:
-        return user, password, after
-    # No password: an `@` past the host part (a query value's) is not the user's.
-    host_end = min((index for index in (rest.find('/'), rest.find('?')) if index >= 0), default=len(rest))
-    user, at, after = rest[:host_end].rpartition('@')
-    return (user, None, after + rest[host_end:]) if at else ('', None, rest)
-
-
 def _query(segments: list[str]) -> str:
     return '?' + '&'.join(segments) if segments else ''
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """`text` with every secret replaced by `***`: how each message, report and journal line leaves the process."""
-    for secret in secrets:
-        text = text.replace(secret, '***')
-    return text
-
-
-def without_secrets(url: str) -> str:
-    """Any URL (a model server's `base_url`) with its secrets (`url_secrets`) shown as `***`, as messages name it."""
-    return redact(url, url_secrets(url))
-
-
-_SECRET_WORDS = frozenset(
-    ('key', 'apikey', 'token', 'secret', 'password', 'passwd', 'pwd', 'pass', 'sig', 'signature', 'auth', 'jwt')
-    + ('authorization', 'credential', 'credentials')
-)
-"""Words of a URL parameter's name that say its value is a secret (`api_key`, `access-token`, `X-Amz-Signature`)."""
-_MIN_SECRET_CHARS = 4
-"""A shorter parameter value (`?sig=1`) is no secret worth the mangling of every message holding it."""
-
-
-def url_secrets(url: str) -> tuple[str, ...]:
-    """The secrets a URL holds, as written and percent-decoded, longest first: none of them belongs in a message.
-
-    The password of its user part (which runs to the last `@` when it holds a `:`, as for a PostgreSQL
-    URL: an unencoded `/` or `@` in a password cannot leave a piece of it in view), and the value of
-    every query or fragment parameter whose name holds a word saying it is a secret (`?api_key=...`,
-    `#access_token=...`; whole words, so `?passage=` or `?keyword=` are not).
-    """
-    secrets: set[str] = set()
-    _, slashes, rest = url.partition('//')
-    password = _userinfo(rest)[1] if slashes else None
-    if password:
-        secrets.add(password)
-    before_fragment, _, fragment = url.partition('#')
-    query = before_fragment.partition('?')[2]
-    for name, _, value in (pair.partition('=') for pair in (*query.split('&'), *fragment.split('&'))):
-        words = re.split(r'[^a-z0-9]+', unquote(name).lower())
-        if len(value) >= _MIN_SECRET_CHARS and _SECRET_WORDS.intersection(words):
-            secrets.add(value)
-    secrets |= {unquote(secret) for secret in secrets}
-    return tuple(sorted(secrets, key=len, reverse=True))
 
 
 def secrets_in(words: Sequence[str]) -> tuple[str, ...]:

@@ -218,21 +218,30 @@ def backup(path: Path) -> Path:
     return target
 
 
-def private_folder(path: Path, name: str, *, create: bool = True) -> Path:
+def private_folder(path: Path, name: str, *, holds: str, create: bool = True) -> Path:
     """The owner-only folder to keep private files in (a cache, the originals store), given the one configured.
 
     That is `path` itself when this call creates it or it is already private to this user (owned, no
     access for group or others); otherwise, a folder someone else made or shares (`/tmp`, a team
     folder), a private folder `name` inside it. A folder this process did not create is never
-    changed: only a folder it creates is set to 0700. `create=False` only says where the folder
-    would be (to look for an existing store), creating nothing. `PermissionError` when `name` exists
-    there but is not private to this user.
+    changed: only a folder it creates is set to 0700.
+
+    Where the files already are comes first, so a `chmod` of `path` between two runs does not move
+    them: the folder `name` when it exists, else `path` when it holds this user's own file `holds`
+    (the database) and is this user's. `create=False` only says where the folder is or would be,
+    creating nothing. `PermissionError` when `name` exists there but is not private to this user.
     """
-    if not create:
-        return path / name if path.is_dir() and not _private(path) else path
-    if make_folders(path) or not path.is_dir() or _private(path):
-        return path  # (not a folder: using it fails, naming it)
     inner = path / name
+    if os.path.lexists(inner):
+        if create and not _private(inner):
+            raise PermissionError(errno.EACCES, f'{inner} exists but is not a folder private to this user')
+        return inner
+    if path.is_dir() and (_private(path) or (_owned(path) and _owned(path / holds, regular=True))):
+        return path
+    if not create:
+        return inner if path.is_dir() else path
+    if make_folders(path) or not path.is_dir():
+        return path  # (not a folder: using it fails, naming it)
     if not make_folders(inner) and not _private(inner):
         raise PermissionError(errno.EACCES, f'{inner} exists but is not a folder private to this user')
     return inner
@@ -263,3 +272,12 @@ def make_folders(path: Path) -> bool:
 def _private(path: Path) -> bool:
     status = path.stat()
     return stat.S_ISDIR(status.st_mode) and status.st_uid == os.geteuid() and not status.st_mode & 0o077
+
+
+def _owned(path: Path, *, regular: bool = False) -> bool:
+    """Whether `path` is this user's (a regular file, not a link, when `regular`)."""
+    try:
+        status = path.lstat()
+    except OSError:
+        return False
+    return status.st_uid == os.geteuid() and (stat.S_ISREG(status.st_mode) or not regular)

@@ -15,6 +15,7 @@
 from ._provider import ProviderBatchReport, check_batchable, run_provider_batch
 from ._runner import (
     BatchAborted,
+    Interrupted,
     Journal,
     OnTick,
     Problem,
@@ -30,6 +31,7 @@ from ._sources import FileSource, JsonlSource, JsonSource, Source, SourceError, 
 __all__ = [
     'BatchAborted',
     'FileSource',
+    'Interrupted',
     'Journal',
     'JsonSource',
     'JsonlSource',

@@ -34,16 +34,17 @@ import signal
 import sqlite3
 import sys
 from collections import deque
-from collections.abc import Callable, Coroutine, Iterator
+from collections.abc import Callable, Coroutine, Generator, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from logging.handlers import QueueHandler, QueueListener
+from multiprocessing.synchronize import Event
 from pathlib import Path
 from typing import Any, cast
 
 import anyio.to_thread
 
-from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, remove_temporaries
+from ..core import ChangedWhileCompacting, SummarizerConfig, make_folders, redact, remove_temporaries
 from ..pipeline import Compactor, OriginalStore, Report, Rewrite, record_rewrite
 from ..stored import Done, StoredUnit, Unit, Where, unit_size
 from ._sources import Source, SourceProblem, Target
@@ -51,6 +52,17 @@ from ._sources import Source, SourceProblem, Target
 
 class BatchAborted(Exception):
     """The batch cannot go on (full disk, unwritable journal): one line, every unfinished source left as it was."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped the batch; `reports` say what each source it had begun did (one cut short is `interrupted`).
+
+    A `KeyboardInterrupt`, so whatever does not look at the reports stops as at any Ctrl-C.
+    """
+
+    def __init__(self, reports: list[SourceReport]) -> None:
+        super().__init__(reports)  # the arguments a worker's pickled copy is rebuilt from
+        self.reports = reports
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -101,6 +113,8 @@ class SourceReport:
     reported, not failures, since nothing was tried and the original is the output."""
     resumed: bool = False
     """Skipped: the journal says it was finished by an earlier run (counts are that run's)."""
+    interrupted: bool = False
+    """Cut short by Ctrl-C: counts only what was saved (histories a file source had not yet written are not)."""
 
     _unsaved: _Unsaved = field(default_factory=_Unsaved, init=False, repr=False)
     """What the histories written since the source was last saved added (`Source.saved`)."""
@@ -160,6 +174,7 @@ class SourceReport:
             'kind': self.kind,
             'output': self.output,
             'resumed': self.resumed,
+            'interrupted': self.interrupted,
             'histories': {'seen': self.histories, 'changed': self.changed, 'failed': self.failed},
             'returns_summarized': counts.summarized,
             'summaries_failed': counts.failed,
@@ -451,7 +466,9 @@ class _Open:
         elif isinstance(exc, SourceProblem):
             problem = str(exc)
         else:
-            problem = f'{type(exc).__name__}: {exc}' + ('' if kept else '; this source is left as it was')
+            problem = redact(f'{type(exc).__name__}: {exc}', echoed=True) + (
+                '' if kept else '; this source is left as it was'
+            )
         if kept:
             saved = (
                 'the 1 history saved before it stays' if kept == 1 else f'the {kept:,} histories saved before it stay'
@@ -507,6 +524,7 @@ async def run_sources(
             )
         )
 
+    interrupted = False
     try:
         for source in sources:
             current = _Open(
@@ -527,14 +545,30 @@ async def run_sources(
             window.append((current, None))
         while window:
             await finish(*window.popleft())
+    except asyncio.CancelledError:  # Ctrl-C (or a worker told to stop): what was done is reported
+        interrupted = True
     finally:
-        for current, task in window:  # interrupted: unwritten work is dropped, every file stays whole
-            if task is not None:
-                task.cancel()
-        for current in opened:
-            if not current.closed and not current.broken:
-                current.source.abort()
+        _wind_up(opened, window, interrupted=interrupted)
+    if interrupted:
+        raise Interrupted([current.report for current in opened])
     return [current.report for current in opened]
+
+
+def _wind_up(opened: list[_Open], window: deque[tuple[_Open, asyncio.Task[Done] | None]], *, interrupted: bool) -> None:
+    """End a run, done or cut short: unwritten work is dropped, every unfinished source left whole.
+
+    `interrupted` (Ctrl-C): each unfinished source's report keeps only what was saved, and says so.
+    """
+    for _, task in window:
+        if task is not None:
+            task.cancel()
+    for current in opened:
+        if not current.closed and not current.broken:
+            current.source.abort()
+            if interrupted:
+                if not current.source.saved:
+                    current.report.take_back()
+                current.report.interrupted = True
 
 
 def _disk_full(exc: OSError | sqlite3.Error) -> bool:
@@ -561,6 +595,7 @@ def run_batch(
     context = multiprocessing.get_context('spawn')  # no fork of a process with threads and open files
     ticks: multiprocessing.Queue[Tick] = context.Queue()
     records: multiprocessing.Queue[logging.LogRecord] = context.Queue()
+    stop = context.Event()
     level = _LOGGER.getEffectiveLevel()
     listener = QueueListener(records, _Replay())
     listener.start()
@@ -569,25 +604,56 @@ def run_batch(
             max_workers=len(shards),
             mp_context=context,
             initializer=_start_worker,
-            initargs=(ticks, records, level, os.getpid()),
+            initargs=(ticks, records, stop, level, os.getpid()),
         ) as pool:
-            futures = [pool.submit(_worker, shard, config, target, journal) for shard in shards]
-            while not all(future.done() for future in futures) or not ticks.empty():
+            # Workers ignore Ctrl-C from their first instruction on (an ignored signal stays ignored across exec):
+            # the parent tells them to stop, and each reports what it did instead of printing a traceback.
+            with _ignoring_interrupts():
+                futures = [pool.submit(_worker, shard, config, target, journal) for shard in shards]
+            while True:
                 try:
+                    if all(future.done() for future in futures) and ticks.empty():
+                        break
                     on_tick(ticks.get(timeout=0.1))
                 except queue.Empty:
                     pass
-            results = [future.result() for future in futures]
+                except KeyboardInterrupt:
+                    stop.set()  # the workers stop, each reporting what it did
+            results = [_finished(future.result) for future in futures]
     finally:
         listener.stop()  # every record the workers sent is handled before the summary lines print
-    by_source = {report.source: report for shard_reports in results for report in shard_reports}
+    reports = [report for shard_reports, _ in results for report in shard_reports]
+    if stop.is_set() or any(cut for _, cut in results):
+        raise Interrupted(reports)
+    by_source = {report.source: report for report in reports}
     return [by_source[source.name] for source in sources]
+
+
+def _finished(result: Callable[[], list[SourceReport]]) -> tuple[list[SourceReport], bool]:
+    """A worker's reports, and whether it was interrupted."""
+    try:
+        return result(), False
+    except Interrupted as exc:
+        return exc.reports, True
+
+
+@contextlib.contextmanager
+def _ignoring_interrupts() -> Generator[None]:
+    """SIGINT ignored meanwhile (processes started inherit it); a Ctrl-C in the meantime is lost."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 _LOGGER = logging.getLogger('summarizer')
 
 _ticks: multiprocessing.Queue[Tick] | None = None
 """A worker process's way to report progress to the parent."""
+_stop: Event | None = None
+"""Set by the parent at Ctrl-C: the worker stops and reports what it did."""
+_STOP_POLL_SECONDS = 0.1
 
 
 class _Replay(logging.Handler):
@@ -602,11 +668,15 @@ class _Replay(logging.Handler):
 
 
 def _start_worker(
-    ticks: multiprocessing.Queue[Tick], records: multiprocessing.Queue[logging.LogRecord], level: int, parent: int
+    ticks: multiprocessing.Queue[Tick],
+    records: multiprocessing.Queue[logging.LogRecord],
+    stop: Event,
+    level: int,
+    parent: int,
 ) -> None:
     """A spawned worker starts with default logging: give it the parent's verbosity and route its records home."""
-    global _ticks
-    _ticks = ticks
+    global _ticks, _stop
+    _ticks, _stop = ticks, stop
     _LOGGER.setLevel(level)
     _LOGGER.addHandler(QueueHandler(records))
     _LOGGER.propagate = False
@@ -629,15 +699,34 @@ def _die_with(parent: int) -> None:
 def _worker(
     sources: list[Source], config: SummarizerConfig, target: Target, journal: Journal | None
 ) -> list[SourceReport]:
-    assert _ticks is not None
-    return _run_shard(sources, config, target, journal, _ticks.put)
+    assert _ticks is not None and _stop is not None
+    return _run_shard(sources, config, target, journal, _ticks.put, stop=_stop)
 
 
 def _run_shard(
-    sources: list[Source], config: SummarizerConfig, target: Target, journal: Journal | None, on_tick: OnTick
+    sources: list[Source],
+    config: SummarizerConfig,
+    target: Target,
+    journal: Journal | None,
+    on_tick: OnTick,
+    *,
+    stop: Event | None = None,
 ) -> list[SourceReport]:
+    """Run `sources` in this process; `stop`: a worker's, set when the parent was interrupted (`Interrupted`)."""
     compactor = Compactor(config=config)
+    work = run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick)
     try:
-        return asyncio.run(run_sources(sources, compactor=compactor, target=target, journal=journal, on_tick=on_tick))
+        return asyncio.run(work if stop is None else _until(stop, work))
     finally:
         compactor.summarizer.cache.close()
+
+
+async def _until(stop: Event, work: Coroutine[Any, Any, list[SourceReport]]) -> list[SourceReport]:
+    """`work`, cancelled once `stop` is set (`run_sources` then raises `Interrupted` with what it did)."""
+    task = asyncio.ensure_future(work)
+    while not task.done():
+        await asyncio.wait({task}, timeout=_STOP_POLL_SECONDS)
+        if stop.is_set():
+            task.cancel()
+            break
+    return await task

@@ -20,13 +20,15 @@ from ._golden import (
 )
 from ._metrics import Tally
 from ._replay import ReplayHistory, compared_strategies, replay_all
-from ._replay_report import replay_markdown, write_replay_report
-from ._report import default_folder, markdown, write_report
+from ._replay_report import REPLAY_FILES, replay_markdown, write_replay_report
+from ._report import REPORT_FILES, default_folder, markdown, write_report
 from ._run import EvalHistory, EvalRun, ModelScore, eval_models, run_eval
 
 __all__ = [
     'FIGURES_FILE',
     'HEAD',
+    'REPLAY_FILES',
+    'REPORT_FILES',
     'EvalHistory',
     'EvalRun',
     'ModelScore',

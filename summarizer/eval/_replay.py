@@ -421,6 +421,8 @@ class ReplayRun:
     """Strategy name -> history name -> its figures."""
     ceiling: int | None = None
     """The context ceiling prompts were counted against (`RunFigures.over_ceiling`), if any."""
+    skipped: list[str] = field(default_factory=list[str])
+    """The histories found that could not be used (where, and why): not replayed."""
 
     def total(self, strategy: str) -> RunFigures:
         total = RunFigures(cached=dict.fromkeys(self.prices, 0), cost={name: Decimal(0) for name in self.prices})

@@ -14,6 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
+from ..core import install_hint
 from ._replay import NO_COMPACTION, ReplayRun, RunFigures
 from ._report import write_files
 
@@ -22,6 +23,8 @@ logger = logging.getLogger(__name__)
 SUMMARY_FILE = 'replay.md'
 DATA_FILE = 'replay.json'
 PLOT_FILE = 'replay-cost-support.png'
+REPLAY_FILES = (SUMMARY_FILE, DATA_FILE, PLOT_FILE)
+"""The files a replay report folder gets."""
 
 
 def write_replay_report(run: ReplayRun, folder: Path, *, started: datetime, sources: list[str]) -> list[Path]:
@@ -30,8 +33,8 @@ def write_replay_report(run: ReplayRun, folder: Path, *, started: datetime, sour
     return write_files(
         folder,
         {
-            SUMMARY_FILE: replay_markdown(run, started=started, sources=sources).encode('utf-8'),
-            DATA_FILE: data.encode('utf-8'),
+            SUMMARY_FILE: replay_markdown(run, started=started, sources=sources),
+            DATA_FILE: data,
             PLOT_FILE: _plot_png(run),
         },
     )
@@ -93,6 +96,8 @@ def replay_markdown(run: ReplayRun, *, started: datetime, sources: list[str]) ->
         base = run.figures[NO_COMPACTION.name][history]
         cells = [_run_cell(run.figures[strategy][history], base, prices) for strategy in run.strategies[1:]]
         lines.append(f'| {history} | {base.requests} | ' + ' | '.join(cells) + ' |')
+    if run.skipped:
+        lines += ['', '## Skipped histories', '', *[f'- {reason}' for reason in run.skipped]]
     return '\n'.join(lines) + '\n'
 
 
@@ -127,6 +132,7 @@ def replay_data(run: ReplayRun, *, started: datetime, sources: list[str]) -> dic
         'prices': run.prices,
         'ceiling': run.ceiling,
         'histories': run.histories,
+        'skipped': run.skipped,
         'strategies': {
             strategy: {
                 'total': _figures_data(run.total(strategy)),
@@ -163,7 +169,7 @@ def _plot_png(run: ReplayRun) -> bytes | None:
         matplotlib.use('Agg')
         from matplotlib import pyplot
     except ImportError:
-        logger.warning('%s skipped: matplotlib is not installed (pip install ".[eval]")', PLOT_FILE)
+        logger.warning('%s skipped: matplotlib is not installed (the eval extra: %s)', PLOT_FILE, install_hint('eval'))
         return None
     from io import BytesIO
 

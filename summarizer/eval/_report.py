@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core import SummarizerConfig, atomic_write, count, install_hint
+from ..core import SummarizerConfig, atomic_write, count, install_hint, redact
 from ._metrics import Tally
 from ._run import EvalRun, ModelScore
 
@@ -33,6 +33,8 @@ _STAR_SIZE = 260
 SUMMARY_FILE = 'summary.md'
 DATA_FILE = 'results.json'
 PLOT_FILE = 'compression-retention.png'
+REPORT_FILES = (SUMMARY_FILE, DATA_FILE, PLOT_FILE)
+"""The files an eval report folder gets."""
 _FILE_MODE = 0o600
 
 
@@ -41,23 +43,26 @@ def write_report(run: EvalRun, folder: Path, *, started: datetime, sources: list
     return write_files(
         folder,
         {
-            SUMMARY_FILE: markdown(run, started=started, sources=sources).encode('utf-8'),
-            DATA_FILE: (json.dumps(as_data(run, started=started, sources=sources), indent=2) + '\n').encode('utf-8'),
+            SUMMARY_FILE: markdown(run, started=started, sources=sources),
+            DATA_FILE: json.dumps(as_data(run, started=started, sources=sources), indent=2) + '\n',
             PLOT_FILE: plot_png(run),
         },
     )
 
 
-def write_files(folder: Path, files: dict[str, bytes | None]) -> list[Path]:
+def write_files(folder: Path, files: dict[str, str | bytes | None]) -> list[Path]:
     """Write each file of a report into `folder` (created owner-only), each 0600, atomically; None: not written.
 
-    Returns the files written. Reports name files and quote lost facts, so only their owner reads them.
+    Returns the files written. Reports name files and quote lost facts, so only their owner reads them;
+    a text goes through the one redaction (a failure reason may quote a server's error body).
     """
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     written: list[Path] = []
     for name, data in files.items():
         if data is not None:
-            atomic_write(folder / name, data, mode=_FILE_MODE)
+            atomic_write(
+                folder / name, redact(data).encode('utf-8') if isinstance(data, str) else data, mode=_FILE_MODE
+            )
             written.append(folder / name)
     return written
 

@@ -28,6 +28,7 @@ from ._originals import (
     Span,
     first_message_scope,
     history_identity,
+    holds_omission_marker,
     names_read_tool,
     record_rewrite,
     run_scope,
@@ -45,7 +46,7 @@ from ._summarize import (
     describe,
     is_transient,
 )
-from ._walk import Candidate, as_json, excluded, is_summarizable, plain_json_text, walk
+from ._walk import Candidate, as_json, excluded, is_summarizable, json_text_of, plain_json_text, walk
 
 __all__ = [
     'EXTRACTIVE',
@@ -90,9 +91,11 @@ __all__ = [
     'excluded',
     'first_message_scope',
     'history_identity',
+    'holds_omission_marker',
     'is_deterministic',
     'is_summarizable',
     'is_transient',
+    'json_text_of',
     'model_id',
     'names_read_tool',
     'plain_json_text',

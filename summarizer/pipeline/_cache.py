@@ -116,7 +116,7 @@ def cache_folder(directory: Path, *, create: bool = True) -> Path:
     See `private_folder`: a folder this user does not own privately is never changed; `create=False`
     only says where, creating nothing.
     """
-    return private_folder(directory, f'tool-return-summarizer-cache-{os.geteuid()}', create=create)
+    return private_folder(directory, f'tool-return-summarizer-cache-{os.geteuid()}', holds=_DATABASE, create=create)
 
 
 @dataclass

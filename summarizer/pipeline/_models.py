@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Generator
@@ -31,7 +32,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from .. import extractive
-from ..core import JsonValue, SummarizerConfig, content_tokens, estimate_tokens, install_hint, package_version
+from ..core import (
+    JsonValue,
+    SummarizerConfig,
+    content_tokens,
+    estimate_tokens,
+    install_hint,
+    package_version,
+    remember_secrets,
+    url_secrets,
+)
 from ._prompts import parse_data_block
 
 EXTRACTIVE = 'extractive'
@@ -57,19 +67,66 @@ def resolve_model(config: SummarizerConfig, model: Model | str | None = None) ->
     """
     chosen = model if model is not None else config.model
     if isinstance(chosen, Model):
-        return chosen
+        return _with_secrets_remembered(chosen, config)
     if chosen == EXTRACTIVE:
         return extractive_model(time_limit=config.timeout_seconds)
     try:
-        if config.base_url:
-            return _openai_compatible(chosen, config)
-        return infer_model(chosen)
+        built = _openai_compatible(chosen, config) if config.base_url else infer_model(chosen)
     except (UserError, ImportError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        extra = _PROVIDER_EXTRAS.get(chosen.partition(':')[0].split('-')[0]) if isinstance(exc, ImportError) else None
-        if extra is not None:  # pydantic-ai's own hint names pydantic-ai-slim's extra
-            reason = f'its provider needs the {extra} extra: {install_hint(extra)}'
-        raise ModelBuildError(f'model {chosen!r}: {reason}') from exc
+        raise ModelBuildError(f'model {chosen!r}: {_build_problem(chosen, exc)}') from exc
+    return _with_secrets_remembered(built, config)
+
+
+_KEY_ADVICE = re.compile(r'Set the `(\w+)` environment variable')
+"""pydantic-ai's missing-key message, which goes on about its provider classes and test models."""
+_PROVIDERS_BY_NAME = (
+    ('gpt-', 'openai'),
+    ('o1', 'openai'),
+    ('o3', 'openai'),
+    ('o4', 'openai'),
+    ('claude', 'anthropic'),
+    ('gemini', 'google'),
+)
+"""How a bare model name starts, and the provider whose model string would name it (`gpt-4` -> `openai:gpt-4`)."""
+
+
+def _build_problem(name: str, exc: UserError | ImportError) -> str:
+    """Why `name` cannot be built, in one line of ours (pydantic-ai's speaks of its classes, and of pip extras of its own)."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    extra = _PROVIDER_EXTRAS.get(name.partition(':')[0].split('-')[0]) if isinstance(exc, ImportError) else None
+    if extra is not None:
+        return f'its provider needs the {extra} extra: {install_hint(extra)}'
+    if (key := _KEY_ADVICE.search(reason)) is not None:
+        return f'no API key: set the {key[1]} environment variable'
+    provider = next((provider for start, provider in _PROVIDERS_BY_NAME if name.startswith(start)), None)
+    if ':' not in name and provider is not None and 'did you mean' not in reason.lower():
+        return f'{reason} (a model name starts with its provider: did you mean {provider}:{name}?)'
+    return reason
+
+
+_CREDENTIAL = re.compile(r'(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|CREDENTIALS?)$')
+"""Names of environment variables holding a credential (`OPENAI_API_KEY`, `GEMINI_API_KEY`, `HF_TOKEN`)."""
+
+
+def _with_secrets_remembered(model: Model, config: SummarizerConfig) -> Model:
+    """`model`, once the secrets its errors may echo are remembered for `redact`.
+
+    Its client's API key, the secrets of its `base_url` (a key in the query or path), and every
+    credential in the environment (a provider's SDK reads its own): a server or gateway that echoes
+    the request in its error body must not print them in a failure reason, a log line or a report.
+    """
+    client = getattr(model, 'client', None)
+    key = getattr(client, 'api_key', None)
+    remember_secrets(
+        [
+            *url_secrets(model.base_url or ''),
+            *url_secrets(config.base_url or ''),
+            *([key] if isinstance(key, str) else []),
+            os.environ.get(config.api_key_env, ''),
+            *(value for name, value in os.environ.items() if _CREDENTIAL.search(name.upper())),
+        ]
+    )
+    return model
 
 
 def model_id(model: Model) -> str:

@@ -417,7 +417,7 @@ class OriginalStore:
         """Where the database file is or would be (nothing is created to tell)."""
         if self.directory is None:
             return None
-        return private_folder(self.directory, _folder_name(), create=False) / _DATABASE
+        return private_folder(self.directory, _folder_name(), holds=_DATABASE, create=False) / _DATABASE
 
     # -- values --------------------------------------------------------------------------------------
 
@@ -659,7 +659,7 @@ class OriginalStore:
             return self._connection
         try:
             # Owner-only, like the cache: originals are tool output, which may be private.
-            database = private_folder(self.directory, _folder_name()) / _DATABASE
+            database = private_folder(self.directory, _folder_name(), holds=_DATABASE) / _DATABASE
             os.close(os.open(database, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives -wal/-shm its mode
             for suffix in ('', '-wal', '-shm', '-journal'):
                 with contextlib.suppress(FileNotFoundError):

@@ -373,6 +373,9 @@ class HistorySession:
         or raise `ServerUnreachable` (a replay, whose figures would otherwise leave the summaries out)."""
         self.messages_walked = 0
         """Messages walked so far: stays proportional to what is new, request after request."""
+        self._unreachable: dict[int, tuple[object, Failure]] = {}
+        """Returns (by part, held) that an unreachable server kept from being summarized: each is one failure in
+        `report` until a later request tries it again."""
         config = compactor.config
         self._cache_aware = config.policy.kind == 'cache-aware' and compactor.originals.enabled
         self.max_prompt_tokens = config.policy.max_prompt_tokens
@@ -539,10 +542,12 @@ class HistorySession:
                 if not self._keep_going:
                     raise
                 logger.warning('%s: the history is kept as it is; summaries are tried again on the next request', exc)
+                self._kept_from(chosen, f'not summarized: {exc}')
                 self._tried.difference_update(_ref(candidate) for candidate in chosen)
                 pending[first:first] = chosen[:waited]  # where they were: priced again when next due
                 rewritten_from = None
             else:
+                self._kept_from(chosen, None)
                 compacted = compaction.report
                 for candidate in chosen:  # each original, for a marker in its place if the ceiling needs one later
                     self._summarized.setdefault(_ref(candidate), candidate)
@@ -577,6 +582,22 @@ class HistorySession:
         self._predicted = usage.sent
         self._returned.record(messages)
         return messages
+
+    def _kept_from(self, tried: list[Candidate], reason: str | None) -> None:
+        """Count each of `tried` as failed for `reason`, once; None: tried again, so its failure is taken back.
+
+        A try after the server came back counts its own summary or failure.
+        """
+        report = self.report
+        for candidate in tried:
+            key = id(candidate.part)
+            if reason is not None and key not in self._unreachable:
+                self._unreachable[key] = (candidate.part, _failure(candidate, reason))
+                report.failed += 1
+                report.failures.append(self._unreachable[key][1])
+            elif reason is None and (entry := self._unreachable.pop(key, None)) is not None:
+                report.failed -= 1
+                report.failures.remove(entry[1])
 
     async def _summarize(
         self,

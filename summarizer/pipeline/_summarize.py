@@ -573,9 +573,10 @@ def retry_after_seconds(error: BaseException | None) -> float:
 
 
 def describe(error: BaseException) -> str:
+    """A failure's reason, as reports show it: one line, with no secret a server's error body echoed."""
     if isinstance(error, SummaryFailed):
         return str(error)
     if isinstance(error, TimeoutError):
         return 'timed out'
     text = str(error).strip().splitlines()[0] if str(error).strip() else ''
-    return f'{type(error).__name__}: {text}' if text else type(error).__name__
+    return redact(f'{type(error).__name__}: {text}' if text else type(error).__name__, echoed=True)

@@ -220,6 +220,15 @@ def is_summarizable(content: object) -> bool:
     return plain.count('[') + plain.count('{') <= MAX_DEPTH or not nested_deeper_than(content, MAX_DEPTH)
 
 
+def json_text_of(content: object) -> str | None:
+    """A tool-return content's `json_text`, as summaries are keyed by; None for a content never summarized.
+
+    A content no JSON text holds (an int of over 4,300 digits) has none, rather than raising.
+    """
+    data = _json_data(content, plain_json_text(content))
+    return None if data is None else data.text
+
+
 def _json_data(content: object, plain: str | None) -> _JsonData | None:
     """A tool-return content as JSON data, or None when it is never summarized.
 

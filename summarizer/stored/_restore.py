@@ -18,7 +18,7 @@ from __future__ import annotations
 from pydantic_ai.messages import ModelRequest, ToolReturnPart
 
 from ..core import estimate_tokens, json_text
-from ..pipeline import SEPARATOR, OriginalStore, Report, RestoreError, as_json, names_read_tool
+from ..pipeline import SEPARATOR, OriginalStore, Report, RestoreError, as_json, holds_omission_marker, names_read_tool
 from ._langchain import Row, row_text, stored_like
 from ._stored import HistoryError, StoredHistory
 from ._units import Done, SessionUnit, StoredUnit, Unit
@@ -100,12 +100,25 @@ def _stored_returns(text: str) -> list[tuple[str, object]]:
 
 
 def _no_summaries(returns: list[tuple[str, object]], store: OriginalStore) -> None:
-    """A history without a recorded compaction must hold no summary: else it was partly restored or changed."""
+    """A history without a recorded compaction must hold no summary: else it was partly restored or changed.
+
+    Without a store (deleted), a value holding an omission marker (`… 3 items omitted …`) counts as a
+    summary too: no record can tell it, and a list or object summary names no read tool.
+    """
     summaries = 0
     for tool_call_id, content in returns:
         data = as_json(content)
-        if data is not None and (names_read_tool(data) or store.is_summary(tool_call_id, json_text(data))):
+        if data is None:
+            continue
+        text = json_text(data)
+        if (
+            names_read_tool(data)
+            or store.is_summary(tool_call_id, text)
+            or (not store.enabled and holds_omission_marker(text))
+        ):
             summaries += 1
+    if summaries and not store.enabled:
+        raise RestoreError('it holds summaries, but there is no originals store to restore them from')
     if summaries:
         raise RestoreError(
             f'{summaries} of its values are summaries, but the store has no record of a compaction of this exact '
