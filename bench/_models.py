@@ -1,16 +1,15 @@
 """Summarizer models for the benchmarks: instant, or with a fixed latency, and timing themselves.
 
-Both answer through the same prompt, structured output and checks as any model (they answer as
-`summarizer.pipeline._models.embedded_answer` does), but with the smallest summary the shape contract allows, so
-what is timed is our machinery and not the extractive summarizer. Their functions are `async`:
-a plain `def` would make `FunctionModel` hop to a worker thread for every call, which a real
-(network) model does not cost either.
+Both answer with the smallest summary the shape contract allows, so what is timed is our machinery and
+not the extractive summarizer. The instant one is an embedded model, called directly on the content as
+the extractive one is; the one with a latency answers a prompt through pydantic-ai, as a network model
+does (its function is `async`: a plain `def` would make `FunctionModel` hop to a worker thread for every
+call, which a network model does not cost either).
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 
 from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart
@@ -18,7 +17,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from summarizer.core._shape import JsonValue, items_marker
-from summarizer.pipeline._models import embedded_answer
+from summarizer.pipeline._models import EmbeddedModel
 
 
 def minimal_summary(
@@ -45,7 +44,7 @@ def minimal_summary(
 
 
 class TimedModel:
-    """A summarizer `FunctionModel` answering `minimal_summary` after `latency` seconds (0: at once).
+    """A summarizer answering `minimal_summary`: at once as an embedded model, or after `latency` seconds as a network one.
 
     `calls` counts the requests it answered and `busy_ns` the time spent inside its function, so the
     caller can subtract "the model's own time" from a measurement.
@@ -57,17 +56,23 @@ class TimedModel:
         self.busy_ns = 0
         self.request_ns = 0
         """Time inside pydantic-ai's request path around the function, when `overhead.timing_model_requests` adds it."""
-        self._answer = functools.partial(embedded_answer, name, minimal_summary)
-        self.model = FunctionModel(self._timed, model_name=name)
+        self._embedded = EmbeddedModel(name, self._summary, time_limit=None)
+        self.model = self._embedded if not latency else FunctionModel(self._after_latency, model_name=name)
 
-    async def _timed(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    def _summary(
+        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
         started = time.perf_counter_ns()
-        if self.latency:
-            await asyncio.sleep(self.latency)
-        response = self._answer(messages, info)
+        summary = minimal_summary(content)
         self.calls += 1
         self.busy_ns += time.perf_counter_ns() - started
-        return response
+        return summary
+
+    async def _after_latency(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        started = time.perf_counter_ns()
+        await asyncio.sleep(self.latency)
+        self.busy_ns += time.perf_counter_ns() - started
+        return await self._embedded.function(messages, info)  # pyright: ignore[reportOptionalCall]
 
 
 def instant_text_model(text: str = 'Summary: the output listed records and values; nothing failed.') -> FunctionModel:

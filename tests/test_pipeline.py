@@ -19,8 +19,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from summarizer import CheckFailed, SummarizerConfig, ToolRule
+from summarizer import CheckFailed, Compactor, SummarizerConfig, ToolRule, extractive
+from summarizer.core import JsonValue
 from summarizer.core._tokens import content_tokens
+from summarizer.pipeline import embedded_model
 from summarizer.pipeline._check import check_history, check_integrity, integrity_problems
 
 
@@ -125,6 +127,23 @@ def test_integrity_around_the_changed_messages_sees_problems_at_their_neighbours
     after[2] = dataclasses.replace(before[2], parts=[dataclasses.replace(part, tool_call_id='other')])
     with pytest.raises(CheckFailed, match="message 1: tool call 'call_0': call never answered"):
         check_integrity(before, after, changed={2})
+
+
+async def test_the_embedded_model_is_called_on_the_content_itself() -> None:
+    """No prompt is written for it and read back: it gets the very content object, and its summary as it made it."""
+    seen: list[object] = []
+
+    def spy(content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]) -> JsonValue:
+        seen.append(content)
+        made.append(extractive.summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted))
+        return made[-1]
+
+    made: list[JsonValue] = []
+    messages = history(BIG_OBJECT)
+    original = returns(messages)[0].content
+    result = await Compactor(config=SummarizerConfig(keep_recent=0), model=embedded_model('spy', spy)).compact(messages)
+    assert len(seen) == 1 and seen[0] is original
+    assert returns(result.messages)[0].content is made[0]
 
 
 async def test_embedded_model_keeps_facts_and_compresses() -> None:

@@ -173,7 +173,7 @@ class PossibleFacts:
             if token in facts:
                 ordered[token] = None
             elif parted and ('/' in token or '.' in token or '::' in token):
-                ordered.update((part, None) for part in name_parts(token) if part in facts)
+                ordered.update((part, None) for part in _known_parts(token) if part in facts)
         ordered.update((inner, None) for inner in quoted if inner in facts)
         return list(ordered)
 

@@ -1,7 +1,9 @@
 """Which pydantic-ai `Model` writes summaries: the embedded extractive one, or a real LLM.
 
-The embedded model is a `FunctionModel`, so it goes through exactly the same path as a real LLM: the
-same prompt, the same structured-output request, the same validation, the same post-check.
+A real LLM is sent a prompt and answers with structured output. The embedded model is a `Model` too
+(a `FunctionModel`: one identity, cache key and report for every model), but the summarizer calls it
+directly on the content (`EmbeddedModel.summarize`): no prompt is written for it to read back, and
+no answer parsed. Its summaries go through the same post-check as any model's.
 """
 
 from __future__ import annotations
@@ -150,11 +152,69 @@ class EmbeddedSummarize(Protocol):
 
 
 class EmbeddedModel(FunctionModel):
-    """A `FunctionModel` running an offline summarizer: deterministic, so a failure is never retried.
+    """An offline summarizer as a `FunctionModel`: deterministic, so a failure is never retried.
 
     The same content gives the same work and the same answer: a retry after a timeout or an error
     would only spend the same time again (and, in a thread nothing can stop, run beside the first).
+    The summarizer calls `summarize` on the content; as a pydantic-ai `Model` it answers a summary
+    prompt (`embedded_model`) with the same function.
     """
+
+    def __init__(self, name: str, summarize: EmbeddedSummarize, *, time_limit: float | None) -> None:
+        self._summarize = summarize
+        self._time_limit = time_limit
+        super().__init__(self._answer, model_name=name)
+
+    async def summarize(
+        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        """A summary of `content` of about `budget_tokens`, made in a worker thread in the process's turn.
+
+        `time_limit` seconds from the call (its wait for its turn included, see `_turn`), for a
+        summarizer that looks at `extractive.current_deadline`. The thread is one nothing can stop: a
+        request its caller gives up on (cancelled, timed out) is abandoned, and the work stops at its
+        next look at the deadline, or before it starts if it is still waiting its turn.
+        """
+        deadline = extractive.Deadline.after(self._time_limit)
+        work = functools.partial(
+            self._in_turn, content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted, deadline=deadline
+        )
+        if _INLINE:
+            return work()
+        try:
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+        finally:
+            deadline.abandon()  # answered, or given up on: a thread still waiting or at work stops
+
+    def _in_turn(
+        self,
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        deadline: extractive.Deadline,
+    ) -> JsonValue:
+        with extractive.within(deadline), _turn(deadline):
+            deadline.check()
+            return self._summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+
+    async def _answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        """What it answers a summary prompt (its `<tool_content>` block), as a real model would."""
+        block = parse_data_block(_last_user_text(messages))
+        if block is None:
+            raise ValueError(f'the {self.model_name} model needs a <tool_content> block in the prompt')
+        summary = await self.summarize(
+            block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+        )
+        response = _respond(summary, block.shape, info)
+        # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
+        # whole prompt with a regex, which costs more than many a summary.
+        response.usage = RequestUsage(
+            input_tokens=sum(estimate_tokens(text) for text in _request_texts(messages)),
+            output_tokens=content_tokens(summary),
+        )
+        return response
 
 
 def is_deterministic(model: Model) -> bool:
@@ -168,65 +228,8 @@ def extractive_model(*, time_limit: float | None = None) -> EmbeddedModel:
 
 
 def embedded_model(name: str, summarize: EmbeddedSummarize, *, time_limit: float | None = None) -> EmbeddedModel:
-    """A `FunctionModel` answering each summary request with `summarize`, as a real model would.
-
-    It reads the `<tool_content>` block of the prompt and answers in the requested output mode, so
-    an offline summarizer (the extractive one, the eval's head-truncation baseline) runs through
-    the same prompt, structured output, validation and post-check as an LLM. `time_limit`: seconds
-    a request may take, from its start (its wait for its turn included, see `_turn`), for a
-    summarizer that looks at `extractive.current_deadline`. It runs in a worker thread that nothing
-    can stop: a request its caller gives up on (cancelled, timed out) is abandoned, and the work
-    stops at its next look at the deadline, or before it starts if it is still waiting its turn.
-    """
-
-    async def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        deadline = extractive.Deadline.after(time_limit)
-        if _INLINE:
-            return _answer_in_turn(name, summarize, messages, info, deadline)
-        try:
-            return await anyio.to_thread.run_sync(
-                functools.partial(_answer_in_turn, name, summarize, messages, info, deadline), abandon_on_cancel=True
-            )
-        finally:
-            deadline.abandon()  # answered, or given up on: a thread still waiting or at work stops
-
-    return EmbeddedModel(answer, model_name=name)
-
-
-def embedded_answer(
-    name: str, summarize: EmbeddedSummarize, messages: list[ModelMessage], info: AgentInfo
-) -> ModelResponse:
-    """What the embedded model `name` answers to a request, worked out in the calling thread at once.
-
-    The model (`embedded_model`) runs it in a worker thread, in its turn; the benchmarks call it
-    directly to time the pipeline around a model without a thread hop (`bench/_models.py`).
-    """
-    block = parse_data_block(_last_user_text(messages))
-    if block is None:
-        raise ValueError(f'the {name} model needs a <tool_content> block in the prompt')
-    extractive.current_deadline().check()
-    summary = summarize(
-        block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
-    )
-    response = _respond(summary, block.shape, info)
-    # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
-    # whole prompt with a regex, which costs more than many a summary.
-    response.usage = RequestUsage(
-        input_tokens=sum(estimate_tokens(text) for text in _request_texts(messages)),
-        output_tokens=content_tokens(summary),
-    )
-    return response
-
-
-def _answer_in_turn(
-    name: str,
-    summarize: EmbeddedSummarize,
-    messages: list[ModelMessage],
-    info: AgentInfo,
-    deadline: extractive.Deadline,
-) -> ModelResponse:
-    with extractive.within(deadline), _turn(deadline):
-        return embedded_answer(name, summarize, messages, info)
+    """The offline summarizer `summarize` as a model named `name` (see `EmbeddedModel`)."""
+    return EmbeddedModel(name, summarize, time_limit=time_limit)
 
 
 _INLINE = sys.platform == 'emscripten'

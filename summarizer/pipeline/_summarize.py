@@ -61,7 +61,7 @@ from ..core import (
 )
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
-from ._models import SUMMARY_KEY, is_deterministic, model_id, resolve_model
+from ._models import SUMMARY_KEY, EmbeddedModel, is_deterministic, model_id, resolve_model
 from ._originals import read_hint_tokens
 from ._prompts import PromptBook
 from ._walk import Candidate
@@ -327,10 +327,13 @@ class Summarizer:
         self._flights[key] = flight
         outcome = Outcome(source='model')
         try:
-            request = self.request_for(candidate)
             async with self._limit(loop):
-                response = await self._call_with_retries(request, outcome)
-            summary = self.summary_from(candidate, response)
+                if isinstance(self.model, EmbeddedModel):
+                    summary = self._checked(candidate, await self._embedded(candidate, self.model, outcome))
+                else:
+                    summary = self.summary_from(
+                        candidate, await self._call_with_retries(self.request_for(candidate), outcome)
+                    )
             outcome.summary = summary
             self.cache.stage(key, summary)  # written by the compactor in one transaction
         except asyncio.CancelledError:
@@ -357,6 +360,23 @@ class Summarizer:
             del self._flights[key]
         return outcome
 
+    async def _embedded(self, candidate: Candidate, model: EmbeddedModel, outcome: Outcome) -> JsonValue:
+        """An embedded model's summary of `candidate`, asked of it directly: no prompt, no answer to parse.
+
+        Never retried: it is deterministic (`_retryable`).
+        """
+        outcome.attempts += 1
+        async with asyncio.timeout(self.config.timeout_seconds):
+            summary = await model.summarize(
+                candidate.content,
+                budget_tokens=self.budget_for(candidate),
+                max_items=len(candidate.content) if isinstance(candidate.content, list) else None,
+                quoted=candidate.quoted,
+            )
+        outcome.input_tokens += candidate.tokens
+        outcome.output_tokens += content_tokens(summary, self.tokenizer)
+        return summary
+
     def request_for(self, candidate: Candidate) -> SummaryRequest:
         """The one model request that summarizes `candidate`, sent live or in a provider batch (`engines._provider`)."""
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
@@ -381,7 +401,14 @@ class Summarizer:
         Raises:
             SummaryFailed: the answer is not a usable summary (the original is kept).
         """
-        summary = _read_summary(response, candidate)
+        return self._checked(candidate, _read_summary(response, candidate))
+
+    def _checked(self, candidate: Candidate, summary: JsonValue) -> JsonValue:
+        """`summary`, if it passes the checks for `candidate`.
+
+        Raises:
+            SummaryFailed: it does not (the original is kept).
+        """
         problem = self._problem(candidate, summary)
         if problem:
             raise SummaryFailed(problem)
