@@ -389,20 +389,20 @@ def plot_figure(run: EvalRun) -> Figure:
             if overall is not None:
                 axes.plot(*zip(overall, blind), color=color, linestyle=':', linewidth=0.9, zorder=2)
     floor = 100 * run.retention_floor
-    axes.axhline(floor, linestyle='--', linewidth=0.8, color='grey', label=f'retention floor {floor:.0f}%')
+    axes.axhline(floor, linestyle='--', linewidth=0.8, color='grey', label=f'floor {floor:.0f}%')
     if any(model.blind is not None for model in run.models):
         blind_floor = 100 * run.config.eval.blind_retention_floor
         axes.axhline(blind_floor, linestyle=':', linewidth=0.8, color='grey', label=f'blind floor {blind_floor:.0f}%')
     axes.set_xlabel('compression of oversized tool returns (%)')
-    axes.set_ylabel('retention of facts referred to later (%)')
-    axes.set_title('Compression against fact retention (numbers: tools, see key)')
+    axes.set_ylabel('facts referred to later, kept in context (%)')
+    axes.set_title('Compression against facts kept in context (numbers: tools, see key)')
     axes.set_xlim(-4, 104)
     axes.set_ylim(-4, 104)
     axes.grid(alpha=0.3)
     axes.legend(loc='upper center', bbox_to_anchor=(0.5, -0.1), ncol=3, fontsize=8)  # below: it hides no point
     _spread(figure, labels, stars=stars)
     key.axis('off')
-    key.set_title('tool: retention per model', fontsize=9)
+    key.set_title('tool: facts kept in context per model', fontsize=9)
     names = ' / '.join(model.name for model in run.models)
     lines = [f'{numbers[tool]:>2} {_short(tool)}  {_retentions(run, tool)}' for tool in tools]
     key.text(

@@ -5,14 +5,14 @@ change is in, so they are required: chosen before any other line, as many as hal
 (a fifth when later turns quote facts, which compete for the rest), the most worth per token first.
 A hunk header cannot be placed without its file's header, so file headers (`FILE`) come before hunk
 headers (`MUST`): one line per file, `diff --git` where the diff has them (its `---`/`+++` lines
-repeat its paths), else the `---`/`+++` pair. Then changed lines, then context lines.
+repeat its paths, and come last), else the `---`/`+++` pair. Then changed lines, then context lines.
 """
 
 from __future__ import annotations
 
 import re
 
-from .lines import HIGH, LOW, MID, MUST, Joined
+from .lines import HIGH, LOW, MUST, Joined
 
 FILE = 4 * MUST
 """A file's header: worth more than any hunk header, which it places."""
@@ -27,7 +27,7 @@ _RULES = (
         ),
         HIGH,
     ),
-    (re.compile(r'^[-+]', re.MULTILINE), MID),
+    (re.compile(r'^[-+](?!-- |\+\+ ).*\w\w', re.MULTILINE), HIGH),  # a changed line that says something
     (re.compile(r'^(?:index |Author: |Date: |similarity index )', re.MULTILINE), LOW),
 )
 
@@ -35,5 +35,5 @@ _RULES = (
 def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
     git = bool(lines.matching(_GIT_FILE))
-    headers = ((_GIT_FILE, FILE), (_PATHS, HIGH)) if git else ((_PATHS, FILE),)
+    headers = ((_GIT_FILE, FILE), (_PATHS, LOW)) if git else ((_PATHS, FILE),)
     return lines.bonuses((*headers, *_RULES))
