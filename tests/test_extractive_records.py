@@ -224,3 +224,35 @@ def _aligned(summary: list[JsonValue]) -> list[JsonValue | None]:
         marker = ITEMS_OMITTED.fullmatch(item) if isinstance(item, str) else None
         aligned += [None] * int(marker[1]) if marker else [item]
     return aligned
+
+
+FILES_YAML = '\n'.join(
+    line
+    for n in range(40)
+    for line in (
+        f"- content: 'notes {n} for quarter {n % 4 + 1}, see the shared drive'",
+        f'  filename: report-{n:03d}.docx',
+        f"  id_: '{n}'",
+        f'  last_modified: 2024-{n % 12 + 1:02d}-{n % 27 + 1:02d} 09:{n:02d}:00',
+        f'  owner: owner-{n % 5}@example.com',
+        '  shared_with:',
+        f'    reviewer-{n}@example.com: r',
+        f'  size: {1000 + 37 * n}',
+    )
+)
+
+
+def test_a_kept_record_line_brings_its_record_and_its_id() -> None:
+    """`last_modified: 2024-06-18 09:17:00` is kept under the file it belongs to, never alone."""
+    assert detect_kind(FILES_YAML) is ContentKind.RECORDS
+    lines = FILES_YAML.split('\n')
+    wanted = next(line for line in lines if '2024-06-18' in line)
+    summary = summarize(FILES_YAML, budget_tokens=200, quoted=('2024-06-18', 'reviewer-23@example.com'))
+    assert isinstance(summary, str)
+    kept = kept_lines(FILES_YAML, summary)
+    at = lines.index(wanted)
+    record = lines[at - 3 : at + 5]  # the `- ` line, then its fields
+    assert wanted in kept and "  id_: '17'" in kept and '  filename: report-017.docx' in kept
+    assert record[0] in kept  # the line that opens the record
+    nested = '    reviewer-23@example.com: r'
+    assert nested in kept and kept.index('  shared_with:') < kept.index(nested)

@@ -82,3 +82,53 @@ def test_a_pytest_run_keeps_where_it_ran_and_where_the_failure_is() -> None:
     kept = kept_lines(PYTEST, summary)
     assert 'rootdir: /srv/shop' in kept
     assert 'tests/test_orders.py:88: AssertionError' in kept
+
+
+COMPILER = '\n'.join(
+    [
+        '> shop@1.4.0 build',
+        '> next build',
+        *[f'  Compiling page {n} of 180 (static)' for n in range(180)],
+        './src/lib/api/orders.ts:217:14',
+        "Type error: Property 'lineItems' does not exist on type 'CheckoutSession'. (TS2339)",
+        '',
+        *[f'  Linting file {n} of 90' for n in range(90)],
+        'Build failed with 1 error.',
+    ]
+)
+
+
+def test_a_line_of_trouble_comes_with_the_line_above_that_says_where() -> None:
+    summary = summarize(COMPILER, budget_tokens=120)
+    assert isinstance(summary, str)
+    kept = kept_lines(COMPILER, summary)
+    error = "Type error: Property 'lineItems' does not exist on type 'CheckoutSession'. (TS2339)"
+    assert error in kept and kept[kept.index(error) - 1] == './src/lib/api/orders.ts:217:14'
+
+
+def test_a_pytest_failure_stands_under_its_tests_banner() -> None:
+    text = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 240 items',
+            *[f'tests/test_orders.py::test_case_{n} PASSED' for n in range(200)],
+            '=================================== FAILURES ===================================',
+            '____________________________ test_refund_rounding _____________________________',
+            '',
+            '    def test_refund_rounding():',
+            '>       assert refund(Decimal("10.005")) == Decimal("10.01")',
+            "E       AssertionError: assert Decimal('10.00') == Decimal('10.01')",
+            '',
+            'tests/test_refunds.py:41: AssertionError',
+            '=========================== short test summary info ============================',
+            'FAILED tests/test_refunds.py::test_refund_rounding - AssertionError',
+            '======================== 1 failed, 239 passed in 4.21s =========================',
+        ]
+    )
+    summary = summarize(text, budget_tokens=160)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    error = "E       AssertionError: assert Decimal('10.00') == Decimal('10.01')"
+    banner = '____________________________ test_refund_rounding _____________________________'
+    assert error in kept and banner in kept and kept.index(banner) < kept.index(error)
+    assert kept[kept.index(error) - 1] == '>       assert refund(Decimal("10.005")) == Decimal("10.01")'

@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
-__all__ = ('ContentKind', 'detect_kind')
+__all__ = ('ContentKind', 'detect_kind', 'stamped')
 
 
 class ContentKind(StrEnum):
@@ -111,6 +111,11 @@ def detect_kind(content: object) -> ContentKind:
             return ContentKind.OTHER
         return ContentKind.SEARCH if _is_search(list(content)) else ContentKind.RECORDS  # pyright: ignore[reportUnknownArgumentType]
     return ContentKind.OTHER
+
+
+def stamped(line: str) -> bool:
+    """Whether `line` starts with a timestamp: a log record of its own."""
+    return _TIMESTAMP.match(line) is not None
 
 
 def _main_text(mapping: Mapping[object, object]) -> str | None:

@@ -12,7 +12,10 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
 - records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
 - prose and Markdown: the headings above it, each level's nearest;
 - search results as text: the result's `Title:` and `URL:` lines;
-- test output: the section banner of the test it reports (`____ test_login ____`).
+- test output: the section banner of the test it reports (`____ test_login ____`);
+- test output and logs: for a line of trouble (an error, a failure, a warning) that is no record of
+  its own (no timestamp), the line just above it, which names where it happened (`src/pay.ts:141:24`
+  over `Type error: ...`, the source line over pytest's `E   KeyError`).
 
 Listings (`grep -n`, `find`) have none: each of their lines says where it is.
 The work is linear: one pass with a stack over the lines.
@@ -23,7 +26,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ._kinds import ContentKind
+from ._kinds import ContentKind, stamped
+from .lines import ALARM
 
 __all__ = ('MAX_DEPTH', 'enclosing')
 
@@ -41,6 +45,8 @@ _NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'em
 """... and by a name: a record shows one of each where it has them (`id_: '3'` and `filename: plan.docx`)."""
 _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
 _TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}$|^={3,} .+ ={3,}$')
+_RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
+"""What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""
 
 
 def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
@@ -51,11 +57,12 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
         return _diff(lines)
     chains = _indentation(lines)
     extra = _EXTRA.get(kind)
-    if extra is not None:
-        for index, more in enumerate(extra(lines)):
-            if more:
-                chains[index] = _merged(chains[index], more, index)
-    return chains
+    if extra is None:
+        return chains  # an indentation chain holds every enclosing line already
+    for index, more in enumerate(extra(lines)):
+        if more:
+            chains[index] = _merged(chains[index], more, index)
+    return [_closure(chains, index) if chain else chain for index, chain in enumerate(chains)]
 
 
 def _indent(line: str) -> int:
@@ -86,6 +93,18 @@ def _indentation(lines: Sequence[str]) -> list[tuple[int, ...]]:
 
 def _merged(chain: tuple[int, ...], more: tuple[int, ...], index: int) -> tuple[int, ...]:
     return tuple(dict.fromkeys(line for line in (*chain, *more) if line != index))[: MAX_DEPTH + 2]
+
+
+def _closure(chains: Sequence[tuple[int, ...]], index: int) -> tuple[int, ...]:
+    """The lines that place line `index`, and those that place them, and so on: a line never comes without its own."""
+    found: dict[int, None] = {}
+    waiting = list(chains[index])
+    while waiting and len(found) < 2 * MAX_DEPTH:
+        line = waiting.pop(0)
+        if line != index and line not in found:
+            found[line] = None
+            waiting.extend(chains[line])
+    return tuple(found)
 
 
 def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
@@ -196,10 +215,29 @@ def _banners(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return result
 
 
+def _above_trouble(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it."""
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    previous: int | None = None
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        trouble = ALARM.search(line) is not None or _RAISED.search(line) is not None
+        if previous is not None and trouble and not stamped(line):
+            result[index] = (previous,)
+        previous = index
+    return result
+
+
+def _test_output(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    return [(*banner, *above) for banner, above in zip(_banners(lines), _above_trouble(lines))]
+
+
 _EXTRA: dict[ContentKind, Callable[[Sequence[str]], list[tuple[int, ...]]]] = {
     ContentKind.RECORDS: _records,
     ContentKind.PROSE: _headings,
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _banners,
+    ContentKind.SHELL: _test_output,
+    ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents."""
