@@ -147,3 +147,35 @@ def test_config_yaml_shows_every_option_at_its_default() -> None:
         section = getattr(config, name)
         if dataclasses.is_dataclass(section):
             assert set(value) == {option.name for option in dataclasses.fields(section)}, name
+
+
+EXAMPLE = re.compile(
+    r'^`golden/histories/(?P<name>[\w-]+)\.json`, message (?P<index>\d+) .*? of a (?P<budget>\d+)-token budget'
+    r'(?P<told>, told the quoted facts)?\.\n\n```(?P<lang>\w+)\n(?P<summary>.*?)\n```',
+    re.MULTILINE | re.DOTALL,
+)
+
+
+def test_the_summaries_docs_show_what_the_embedded_model_writes_now() -> None:
+    """docs/summaries.md: each example is the model's summary of that golden return, byte for byte."""
+    import json
+
+    from pydantic_ai.messages import ModelMessagesTypeAdapter, ToolReturnPart
+
+    from summarizer.core import Turns
+    from summarizer.extractive import summarize
+
+    examples = list(EXAMPLE.finditer((ROOT / 'docs' / 'summaries.md').read_text(encoding='utf-8')))
+    assert len(examples) >= 8
+    for example in examples:
+        path = ROOT / 'golden' / 'histories' / f'{example["name"]}.json'
+        messages = ModelMessagesTypeAdapter.validate_json(path.read_bytes())
+        index = int(example['index'])
+        part = messages[index].parts[0]
+        assert isinstance(part, ToolReturnPart)
+        content = part.content
+        text = content['stdout'] if isinstance(content, dict) and example['lang'] == 'text' else content
+        quoted = Turns(messages).quoted_facts(text, message_index=index) if example['told'] else ()
+        summary = summarize(text, budget_tokens=int(example['budget']), quoted=quoted)
+        shown = summary if isinstance(summary, str) else json.dumps(summary, indent=2, ensure_ascii=False)
+        assert shown == example['summary'], f'{example["name"]} message {index}'

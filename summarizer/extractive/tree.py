@@ -72,7 +72,7 @@ record is about; it comes with its item whenever it fits."""
 _ALARM_BONUS = 3.0
 """For a line of trouble: worth a specific fact, so it beats a routine line of the same size."""
 _NOTABLE_GAIN = 2.0
-"""A fact of a row or item that stands out weighs this many times more (in the facts line above all)."""
+"""A fact of a row or item that stands out weighs this many times more."""
 _REPEAT_GAIN = 0.25
 """A fact repeated 2^k times weighs 1 + k times this more: what an output keeps coming back to is salient."""
 _SHORT_LIST = 3
@@ -280,7 +280,7 @@ class _Tree:
         self._counts: Counter[str] = Counter()
         self._priors: dict[str, float] = {}
         self._notable: set[str] = set()
-        """Facts of the rows and items that stand out (`notable`): the facts line lists them first."""
+        """Facts of the rows and items that stand out (`notable`): they weigh `_NOTABLE_GAIN` times more."""
         self._columns: dict[_Path, tuple[list[str], list[_Item | None]]] = {}
         """A column's cells: its texts and the items holding them (two lists, no tuple per cell to track)."""
         self._choices: list[_Choice] = []
