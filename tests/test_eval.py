@@ -39,10 +39,10 @@ def test_head_keeps_the_beginning_within_the_budget(content: object) -> None:
     summary = head(content, budget_tokens=200)  # type: ignore[arg-type]
     assert shape_mismatch(content, summary) is None  # type: ignore[arg-type]
     assert 150 < content_tokens(summary) <= 200  # type: ignore[arg-type]
-    if isinstance(content, str):
-        assert content.startswith(summary)  # type: ignore[arg-type]
+    if isinstance(content, str):  # cut where the budget ends, and marked cut
+        assert isinstance(summary, str) and summary.endswith(' …') and content.startswith(summary[:-2])
     elif isinstance(content, list):
-        assert content[0].startswith(summary[0]) and len(summary) < len(content)  # type: ignore[index,union-attr]
+        assert content[0].startswith(summary[0].removesuffix(' …')) and len(summary) < len(content)  # type: ignore[index,union-attr]
     else:
         assert list(summary) == list(content)  # type: ignore[arg-type]
         assert summary['repo'] == 'acme/widgets' and summary['open_issues'] == 42  # type: ignore[index]

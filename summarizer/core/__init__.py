@@ -5,6 +5,7 @@
 - `_shape`: the shape contract between a content and its summary (`JsonValue`, omission markers);
 - `_tokens`: offline token estimates and the texts a model reads of a message;
 - `_facts` and `_quoted`: what a fact is, and which facts of a return the turns around it name;
+- `_grounding`: whether each line of a summary stands on its original (the grounded check);
 - `_words`: how a count is put into words, the same in the CLI and the eval's reports;
 - `_write`: atomic, compare-and-swap file writes and private folders;
 - `_pg_url`: a `postgresql://` URL as a user wrote it, and the secrets no message may show;
@@ -17,6 +18,7 @@ It imports nothing else of the package: every other package builds on it.
 from typing import TYPE_CHECKING
 
 from ._config import (
+    READ_HINT,
     READ_TOOL_NAME,
     BatchConfig,
     CacheConfig,
@@ -32,6 +34,7 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
+from ._grounding import Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
 from ._lazy import lazy_exports
 from ._pg_url import SCHEME, PgUrl, redact, secrets_in, url_secrets, without_secrets
 from ._resources import data_path, install_hint, package_version
@@ -72,6 +75,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
 __all__ = [
     'DROPPED_TEXT',
     'MAX_DEPTH',
+    'READ_HINT',
     'READ_TOOL_NAME',
     'SCHEME',
     'BatchConfig',
@@ -79,7 +83,10 @@ __all__ = [
     'ChangedWhileCompacting',
     'ConfigError',
     'EvalConfig',
+    'Grounding',
+    'GroundingKind',
     'JsonValue',
+    'OriginalText',
     'OriginalsConfig',
     'OutputMode',
     'PgUrl',
@@ -103,6 +110,7 @@ __all__ = [
     'estimate_tokens',
     'fact_kinds',
     'fsync_directory',
+    'grounded_line',
     'install',
     'install_hint',
     'is_dict',
@@ -130,6 +138,7 @@ __all__ = [
     'structure_of',
     'token_set',
     'turn_texts',
+    'ungrounded',
     'url_secrets',
     'without_secrets',
 ]

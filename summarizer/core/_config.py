@@ -26,6 +26,8 @@ _Section = TypeVar(
     '_Section', 'PolicyConfig', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig', 'ProviderBatchConfig'
 )
 READ_TOOL_NAME = 'read_tool_return'
+READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
+"""What the pipeline adds after a cut's `…` of a string summary whose original is stored: no model's words."""
 """The plugin's tool that reads originals back: its own returns are never summarized."""
 
 

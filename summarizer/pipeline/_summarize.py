@@ -183,7 +183,8 @@ class Summarizer:
     _model_id: str = field(init=False)
     _hint_room: int = field(init=False)
     _reads_call: bool = field(init=False)
-    """Whether the model is shown the call (a real model's prompt names it; the embedded one gets the content only)."""
+    """Whether the model is a real one: shown the call (the embedded one gets the content only), and free to put
+    a summary line in its own words (the embedded one only keeps lines and pieces of lines)."""
     _flights: dict[str, _Flight] = field(default_factory=dict[str, _Flight], init=False)
     _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
         default_factory=dict[asyncio.AbstractEventLoop, asyncio.Semaphore], init=False
@@ -393,6 +394,7 @@ class Summarizer:
         return cached if cached is not None and self._problem(candidate, cached) is None else None
 
     def _problem(self, candidate: Candidate, summary: JsonValue) -> str | None:
+        prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         return summary_problem(
             candidate.content,
             summary,
@@ -400,6 +402,8 @@ class Summarizer:
             threshold_tokens=candidate.threshold_tokens,
             tokenizer=self.tokenizer,
             room=self._room(candidate),
+            own_words=self._reads_call,
+            instructions=prompt.instructions,
         )
 
     def _limit(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
