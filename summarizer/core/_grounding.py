@@ -43,7 +43,61 @@ MIN_SHARED_WORDS = 2
 _ECHO_WORDS = 4
 """A run of this many words of the prompt's instructions, not in the original, is the prompt echoed back."""
 _STOP_WORDS = frozenset(
-    ['the', 'and', 'for', 'with', 'that', 'this', 'from', 'are', 'was', 'were', 'has', 'have', 'had', 'not', 'but', 'all', 'any', 'its', 'into', 'out', 'our', 'you', 'your', 'there', 'their', 'than', 'then', 'them', 'they', 'these', 'those', 'when', 'what', 'which', 'who', 'will', 'would', 'can', 'could', 'should', 'been', 'being', 'also', 'only', 'such', 'may', 'more', 'most', 'other', 'some', 'each', 'per', 'via']
+    [
+        'the',
+        'and',
+        'for',
+        'with',
+        'that',
+        'this',
+        'from',
+        'are',
+        'was',
+        'were',
+        'has',
+        'have',
+        'had',
+        'not',
+        'but',
+        'all',
+        'any',
+        'its',
+        'into',
+        'out',
+        'our',
+        'you',
+        'your',
+        'there',
+        'their',
+        'than',
+        'then',
+        'them',
+        'they',
+        'these',
+        'those',
+        'when',
+        'what',
+        'which',
+        'who',
+        'will',
+        'would',
+        'can',
+        'could',
+        'should',
+        'been',
+        'being',
+        'also',
+        'only',
+        'such',
+        'may',
+        'more',
+        'most',
+        'other',
+        'some',
+        'each',
+        'per',
+        'via',
+    ]
 )
 """Words too common to tie a line to another."""
 _TEXT_WORD = re.compile(r'\w+')
@@ -330,4 +384,3 @@ def _runs(text: str) -> set[tuple[str, ...]]:
 
 def _brief(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + '...')
-
