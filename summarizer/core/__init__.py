@@ -34,7 +34,7 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
-from ._grounding import Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
+from ._grounding import CUT, Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
 from ._lazy import lazy_exports
 from ._pg_url import SCHEME, PgUrl, redact, secrets_in, url_secrets, without_secrets
 from ._resources import data_path, install_hint, package_version
@@ -73,6 +73,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
     from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 
 __all__ = [
+    'CUT',
     'DROPPED_TEXT',
     'MAX_DEPTH',
     'READ_HINT',

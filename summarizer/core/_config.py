@@ -155,7 +155,7 @@ class SummarizerConfig:
     max_content_tokens: int = 1_000_000
     keep_recent: int = 1
     keep_quoted_facts: bool = True
-    prompt_version: str = 'v2'
+    prompt_version: str = 'v3'
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     tools: dict[str, ToolRule] = field(default_factory=dict[str, ToolRule])
     concurrency: int = 8

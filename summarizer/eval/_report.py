@@ -80,7 +80,9 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
             f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, keep_recent 0 '
             f'(every oversized tool return is summarized), {_floors(config)}. Tokens are estimates. '
             f'The `head` baseline keeps the beginning of each return at the same budget. '
-            f'*Retention*: of the facts of a return a later turn holds, the share its summary holds; '
+            f'*Accepted*: the returns whose summary passed every check, the rest keeping their original, '
+            f'with why (*failures*). *Retention*: of the facts of a summarized return a later turn holds, '
+            f'the share its summary holds (a return that kept its original counts as failed, not as kept); '
             f'*blind*: the same model not told which facts later turns quote (`keep_quoted_facts` off), '
             f'as for a return summarized before anything quotes it. *Identical lines*: of the summary lines '
             f'that come from an original line, the share byte-identical to it. *JSON parses*: summarized '
@@ -91,10 +93,10 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         '',
         (
             '| model | returns | tool-return tokens | compression | retention (kept/referred) | blind retention '
-            '| identical lines | JSON parses | empty | typed touched | structure | calls (cached) '
+            '| identical lines | JSON parses | empty | typed touched | accepted | failures | calls (cached) '
             '| summarizer tokens in/out | cost | wall time |'
         ),
-        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|',
     ]
     for model in run.models:
         overall, report = model.overall, model.report
@@ -103,7 +105,7 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
             f'| {_label(model)} | {overall.returns} | {_tokens(overall)} | {_share(overall.compression)} '
             f'| {_share(overall.retention)} ({overall.facts_kept}/{overall.facts_referred}) | {_blind(model, model.blind.overall if model.blind else None)} '
             f'| {_share(overall.identical_lines)} | {_json(overall)} | {overall.empty} | {touched} of {typed} '
-            f'| {_share(overall.structure_pass_rate)} | {report.model_calls} ({report.cache_hits}) '
+            f'| {_accepted(overall)} | {_failures(overall)} | {report.model_calls} ({report.cache_hits}) '
             f'| {_thousands(report.summarizer_input_tokens)} / {_thousands(report.summarizer_output_tokens)} '
             f'| {_cost(model.price_usd)} | {model.seconds:.1f} s |'
         )
@@ -128,9 +130,9 @@ def _grouped_table(
         '',
         (
             f'| {column} | model | returns | tokens | compression | retention | blind | identical lines '
-            '| JSON parses | empty | structure |'
+            '| JSON parses | empty | accepted | failures |'
         ),
-        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ]
     names = sorted({name for model in run.models for name in groups(model)})
     for name in names:
@@ -143,7 +145,7 @@ def _grouped_table(
                 f'| {name} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
                 f'| {_share(tally.retention)} ({tally.facts_kept}/{tally.facts_referred}) '
                 f'| {_blind(model, blind)} | {_share(tally.identical_lines)} | {_json(tally)} | {tally.empty} '
-                f'| {_share(tally.structure_pass_rate)} |'
+                f'| {_accepted(tally)} | {_failures(tally)} |'
             )
     return [*lines, '']
 
@@ -171,6 +173,15 @@ def _json(tally: Tally) -> str:
         if tally.json_strings
         else '-'
     )
+
+
+def _accepted(tally: Tally) -> str:
+    return f'{_share(tally.structure_pass_rate)} ({tally.summarized}/{tally.returns})'
+
+
+def _failures(tally: Tally) -> str:
+    """Each kind of failure with how many returns it kept their original, the most first."""
+    return '; '.join(f'{kind} × {count}' for kind, count in tally.failures.most_common()) or '-'
 
 
 def _label(model: ModelScore) -> str:
