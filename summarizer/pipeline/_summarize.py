@@ -379,7 +379,9 @@ class Summarizer:
         if window is None:
             return None
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
-        prompt_tokens = candidate.tokens + self.tokenizer(prompt.instructions) + len(candidate.quoted)
+        prompt_tokens = (
+            candidate.tokens + self.tokenizer(prompt.instructions) + self.tokenizer(' '.join(candidate.quoted))
+        )
         needed = MODEL_TOKENS_PER_ESTIMATE * prompt_tokens + self.output_cap(candidate)
         if needed <= window:
             return None

@@ -143,7 +143,8 @@ def summarizer_config(base_url: str) -> dict[str, object]:
         'server': 'llama-cpp-python',
         'output_mode': 'native',
         'concurrency': 1,  # the server answers one request at a time; a queued request's timeout runs meanwhile
-        'timeout_seconds': 120,
+        # an answer at the default threshold takes 1-2 minutes on two free cores, more on busy ones
+        'timeout_seconds': 300,
     }
 
 
