@@ -23,13 +23,14 @@ from summarizer.pipeline._models import EmbeddedModel
 def minimal_summary(
     content: JsonValue, *, budget_tokens: int = 0, max_items: int | None = None, quoted: tuple[str, ...] = ()
 ) -> JsonValue:
-    """The smallest summary that keeps `content`'s shape: one short string where the content had text, a list's
-    first item (its items after it one `… N items omitted …`).
+    """The smallest summary that keeps `content`'s shape and stands on it: where the content had text, the start
+    of its first line with a `…` for the cut; a list's first item (its items after it one `… N items omitted …`).
 
     It ignores `budget_tokens`, `max_items` and `quoted` (the facts to keep): only the pipeline is timed.
     """
     if isinstance(content, str):
-        return 'Summary: records listed, nothing failed.'
+        line = next((line.strip() for line in content.split('\n') if line.strip()), '')
+        return f'{line[:40].rstrip()} …' if line else content
     if isinstance(content, list):
         if not content:
             return content

@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
     ToolSearchReturnPart,
 )
-from test_typed_returns import typed_history
+from test_typed_returns import NOTES_TEXT, typed_history
 
 from summarizer.cli import main
 from summarizer.core import SummarizerConfig
@@ -79,7 +79,7 @@ def content(message: int, part: int, value: object) -> Any:
     return change
 
 
-SHORT_LOG = BIG_TEXT[:400]
+SHORT_LOG = '\n'.join(BIG_TEXT.splitlines()[:5])
 
 
 def test_a_proper_summary_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -96,6 +96,8 @@ def test_a_proper_summary_passes(tmp_path: Path, capsys: pytest.CaptureFixture[s
         (2, 4, ['a list now'], 'wrong shape'),
         (2, 4, BIG_TEXT + ' and more', 'not smaller'),
         (2, 4, BIG_TEXT[: len(BIG_TEXT) - 10], 'not under the threshold'),
+        (7, 0, 'log line 0: request id req-00000 from 10.1.0.0 took 1 ms', 'not grounded: $: line 1'),
+        (7, 0, 'log line 0: request id req-00000 from 10.1.0.0 took 0', 'not grounded: $: line 1'),
         (2, 0, {'discovered_tools': []}, 'typed tool return (ToolSearchReturnPart'),
         (
             2,
@@ -125,9 +127,9 @@ def test_the_config_the_compaction_ran_with(tmp_path: Path, capsys: pytest.Captu
     config.write_text('tools:\n  read_log: {skip: true}\n  notes: {threshold_tokens: 2000}\n')
     assert check(tmp_path, content(7, 0, SHORT_LOG), '--config', str(config))[0] == 1
     assert "the tool rule for 'read_log' says skip" in capsys.readouterr().out
-    shorter_notes = content(2, 3, '\n'.join(BIG_TEXT.splitlines()[:5]))
+    shorter_notes = content(2, 3, '\n'.join(NOTES_TEXT.splitlines()[:5]))
     assert check(tmp_path, shorter_notes, '--config', str(config))[0] == 0  # a rule names the typed tool
-    assert check(tmp_path, content(2, 4, BIG_TEXT[: len(BIG_TEXT) - 10]), '--threshold-tokens', '100000')[0] == 0
+    assert check(tmp_path, content(2, 4, BIG_TEXT[: len(BIG_TEXT) - 10] + ' …'), '--threshold-tokens', '100000')[0] == 0
 
 
 @pytest.mark.filterwarnings('ignore:Pydantic serializer warnings')  # a str where a ToolSearchReturnContent goes

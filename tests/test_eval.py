@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import shutil
 import stat
+from datetime import datetime
 from pathlib import Path
 
 import pytest
-from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT
+from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, head_items, summarizer_model
 from pydantic_ai.messages import (
     ModelMessage,
     ModelMessagesTypeAdapter,
@@ -26,10 +27,11 @@ from summarizer.core._facts import token_set
 from summarizer.core._quoted import Turns
 from summarizer.core._shape import shape_mismatch
 from summarizer.core._tokens import content_tokens
-from summarizer.eval import EvalRun, ModelScore, head, mentions, referred_facts
+from summarizer.eval import EvalHistory, EvalRun, ModelScore, head, markdown, mentions, referred_facts, run_eval
 from summarizer.eval._metrics import ReturnScore, Tally, line_fidelity, score_return
 from summarizer.eval._run import HistoryScore, typed_parts
 from summarizer.extractive._kinds import detect_kind
+from summarizer.pipeline import SummaryCache
 from summarizer.stored._stored import StoredHistory
 
 LAST_LINE = 'log line 599: request id req-00599'
@@ -40,10 +42,10 @@ def test_head_keeps_the_beginning_within_the_budget(content: object) -> None:
     summary = head(content, budget_tokens=200)  # type: ignore[arg-type]
     assert shape_mismatch(content, summary) is None  # type: ignore[arg-type]
     assert 150 < content_tokens(summary) <= 200  # type: ignore[arg-type]
-    if isinstance(content, str):
-        assert content.startswith(summary)  # type: ignore[arg-type]
+    if isinstance(content, str):  # cut where the budget ends, and marked cut
+        assert isinstance(summary, str) and summary.endswith(' …') and content.startswith(summary[:-2])
     elif isinstance(content, list):
-        assert content[0].startswith(summary[0]) and len(summary) < len(content)  # type: ignore[index,union-attr]
+        assert content[0].startswith(summary[0].removesuffix(' …')) and len(summary) < len(content)  # type: ignore[index,union-attr]
     else:
         assert list(summary) == list(content)  # type: ignore[arg-type]
         assert summary['repo'] == 'acme/widgets' and summary['open_issues'] == 42  # type: ignore[index]
@@ -258,10 +260,15 @@ def test_min_chars_scores_only_the_longer_returns_and_kinds_are_reported(
 
 
 def test_line_fidelity_counts_rewritten_and_cut_lines_against_identical_ones() -> None:
-    original = 'def f(x):\n    return  x + 1\n\nclass A:\n    pass\n'
-    summary = 'def f(x):\n  return x + 1\n… 2 lines omitted …\nclass A:\nclas…\n'
-    # `def f(x):` and `class A:` are identical; the re-indented return and the cut `clas…` come from an
-    # original line but are not it; the marker comes from none
+    original = 'def load_config(path):\n    return parse_yaml(path, strict=True)\n\nclass Loader:\n    pass\n'
+    summary = (
+        'def load_config(path):\n'  # the line: identical
+        'return parse_yaml(path, strict=True)\n'  # its indentation lost: from the line, not it
+        '    return parse_yaml(path, …\n'  # cut, and marked cut: what it keeps is the line's, byte for byte
+        'The class Loader does nothing: pass\n'  # a model's own words about `class Loader:`: not the line
+        '… 2 lines omitted …\n'  # a marker: from no line
+        'Keep every fact a later step may need\n'  # the prompt echoed back: from no line, and no identical one
+    )
     assert line_fidelity(original, summary) == (4, 2)
 
 
@@ -452,3 +459,38 @@ def test_tables_wider_than_the_terminal_become_one_item_per_row() -> None:
     assert fitted[-3:] == ['| a | b |', '|---|---|', '| 1 | 2 |']  # fits: left as a table
     assert all(len(line) <= 40 for line in fitted)
     assert fit_tables(text, width=200) == text
+
+
+async def test_a_return_that_kept_its_original_counts_as_failed_not_as_keeping_its_facts(tmp_path: Path) -> None:
+    """A model whose summary of one return is refused: its retention is the summarized return's, and the row
+    says which return failed and why, instead of crediting the kept original with every fact."""
+    log = _history(BIG_TEXT, after=f'The slowest was {LAST_LINE.split()[-1]} from 10.1.199.99.')
+    mixed = _history(BIG_OBJECT, after='acme/widgets has 1234 stars.')
+    lines = BIG_TEXT.split('\n')
+
+    def answer(content: object, budget: int) -> object:
+        if isinstance(content, str):  # the log's first line and an invented one: refused
+            return f'{lines[0]}\nAll 600 requests succeeded.'
+        assert isinstance(content, dict)
+        return {**content, 'issues': head_items(content['issues'], 0), 'nested': {'readme': '…', 'stars': 1234}}
+
+    histories = [
+        EvalHistory(name=name, path=tmp_path / name, stored=StoredHistory.parse(ModelMessagesTypeAdapter.dump_json(m)))
+        for name, m in (('log', log), ('mixed', mixed))
+    ]
+    config = SummarizerConfig().override(keep_quoted_facts=False)
+    run = await run_eval(
+        histories,
+        models={'fake': summarizer_model(answer)},
+        config=config,
+        cache=SummaryCache(directory=None, size_limit_bytes=0),
+    )
+    overall = run.models[0].overall
+    assert (overall.returns, overall.summarized) == (2, 1)
+    assert overall.failures == {'not grounded (is not in the original)': 1}
+    assert (overall.facts_referred, overall.facts_kept) == (1, 1)  # 1234, of the summarized object alone
+    failed_log = next(score for history in run.models[0].histories for score in history.returns if score.tally.failures)
+    assert failed_log.tally.retention is None  # the log kept its original: credited with none of its facts
+    text = markdown(run, started=datetime(2026, 1, 1), sources=['test'])
+    assert '| 50.0% (1/2) | not grounded (is not in the original) × 1 |' in text
+    assert run.models[0].overall.as_dict()['failures'] == {'not grounded (is not in the original)': 1}

@@ -60,7 +60,10 @@ async def test_nan_in_list_items_through_a_model_summary() -> None:
     rows = [{**row, 'score': NAN if row['id'] % 2 else row['id'] / 10} for row in ROWS]
     seen: list[object] = []
     model = summarizer_model(
-        lambda content, budget: [{**row, 'note': 'short'} for row in content[:3]] + head_items(content, 3)[3:], seen
+        lambda content, budget: (
+            [{**row, 'note': f'row {row["id"]} …'} for row in content[:3]] + head_items(content, 3)[3:]
+        ),
+        seen,
     )  # type: ignore[index]
     messages = history(rows)
     result = await compactor(model).compact(messages)

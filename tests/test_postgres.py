@@ -219,7 +219,7 @@ def test_a_write_the_server_alters_or_refuses_is_rolled_back_and_reported(
 def _compactor(on_call: Callable[[object], None]) -> Compactor:
     def answer(content: object, budget: int) -> object:
         on_call(content)
-        return head_items(content, 1) if isinstance(content, list) else 'summary: ' + str(content)[:200]
+        return head_items(content, 1) if isinstance(content, list) else f'{str(content)[:200]} …'
 
     config = SummarizerConfig().override(keep_recent=0)
     return Compactor(config=config, model=summarizer_model(answer))

@@ -36,8 +36,8 @@ def first_return(messages: list) -> ToolReturnPart:  # type: ignore[type-arg]
 
 
 def shorten(content: object, budget: int) -> object:
-    if isinstance(content, str):
-        return content[:200]
+    if isinstance(content, str):  # the start of the text, a cut line marked cut
+        return content if len(content) <= 200 else f'{content[:200]} …'
     if isinstance(content, list):
         return [shorten(item, budget) for item in head_items(content, 2)]
     if isinstance(content, dict):

@@ -24,7 +24,7 @@ from typing import NoReturn, TextIO
 from ..core import ConfigError, package_version, redact, remember_secrets, secrets_in
 from ._common import InputError, own_process as _own_process
 
-SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore')
+SUBCOMMANDS = ('compact', 'check', 'eval', 'replay', 'batch', 'restore', 'serve')
 """The subcommands, in `--help` order: `summarizer.cli.NAME` has `register(commands)`, whose parser runs it."""
 _VERBOSE_HELP = (
     'log what is summarized and what came from the cache (-vv: also failure details, which may quote content)'

@@ -5,6 +5,7 @@
 - `_shape`: the shape contract between a content and its summary (`JsonValue`, omission markers);
 - `_tokens`: offline token estimates and the texts a model reads of a message;
 - `_facts` and `_quoted`: what a fact is, and which facts of a return the turns around it name;
+- `_grounding`: whether each line of a summary stands on its original (the grounded check);
 - `_words`: how a count is put into words, the same in the CLI and the eval's reports;
 - `_write`: atomic, compare-and-swap file writes and private folders;
 - `_pg_url`: a `postgresql://` URL as a user wrote it, and the secrets no message may show;
@@ -18,6 +19,7 @@ It imports nothing else of the package: every other package builds on it.
 from typing import TYPE_CHECKING
 
 from ._config import (
+    READ_HINT,
     READ_TOOL_NAME,
     BatchConfig,
     CacheConfig,
@@ -33,6 +35,7 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
+from ._grounding import CUT, Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
 from ._lazy import lazy_exports
 from ._pg_url import SCHEME, PgUrl, secrets_in
 from ._resources import data_path, install_hint, package_version
@@ -73,9 +76,11 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
     from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 
 __all__ = [
+    'CUT',
     'DROPPED_TEXT',
     'ITEMS_OMITTED',
     'MAX_DEPTH',
+    'READ_HINT',
     'READ_TOOL_NAME',
     'SCHEME',
     'BatchConfig',
@@ -83,7 +88,10 @@ __all__ = [
     'ChangedWhileCompacting',
     'ConfigError',
     'EvalConfig',
+    'Grounding',
+    'GroundingKind',
     'JsonValue',
+    'OriginalText',
     'OriginalsConfig',
     'OutputMode',
     'PgUrl',
@@ -107,6 +115,7 @@ __all__ = [
     'estimate_tokens',
     'fact_kinds',
     'fsync_directory',
+    'grounded_line',
     'install',
     'install_hint',
     'is_dict',
@@ -135,6 +144,7 @@ __all__ = [
     'structure_of',
     'token_set',
     'turn_texts',
+    'ungrounded',
     'url_secrets',
     'without_secrets',
 ]

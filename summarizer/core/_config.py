@@ -29,6 +29,8 @@ _Section = TypeVar(
     '_Section', 'PolicyConfig', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig', 'ProviderBatchConfig'
 )
 READ_TOOL_NAME = 'read_tool_return'
+READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
+"""What the pipeline adds after a cut's `…` of a string summary whose original is stored: no model's words."""
 """The plugin's tool that reads originals back: its own returns are never summarized."""
 
 
@@ -164,7 +166,7 @@ class SummarizerConfig:
     max_content_tokens: int = 1_000_000
     keep_recent: int = 1
     keep_quoted_facts: bool = True
-    prompt_version: str = 'v2'
+    prompt_version: str = 'v3'
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     tools: dict[str, ToolRule] = field(default_factory=dict[str, ToolRule])
     concurrency: int = 8

@@ -132,6 +132,11 @@ def token_set(text: str) -> set[str]:
     return tokens
 
 
+def tokens(text: str) -> set[str]:
+    """The distinct tokens of `text`: no trailing parts, no quoted strings."""
+    return set(_tokens(text, ordered=False))
+
+
 def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]:
     """The facts of `text` that a later text holds, in order of first appearance (quoted strings last).
 

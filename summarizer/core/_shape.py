@@ -229,12 +229,11 @@ def _line_up(original: list[JsonValue], summary: list[object], path: str) -> str
     A string reading like a marker is the original item where it equals it (a kept item that
     reads like one), a marker anywhere else.
     """
-    position = 0
-    for index, item in enumerate(summary):
-        marker = ITEMS_OMITTED.fullmatch(item) if isinstance(item, str) else None
-        if marker and not (position < len(original) and original[position] == item):
-            position += int(marker[1])
-            if position > len(original):
+    end = 0
+    for index, item, position, dropped in _stand_ins(original, summary):
+        end = position + (dropped or 1)
+        if dropped:
+            if end > len(original):
                 return f'{path}[{index}]: {item!r} goes past the end of the original {len(original)} items'
             continue
         if position == len(original):
@@ -246,11 +245,27 @@ def _line_up(original: list[JsonValue], summary: list[object], path: str) -> str
                 f'{path}[{index}]: not original item {position} ({_brief(item)}): kept items keep their order, '
                 "and dropped ones need '… N items omitted …' in their place"
             )
-        position += 1
-    if position < len(original):
-        left = len(original) - position
+    if end < len(original):
+        left = len(original) - end
         return f'{path}: its last {left} of {len(original)} items dropped with no {items_marker(left)!r} in their place'
     return None
+
+
+def _stand_ins(original: list[JsonValue], summary: list[object]) -> Iterator[tuple[int, object, int, int]]:
+    """Each summary item with its index, the original position it stands at, and how many items it marks dropped (0: a kept item)."""
+    position = 0
+    for index, item in enumerate(summary):
+        marker = ITEMS_OMITTED.fullmatch(item) if isinstance(item, str) else None
+        dropped = int(marker[1]) if marker and not (position < len(original) and original[position] == item) else 0
+        yield index, item, position, dropped
+        position += dropped or 1
+
+
+def aligned_items(original: list[JsonValue], summary: list[JsonValue]) -> Iterator[tuple[int, JsonValue, JsonValue]]:
+    """The kept items of a list summary that keeps the shape contract: (index in the summary, original item, item)."""
+    for index, item, position, dropped in _stand_ins(original, cast('list[object]', summary)):
+        if not dropped:
+            yield index, original[position], cast('JsonValue', item)
 
 
 def _conforms(original: JsonValue, summary: object) -> bool:

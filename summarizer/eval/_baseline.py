@@ -4,11 +4,12 @@ Every model in an eval is compared with this obvious, free alternative at the sa
 is an embedded `FunctionModel` like the extractive one, so it runs through the same prompt,
 structured output and post-check: its figures differ from a model's only by what it keeps.
 
-The head of a content is the beginning of its text, read depth-first: a string's first characters;
-a list's first items (strings cut), then `… N items omitted …` for the rest; an object with every key
-(it must keep them all), its values cut in order, a string cut to nothing written `…`: the shape
-contract asks every summary to say where it cut a list or emptied a string. The character allowance
-is the largest whose result fits the token budget.
+The head of a content is the beginning of its text, read depth-first: a string's first characters
+and a `…` where they stop; a list's first items (strings cut), then `… N items omitted …` for the
+rest; an object with every key (it must keep them all), its values cut in order, a string cut to
+nothing written `…`: every summary says where it cut (the grounded check takes a piece of a line
+only with a `…` where the line goes on). The character allowance is the largest whose result fits
+the token budget.
 """
 
 from __future__ import annotations
@@ -47,8 +48,11 @@ def head(
 def _cut(value: JsonValue, allowance: int) -> tuple[JsonValue, int]:
     """`value` with at most `allowance` characters of string text, depth-first; and what is left of it."""
     if isinstance(value, str):
-        head = value[:allowance]
-        return head if head.strip() or not value.strip() else DROPPED_TEXT, max(allowance - len(value), 0)
+        if len(value) <= allowance or not value.strip():
+            return value[:allowance], max(allowance - len(value), 0)
+        head = value[:allowance].rstrip()
+        # the cut is marked, as any summary marks one: `…` after the last piece kept, or for the whole
+        return f'{head} {DROPPED_TEXT}' if head else DROPPED_TEXT, 0
     if isinstance(value, list):
         items: list[JsonValue] = []
         for item in value:

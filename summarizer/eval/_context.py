@@ -10,25 +10,24 @@ original line is kept in context when the summary holds that line, or a window o
 `WINDOW` characters either side of the fact: where the line has fewer on a side, the window runs to
 the line's end on that side, and the summary must hold that end as a line's end too (so a short line
 counts only as a line of its own). A real model writes its own words: a fact it keeps counts in context
-too when its summary line shares at least two other words with the original line (`own_words`).
+too when its summary line is its own words about an original line holding the fact, as the grounded
+check reads them (`core.grounded_line`: every value of it in that line, and two other words shared).
 """
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..core import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, token_set
-from ..extractive.lines import OMISSION
+from ..core import GroundingKind, JsonValue, OriginalText, grounded_line, token_set
 
 WINDOW = 20
 """Characters of a fact's line either side of it that a summary must keep with it."""
-_WORD = re.compile(r'[A-Za-z0-9_]{2,}')
 _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 """A numbered read's line number (`cat -n`, `12→`, `12: `): read past for a line's indentation."""
-_CUT = ' … '
+_STANDS = frozenset({GroundingKind.LINE, GroundingKind.PIECES, GroundingKind.OWN_WORDS})
+"""How a summary line comes from an original line."""
 
 
 def reader_text(value: JsonValue) -> str:
@@ -108,16 +107,12 @@ class Context:
         return False
 
     def _in_own_words(self, fact: str, line: str) -> bool:
-        """Whether a summary line holds `fact` and at least two other words of `line`."""
-        theirs = {word.lower() for word in _WORD.findall(line)} - {word.lower() for word in _WORD.findall(fact)}
-        for mine in self.lines:
-            if (
-                fact in mine
-                and fact in token_set(mine)
-                and len(theirs.intersection(word.lower() for word in _WORD.findall(mine))) >= 2
-            ):
-                return True
-        return False
+        """Whether a summary line holding `fact` is a real model's own words about `line` (`core.grounded_line`)."""
+        original = OriginalText(line)
+        return any(
+            fact in mine and fact in token_set(mine) and grounded_line(mine, original).kind is GroundingKind.OWN_WORDS
+            for mine in self.lines
+        )
 
 
 def lines_holding(fact: str, lines: Sequence[str]) -> list[str]:
@@ -141,54 +136,28 @@ class Outline:
 
 def outline(original: JsonValue, summary: JsonValue) -> Outline:
     """The `Outline` of `summary`, its lines matched to the lines of `original` they come from, in order."""
-    source = reader_text(original).split('\n')
-    lines = reader_text(summary).split('\n')
+    read = OriginalText(reader_text(original))
+    source = read.lines
     positions: dict[str, list[int]] = {}
     for index, line in enumerate(source):
         positions.setdefault(line, []).append(index)
-    joined = '\n'.join(source)
-    starts = [0]
-    for line in source[:-1]:
-        starts.append(starts[-1] + len(line) + 1)
     kept: list[int] = []
     marker_chars = chars = 0
     last = -1
-    for line in lines:
+    for line in reader_text(summary).split('\n'):
         chars += len(line) + 1
-        if _is_marker(line):
+        grounding = grounded_line(line, read)
+        if grounding.kind is GroundingKind.MARKER:
             marker_chars += len(line) + 1
-            continue
-        if not line.strip():
-            continue
-        index = _source_line(line, positions, joined, starts, after=last)
-        if index is not None:
-            kept.append(index)
-            last = index
+        elif grounding.kind in _STANDS:
+            # An original line written twice (a field of every record) is the next one after the last kept.
+            index = next((at for at in positions.get(line, ()) if at > last), grounding.source)
+            if index is not None:
+                kept.append(index)
+                last = index
     held = set(kept)
     orphans = sum(1 for index in kept if (parent := _enclosing(source, index)) is not None and parent not in held)
     return Outline(kept_lines=len(kept), orphans=orphans, marker_chars=marker_chars, chars=max(chars - 1, 0))
-
-
-def _is_marker(line: str) -> bool:
-    stripped = line.strip()
-    return stripped == DROPPED_TEXT or bool(OMISSION.fullmatch(stripped)) or bool(ITEMS_OMITTED.fullmatch(stripped))
-
-
-def _source_line(
-    line: str, positions: dict[str, list[int]], joined: str, starts: list[int], *, after: int
-) -> int | None:
-    """The index of the original line `line` comes from (whole, or pieces of it): the first after `after` if any."""
-    found = positions.get(line)
-    if found:
-        later = [index for index in found if index > after]
-        return later[0] if later else found[0]
-    piece = max((part.strip('… ') for part in line.split(_CUT)), key=len)
-    if len(piece) < 8:
-        return None
-    at = joined.find(piece, starts[after + 1] if after + 1 < len(starts) else 0)
-    if at < 0:
-        at = joined.find(piece)
-    return bisect.bisect_right(starts, at) - 1 if at >= 0 else None
 
 
 def _indent(line: str) -> int:

@@ -9,12 +9,12 @@ window of it, for a JSON scalar beside its key); it holds it *present* when the 
 it (a list of bare tokens included). Retention is the share kept; presence the share present.
 Everything here is offline and deterministic: no judge model, the same figures on every run.
 
-Fidelity: a summary line that *comes from* an original line (equal to one once runs of whitespace
-are collapsed, or the start of one) should be that line byte for byte, since an agent copies exact
-lines (an `old_str`, a failing assertion) out of what it read. A string that held JSON should still
-parse, as the same JSON type. A summary should never be empty. Outline: a kept line whose enclosing
-line (the nearest above with less indentation) is gone is an *orphan*; markers are what the summary
-spends on saying what it left out.
+Fidelity: a summary line that *comes from* an original line (stands on one, `core.grounded_line`)
+should be that line byte for byte, since an agent copies exact lines (an `old_str`, a failing
+assertion) out of what it read. A string that held JSON should still parse, as the same JSON type.
+A summary should never be empty. Outline: a kept line whose enclosing line (the nearest above with
+less indentation) is gone is an *orphan*; markers are what the summary spends on saying what it
+left out.
 
 Texts are compared as *plain text* (strings, keys and scalars one per line, `_quoted.plain_text`),
 not as JSON text, whose escapes would glue an escape letter to a fact (`\\nAPT28`).
@@ -22,12 +22,12 @@ not as JSON text, whose escapes would glue an escape letter to a fact (`\\nAPT28
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 
-from ..core import JsonValue, plain_text, token_set
+from ..core import CUT, GroundingKind, JsonValue, OriginalText, grounded_line, plain_text, token_set
 from ._context import Context, lines_holding, outline, reader_text
 
 
@@ -38,6 +38,8 @@ class Tally:
     returns: int = 0
     summarized: int = 0
     """Returns whose summary passed every check and replaced the original."""
+    failures: Counter[str] = field(default_factory=Counter[str])
+    """Why the other returns kept their original: how many for each kind of failure (`failure_kind`)."""
     empty: int = 0
     """Returns whose summary was refused for holding no text (the original was kept)."""
     tokens_before: int = 0
@@ -74,7 +76,10 @@ class Tally:
 
     @property
     def retention(self) -> float | None:
-        """Share of the referred-to facts kept in context after compaction."""
+        """Share of the referred-to facts of the summarized returns their summaries keep in context.
+
+        A return that kept its original (its summary failed) counts as failed, never as keeping its facts.
+        """
         return self.facts_kept / self.facts_referred if self.facts_referred else None
 
     @property
@@ -94,6 +99,7 @@ class Tally:
 
     @property
     def structure_pass_rate(self) -> float | None:
+        """Share of the returns whose summary was accepted (the rest kept their original, for `failures`)."""
         return self.summarized / self.returns if self.returns else None
 
     @property
@@ -105,8 +111,12 @@ class Tally:
     def json_parse_rate(self) -> float | None:
         return self.json_strings_parsing / self.json_strings if self.json_strings else None
 
-    def as_dict(self) -> dict[str, int | float | None]:
-        figures: dict[str, int | float | None] = dataclasses.asdict(self)
+    def as_dict(self) -> dict[str, int | float | dict[str, int] | None]:
+        # not `dataclasses.asdict`: it rebuilds a Counter from its (key, count) pairs, counting the pairs
+        figures: dict[str, int | float | dict[str, int] | None] = {
+            item.name: getattr(self, item.name) for item in dataclasses.fields(self)
+        }
+        figures['failures'] = dict(self.failures.most_common())
         figures.update(
             compression=self.compression,
             retention=self.retention,
@@ -180,25 +190,20 @@ def score_return(
 def line_fidelity(original: str, summary: str) -> tuple[int, int]:
     """How many lines of `summary` come from a line of `original`, and how many of those are byte-identical.
 
-    A line comes from an original line when it is one, when it equals one with runs of whitespace
-    collapsed (a rewritten line), or when it is the start of one, a trailing `…` or `...` aside (a
-    cut line). Other lines (markers, a `Key facts:` line, a model's own words) are not counted.
+    A line comes from an original line when it stands on one (`core.grounded_line`): it is one, pieces
+    of one, or a model's own words about one. It is identical when it is the line, or pieces of it
+    marked cut with `…` (what it keeps, it keeps byte for byte); a line with other outer spaces (a
+    lost indentation) or in a model's own words is not. Other lines (markers, a `Key facts:` line, a
+    line of the prompt echoed back) are not counted: a line the original does not hold is no
+    identical line, wherever else it comes from.
     """
-    exact = set(original.splitlines())
-    normalized = sorted({' '.join(line.split()) for line in exact})
+    read = OriginalText(original)
     from_original = identical = 0
-    for line in summary.splitlines():
-        if not line.strip():
-            continue
-        if line in exact:
+    for line in summary.split('\n'):
+        kind = grounded_line(line, read).kind
+        if kind in (GroundingKind.LINE, GroundingKind.PIECES, GroundingKind.OWN_WORDS):
             from_original += 1
-            identical += 1
-            continue
-        text = ' '.join(line.split())
-        stem = text.removesuffix('…').removesuffix('...').rstrip()
-        at = bisect.bisect_left(normalized, stem)
-        if stem and at < len(normalized) and normalized[at].startswith(stem):
-            from_original += 1
+            identical += kind is GroundingKind.LINE or (kind is GroundingKind.PIECES and CUT in line)
     return from_original, identical
 
 

@@ -85,9 +85,11 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
             f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, keep_recent 0 '
             f'(every oversized tool return is summarized), {_floors(config)}. Tokens are estimates. '
             f'The `head` baseline keeps the beginning of each return at the same budget. '
-            f'*Kept in context*: of the facts of a return a later turn holds, the share its summary keeps '
-            f'where a reader can tell what they are (in their original line, or a window of at least 20 '
-            f'characters either side; a JSON scalar with its key); *present*: the share it holds anywhere, '
+            f'*Accepted*: the returns whose summary passed every check, the rest keeping their original, '
+            f'with why (*failures*). *Kept in context*: of the facts of a summarized return a later turn '
+            f'holds, the share its summary keeps where a reader can tell what they are (in their original '
+            f'line, or a window of at least 20 characters either side; a JSON scalar with its key; a return '
+            f'that kept its original counts as failed, not as kept); *present*: the share it holds anywhere, '
             f'a list of bare tokens included; '
             f'*blind*: the same model not told which facts later turns quote (`keep_quoted_facts` off), '
             f'as for a return summarized before anything quotes it. *Orphans*: of the kept lines, the share '
@@ -102,10 +104,10 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         (
             '| model | returns | tool-return tokens | compression | kept in context (kept/referred) | present '
             '| blind kept | blind present | orphans | markers '
-            '| identical lines | JSON parses | empty | typed touched | structure | calls (cached) '
+            '| identical lines | JSON parses | empty | typed touched | accepted | failures | calls (cached) '
             '| summarizer tokens in/out | cost | wall time |'
         ),
-        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|--:|',
     ]
     for model in run.models:
         overall, report = model.overall, model.report
@@ -113,8 +115,9 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         lines.append(
             f'| {_label(model)} | {overall.returns} | {_tokens(overall)} | {_share(overall.compression)} '
             f'| {_facts(overall)} | {_blind(model, model.blind.overall if model.blind else None)} '
-            f'| {_share(overall.orphan_rate)} | {_share(overall.marker_share)} | {_share(overall.identical_lines)} | {_json(overall)} | {overall.empty} | {touched} of {typed} '
-            f'| {_share(overall.structure_pass_rate)} | {report.model_calls} ({report.cache_hits}) '
+            f'| {_share(overall.orphan_rate)} | {_share(overall.marker_share)} | {_share(overall.identical_lines)} '
+            f'| {_json(overall)} | {overall.empty} | {touched} of {typed} '
+            f'| {_accepted(overall)} | {_failures(overall)} | {report.model_calls} ({report.cache_hits}) '
             f'| {_thousands(report.summarizer_input_tokens)} / {_thousands(report.summarizer_output_tokens)} '
             f'| {_cost(model.price_usd)} | {model.seconds:.1f} s |'
         )
@@ -143,9 +146,9 @@ def _grouped_table(
         '',
         (
             f'| {column} | model | returns | tokens | compression | kept in context | present | blind kept '
-            '| blind present | orphans | markers | identical lines | JSON parses | empty | structure |'
+            '| blind present | orphans | markers | identical lines | JSON parses | empty | accepted | failures |'
         ),
-        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+        '|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ]
     names = sorted({name for model in run.models for name in groups(model)})
     for name in names:
@@ -158,7 +161,7 @@ def _grouped_table(
                 f'| {name} | {_label(model)} | {tally.returns} | {_tokens(tally)} | {_share(tally.compression)} '
                 f'| {_facts(tally)} | {_blind(model, blind)} | {_share(tally.orphan_rate)} '
                 f'| {_share(tally.marker_share)} | {_share(tally.identical_lines)} | {_json(tally)} | {tally.empty} '
-                f'| {_share(tally.structure_pass_rate)} |'
+                f'| {_accepted(tally)} | {_failures(tally)} |'
             )
     return [*lines, '']
 
@@ -191,6 +194,15 @@ def _json(tally: Tally) -> str:
         if tally.json_strings
         else '-'
     )
+
+
+def _accepted(tally: Tally) -> str:
+    return f'{_share(tally.structure_pass_rate)} ({tally.summarized}/{tally.returns})'
+
+
+def _failures(tally: Tally) -> str:
+    """Each kind of failure with how many returns it kept their original, the most first."""
+    return '; '.join(f'{kind} × {count}' for kind, count in tally.failures.most_common()) or '-'
 
 
 def _label(model: ModelScore) -> str:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -311,13 +312,16 @@ def _score_history(
         tally, lost = score_return(
             original=candidate.content,
             summary=summary,
-            referred=later.quoted_facts(candidate.content, message_index=candidate.message_index),
+            # a return that kept its original failed: its facts count for no retention, kept or lost
+            referred=later.quoted_facts(candidate.content, message_index=candidate.message_index) if summarized else (),
             tokens_before=candidate.tokens,
             tokens_after=content_tokens(summary, compactor.tokenizer) if summarized else candidate.tokens,
             summarized=summarized,
             empty='empty summary' in reasons.get(ref, ''),
             own_words=not is_deterministic(compactor.summarizer.model),
         )
+        if not summarized:
+            tally.failures[failure_kind(reasons.get(ref, _HISTORY_REFUSED))] += 1
         returns.append(
             ReturnScore(
                 tool_name=candidate.tool_name,
@@ -332,7 +336,7 @@ def _score_history(
         f'message {f.message_index} part {f.part_index} ({f.tool_name}): {f.reason}' for f in result.report.failures
     ]
     if result.text is None and result.report.failed and not failures:
-        failures.append('the rewrite failed the post-check: every summary of this history was dropped')
+        failures.append(f'{_HISTORY_REFUSED}: every summary of this history was dropped')
     typed, touched = typed_parts(before, after)
     return HistoryScore(
         name=history.name,
@@ -343,6 +347,22 @@ def _score_history(
         typed_parts=typed,
         typed_touched=touched,
     )
+
+
+_HISTORY_REFUSED = 'the rewrite failed the post-check'
+_GROUNDING_FAILURES = ('repeats the prompt', 'a value where the original has none', 'is not in the original')
+_NUMBER = re.compile(r'\d[\d,]*')
+
+
+def failure_kind(reason: str) -> str:
+    """What kind of failure a report's reason tells, without what it quotes: `not under the threshold`, `timed out`.
+
+    A grounding failure names its kind of line (`not grounded (repeats the prompt)`); numbers read `N`.
+    """
+    if reason.startswith('not grounded'):
+        detail = next((detail for detail in _GROUNDING_FAILURES if detail in reason), None)
+        return f'not grounded ({detail})' if detail else 'not grounded'
+    return _NUMBER.sub('N', re.split(r': | \(', reason, maxsplit=1)[0])
 
 
 def typed_parts(before: StoredHistory, after: StoredHistory) -> tuple[int, int]:

@@ -35,6 +35,7 @@ from ._originals import (
 )
 from ._pipeline import Compactor, HistorySession, Plan
 from ._prices import CacheModel, PriceModel, RunCost, run_cost
+from ._prompts import PromptBook
 from ._report import Compaction, Failure, Report
 from ._summarize import (
     AnswerSource,
@@ -70,6 +71,7 @@ __all__ = [
     'PartRef',
     'Plan',
     'PriceModel',
+    'PromptBook',
     'Replaced',
     'Report',
     'RestoreError',

@@ -1,7 +1,7 @@
 """Step 3 of the pipeline: prove an output history is compatible with its input.
 
-(a) each changed content keeps the shape contract, says something, and is smaller than the original
-    and under the threshold;
+(a) each changed content keeps the shape contract, says something, is smaller than the original
+    and under the threshold, and is grounded in the original (`core.ungrounded`);
 (b) nothing else changed: serialized, the output differs from the input only inside the changed
     content values (proven by identity where every other field is the very same object);
 (c) the output validates with pydantic-ai's own adapter;
@@ -29,7 +29,7 @@ from pydantic_ai.messages import (
     ToolReturnPart,
 )
 
-from ..core import JsonValue, Tokenizer, carries_text, content_tokens, shape_mismatch
+from ..core import JsonValue, Tokenizer, carries_text, content_tokens, shape_mismatch, ungrounded
 
 _DEFERRED = ConfigDict(defer_build=True)
 """Built on first use: building ModelMessage's validator and serializer takes ~0.1 s of every process's start
@@ -54,12 +54,16 @@ def summary_problem(
     threshold_tokens: int | None,
     tokenizer: Tokenizer,
     room: int = 0,
+    own_words: bool = False,
+    instructions: str = '',
 ) -> str | None:
     """Check (a) for one content: why `summary` cannot replace `original`, or None.
 
     The pipeline checks each summary with it, and `summarizer check` each replaced content (with no
     threshold when it does not know the configuration the compaction ran with). `room`: tokens the
     summary must leave free under both limits (a model's string summary: the read hint's, added after).
+    Last, the summary must be grounded in the original (`core.ungrounded`): `own_words`, a real model
+    wrote it and may put a line in its own words; `instructions`, its prompt, which it may not repeat.
     """
     mismatch = shape_mismatch(original, summary)
     if mismatch:
@@ -72,7 +76,8 @@ def summary_problem(
         return f'not smaller than the original ({tokens} >= {original_tokens - room} tokens{room_left})'
     if threshold_tokens is not None and tokens >= threshold_tokens - room:
         return f'not under the threshold ({tokens} >= {threshold_tokens - room} tokens{room_left})'
-    return None
+    reason = ungrounded(original, summary, own_words=own_words, instructions=instructions)  # type: ignore[arg-type]  # shape-checked above
+    return f'not grounded: {reason}' if reason else None
 
 
 @dataclass(frozen=True, slots=True)

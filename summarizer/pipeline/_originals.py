@@ -52,7 +52,7 @@ from pathlib import Path
 import pydantic_core
 from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
 
-from ..core import READ_TOOL_NAME, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
+from ..core import READ_HINT, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
 from ._cache import storable_json
 
 logger = logging.getLogger(__name__)
@@ -89,8 +89,6 @@ _DISK_ERRORS = (OSError, sqlite3.Error)
 _BUSY_SECONDS = 30.0
 """How long a write waits for another process's lock on the store before it is refused."""
 
-READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
-"""Follows the first omission marker of a string summary whose original is stored."""
 READ_LINE = f'…{READ_HINT}'
 """The last line of such a summary that holds no marker of its own (a model's own words, pieces of a line)."""
 _ELLIPSIS = r'(?:…|\\u2026)'

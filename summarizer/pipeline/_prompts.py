@@ -31,6 +31,11 @@ class Prompt:
     identity: str
     """Version and hash of both texts: part of the cache key, so editing a template re-summarizes."""
 
+    @property
+    def instructions(self) -> str:
+        """The prompt's own text, without the data: what no summary may repeat."""
+        return f'{self.system}\n{self.template}'
+
     def render(
         self,
         *,
@@ -133,6 +138,12 @@ class PromptBook:
         self._loaded: dict[Path, Prompt] = {}
         self._chosen: dict[tuple[str, str], Prompt] = {}
         """Per (tool, shape): looked up once per summary, where building and hashing a `Path` shows."""
+
+    def instructions(self) -> str:
+        """The own text of every prompt the config may send: what no summary may repeat (`summarizer check`)."""
+        templates = {self._folder / f'{shape}.md' for shape in ('string', 'list', 'object')}
+        templates.update(rule.prompt for rule in self._config.tools.values() if rule.prompt is not None)
+        return '\n'.join([self._system, *(self._read(path) for path in sorted(templates))])
 
     def for_tool(self, tool_name: str, shape: str) -> Prompt:
         prompt = self._chosen.get((tool_name, shape))

@@ -23,7 +23,7 @@ from typing import Literal, Protocol
 
 import tenacity
 from opentelemetry.trace import NoOpTracer, Span, StatusCode, Tracer
-from pydantic_ai.direct import model_request
+from pydantic_ai.direct import model_request, model_request_stream
 from pydantic_ai.exceptions import (
     ModelAPIError,
     ModelConnectionError,
@@ -64,16 +64,18 @@ from ._check import summary_problem
 from ._models import SUMMARY_KEY, EmbeddedModel, is_deterministic, model_id, resolve_model
 from ._originals import read_hint_tokens
 from ._prompts import PromptBook
+from ._servers import context_window, streams
 from ._walk import Candidate
 
 logger = logging.getLogger(__name__)
 
 _OUTPUT_TOOL = 'final_summary'
-_OUTPUT_CAP_PER_THRESHOLD_TOKEN = 2
-"""An answer is capped at twice the threshold, in the model's own tokens. A summary must land under the
-threshold in estimated tokens, and real tokenizers count JSON, digits and code at up to about twice the
-estimate, so a longer answer could not pass the check anyway. Uncapped, a model that does not stop (a small
-base model may not) writes until its context window is full."""
+MODEL_TOKENS_PER_ESTIMATE = 2
+"""A model's own tokens per estimated token, at most: real tokenizers count JSON, digits and code at up to
+about twice the offline estimate (Gemma 3's, on the dev corpus's tool returns as the prompt sends them:
+1.3 at the median, 2.2 at the 99th percentile)."""
+_WRAPPER_TOKENS = 16
+"""What a structured answer spends around its summary (`{"summary": ...}`, a tool call's name)."""
 _NO_TRACER = NoOpTracer()
 """Spans only when the caller passes an instrumented run's tracer (see `Summarizer.summarize`)."""
 
@@ -183,11 +185,15 @@ class Summarizer:
     _model_id: str = field(init=False)
     _hint_room: int = field(init=False)
     _reads_call: bool = field(init=False)
-    """Whether the model is shown the call (a real model's prompt names it; the embedded one gets the content only)."""
+    """Whether the model is a real one: shown the call (the embedded one gets the content only), and free to put
+    a summary line in its own words (the embedded one only keeps lines and pieces of lines)."""
     _flights: dict[str, _Flight] = field(default_factory=dict[str, _Flight], init=False)
     _limits: dict[asyncio.AbstractEventLoop, asyncio.Semaphore] = field(
         default_factory=dict[asyncio.AbstractEventLoop, asyncio.Semaphore], init=False
     )
+    _window: int | None = field(default=None, init=False)
+    """The model server's context window, as it says it (`_over_context`): None where it says none."""
+    _window_asked: bool = field(default=False, init=False)
     _answered: bool = field(default=False, init=False)
     """Whether the model ever answered: a server that never did is not retried when it cannot be reached."""
 
@@ -317,6 +323,9 @@ class Summarizer:
         cached = self.cached(candidate, key)
         if cached is not None:
             return Outcome(summary=cached, source='cache')
+        too_long = await self._over_context(candidate)
+        if too_long:
+            return Outcome(failure=too_long)
 
         loop = asyncio.get_running_loop()
         flight = self._flights.get(key)
@@ -377,6 +386,30 @@ class Summarizer:
         outcome.output_tokens += content_tokens(summary, self.tokenizer)
         return summary
 
+    async def _over_context(self, candidate: Candidate) -> str | None:
+        """Why `candidate` is not sent: its prompt and answer cannot fit the server's context window, if it says one.
+
+        Counted at the most model tokens an estimated token may take (`MODEL_TOKENS_PER_ESTIMATE`), so a
+        content that may not fit is never sent: a server answers one that does not with an error, after
+        reading all of it.
+        """
+        if not self._window_asked:
+            self._window, self._window_asked = await context_window(self.model), True
+        window = self._window
+        if window is None:
+            return None
+        prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
+        prompt_tokens = (
+            candidate.tokens + self.tokenizer(prompt.instructions) + self.tokenizer(' '.join(candidate.quoted))
+        )
+        needed = MODEL_TOKENS_PER_ESTIMATE * prompt_tokens + self.output_cap(candidate)
+        if needed <= window:
+            return None
+        return (
+            f'{candidate.tokens:,} tokens: with its prompt and answer up to {needed:,} model tokens, over the '
+            f"server's context window of {window:,}: not sent"
+        )
+
     def request_for(self, candidate: Candidate) -> SummaryRequest:
         """The one model request that summarizes `candidate`, sent live or in a provider batch (`engines._provider`)."""
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
@@ -391,9 +424,17 @@ class Summarizer:
         )
         return SummaryRequest(
             messages=[ModelRequest(parts=[SystemPromptPart(prompt.system), UserPromptPart(text)])],
-            settings=ModelSettings(max_tokens=_OUTPUT_CAP_PER_THRESHOLD_TOKEN * candidate.threshold_tokens),
+            settings=ModelSettings(max_tokens=self.output_cap(candidate)),
             parameters=self._parameters(candidate),
         )
+
+    def output_cap(self, candidate: Candidate) -> int:
+        """The most tokens a model may answer `candidate` with, in its own tokens: what its budget may take.
+
+        Uncapped, a model that does not stop (a small base model may not) writes until its context
+        window is full, minutes on a CPU; an answer cut at the cap is refused (`_read_summary`).
+        """
+        return MODEL_TOKENS_PER_ESTIMATE * self.budget_for(candidate) + _WRAPPER_TOKENS
 
     def summary_from(self, candidate: Candidate, response: ModelResponse) -> JsonValue:
         """The summary a model's answer holds, if it passes the checks.
@@ -420,6 +461,7 @@ class Summarizer:
         return cached if cached is not None and self._problem(candidate, cached) is None else None
 
     def _problem(self, candidate: Candidate, summary: JsonValue) -> str | None:
+        prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         return summary_problem(
             candidate.content,
             summary,
@@ -427,6 +469,8 @@ class Summarizer:
             threshold_tokens=candidate.threshold_tokens,
             tokenizer=self.tokenizer,
             room=self._room(candidate),
+            own_words=self._reads_call,
+            instructions=prompt.instructions,
         )
 
     def _limit(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
@@ -468,12 +512,23 @@ class Summarizer:
     async def _attempt(self, request: SummaryRequest, outcome: Outcome) -> ModelResponse:
         outcome.attempts += 1
         async with asyncio.timeout(self.config.timeout_seconds):
-            response = await model_request(
-                self.model,
-                request.messages,
-                model_settings=request.settings,
-                model_request_parameters=request.parameters,
-            )
+            if streams(self.model):  # a request given up on closes its stream: the server stops writing it
+                async with model_request_stream(
+                    self.model,
+                    request.messages,
+                    model_settings=request.settings,
+                    model_request_parameters=request.parameters,
+                ) as stream:
+                    async for _ in stream:
+                        pass
+                response = stream.get()
+            else:
+                response = await model_request(
+                    self.model,
+                    request.messages,
+                    model_settings=request.settings,
+                    model_request_parameters=request.parameters,
+                )
         self._answered = True
         outcome.input_tokens += response.usage.input_tokens
         outcome.output_tokens += response.usage.output_tokens
@@ -522,14 +577,15 @@ class Summarizer:
 
 
 def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
+    if response.finish_reason == 'length':  # however it reads, the rest of it is missing
+        raise SummaryFailed('cut off at max_tokens: the answer is incomplete')
     for part in response.parts:
         if isinstance(part, ToolCallPart) and part.tool_name == _OUTPUT_TOOL:
             try:
                 arguments = part.args_as_dict(raise_if_invalid=True)
             # RecursionError: arguments nested past the parser's depth (`[[[[...`), no summary of a history
             except (ValueError, AssertionError, RecursionError) as exc:
-                problem = f'the output tool call arguments are not a JSON object{_cut(response)}'
-                raise SummaryFailed(f'{problem}: {exc}') from None
+                raise SummaryFailed(f'the output tool call arguments are not a JSON object: {exc}') from None
             if SUMMARY_KEY not in arguments:
                 raise SummaryFailed(f'the output tool call has no {SUMMARY_KEY!r} argument')
             return arguments[SUMMARY_KEY]
@@ -540,15 +596,10 @@ def _read_summary(response: ModelResponse, candidate: Candidate) -> JsonValue:
     try:
         wrapped: JsonValue = json.loads(_strip_fence(text))
     except (json.JSONDecodeError, RecursionError) as exc:  # `[[[[...`: nested past the parser's depth
-        raise SummaryFailed(f'the answer is not JSON{_cut(response)}: {exc}') from None
+        raise SummaryFailed(f'the answer is not JSON: {exc}') from None
     if not isinstance(wrapped, dict) or SUMMARY_KEY not in wrapped:
         raise SummaryFailed(f'the answer is not an object with a {SUMMARY_KEY!r} key')
     return wrapped[SUMMARY_KEY]
-
-
-def _cut(response: ModelResponse) -> str:
-    """Why JSON may be broken: the answer hit the output cap (a small model that does not stop)."""
-    return ' (cut off at max_tokens)' if response.finish_reason == 'length' else ''
 
 
 def _strip_fence(text: str) -> str:

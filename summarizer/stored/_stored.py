@@ -42,9 +42,11 @@ from pydantic_core import ErrorDetails
 
 from ..core import JsonValue, SummarizerConfig, Tokenizer, content_tokens, estimate_tokens, number_text
 from ..pipeline import (
+    EXTRACTIVE,
     CheckFailed,
     Compactor,
     PartRef,
+    PromptBook,
     Replaced,
     Report,
     check_integrity,
@@ -383,7 +385,8 @@ def content_problem(
     return; `is_summarizable`: no binary or multimodal data; no number written two ways), its number
     literals (`new_text`: the new value as stored) spelled as the original spelled them (`literals`),
     and a proper summary by the pipeline's own rule (`summary_problem`: the shape contract, not empty,
-    smaller, and under the tool's threshold if `threshold`). `checked`: `new` is exactly the summary
+    smaller, under the tool's threshold if `threshold`, and grounded in the original, in words of its
+    own only for a real model as `config.model`). `checked`: `new` is exactly the summary
     the compaction already put through `summary_problem` with the same original and limits (or
     stricter ones), which is then not run a second time.
     """
@@ -408,6 +411,8 @@ def content_problem(
         original_tokens=content_tokens(old, tokenizer),
         threshold_tokens=config.threshold_for(part.tool_name) if threshold else None,
         tokenizer=tokenizer,
+        own_words=config.model != EXTRACTIVE,  # the model the compaction ran with, as the pipeline tells it
+        instructions=PromptBook(config).instructions(),
     )
 
 

@@ -1,7 +1,7 @@
 """Probe: which pydantic-ai output modes give schema-constrained JSON from llama-cpp-python's server.
 
-Standalone (not collected by pytest). Starts its own server through the helpers in conftest.py beside
-this file unless --base-url points at a running one:
+Standalone (not collected by pytest). Starts its own server (`summarizer serve`, through
+`summarizer.pipeline.local_server.running_server`) unless --base-url points at a running one:
 
     python tests/llm/probe_llama.py                       # starts and stops a server itself
     python tests/llm/probe_llama.py --base-url http://127.0.0.1:8000/v1
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,8 +30,7 @@ from pydantic_ai.profiles.openai import OpenAIModelProfile
 from pydantic_ai.providers.openai import OpenAIProvider
 from pydantic_ai.settings import ModelSettings, ToolOrOutput
 
-sys.path.insert(0, str(Path(__file__).parent))
-import conftest  # the fixture module doubles as the server launcher
+from summarizer.pipeline.local_server import MODEL_ALIAS, running_server
 
 LIST_SCHEMA: dict[str, Any] = {
     'type': 'object',
@@ -140,10 +139,10 @@ def make_model(base_url: str) -> OpenAIChatModel:
     # an unconstrained answer then runs to the end of the context (8,032 tokens, 506 s, measured).
     # This profile flag makes it send `max_tokens`.
     profile = merge_profile(
-        provider.model_profile(conftest.MODEL_ALIAS),
+        provider.model_profile(MODEL_ALIAS),
         OpenAIModelProfile(openai_chat_supports_max_completion_tokens=False),
     )
-    return OpenAIChatModel(conftest.MODEL_ALIAS, provider=provider, profile=profile)
+    return OpenAIChatModel(MODEL_ALIAS, provider=provider, profile=profile)
 
 
 async def run_variant(model: OpenAIChatModel, name: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -191,7 +190,7 @@ def main() -> int:
     variants = args.variant or list(VARIANTS)
     if args.base_url:
         return 0 if asyncio.run(probe(args.base_url, variants)) else 1
-    with conftest.running_server() as base_url:
+    with tempfile.TemporaryDirectory() as folder, running_server(Path(folder) / 'server.log') as base_url:
         print(f'server at {base_url}', flush=True)
         return 0 if asyncio.run(probe(base_url, variants)) else 1
 

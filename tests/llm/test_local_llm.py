@@ -14,13 +14,18 @@ threshold low (which caps answers at 2 x 80 tokens), and the calls few: seven in
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import CONTEXT
 from helpers import history
+from openai import AsyncOpenAI
 from pydantic_ai.messages import ModelMessage, ModelMessagesTypeAdapter, ToolCallPart, ToolReturnPart
 
 from summarizer import Compactor, SummarizerConfig
@@ -183,3 +188,32 @@ def test_eval_compares_the_local_model_with_extractive(
     local_failed = rows[llama_model]['overall']['structure_pass_rate'] < 1
     assert (f'{llama_model}: structure pass rate' in err) == local_failed
     assert code == (0 if data['gate']['passed'] else 1)
+
+
+def test_the_server_loads_no_extra_buffer_types_and_says_its_context(llama_server: str, llama_log: Path) -> None:
+    """llama.cpp's extra buffer types (repacked and AMX weights) are off: an AMX kernel dies where the CPU advertises
+    AMX and the kernel does not enable it. On any CPU with a repack kernel, the log would name its buffer."""
+    log = llama_log.read_text(errors='replace')
+    assert re.findall(r'(\w+) model buffer size', log) == ['CPU_Mapped']  # no CPU_REPACK, no AMX
+    props = json.loads(urllib.request.urlopen(llama_server.removesuffix('/v1') + '/props', timeout=10).read())
+    assert props == {'default_generation_settings': {'n_ctx': CONTEXT}}
+
+
+async def test_a_streamed_request_given_up_on_stops_at_the_server(
+    llama_server: str, llama_model: str, llama_log: Path
+) -> None:
+    """The summarizer streams from local servers: closing the stream makes the server stop writing the answer."""
+    client = AsyncOpenAI(base_url=llama_server, api_key='not-needed', max_retries=0)
+    prompt = 'Count from 1 to 500, one number a line.'
+    stream = await client.chat.completions.create(
+        model=llama_model, messages=[{'role': 'user', 'content': prompt}], max_tokens=1500, stream=True
+    )
+    async for _ in stream:
+        break  # the first chunk: the server is writing
+    await stream.close()
+    for _ in range(200):
+        if 'Disconnected from client' in llama_log.read_text(errors='replace'):
+            break
+        await asyncio.sleep(0.1)
+    assert 'Disconnected from client' in llama_log.read_text(errors='replace')
+    await client.close()
