@@ -87,3 +87,12 @@ def test_orphans_are_kept_lines_whose_enclosing_line_was_dropped() -> None:
     shape = outline(LISTING, orphaned)
     assert shape.marker_chars == len('… 6 lines omitted …\n') + len('… 1 line omitted …\n') - 1 + 1
     assert 0 < shape.marker_chars < shape.chars
+
+
+def test_a_line_written_in_every_record_is_matched_where_the_markers_lead() -> None:
+    """`- attachments: []` opens every record: the one kept is the one the omitted lines lead to."""
+    records = '\n'.join(f"- attachments: []\n  id_: '{n}'\n  subject: note {n}" for n in range(6))
+    summary = "… 9 lines omitted …\n- attachments: []\n  id_: '3'\n… 8 lines omitted …"
+    assert (outline(records, summary).kept_lines, outline(records, summary).orphans) == (2, 0)
+    orphaned = "… 10 lines omitted …\n  id_: '3'\n… 8 lines omitted …"
+    assert outline(records, orphaned).orphans == 1

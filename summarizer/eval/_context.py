@@ -26,6 +26,8 @@ WINDOW = 20
 """Characters of a fact's line either side of it that a summary must keep with it."""
 _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 """A numbered read's line number (`cat -n`, `12→`, `12: `): read past for a line's indentation."""
+_DROPPED_LINES = re.compile(r'… (\d+) (?:similar )?lines? omitted …')
+"""A marker of dropped lines, and how many."""
 _STANDS = frozenset({GroundingKind.LINE, GroundingKind.PIECES, GroundingKind.OWN_WORDS})
 """How a summary line comes from an original line."""
 
@@ -143,18 +145,25 @@ def outline(original: JsonValue, summary: JsonValue) -> Outline:
         positions.setdefault(line, []).append(index)
     kept: list[int] = []
     marker_chars = chars = 0
-    last = -1
+    last, expected = -1, 0
+    """The last original line matched, and where the next one is when the summary kept lines in order."""
     for line in reader_text(summary).split('\n'):
         chars += len(line) + 1
         grounding = grounded_line(line, read)
         if grounding.kind is GroundingKind.MARKER:
             marker_chars += len(line) + 1
+            dropped = _DROPPED_LINES.fullmatch(line.strip())
+            expected += int(dropped.group(1)) if dropped else 0
         elif grounding.kind in _STANDS:
-            # An original line written twice (a field of every record) is the next one after the last kept.
-            index = next((at for at in positions.get(line, ()) if at > last), grounding.source)
+            # An original line written twice (a field of every record) is the one the markers lead to,
+            # else the next one after the last kept.
+            at = positions.get(line, ())
+            index = expected if expected in at else next((i for i in at if i > last), grounding.source)
             if index is not None:
                 kept.append(index)
-                last = index
+                last, expected = index, index + 1
+        elif not line.strip():
+            expected += 1
     held = set(kept)
     orphans = sum(1 for index in kept if (parent := _enclosing(source, index)) is not None and parent not in held)
     return Outline(kept_lines=len(kept), orphans=orphans, marker_chars=marker_chars, chars=max(chars - 1, 0))

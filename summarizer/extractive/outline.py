@@ -132,7 +132,7 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
 
 
 def _records(lines: Sequence[str]) -> list[tuple[int, ...]]:
-    """Each line of a YAML record (`- ` item), its record's identifying field, where the record has one."""
+    """Each line of a YAML record (`- ` item), its record's identifying fields (an id, a name), where it has them."""
     result: list[tuple[int, ...]] = [()] * len(lines)
     start = 0
     while start < len(lines):
@@ -146,7 +146,7 @@ def _records(lines: Sequence[str]) -> list[tuple[int, ...]]:
             end += 1
         fields = _identifying(lines, start, end, depth)
         if fields:
-            for index in range(start + 1, end):
+            for index in range(start, end):  # the `- ` line too: a record shown is a record named
                 result[index] = tuple(field for field in fields if field != index)
         start = end
     return result
