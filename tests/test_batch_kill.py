@@ -147,3 +147,35 @@ def test_ctrl_c_with_jobs_prints_one_line_and_writes_the_report_of_what_was_done
     assert {name for name, source in sources.items() if source['histories']['changed']} == rewritten
     assert {name for name, source in sources.items() if source['interrupted']} == set(originals) - rewritten
     assert 0 < len(rewritten) < FILES
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f'/proc/{pid}/task/{pid}/children').read_text().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not Path('/proc/self/task').is_dir(), reason='reads child processes from /proc')
+def test_ctrl_c_while_the_workers_start_prints_no_traceback(tmp_path: Path, isolated_cache: Path) -> None:
+    """A Ctrl-C while the spawned workers import the package printed their KeyboardInterrupt tracebacks."""
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    for index in range(FILES):
+        (inputs / f'h{index:02d}.json').write_bytes(ModelMessagesTypeAdapter.dump_json(history(f'{index}\n{BIG_TEXT}')))
+    run = Forked(['batch', str(inputs), '--out', str(tmp_path / 'out'), '--jobs', '2', '--keep-recent', '0'])
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(run.pid)) < 2:  # the two workers (besides any helper process) are starting
+            assert run.poll() is None and time.monotonic() < deadline, 'no workers started'
+            time.sleep(0.005)
+        time.sleep(0.3)  # inside their imports
+        os.killpg(run.pid, signal.SIGINT)  # Ctrl-C at a terminal: the command and its workers
+        assert run.wait(timeout=60) == 130
+    finally:
+        run.close()
+    assert 'Traceback' not in run.stderr(), run.stderr()
+    assert (
+        run.stderr().splitlines()[-1]
+        == 'summarizer: interrupted; files already written are complete, the rest untouched'
+    )
