@@ -21,13 +21,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core import GroundingKind, JsonValue, OriginalText, grounded_line, token_set
+from ..extractive.lines import OMISSION
 
 WINDOW = 20
 """Characters of a fact's line either side of it that a summary must keep with it."""
 _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 """A numbered read's line number (`cat -n`, `12→`, `12: `): read past for a line's indentation."""
-_DROPPED_LINES = re.compile(r'… (\d+) (?:similar )?lines? omitted …')
-"""A marker of dropped lines, and how many."""
 _STANDS = frozenset({GroundingKind.LINE, GroundingKind.PIECES, GroundingKind.OWN_WORDS})
 """How a summary line comes from an original line."""
 
@@ -152,7 +151,7 @@ def outline(original: JsonValue, summary: JsonValue) -> Outline:
         grounding = grounded_line(line, read)
         if grounding.kind is GroundingKind.MARKER:
             marker_chars += len(line) + 1
-            dropped = _DROPPED_LINES.fullmatch(line.strip())
+            dropped = OMISSION.match(line.strip())
             expected += int(dropped.group(1)) if dropped else 0
         elif grounding.kind in _STANDS:
             # An original line written twice (a field of every record) is the one the markers lead to,

@@ -32,8 +32,8 @@ __all__ = (
 
 MAX_LINE_CHARS = 400
 """A longer line is cut into pieces (a listing's lines never are: see `pieces`)."""
-OMISSION = re.compile(r'^… \d+ (?:similar )?lines? omitted …$')
-"""What a marker line looks like: the eval tells markers from kept lines by it."""
+OMISSION = re.compile(r'^… (\d+) (?:similar )?lines? omitted …$')
+"""What a marker line looks like, and how many lines it stands for: the eval follows it to the next kept line."""
 MARKER_COST = 7.0
 """Estimated tokens of a marker line and its line break (`… 1234 lines omitted …`: two `…` count one each)."""
 _SENTENCE_END = re.compile(r'(?<=[.!?;])\s+(?=\S)')
