@@ -39,6 +39,7 @@ def run(arguments: argparse.Namespace) -> int:
             port=arguments.port,
             context=arguments.context or DEFAULT_CONTEXT,
             threads=arguments.threads,
+            verbose=bool(arguments.verbose + arguments.verbose_after),  # -v: llama.cpp's loading log too
         )
     )
     return 0

@@ -81,6 +81,8 @@ class ServeOptions:
     context: int = DEFAULT_CONTEXT
     """The context window, in the model's tokens."""
     threads: int = 2
+    verbose: bool = False
+    """Print llama.cpp's loading log (model metadata, buffers: about 1,300 lines) before the config keys."""
 
 
 def missing_modules() -> list[str]:
@@ -170,6 +172,7 @@ def serve(options: ServeOptions) -> None:
             logits_all=False,
             chat_format='hf-tokenizer-config',
             hf_tokenizer_config_path=str(write_tokenizer_config(Path(workdir))),
+            verbose=options.verbose,
         )
         # a new request must not stop one still running (two runs sharing the server)
         server = ServerSettings(host=options.host, port=options.port, interrupt_requests=False)
@@ -215,6 +218,7 @@ def server_command(options: ServeOptions) -> list[str]:
         str(options.context),
         '--threads',
         str(options.threads),
+        *(['--verbose'] if options.verbose else []),
     ]
 
 
@@ -229,7 +233,8 @@ def running_server(log: Path, *, context: int = DEFAULT_CONTEXT, threads: int = 
     Raises:
         ServerError: it did not answer /v1/models within `READY_TIMEOUT` seconds.
     """
-    options = ServeOptions(port=_free_port(), context=context, threads=threads)
+    # verbose: the log shows which buffer types llama.cpp loaded the model with (tests read it)
+    options = ServeOptions(port=_free_port(), context=context, threads=threads, verbose=True)
     base_url = f'http://{options.host}:{options.port}/v1'
     with log.open('wb') as log_file:
         process = subprocess.Popen(
