@@ -204,6 +204,21 @@ def test_a_report_that_would_overwrite_an_input_is_refused_before_anything_runs(
     assert report.read_bytes() == stored(0)
 
 
+def test_a_report_that_would_overwrite_an_output_is_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`batch in --out out --report out/h.json` wrote the report over the compacted history, exit 0."""
+    inputs, out = tmp_path / 'in', tmp_path / 'out'
+    inputs.mkdir()
+    (inputs / 'h.json').write_bytes(stored(0))
+    report = out / 'h.json'
+    assert main(['batch', str(inputs), '--out', str(out), '--keep-recent', '0', '--report', str(report)]) == 2
+    assert capsys.readouterr().err == (
+        f'summarizer: {report}: --report {report} would overwrite this output: choose another place for the report\n'
+    )
+    assert not out.exists() and (inputs / 'h.json').read_bytes() == stored(0)
+
+
 def test_dry_run_writes_nothing(tmp_path: Path) -> None:
     (tmp_path / 'h.json').write_bytes(stored(0))
     (tmp_path / 'h.jsonl').write_bytes(stored(1) + b'\n')

@@ -94,13 +94,24 @@ def parse_history(path: Path, raw: bytes) -> StoredHistory:
         raise InputError(f'{path}: {exc}') from None
 
 
-def refuse_overwriting(report: Path, written: Sequence[Path], inputs: Iterable[Path]) -> None:
-    """Stop before `--report report`, which writes the files `written`, would replace one of the `inputs`."""
-    for path in inputs:
-        if any(file.exists() and os.path.samefile(file, path) for file in written):
+def refuse_overwriting(
+    report: Path, written: Sequence[Path], inputs: Iterable[Path], *, outputs: Iterable[Path] = ()
+) -> None:
+    """Stop before `--report report`, which writes the files `written`, would replace one of the `inputs` or `outputs`.
+
+    An output may not exist yet: it is compared by the path it resolves to as well as by the file it is.
+    """
+    for path, role in [*((path, 'input') for path in inputs), *((path, 'output') for path in outputs)]:
+        if any(_same_place(file, path) for file in written):
             raise InputError(
-                f'{path}: --report {report} would overwrite this input: choose another place for the report'
+                f'{path}: --report {report} would overwrite this {role}: choose another place for the report'
             )
+
+
+def _same_place(one: Path, other: Path) -> bool:
+    if os.path.realpath(one) == os.path.realpath(other):
+        return True
+    return one.exists() and other.exists() and os.path.samefile(one, other)
 
 
 def write_json_report(path: Path, document: dict[str, object]) -> None:

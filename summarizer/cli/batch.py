@@ -208,7 +208,12 @@ def _sources(
     except SourceError as exc:
         raise InputError(str(exc)) from None
     if arguments.report:
-        refuse_overwriting(arguments.report, [arguments.report], [source.path for source in found])
+        refuse_overwriting(
+            arguments.report,
+            [arguments.report],
+            [source.path for source in found],
+            outputs=[source.output for source in found] if arguments.out is not None else (),
+        )
     if not sources:  # a wrong folder or pattern, far more often than a batch meant to do nothing
         excluding = f', excluding {" ".join(config.batch.exclude)}' if config.batch.exclude else ''
         patterns = ' '.join(config.batch.include) + excluding
