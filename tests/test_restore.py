@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import functools
+import os
 import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from forked_cli import Forked
 from helpers import BIG_LIST, BIG_TEXT, history
 from pydantic_ai.messages import ModelMessagesTypeAdapter
-from test_batch import langchain_rows, make_conversations, make_message_store, rows, stored
+from test_batch import langchain_rows, make_conversations, make_message_store, read_report, rows, stored
 
 from summarizer.cli import main
 from summarizer.stored._stored import StoredHistory
@@ -298,3 +302,33 @@ def test_a_record_of_an_earlier_version_without_identity_still_restores(tmp_path
     connection.close()
     assert main(['restore', str(path), '--in-place']) == 0
     assert path.read_bytes() == stored(6)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_restore_writes_the_report_of_what_was_done(tmp_path: Path) -> None:
+    """An interrupted restore wrote no `--report`; now each source is there, finished or marked interrupted."""
+    inputs = tmp_path / 'in'
+    inputs.mkdir()
+    count = 300
+    for index in range(count):
+        (inputs / f'h{index:03d}.json').write_bytes(stored(index))
+    assert main(['batch', str(inputs), '--in-place', '--keep-recent', '0']) == 0
+    report = tmp_path / 'report.json'
+    run = Forked(['restore', str(inputs), '--in-place', '--report', str(report)])
+    try:
+        deadline = time.monotonic() + 60
+        while not run.stderr_lines():  # the first source restored: the run is under way
+            assert run.poll() is None and time.monotonic() < deadline, 'the restore never got under way'
+            time.sleep(0.005)
+        os.killpg(run.pid, signal.SIGINT)  # Ctrl-C at a terminal
+        assert run.wait(timeout=60) == 130
+    finally:
+        run.close()
+    assert (
+        run.stderr().splitlines()[-1]
+        == 'summarizer: interrupted; files already written are complete, the rest untouched'
+    )
+    sources = read_report(report)
+    assert set(sources) == {f'h{index:03d}.json' for index in range(count)}
+    finished = {name for name, source in sources.items() if not source['interrupted']}
+    assert 0 < len(finished) < count

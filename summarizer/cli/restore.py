@@ -15,7 +15,7 @@ from rich.console import Console
 
 from ..core import SummarizerConfig, count, remove_temporaries
 from ._common import InputError, imported, load_config, refuse_overwriting, write_json_report
-from .batch import _identity, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
+from .batch import _identity, _not_started, _path_or_url, _postgres  # pyright: ignore[reportPrivateUsage]
 
 if TYPE_CHECKING:
     from ..engines import Source, SourceReport, Tick
@@ -52,7 +52,7 @@ def run(arguments: argparse.Namespace) -> int:
     """Restore every history under the paths; exit codes as batch's (0 done, 1 some failed, 2 bad input)."""
     arguments.model = arguments.threshold_tokens = arguments.keep_recent = None
     config = load_config(arguments)
-    from ..engines import Journal, SourceError, Target, discover, resumed, run_sources
+    from ..engines import Interrupted, Journal, SourceError, Target, discover, resumed, run_sources
     from ..pipeline import Compactor, OriginalStore
     from ..stored import restore_unit
 
@@ -110,6 +110,14 @@ def run(arguments: argparse.Namespace) -> int:
                 process=functools.partial(restore_unit, store=store),
             )
         )
+    except Interrupted as exc:  # Ctrl-C: the report says what was done, then the one line of any interrupt
+        if arguments.report:
+            done = {report.source: report for report in exc.reports}
+            cut = [
+                earlier.get(source.key) or done.get(source.name) or _not_started(source, target) for source in sources
+            ]
+            _write_report(arguments.report, cut, seconds=time.perf_counter() - started)
+        raise
     finally:
         store.close()
     all_reports = [earlier.get(source.key) or reports[todo.index(source)] for source in sources]
