@@ -55,11 +55,12 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
         return [()] * len(lines)
     if kind is ContentKind.DIFF:
         return _diff(lines)
-    chains = _indentation(lines)
+    depths = [_indent(line) for line in lines]
+    chains = _indentation(depths)
     extra = _EXTRA.get(kind)
     if extra is None:
         return chains  # an indentation chain holds every enclosing line already
-    for index, more in enumerate(extra(lines)):
+    for index, more in enumerate(extra(lines, depths)):
         if more:
             chains[index] = _merged(chains[index], more, index)
     return [_closure(chains, index) if chain else chain for index, chain in enumerate(chains)]
@@ -73,13 +74,12 @@ def _indent(line: str) -> int:
     return len(line) - len(content) if content.strip() else -1
 
 
-def _indentation(lines: Sequence[str]) -> list[tuple[int, ...]]:
-    """Each line's indentation parents: the nearest line above with less indentation, its own, and so on."""
+def _indentation(depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each line's indentation parents (`depths`: each line's `_indent`): the nearest line above with less, and so on."""
     chains: list[tuple[int, ...]] = []
     stack: list[tuple[int, int, tuple[int, ...]]] = []
     """(indentation, index, chain) of the lines still open: each less indented than the one above it."""
-    for index, line in enumerate(lines):
-        depth = _indent(line)
+    for index, depth in enumerate(depths):
         if depth < 0:
             chains.append(())
             continue
@@ -131,7 +131,7 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return chains
 
 
-def _records(lines: Sequence[str]) -> list[tuple[int, ...]]:
+def _records(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """Each line of a YAML record (`- ` item), its record's identifying fields (an id, a name), where it has them."""
     result: list[tuple[int, ...]] = [()] * len(lines)
     start = 0
@@ -142,9 +142,9 @@ def _records(lines: Sequence[str]) -> list[tuple[int, ...]]:
             continue
         depth = len(match.group(1))
         end = start + 1
-        while end < len(lines) and (_indent(lines[end]) < 0 or _indent(lines[end]) > depth):
+        while end < len(lines) and (depths[end] < 0 or depths[end] > depth):
             end += 1
-        fields = _identifying(lines, start, end, depth)
+        fields = _identifying(lines, depths, start, end, depth)
         if fields:
             for index in range(start, end):  # the `- ` line too: a record shown is a record named
                 result[index] = tuple(field for field in fields if field != index)
@@ -152,12 +152,12 @@ def _records(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return result
 
 
-def _identifying(lines: Sequence[str], start: int, end: int, depth: int) -> tuple[int, ...]:
+def _identifying(lines: Sequence[str], depths: Sequence[int], start: int, end: int, depth: int) -> tuple[int, ...]:
     """The lines of the record `lines[start:end]` holding its most telling id field and name field."""
     found: dict[str, int] = {}
     for index in range(start, end):
         line = lines[index]
-        if index > start and _indent(line) != depth + 2:
+        if index > start and depths[index] != depth + 2:
             continue
         field = _FIELD.match(line)
         if field is not None:
@@ -166,7 +166,7 @@ def _identifying(lines: Sequence[str], start: int, end: int, depth: int) -> tupl
     return tuple(field for field in fields if field is not None)
 
 
-def _headings(lines: Sequence[str]) -> list[tuple[int, ...]]:
+def _headings(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """Each line's Markdown headings: the nearest above of each level above its own."""
     result: list[tuple[int, ...]] = []
     open_: list[tuple[int, int]] = []
@@ -184,7 +184,7 @@ def _headings(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return result
 
 
-def _results(lines: Sequence[str]) -> list[tuple[int, ...]]:
+def _results(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """Each line of a text search result, its result's `Title:` and `URL:` lines."""
     result: list[tuple[int, ...]] = []
     title: int | None = None
@@ -202,7 +202,7 @@ def _results(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return result
 
 
-def _banners(lines: Sequence[str]) -> list[tuple[int, ...]]:
+def _banners(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """Each line of test output, the banner of the section it is in (`____ test_login ____`)."""
     result: list[tuple[int, ...]] = []
     banner: int | None = None
@@ -215,7 +215,7 @@ def _banners(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return result
 
 
-def _above_trouble(lines: Sequence[str]) -> list[tuple[int, ...]]:
+def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it."""
     result: list[tuple[int, ...]] = [()] * len(lines)
     previous: int | None = None
@@ -229,15 +229,16 @@ def _above_trouble(lines: Sequence[str]) -> list[tuple[int, ...]]:
     return result
 
 
-def _test_output(lines: Sequence[str]) -> list[tuple[int, ...]]:
-    return [(*banner, *above) for banner, above in zip(_banners(lines), _above_trouble(lines))]
+def _test_output(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    return [(*banner, *above) for banner, above in zip(_banners(lines, depths), _above_trouble(lines, depths))]
 
 
-_EXTRA: dict[ContentKind, Callable[[Sequence[str]], list[tuple[int, ...]]]] = {
+_EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
     ContentKind.RECORDS: _records,
     ContentKind.PROSE: _headings,
     ContentKind.SEARCH: _results,
     ContentKind.SHELL: _test_output,
     ContentKind.LOG: _above_trouble,
 }
-"""Kinds whose lines have enclosing lines besides their indentation parents."""
+"""Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and
+their indentations (`_indent`, worked out once), which records read and the others do not need."""

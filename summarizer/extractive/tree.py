@@ -750,7 +750,8 @@ class _Tree:
 
     def _value(self, choice: _Choice) -> tuple[float, float]:
         """(gain, price) of choosing `choice` now: the price of a line counts the markers it opens or closes."""
-        closed = self._closed(choice) if choice.outer is not None or isinstance(choice, _Unit) else []
+        unit = isinstance(choice, _Unit)
+        closed = self._closed(choice) if choice.outer is not None or (unit and choice.parents) else []
         covered, weights = self.covered, self._weights
         if closed:
             facts = dict.fromkeys(choice.facts).keys() | {fact for item in closed for fact in item.facts}
@@ -762,8 +763,9 @@ class _Tree:
                 sum([weights[fact] for fact in choice.facts if fact not in covered]) + choice.bonus
             )  # facts: distinct
             price = choice.cost
-        if isinstance(choice, _Unit):
-            price = max(_MIN_PRICE, price + MARKER_COST * _runs_opened_all([*closed, choice]))
+        if unit:
+            opened = _runs_opened_all([*closed, choice]) if closed else _runs_opened(choice)
+            price = max(_MIN_PRICE, price + MARKER_COST * opened)
         return gain, price
 
     def select(self, limit: float) -> None:
