@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from summarizer.core import JsonValue
 from summarizer.eval._context import Context, lines_holding, outline, reader_text
 from summarizer.eval._metrics import score_return
@@ -96,3 +98,27 @@ def test_a_line_written_in_every_record_is_matched_where_the_markers_lead() -> N
     assert (outline(records, summary).kept_lines, outline(records, summary).orphans) == (2, 0)
     orphaned = "… 10 lines omitted …\n  id_: '3'\n… 8 lines omitted …"
     assert outline(records, orphaned).orphans == 1
+
+
+def test_a_string_holding_json_is_read_as_that_json() -> None:
+    """Its escapes glued an `n` to the fact after a line break, and its strings' lines were no lines."""
+    original = json.dumps({'body': 'Stack ends in x.py:\nexpiry_date = mo.group(1)\nmore text that is long\nand more'})
+    summary = json.dumps({'body': 'Stack ends in x.py:\nexpiry_date = mo.group(1)\n… 2 lines omitted …'})
+    assert kept('expiry_date', original, summary)
+    records = json.dumps([{'id': n, 'msg': f'error in line {n}'} for n in range(50)], indent=2)
+    shown = json.dumps([{'id': 7, 'msg': 'error in line 7'}, '… 49 items omitted …'], indent=2)
+    shape = outline(records, shown)
+    assert (shape.kept_lines, shape.orphans) == (2, 0) and shape.marker_chars == len('… 49 items omitted …') + 1
+
+
+def test_a_diffs_lines_stand_under_their_hunk_header() -> None:
+    diff = """diff --git a/app.py b/app.py
+--- a/app.py
++++ b/app.py
+@@ -1,8 +1,9 @@ def main():
++    x = 1
+     step_1()
+     step_2()"""
+    placed = 'diff --git a/app.py b/app.py\n… 2 lines omitted …\n@@ -1,8 +1,9 @@ def main():\n+    x = 1\n     step_1()\n… 1 line omitted …'
+    assert outline(diff, placed).orphans == 0
+    assert outline(diff, '… 4 lines omitted …\n+    x = 1\n     step_1()\n… 1 line omitted …').orphans == 2

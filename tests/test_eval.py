@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import stat
@@ -494,3 +495,28 @@ async def test_a_return_that_kept_its_original_counts_as_failed_not_as_keeping_i
     text = markdown(run, started=datetime(2026, 1, 1), sources=['test'])
     assert '| 50.0% (1/2) | not grounded (is not in the original) × 1 |' in text
     assert run.models[0].overall.as_dict()['failures'] == {'not grounded (is not in the original)': 1}
+
+
+def test_golden_figures_gate_only_what_they_recorded_and_floors_the_rest(tmp_path: Path) -> None:
+    """A model the figures do not name is held to the floors; a kind they do not name asks for new figures."""
+    from summarizer.eval import EvalRun, ModelScore, Recorded
+    from summarizer.eval._metrics import ReturnScore
+    from summarizer.eval._run import HistoryScore
+
+    def scored(name: str, kept: int, kind: str) -> ModelScore:
+        tally = Tally(returns=1, summarized=1, facts_referred=100, facts_kept=kept, facts_present=kept)
+        returned = ReturnScore(tool_name='t', tool_call_id='c', message_index=1, kind=kind, tally=tally)
+        history = HistoryScore(name='h', tokens_before=1, tokens_after=1, returns=[returned])
+        return ModelScore(name=name, histories=[history], report=Report(), seconds=0, price_usd=0)
+
+    config = dataclasses.replace(SummarizerConfig(), keep_recent=0)
+    run = EvalRun(config=config, models=[scored('openai:gpt-x', 5, 'code')], histories=['h'])
+    recorded = {'extractive': {'code': {'kept': 0.9, 'blind': None}, 'overall': {'kept': 0.9, 'blind': None}}}
+    run.recorded = Recorded(path=tmp_path / 'figures.json', settings=run.settings(), figures=recorded)
+    assert run.gate_problems() == ['openai:gpt-x: facts kept in context 5.0% is below the floor 70.0%']
+    run.models = [scored('extractive', 90, 'diff')]  # a kind the figures do not name, and one gone from the run
+    figures = tmp_path / 'figures.json'
+    assert run.gate_problems() == [
+        f'extractive: diff has no figures recorded in {figures}: record them again (--update-golden)',
+        f'extractive: facts kept in context on code fell from 90.0% to -, more than 1% below the figure recorded in {figures}',
+    ]

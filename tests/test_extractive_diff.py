@@ -50,3 +50,24 @@ def test_every_file_and_hunk_header_stays_and_lines_are_verbatim() -> None:
         < kept.index(changed)
     )
     assert len(summary) < len(DIFF) / 2
+
+
+def test_a_quoted_line_of_a_long_diff_beats_the_headers_of_other_files() -> None:
+    """A file header outweighs a hunk header; a line a later turn quotes outweighs any header (it brings its own)."""
+    lines: list[str] = []
+    for number in range(60):
+        path = f'src/pkg/module_{number}.py'
+        lines += [f'diff --git a/{path} b/{path}', 'index 1234abc..5678def 100644', f'--- a/{path}', f'+++ b/{path}']
+        lines += [f'@@ -10,7 +10,8 @@ def handler_{number}(request):']
+        lines += [f'     context_line_{j} = compute(request, {j})' for j in range(3)]
+        lines += [f'+    value_{number}_{j} = lookup("key-{number}-{j}")' for j in range(8)]
+        lines += [f'     tail_{j}()' for j in range(3)]
+    text = '\n'.join(lines)
+    summary = summarize(text, budget_tokens=980, quoted=('key-59-3',))
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    quoted = '+    value_59_3 = lookup("key-59-3")'
+    assert quoted in kept
+    before = kept[: kept.index(quoted)]
+    assert 'diff --git a/src/pkg/module_59.py b/src/pkg/module_59.py' in before
+    assert '@@ -10,7 +10,8 @@ def handler_59(request):' in before

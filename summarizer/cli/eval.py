@@ -118,7 +118,7 @@ def run(arguments: argparse.Namespace) -> int:
     if arguments.update_golden:
         changed = asyncio.run(update_golden({history.path: history.stored.text for history in histories}))
         screen.print(f'golden outputs: {len(changed)} of {len(histories)} updated')
-        if len(sources) == 1 and sources[0].is_dir():
+        if len(sources) == 1 and sources[0].is_dir() and result.figures():  # none for the baseline alone
             figures = expected_path(histories[0].path).parent.parent / FIGURES_FILE
             write_figures(figures, result.settings(), result.figures())
             screen.print(f'golden figures: {figures}')

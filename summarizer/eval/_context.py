@@ -5,7 +5,8 @@ context*. A date on a list of bare tokens is present; `last_modified: 2024-05-10
 belongs to is kept. The eval and the replay score both, by the functions here.
 
 A content is read as its reader takes it in (`reader_text`): a string's lines; a JSON scalar beside
-its key (`"size": 593` reads `size: 593`); the lines of a string inside JSON as lines. A fact of an
+its key (`"size": 593` reads `size: 593`); the lines of a string inside JSON as lines; a string holding
+JSON as that JSON. A fact of an
 original line is kept in context when the summary holds that line, or a window of it of at least
 `WINDOW` characters either side of the fact: where the line has fewer on a side, the window runs to
 the line's end on that side, and the summary must hold that end as a line's end too (so a short line
@@ -21,7 +22,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core import GroundingKind, JsonValue, OriginalText, grounded_line, token_set
+from ..extractive import ContentKind, detect_kind, json_text
 from ..extractive.lines import OMISSION
+from ..extractive.outline import enclosing
 
 WINDOW = 20
 """Characters of a fact's line either side of it that a summary must keep with it."""
@@ -32,9 +35,16 @@ _STANDS = frozenset({GroundingKind.LINE, GroundingKind.PIECES, GroundingKind.OWN
 
 
 def reader_text(value: JsonValue) -> str:
-    """`value` as its reader takes it in, a line per line: strings' lines, `key: scalar`, a key over a container."""
+    """`value` as its reader takes it in, a line per line: strings' lines, `key: scalar`, a key over a container.
+
+    A string holding a JSON list or object is read as that JSON (its escapes would glue a letter to a
+    fact, and its strings' lines would be no lines).
+    """
     if isinstance(value, str):
-        return value
+        parsed = json_text.parse(value)
+        if parsed is None:
+            return value
+        value = parsed
     lines: list[str] = []
     _read(value, None, lines)
     return '\n'.join(lines)
@@ -130,7 +140,8 @@ class Outline:
 
     kept_lines: int
     orphans: int
-    """Kept lines whose enclosing line (the nearest line above with less indentation) the summary dropped."""
+    """Kept lines whose enclosing line the summary dropped: the nearest line above with less indentation, and in a
+    diff a line's hunk header (a hunk header's file header)."""
     marker_chars: int
     chars: int
 
@@ -164,7 +175,14 @@ def outline(original: JsonValue, summary: JsonValue) -> Outline:
         elif not line.strip():
             expected += 1
     held = set(kept)
-    orphans = sum(1 for index in kept if (parent := _enclosing(source, index)) is not None and parent not in held)
+    # A diff's lines are placed by their hunk and file headers: the first column is the change, not indentation.
+    placing = enclosing(ContentKind.DIFF, source) if detect_kind(read.text) is ContentKind.DIFF else None
+    orphans = sum(
+        1
+        for index in kept
+        if (parent := _enclosing(source, index) if placing is None else next(iter(placing[index]), None)) is not None
+        and parent not in held
+    )
     return Outline(kept_lines=len(kept), orphans=orphans, marker_chars=marker_chars, chars=max(chars - 1, 0))
 
 

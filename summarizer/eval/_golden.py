@@ -54,6 +54,10 @@ class Recorded:
             ]
         problems: list[str] = []
         for model, kinds in self.figures.items():
+            for kind in figures.get(model, {}).keys() - kinds.keys():
+                problems.append(
+                    f'{model}: {kind} has no figures recorded in {self.path}: record them again (--update-golden)'
+                )
             for kind, recorded in kinds.items():
                 now = figures.get(model, {}).get(kind, {})
                 for name, was in recorded.items():

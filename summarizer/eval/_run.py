@@ -165,19 +165,19 @@ class EvalRun:
     def gate_problems(self) -> list[str]:
         """Why CI should fail: a model (not the baseline) lost a summary to a check, or too many facts.
 
-        Too many: more than a point below the recorded figures of each kind where there are some
-        (golden/), else below the config's floors.
+        Too many: more than a point below the figures recorded for a model (golden/), where there are
+        some, else below the config's floors.
         """
         problems: list[str] = []
         floors, floor = self.config.eval, self.retention_floor
+        recorded = self.recorded.figures if self.recorded is not None else {}
         if self.recorded is not None:
             figures = self.figures()
-            recorded = Recorded(
+            problems += Recorded(
                 path=self.recorded.path,
                 settings=self.recorded.settings,
-                figures={name: kinds for name, kinds in self.recorded.figures.items() if name in figures},
-            )
-            problems += recorded.regressions(self.settings(), figures)
+                figures={name: kinds for name, kinds in recorded.items() if name in figures},
+            ).regressions(self.settings(), figures)
         for model in self.models:
             if model.baseline:
                 continue
@@ -189,7 +189,7 @@ class EvalRun:
                     f'({overall.returns - overall.summarized} of {overall.returns} returns kept their original)'
                 )
             problems += _fidelity_problems(model, floor=floors.identical_lines_floor)
-            if self.recorded is not None:
+            if model.name in recorded:
                 continue
             if overall.retention is not None and overall.retention < floor:
                 problems.append(

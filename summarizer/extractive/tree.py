@@ -82,9 +82,10 @@ _TUPLE_ITEMS = 4
 """A list of at most this many scalars is one value (a pair, a point), kept whole or not at all."""
 _QUOTED_GAIN = 25.0
 """A fact a later turn quotes outweighs any the summarizer only guesses at (a CVE weighs 4, a notable row 2x) ..."""
-_QUOTED_BASE = 2 * MUST
-"""... and a line its kind requires (a test summary, a listing's file): a reader of the conversation's next
-turns needs the line it quotes more (the required ones took their share first)."""
+_QUOTED_BASE = 5 * MUST
+"""... and any bonus a kind gives a line (the largest, a diff's file header, is 4 x `MUST`): a reader of the
+conversation's next turns needs the line it quotes more than another header (the required ones took their
+share first), and the quoted line brings the headers that place it anyway."""
 _KIND_SAMPLE_CHARS = 400
 """A nested text shorter than this is a field value, not a document: no kind strategy for it."""
 _MAX_LIST_CHOICES = 5_000
@@ -733,10 +734,10 @@ class _Tree:
 
     # -- choosing
 
-    def _closed(self, choice: _Choice) -> list[_Choice]:
+    def _closed(self, choice: _Choice, *, placed: bool = True) -> list[_Choice]:
         """What choosing `choice` brings in: the items around it and the units of the lines that place it, not chosen yet.
 
-        Outermost first, so each comes in after what encloses it.
+        Outermost first, so each comes in after what encloses it. `placed=False`: the items only.
         """
         closed: list[_Choice] = []
         item = choice.outer
@@ -744,7 +745,7 @@ class _Tree:
             closed.append(item)
             item = item.outer
         closed.reverse()
-        if isinstance(choice, _Unit):
+        if placed and isinstance(choice, _Unit):
             closed.extend(parent for parent in reversed(choice.parents) if not parent.chosen)
         return closed
 
@@ -843,9 +844,9 @@ class _Tree:
         self._pushed += 1
         return (-gain / price, self._pushed, choice)
 
-    def _choose(self, choice: _Choice) -> list[_Choice]:
+    def _choose(self, choice: _Choice, *, placed: bool = True) -> list[_Choice]:
         """Choose `choice` and what it brings in; returns them all, whose enclosed choices just got cheaper."""
-        closed = self._closed(choice)
+        closed = self._closed(choice, placed=placed)
         for item in (*closed, choice):
             if isinstance(item, _Item):
                 if item.owner is not None:  # each in a list of its own, whose runs change as it joins them
@@ -865,17 +866,21 @@ class _Tree:
 
         A list keeps at least one whole item where one fits: its skeleton (keys, numbers), its
         short texts, and of its long texts what the budget leaves, which the checks then judge
-        against the threshold. Choices inside it come after it; undoing never drops it.
+        against the threshold. Choices inside it come after it; undoing never drops it. A line
+        comes without the lines that place it here: nothing with them fitted, and a line over
+        the budget is refused where a line alone may pass.
         """
         if self._done or not self._choices:
             return
         outermost = [choice for choice in self._choices if choice.outer is None]
         pool = outermost or self._choices
-        forced = min(pool, key=lambda choice: choice.cost + sum(item.cost for item in self._closed(choice)))
-        closed = self._closed(forced)
+        forced = min(
+            pool, key=lambda choice: choice.cost + sum(item.cost for item in self._closed(choice, placed=False))
+        )
+        closed = self._closed(forced, placed=False)
         for item in (forced, *closed):
             item.forced = True
-        self._choose(forced)
+        self._choose(forced, placed=False)
         self._done.clear()  # never undone
         for item in (*closed, forced):
             for inner in item.inner if isinstance(item, _Item) else ():
