@@ -220,6 +220,18 @@ def test_the_work_stops_at_its_time_limit() -> None:
         summarize(content, budget_tokens=500)
 
 
+def test_finding_the_lines_that_place_each_line_looks_at_the_deadline() -> None:
+    """`outline.enclosing` over a long text stops at a deadline already passed, before any selection starts."""
+    from summarizer.extractive import ContentKind
+    from summarizer.extractive.budget import Deadline, within
+    from summarizer.extractive.outline import enclosing
+
+    lines = [f'{"  " * (n % 5)}- id: {n}' for n in range(20_000)]
+    with within(Deadline(at=0.0, seconds=0.0)), pytest.raises(WorkBudgetExceeded, match='time limit'):
+        enclosing(ContentKind.RECORDS, lines)
+    assert len(enclosing(ContentKind.RECORDS, lines)) == len(lines)  # with no deadline, the whole text
+
+
 def test_a_list_of_a_million_numbers_is_summarized_without_building_a_million_choices() -> None:
     numbers: list[JsonValue] = [n % 1000 for n in range(1_000_000)]
     numbers[777_777] = 99_999

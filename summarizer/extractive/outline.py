@@ -18,7 +18,8 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   over `Type error: ...`, the source line over pytest's `E   KeyError`).
 
 Listings (`grep -n`, `find`) have none: each of their lines says where it is.
-The work is linear: one pass with a stack over the lines.
+The work is linear: one pass with a stack over the lines, looking at the work's deadline
+(`budget.current_deadline`) every `_CHUNK` lines, so a huge text stops in time as the rest does.
 """
 
 from __future__ import annotations
@@ -27,12 +28,15 @@ import re
 from collections.abc import Callable, Sequence
 
 from ._kinds import ContentKind, stamped
+from .budget import current_deadline
 from .lines import ALARM
 
 __all__ = ('MAX_DEPTH', 'enclosing')
 
 MAX_DEPTH = 6
 """Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
+_CHUNK = 4096
+"""Lines between two looks at the deadline."""
 _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 _DIFF_FILE = re.compile(r'diff --git |--- |\+\+\+ ')
 _HUNK = re.compile(r'@@ ')
@@ -55,15 +59,25 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
         return [()] * len(lines)
     if kind is ContentKind.DIFF:
         return _diff(lines)
-    depths = [_indent(line) for line in lines]
+    deadline = current_deadline()
+    depths: list[int] = []
+    for start in range(0, len(lines), _CHUNK):
+        deadline.check()
+        depths.extend(map(_indent, lines[start : start + _CHUNK]))
     chains = _indentation(depths)
     extra = _EXTRA.get(kind)
     if extra is None:
         return chains  # an indentation chain holds every enclosing line already
+    deadline.check()
     for index, more in enumerate(extra(lines, depths)):
         if more:
             chains[index] = _merged(chains[index], more, index)
-    return [_closure(chains, index) if chain else chain for index, chain in enumerate(chains)]
+    closed: list[tuple[int, ...]] = []
+    for index, chain in enumerate(chains):
+        if index % _CHUNK == 0:
+            deadline.check()
+        closed.append(_closure(chains, index) if chain else chain)
+    return closed
 
 
 def _indent(line: str) -> int:
@@ -79,7 +93,10 @@ def _indentation(depths: Sequence[int]) -> list[tuple[int, ...]]:
     chains: list[tuple[int, ...]] = []
     stack: list[tuple[int, int, tuple[int, ...]]] = []
     """(indentation, index, chain) of the lines still open: each less indented than the one above it."""
+    deadline = current_deadline()
     for index, depth in enumerate(depths):
+        if index % _CHUNK == 0:
+            deadline.check()
         if depth < 0:
             chains.append(())
             continue

@@ -626,6 +626,7 @@ class _Tree:
         units, escaped = node.units, self._nested
         first: dict[int, _Unit] = {}
         for index in sorted(offered):
+            self._step()
             count = node.pieces.get(index, 1) if node.pieces is not None else 1
             for piece_number, piece, facts, bonus in offered[index]:
                 piece_cost = cost(piece) + (_escapes(piece) if escaped else 0.0) + 0.5
@@ -635,6 +636,7 @@ class _Tree:
         if chains is None:
             return
         for unit in units:
+            self._step()
             parents = tuple(first[line] for line in chains[unit.line] if line in first)
             if parents:
                 unit.parents = parents
