@@ -6,6 +6,7 @@ from extractive_checks import kept_lines
 
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.outline import enclosing
 
 
 def _file_diff(path: str, hunks: int) -> list[str]:
@@ -71,3 +72,20 @@ def test_a_quoted_line_of_a_long_diff_beats_the_headers_of_other_files() -> None
     before = kept[: kept.index(quoted)]
     assert 'diff --git a/src/pkg/module_59.py b/src/pkg/module_59.py' in before
     assert '@@ -10,7 +10,8 @@ def handler_59(request):' in before
+
+
+def test_a_removed_comment_line_is_no_file_header() -> None:
+    """`--- drop the index` is an SQL comment removed, not a file: the lines after it stay under their hunk."""
+    lines = ['--- a/db/migrate.sql', '+++ b/db/migrate.sql', '@@ -1,40 +1,39 @@']
+    lines += [f' SELECT {n} FROM t_{n};' for n in range(18)]
+    lines += ['--- drop the index first', '-DROP INDEX idx_orders_customer;']
+    lines += [f' SELECT {n} FROM u_{n};' for n in range(20)]
+    placing = enclosing(ContentKind.DIFF, lines)
+    assert placing[lines.index('-DROP INDEX idx_orders_customer;')] == (2, 1, 0)  # its hunk, then its file
+    assert placing[lines.index('--- drop the index first')] == (2, 1, 0)
+    text = '\n'.join(lines)
+    summary = summarize(text, budget_tokens=60, quoted=('idx_orders_customer',))
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert kept[:3] == ['--- a/db/migrate.sql', '+++ b/db/migrate.sql', '@@ -1,40 +1,39 @@']
+    assert '-DROP INDEX idx_orders_customer;' in kept

@@ -131,7 +131,7 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
     hunk: int | None = None
     git = any(line.startswith('diff --git ') for line in lines)
     for index, line in enumerate(lines):
-        if _DIFF_FILE.match(line):
+        if _file_header(lines, index):
             if line.startswith('diff --git ') or (not git and line.startswith('--- ')):
                 files, hunk = (index,), None
                 chains.append(())
@@ -146,6 +146,18 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
             continue
         chains.append(files if hunk is None else (hunk, *files))
     return chains
+
+
+def _file_header(lines: Sequence[str], index: int) -> bool:
+    """Whether `lines[index]` names a file: `diff --git`, or a `---`/`+++` pair (a removed `-- comment` is no header)."""
+    line = lines[index]
+    if not _DIFF_FILE.match(line):
+        return False
+    if line.startswith('--- '):
+        return index + 1 < len(lines) and lines[index + 1].startswith('+++ ')
+    if line.startswith('+++ '):
+        return index > 0 and lines[index - 1].startswith('--- ')
+    return True
 
 
 def _records(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
