@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping
 from typing import cast
 
-import httpx
+import httpx2
 from pydantic_ai.models import Model, ModelRequestParameters
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.profiles import merge_profile
@@ -87,12 +87,12 @@ async def context_window(model: Model) -> int | None:
     if not isinstance(model, LocalServerChatModel):
         return None
     base = model.base_url.rstrip('/')
-    async with httpx.AsyncClient(timeout=_ASK_TIMEOUT) as client:
+    async with httpx2.AsyncClient(timeout=_ASK_TIMEOUT) as client:  # pydantic-ai's own HTTP client
         for url, read in ((f'{base.removesuffix("/v1")}/props', _props_window), (f'{base}/models', _models_window)):
             try:
                 response = await client.get(url)
                 window = read(response.json(), model.model_name) if response.status_code == 200 else None
-            except (httpx.HTTPError, ValueError):
+            except (httpx2.HTTPError, ValueError):
                 continue
             if window:
                 return window
