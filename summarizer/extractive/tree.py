@@ -849,6 +849,7 @@ class _Tree:
     def _choose(self, choice: _Choice, *, placed: bool = True) -> list[_Choice]:
         """Choose `choice` and what it brings in; returns them all, whose enclosed choices just got cheaper."""
         closed = self._closed(choice, placed=placed)
+        self.spent += MARKER_COST * _runs_opened_all([*closed, choice])  # before they are marked chosen
         for item in (*closed, choice):
             if isinstance(item, _Item):
                 if item.owner is not None:  # each in a list of its own, whose runs change as it joins them
@@ -856,8 +857,6 @@ class _Tree:
                 for unit in item.bundled:
                     unit.chosen = True  # paid for with the item
             item.chosen = True
-            if isinstance(item, _Unit):  # one at a time: each may open or close a run its neighbour opened
-                self.spent += MARKER_COST * _runs_opened(item)
             self.covered.update(item.facts)
             self.spent += item.cost
         self._done.append((choice, closed))
@@ -937,7 +936,11 @@ def _runs_opened(unit: _Unit) -> int:
 
 
 def _runs_opened_all(choices: Sequence[_Choice]) -> int:
-    """How many more runs of dropped lines their texts have once the units among `choices` are kept, in order."""
+    """How many more runs of dropped lines their texts have once the units among `choices` are kept, in order.
+
+    Each may open or close a run the one before it opened: the price of a choice (`_Tree._value`) and
+    what choosing it spends (`_Tree._choose`) count them alike.
+    """
     opened, flipped = 0, list[_Unit]()
     for unit in choices:
         if isinstance(unit, _Unit):
