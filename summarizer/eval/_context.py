@@ -17,19 +17,16 @@ check reads them (`core.grounded_line`: every value of it in that line, and two 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..core import GroundingKind, JsonValue, OriginalText, grounded_line, token_set
 from ..extractive import ContentKind, detect_kind, json_text
 from ..extractive.lines import OMISSION
-from ..extractive.outline import enclosing
+from ..extractive.outline import enclosing, indent
 
 WINDOW = 20
 """Characters of a fact's line either side of it that a summary must keep with it."""
-_NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
-"""A numbered read's line number (`cat -n`, `12→`, `12: `): read past for a line's indentation."""
 _STANDS = frozenset({GroundingKind.LINE, GroundingKind.PIECES, GroundingKind.OWN_WORDS})
 """How a summary line comes from an original line."""
 
@@ -186,19 +183,12 @@ def outline(original: JsonValue, summary: JsonValue) -> Outline:
     return Outline(kept_lines=len(kept), orphans=orphans, marker_chars=marker_chars, chars=max(chars - 1, 0))
 
 
-def _indent(line: str) -> int:
-    """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it."""
-    line = _NUMBERING.sub('', line, count=1)
-    content = line.lstrip()
-    return len(line) - len(content) if content else -1
-
-
 def _enclosing(source: Sequence[str], index: int) -> int | None:
     """The nearest line above `index` with something in it and less indentation, if any."""
-    depth = _indent(source[index])
+    depth = indent(source[index])
     if depth <= 0:
         return None
     for above in range(index - 1, -1, -1):
-        if 0 <= _indent(source[above]) < depth:
+        if 0 <= indent(source[above]) < depth:
             return above
     return None

@@ -31,7 +31,7 @@ from ._kinds import ContentKind, stamped
 from .budget import current_deadline
 from .lines import ALARM
 
-__all__ = ('MAX_DEPTH', 'enclosing')
+__all__ = ('MAX_DEPTH', 'enclosing', 'indent')
 
 MAX_DEPTH = 6
 """Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
@@ -63,7 +63,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     depths: list[int] = []
     for start in range(0, len(lines), _CHUNK):
         deadline.check()
-        depths.extend(map(_indent, lines[start : start + _CHUNK]))
+        depths.extend(map(indent, lines[start : start + _CHUNK]))
     chains = _indentation(depths)
     extra = _EXTRA.get(kind)
     if extra is None:
@@ -80,7 +80,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     return closed
 
 
-def _indent(line: str) -> int:
+def indent(line: str) -> int:
     """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it."""
     if line[:1].isdigit() or line[:1] == ' ':
         line = _NUMBERING.sub('', line, count=1)
@@ -89,7 +89,7 @@ def _indent(line: str) -> int:
 
 
 def _indentation(depths: Sequence[int]) -> list[tuple[int, ...]]:
-    """Each line's indentation parents (`depths`: each line's `_indent`): the nearest line above with less, and so on."""
+    """Each line's indentation parents (`depths`: each line's `indent`): the nearest line above with less, and so on."""
     chains: list[tuple[int, ...]] = []
     stack: list[tuple[int, int, tuple[int, ...]]] = []
     """(indentation, index, chain) of the lines still open: each less indented than the one above it."""
@@ -270,4 +270,4 @@ _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[in
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and
-their indentations (`_indent`, worked out once), which records read and the others do not need."""
+their indentations (`indent`, worked out once), which records read and the others do not need."""
