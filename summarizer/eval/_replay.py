@@ -43,6 +43,7 @@ from pydantic_ai.profiles import prompt_cache_outlook
 
 from ..core import (
     JsonValue,
+    OriginalText,
     SummarizerConfig,
     Tokenizer,
     estimate_tokens,
@@ -271,8 +272,8 @@ async def replay(
     blocks = _Blocks(tokenizer)
     returned: set[str] = set()
     """Tokens of every tool return recorded so far (as recorded, not compacted)."""
-    originals: list[str] = []
-    """The text of every tool return recorded so far, as its reader takes it in (`reader_text`)."""
+    originals: list[OriginalText] = []
+    """Every tool return recorded so far, as its reader takes it in (`reader_text`), split into lines once."""
     contexts = _Contexts()
     process = strategy.start()
     history: list[ModelMessage] = []
@@ -285,7 +286,7 @@ async def replay(
                 for part in message.parts:
                     if isinstance(part, BaseToolReturnPart):
                         returned.update(token_set(part.model_response_str()))
-                        originals.append(reader_text(_content(part.content)))
+                        originals.append(OriginalText(reader_text(_content(part.content))))
         recorded = index + 1
         history = await process(history + new)
         prompt = [block for message in history for block in blocks.of(message)]
@@ -354,7 +355,7 @@ class _Contexts:
         self._made: dict[int, tuple[object, Context]] = {}
         self._turns: dict[int, tuple[ModelMessage, set[str]]] = {}
 
-    def kept(self, facts: Sequence[str], history: Sequence[ModelMessage], originals: Sequence[str]) -> int:
+    def kept(self, facts: Sequence[str], history: Sequence[ModelMessage], originals: Sequence[OriginalText]) -> int:
         """How many of `facts` the prompt `history` holds in context, their original lines read from `originals`."""
         missing = set(facts)
         for message in history:
@@ -371,7 +372,7 @@ class _Contexts:
             if isinstance(part, BaseToolReturnPart)
         ]
         for fact in list(missing):
-            lines = [line for text in originals if fact in text for line in lines_holding(fact, text.split('\n'))]
+            lines = [line for text in originals if fact in text.text for line in lines_holding(fact, text.lines)]
             if any(context.keeps(fact, lines) for context in returns):
                 missing.discard(fact)
         return len(facts) - len(missing)

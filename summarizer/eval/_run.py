@@ -173,11 +173,8 @@ class EvalRun:
         recorded = self.recorded.figures if self.recorded is not None else {}
         if self.recorded is not None:
             figures = self.figures()
-            problems += Recorded(
-                path=self.recorded.path,
-                settings=self.recorded.settings,
-                figures={name: kinds for name, kinds in recorded.items() if name in figures},
-            ).regressions(self.settings(), figures)
+            ran = {name: kinds for name, kinds in recorded.items() if name in figures}  # the models this run scored
+            problems += dataclasses.replace(self.recorded, figures=ran).regressions(self.settings(), figures)
         for model in self.models:
             if model.baseline:
                 continue
