@@ -824,8 +824,7 @@ class _Tree:
         )
         for unit in required:
             self._step()
-            price = unit.cost + sum(item.cost for item in self._closed(unit)) + MARKER_COST * _runs_opened(unit)
-            if self.spent + price <= limit:
+            if self.spent + self._value(unit)[1] <= limit:
                 self._choose(unit)
 
     def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
