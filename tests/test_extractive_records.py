@@ -11,7 +11,8 @@ from summarizer.core._shape import ITEMS_OMITTED, JsonValue, shape_mismatch
 from summarizer.core._tokens import content_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.budget import NO_DEADLINE
+from summarizer.extractive.budget import NO_DEADLINE, cost
+from summarizer.extractive.lines import OMISSION
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
     _QUOTED_BASE,  # pyright: ignore[reportPrivateUsage]
@@ -256,3 +257,37 @@ def test_a_kept_record_line_brings_its_record_and_its_id() -> None:
     assert record[0] in kept  # the line that opens the record
     nested = '    reviewer-23@example.com: r'
     assert nested in kept and kept.index('  shared_with:') < kept.index(nested)
+
+
+EMAILS_YAML = '\n'.join(
+    line
+    for n in range(40)
+    for line in (
+        f'- attachments: [agenda-{n}.pdf]',
+        f'  bcc: [archive-{n}@example.com]',
+        '  body: ' + ' '.join(f'paragraph {n} sentence {k} about the quarterly planning offsite.' for k in range(6)),
+        '  cc: []',
+        f"  id_: '{n}'",
+        f'  read: {n % 2 == 0}',
+        f'  sender: person-{n}@example.com',
+        '  status: received',
+        f'  subject: Planning item {n}',
+        f'  timestamp: 2024-05-{n % 28 + 1:02d} 10:{n % 60:02d}:00',
+    )
+)
+
+
+def test_a_run_of_dropped_lines_cheaper_than_its_marker_stays_in_place() -> None:
+    """`status: received` between a record's kept sender and subject reads better than a marker, and costs less."""
+    summary = summarize(EMAILS_YAML, budget_tokens=400, quoted=('person-7@example.com', 'Planning item 7'))
+    assert isinstance(summary, str)
+    kept = kept_lines(EMAILS_YAML, summary)
+    at = kept.index('  sender: person-7@example.com')
+    assert kept[at : at + 3] == ['  sender: person-7@example.com', '  status: received', '  subject: Planning item 7']
+    lines, body = EMAILS_YAML.split('\n'), summary.split('\n')
+    for number, line in enumerate(body):  # and no marker stands for lines that would cost no more than itself
+        marker = OMISSION.match(line)
+        if marker and 0 < number < len(body) - 1:
+            start = lines.index(body[number - 1]) + 1
+            dropped = '\n'.join(lines[start : start + int(marker.group(1))])
+            assert cost(dropped) > cost(line), dropped

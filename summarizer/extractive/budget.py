@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..core import JsonValue, estimate_tokens, json_text
 
-__all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'time_limit', 'tokens', 'within')
+__all__ = ('Deadline', 'WorkBudgetExceeded', 'cost', 'current_deadline', 'escapes', 'time_limit', 'tokens', 'within')
 
 
 def cost(text: str) -> float:
@@ -25,6 +25,11 @@ def cost(text: str) -> float:
         return len(text) / 4
     ascii_chars = len(text.encode('ascii', 'ignore'))
     return ascii_chars / 4 + (len(text) - ascii_chars)
+
+
+def escapes(text: str) -> float:
+    """What writing `text` inside a JSON string adds to its cost: a backslash per quote, backslash or tab."""
+    return (text.count('"') + text.count('\\') + text.count('\t')) / 4
 
 
 def tokens(value: JsonValue) -> int:

@@ -3,8 +3,9 @@ r"""Lines of a text as the summary may keep them: whole, in order, with a marker
 A kept line is the original line byte for byte (indentation, inner spacing, a trailing `\\r`): an
 agent copies an `old_str` out of a summarized file read, and Python code means its indentation.
 Lines are dropped, never rewritten. Each run of dropped lines becomes one marker line saying how
-many (`… 212 lines omitted …`), so a reader knows the text was cut, and where. A run of blank lines
-between two kept lines is kept as it is: it costs nothing worth a marker.
+many (`… 212 lines omitted …`), so a reader knows the text was cut, and where. A run that costs no
+more than its marker (blank lines between two kept lines, a `cc: []` between two fields a record
+keeps) is kept as it is: the reader gets the original for the tokens the marker would take.
 
 Only a line too long for any budget (a paragraph on one line, a minified blob) is cut into pieces:
 contiguous slices at sentence ends or spaces. Kept pieces next to each other read as the line did;
@@ -17,6 +18,8 @@ import bisect
 import itertools
 import re
 from collections.abc import Callable, Sequence
+
+from .budget import cost, escapes
 
 __all__ = (
     'MARKER_COST',
@@ -119,7 +122,17 @@ def _gap(
     if signature is not None and previous >= 0:
         above = signature(lines[previous])
         similar = all(signature(line) == above for line in dropped if line.strip())
-    out.append(marker(len(dropped), similar=similar))
+    mark = marker(len(dropped), similar=similar)
+    if len(dropped) <= _FILL_LINES:
+        text = '\n'.join(dropped)
+        if cost(text) + escapes(text) <= cost(mark):  # as written in a JSON string too, where it may be
+            out.extend(dropped)
+            return
+    out.append(mark)
+
+
+_FILL_LINES = 3
+"""The most lines a run kept in place of its marker can have: more cost more than a marker (~7 tokens)."""
 
 
 # -- what each kind of text keeps first: a bonus per line, added to the weight of the facts it holds

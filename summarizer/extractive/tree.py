@@ -45,7 +45,7 @@ from ..core import (
 )
 from . import lines as text_lines
 from ._kinds import ContentKind, detect_kind
-from .budget import NO_DEADLINE, Deadline, cost, tokens
+from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
 from .outline import enclosing
@@ -531,7 +531,7 @@ class _Tree:
             bonus = _ALARM_BONUS if ALARM.search(text) is not None else 0.0
             if not facts and not bonus:
                 bonus = _FILLER_BONUS
-            found = self._fields[text] = (facts, bonus, cost(text) + _escapes(text) + 0.5)
+            found = self._fields[text] = (facts, bonus, cost(text) + escapes(text) + 0.5)
         facts, bonus, unit_cost = found
         if facts:
             self._count(facts, outer)
@@ -629,7 +629,7 @@ class _Tree:
             self._step()
             count = node.pieces.get(index, 1) if node.pieces is not None else 1
             for piece_number, piece, facts, bonus in offered[index]:
-                piece_cost = cost(piece) + (_escapes(piece) if escaped else 0.0) + 0.5
+                piece_cost = cost(piece) + (escapes(piece) if escaped else 0.0) + 0.5
                 unit = _Unit(piece, index, piece_cost, facts, outer, node, len(units), count == 1, piece_number, bonus)
                 units.append(unit)
                 first.setdefault(index, unit)
@@ -915,11 +915,6 @@ def _scalar_json(value: JsonValue) -> str:
     if type(value) is float and math.isfinite(value):
         return float.__repr__(value)
     return _JSON.encode(value)
-
-
-def _escapes(text: str) -> float:
-    """What writing `text` inside a JSON string adds to its cost: a backslash per quote, backslash or tab."""
-    return (text.count('"') + text.count('\\') + text.count('\t')) / 4
 
 
 def _runs_opened(unit: _Unit) -> int:
