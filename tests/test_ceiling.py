@@ -146,3 +146,30 @@ async def test_in_an_agent_the_ceiling_defaults_to_the_models_context_window(tmp
     await agent.run('Check the orders.')
     assert max(seen) <= 8000 - 800 < sum(estimate_tokens(page(n)) for n in range(6))  # less a tenth for the answer
     assert summarize.report.over_ceiling == 0 and summarize.report.summarized
+
+
+async def test_a_summary_cut_later_to_a_marker_counts_as_one_summarized_return(tmp_path: Path) -> None:
+    """The report counts returns: one summarized early in the run and cut to a marker for the ceiling later is one."""
+    session = compactor(
+        keep_recent=1,
+        originals={'directory': str(tmp_path)},
+        policy={'kind': 'threshold', 'max_prompt_tokens': 8000},
+    ).session()
+    messages = run(16)
+    originals = [part.content for part in returns(messages)]
+    summaries: set[int] = set()  # returns seen as a summary (neither the original nor a marker) at some request
+    history: list[ModelMessage] = []
+    for index, message in enumerate(messages[:-1]):
+        history = [*history, message]
+        if isinstance(message, ModelRequest) and index:
+            history = await session.process(history)
+            for number, part in enumerate(returns(history)):
+                if part.content != originals[number] and not str(part.content).startswith('… 150 lines omitted …'):
+                    summaries.add(number)
+    contents = [str(part.content) for part in returns(history)]
+    assert any(contents[number].startswith('… 150 lines omitted …') for number in summaries)  # a summary, then a marker
+    changed = sum(content != original for content, original in zip(contents, originals, strict=True))
+    report = session.report
+    assert report.summarized == report.oversized == changed
+    assert report.tokens_before == sum(estimate_tokens(original) for original in originals[: len(contents) - 1])
+    assert report.tokens_after == sum(estimate_tokens(content) for content in contents[:-1])

@@ -549,6 +549,13 @@ class HistorySession:
             else:
                 self._kept_from(chosen, None)
                 compacted = compaction.report
+                # a summary of this run cut to a marker for the ceiling: one return, counted from its original when
+                # first summarized; now only what the marker takes off the summary (its `tokens`) counts
+                again = [candidate for candidate in extra if _ref(candidate) in self._summarized]
+                compacted.oversized -= len(again)
+                compacted.summarized -= sum(1 for candidate in again if _ref(candidate) in compaction.changed)
+                compacted.tokens_before -= sum(candidate.tokens for candidate in again)
+                compacted.tokens_after -= sum(candidate.tokens for candidate in again)
                 for candidate in chosen:  # each original, for a marker in its place if the ceiling needs one later
                     self._summarized.setdefault(_ref(candidate), candidate)
                 changed = sorted(compaction.changed)
