@@ -515,12 +515,12 @@ async def test_the_providers_reported_cache_usage_is_counted_beside_the_predicti
         made = sum(isinstance(message, ModelResponse) for message in messages)
         usage = RequestUsage(input_tokens=2000 + 5000 * made, cache_read_tokens=4000 * made, cache_write_tokens=1000)
         if made < 3:
-            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'c{made}')], usage=usage)
+            return ModelResponse(parts=[ToolCallPart('logs', {'day': made}, tool_call_id=f'c{made}')], usage=usage)
         return ModelResponse(parts=[TextPart('done')], usage=usage)
 
     summarize = SummarizeToolReturns(keep_recent=1, originals={'directory': str(tmp_path)})
     agent = Agent(FunctionModel(respond), capabilities=[summarize])
-    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    agent.tool_plain(name='logs')(lambda day: BIG_TEXT)  # each day's own call: a summary, no repeat
     await agent.run('go')
     report = summarize.report
     assert report.billed_requests == report.requests == 4

@@ -248,11 +248,11 @@ async def test_an_agent_run_goes_on_when_the_summarizer_server_cannot_be_reached
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         step = sum(isinstance(message, ModelResponse) for message in messages)
         if step < 3:
-            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'call_{step}')])
+            return ModelResponse(parts=[ToolCallPart('logs', {'step': step}, tool_call_id=f'call_{step}')])
         return ModelResponse(parts=[TextPart('done')])
 
     agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model=summarizer_model(refused, calls))])
-    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    agent.tool_plain(name='logs')(lambda step: BIG_TEXT)  # the same text from another call: no repeat
     result = await agent.run('read the logs')
     assert result.output == 'done'
     returns = [
@@ -276,12 +276,12 @@ async def test_returns_an_unreachable_server_kept_from_being_summarized_are_fail
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         step = sum(isinstance(message, ModelResponse) for message in messages)
         if step < 3:
-            return ModelResponse(parts=[ToolCallPart('logs', {}, tool_call_id=f'call_{step}')])
+            return ModelResponse(parts=[ToolCallPart('logs', {'step': step}, tool_call_id=f'call_{step}')])
         return ModelResponse(parts=[TextPart('done')])
 
     summarize = SummarizeToolReturns(model=summarizer_model(refused), keep_recent=0)
     agent = Agent(FunctionModel(respond), capabilities=[summarize])
-    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    agent.tool_plain(name='logs')(lambda step: BIG_TEXT)
     await agent.run('read the logs')
     report = summarize.report
     assert (report.failed, report.summarized) == (3, 0)
@@ -302,9 +302,9 @@ async def test_returns_an_unreachable_server_kept_from_being_summarized_are_fail
 
     summarize = SummarizeToolReturns(model=summarizer_model(recovering, calls), keep_recent=1)
     agent = Agent(FunctionModel(respond), capabilities=[summarize])
-    agent.tool_plain(name='logs')(lambda: BIG_TEXT)
+    agent.tool_plain(name='logs')(lambda step: BIG_TEXT)
     await agent.run('read the logs')
-    assert len(calls) == 2
+    assert len(calls) == 3  # refused once, then one summary per call (their arguments differ)
     assert (summarize.report.failed, summarize.report.failures, summarize.report.summarized) == (0, [], 2)
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ._config import (
     READ_HINT,
     READ_TOOL_NAME,
+    REPEAT_NOTE,
     BatchConfig,
     CacheConfig,
     ConfigError,
@@ -82,6 +83,7 @@ __all__ = [
     'MAX_DEPTH',
     'READ_HINT',
     'READ_TOOL_NAME',
+    'REPEAT_NOTE',
     'SCHEME',
     'BatchConfig',
     'CacheConfig',

@@ -32,6 +32,9 @@ READ_TOOL_NAME = 'read_tool_return'
 READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
 """What the pipeline adds after a cut's `…` of a string summary whose original is stored: no model's words."""
 """The plugin's tool that reads originals back: its own returns are never summarized."""
+REPEAT_NOTE = '; call {} returned the same output later'
+"""What the pipeline adds at the end of a marker standing for a tool's output that a later call of it, named here,
+returned again (`_ceiling.marker`): no model's words."""
 
 
 class ConfigError(ValueError):
@@ -77,6 +80,9 @@ class PolicyConfig:
     """The context ceiling: a prompt that would exceed it is brought under it in one rewrite, the oldest
     returns cut furthest (docs/policy.md). None: the agent's model's context window where pydantic-ai
     knows it (in the capability), else no ceiling."""
+    repeats: bool = True
+    """A string output that a later call of the same tool with the same arguments returned again, and that
+    stays whole in the prompt, becomes a one-line marker naming that call when it is rewritten."""
 
 
 @dataclass(frozen=True, kw_only=True)

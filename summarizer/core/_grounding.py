@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import cast
 
-from ._config import READ_HINT
+from ._config import READ_HINT, REPEAT_NOTE
 from ._facts import token_set, tokens
 from ._shape import JsonValue, aligned_items, is_dict, shape_mismatch
 
@@ -275,12 +275,14 @@ def ungrounded(original: JsonValue, summary: JsonValue, *, own_words: bool, inst
     `instructions`: the prompt's own text, which its own words may not repeat.
     """
     if isinstance(summary, str):  # the pipeline's words, not the model's
-        summary = _READ_HINT.sub(r'\1', summary, count=1)
+        summary = _REPEATED.sub(r'\1', _READ_HINT.sub(r'\1', summary, count=1), count=1)
     return _Grounder(own_words=own_words, instructions=instructions).problem(original, summary, '$')
 
 
 _READ_HINT = re.compile(rf'(…|\\u2026){re.escape(READ_HINT)}')
 """The read hint after a cut's `…` (escaped in the JSON text of a string holding JSON)."""
+_REPEATED = re.compile('(…)' + re.escape(REPEAT_NOTE).replace(re.escape('{}'), '.+') + r'\Z')
+"""The note ending a marker that stands for a repeated output (`REPEAT_NOTE`, the later call's id in it)."""
 
 
 class _Grounder:

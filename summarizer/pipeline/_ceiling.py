@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import IntEnum
 
-from ..core import JsonValue
+from ..core import REPEAT_NOTE, JsonValue
 
 ROOM = 0.25
 """The share of the ceiling a rewrite for it leaves free for the next turns."""
@@ -49,13 +49,16 @@ def fit(removals: Sequence[Sequence[int]], *, excess: int) -> tuple[list[Cut], i
     return cuts, removed
 
 
-def marker(content: JsonValue) -> str | None:
+def marker(content: JsonValue, *, repeated_by: str | None = None) -> str | None:
     """A one-line stand-in for a string `content`, saying how many lines it cut (`with_read_hint` names the read tool).
 
-    None for a list or an object: the shape contract keeps a list's kept items and an object's keys,
-    and a stand-in holding nothing but markers says nothing, so those are cut to a brief summary at most.
+    `repeated_by`: the id of a later call whose return holds the same output, named at the end
+    (`REPEAT_NOTE`). None for a list or an object: the shape contract keeps a list's kept items and an
+    object's keys, and a stand-in holding nothing but markers says nothing, so those are cut to a brief
+    summary at most.
     """
     if not isinstance(content, str):
         return None
     lines = content.count('\n') + 1
-    return f'… {lines} {"line" if lines == 1 else "lines"} omitted …'
+    cut = f'… {lines} {"line" if lines == 1 else "lines"} omitted …'
+    return cut if repeated_by is None else cut + REPEAT_NOTE.format(repeated_by)

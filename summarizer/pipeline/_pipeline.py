@@ -527,6 +527,7 @@ class HistorySession:
             first = due if first is None else first
         chosen = pending[first:due]
         del pending[first:due], self._priced[first:]
+        window = pending[first:]
         waited = len(chosen)
         chosen += extra
         cuts += [Cut.MARKER] * len(extra)
@@ -537,7 +538,14 @@ class HistorySession:
             self._turns.extend(messages, start=max(self._turns_read - 1, 0))  # the last read again: it may have grown
             self._turns_read = len(messages)
             try:
-                compaction = await self._summarize(messages, chosen, cuts=cuts, tracer=tracer, scope=scope)
+                compaction = await self._summarize(
+                    messages,
+                    chosen,
+                    cuts=cuts,
+                    repeated=_later_copies(window) if config.policy.repeats else {},
+                    tracer=tracer,
+                    scope=scope,
+                )
             except ServerUnreachable as exc:  # an agent run goes on with its history as it is
                 if not self._keep_going:
                     raise
@@ -612,6 +620,7 @@ class HistorySession:
         chosen: list[Candidate],
         *,
         cuts: Sequence[Cut],
+        repeated: Mapping[_Repeat, str],
         tracer: Tracer | None,
         scope: str | None,
     ) -> Compaction:
@@ -619,6 +628,9 @@ class HistorySession:
 
         `cuts`: how far to cut each of the first ones, for the context ceiling (the others get their summary).
         A brief summary is a summary under a smaller threshold; a marker is made here, and checked as a summary is.
+        `repeated`: the outputs that stay whole in the prompt after this rewrite (`_later_copies`): one of
+        `chosen` that a later call of its tool with its arguments returned again becomes a marker naming
+        that call, where the marker passes the checks.
         """
         compactor = self._compactor
         brief = compactor.config.min_summary_tokens + read_hint_tokens(compactor.tokenizer) + 2
@@ -626,6 +638,12 @@ class HistorySession:
         asked: list[Candidate] = []
         for index, candidate in enumerate(chosen):
             cut = cuts[index] if index < len(cuts) else Cut.SUMMARY
+            later = repeated.get(_repeat(candidate)) if candidate.call_args else None
+            pointer = marker(candidate.content, repeated_by=later) if later is not None else None
+            outcome = self._marker_outcome(candidate, pointer) if pointer is not None else None
+            if outcome is not None and outcome.summary is not None:
+                markers[index] = outcome
+                continue
             stand_in = marker(candidate.content) if cut is Cut.MARKER else None
             if stand_in is not None:
                 markers[index] = self._marker_outcome(candidate, stand_in)
@@ -770,6 +788,27 @@ class HistorySession:
             for candidate, position in zip(fresh, self._tokens.positions(messages, refs)):
                 priced.append(Due(position=position, tokens=candidate.tokens, budget=budget_for(candidate)))
         return self._ledger.choose(priced, tokens=tokens, saved=self._saved)
+
+
+_Repeat = tuple[str, str, str]
+"""What makes a tool return a repeat of another: its tool, its call's arguments and its output (JSON text)."""
+
+
+def _repeat(candidate: Candidate) -> _Repeat:
+    return candidate.tool_name, candidate.call_args, candidate.text
+
+
+def _later_copies(window: Sequence[Candidate]) -> dict[_Repeat, str]:
+    """The string outputs of `window` (returns waiting in the `keep_recent` window), each with the id of its latest call.
+
+    Only these stay whole in the prompt after a rewrite: a due return is rewritten with every due
+    return behind it, or waits before them. A list or an object has no one-line marker (`marker`).
+    """
+    return {
+        _repeat(candidate): candidate.part.tool_call_id
+        for candidate in window
+        if isinstance(candidate.content, str) and candidate.part.tool_call_id.isprintable()
+    }
 
 
 class _MessageTokens:
