@@ -12,7 +12,7 @@ from summarizer.core._tokens import content_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.budget import NO_DEADLINE, cost
-from summarizer.extractive.lines import OMISSION
+from summarizer.extractive.lines import OMISSION, render
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
     _QUOTED_BASE,  # pyright: ignore[reportPrivateUsage]
@@ -291,3 +291,12 @@ def test_a_run_of_dropped_lines_cheaper_than_its_marker_stays_in_place() -> None
             start = lines.index(body[number - 1]) + 1
             dropped = '\n'.join(lines[start : start + int(marker.group(1))])
             assert cost(dropped) > cost(line), dropped
+
+
+def test_a_run_is_weighed_against_its_marker_as_it_is_written() -> None:
+    """Inside a JSON string an escape takes more characters (`\\u001b` for a colour code): a run is priced as written."""
+    coloured = '\x1b[1m\x1b[31m\x1b[0m\x1b[0m'  # 18 characters, 4 of them written as 6 in JSON
+    lines = ['ERROR first', coloured, 'ERROR second']
+    plain = render(lines, {0: None, 2: None})
+    assert plain == lines  # as text: cheaper than `… 1 line omitted …`
+    assert render(lines, {0: None, 2: None}, escaped=True) == ['ERROR first', '… 1 line omitted …', 'ERROR second']

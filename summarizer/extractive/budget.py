@@ -8,6 +8,7 @@ every loop that grows with the content and gives up with `WorkBudgetExceeded`.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Generator
 from contextlib import contextmanager
@@ -28,8 +29,22 @@ def cost(text: str) -> float:
 
 
 def escapes(text: str) -> float:
-    """What writing `text` inside a JSON string adds to its cost: a backslash per quote, backslash or tab."""
-    return (text.count('"') + text.count('\\') + text.count('\t')) / 4
+    r"""What writing `text` inside a JSON string adds to its cost: what its escapes add to its characters.
+
+    A quote, a backslash, a tab, a line break or a carriage return takes one more character (`\n`);
+    any other control character five more (`\u001b`, as in a coloured log).
+    """
+    extra = text.count('"') + text.count('\\')
+    if not text.isprintable():  # a tab, a line break or another control character, or a rarer non-printable
+        short = len(_SHORT_ESCAPES.findall(text))
+        extra += short + 5 * (len(_CONTROL.findall(text)) - short)
+    return extra / 4
+
+
+_CONTROL = re.compile('[\x00-\x1f]')
+"""The characters JSON writes escaped, but for the quote and the backslash."""
+_SHORT_ESCAPES = re.compile('[\b\t\n\f\r]')
+r"""Those of them it writes in two characters (`\t`); the others take six (`\u001b`)."""
 
 
 def tokens(value: JsonValue) -> int:

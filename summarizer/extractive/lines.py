@@ -90,26 +90,33 @@ def render(
     kept: dict[int, str | None],
     *,
     signature: Callable[[str], str] | None = None,
+    escaped: bool = False,
 ) -> list[str]:
     """The summary lines: `lines` at the indices of `kept`, a marker for each run of dropped ones.
 
     `kept` maps a line index to None (the whole line) or what is kept of it (`cut_line`).
     `signature`: lines with the same signature are alike (a log line with other numbers); a run
-    of dropped lines all like the kept line above it is marked as `similar`.
+    of dropped lines all like the kept line above it is marked as `similar`. `escaped`: the text
+    is written inside a JSON string, where a run's escapes count when it is weighed against its marker.
     """
     out: list[str] = []
     previous = -1
     for index in sorted(kept):
-        _gap(out, lines, previous, index, signature)
+        _gap(out, lines, previous, index, signature, escaped)
         cut = kept[index]
         out.append(lines[index] if cut is None else cut)
         previous = index
-    _gap(out, lines, previous, len(lines), signature)
+    _gap(out, lines, previous, len(lines), signature, escaped)
     return out
 
 
 def _gap(
-    out: list[str], lines: Sequence[str], previous: int, index: int, signature: Callable[[str], str] | None
+    out: list[str],
+    lines: Sequence[str],
+    previous: int,
+    index: int,
+    signature: Callable[[str], str] | None,
+    escaped: bool,
 ) -> None:
     dropped = lines[previous + 1 : index]
     if not dropped:
@@ -125,7 +132,7 @@ def _gap(
     mark = marker(len(dropped), similar=similar)
     if len(dropped) <= _FILL_LINES:
         text = '\n'.join(dropped)
-        if cost(text) + escapes(text) <= cost(mark):  # as written in a JSON string too, where it may be
+        if cost(text) + (escapes(text) if escaped else 0.0) <= cost(mark):
             out.extend(dropped)
             return
     out.append(mark)

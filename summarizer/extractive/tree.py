@@ -205,6 +205,8 @@ class _Text:
     pieces: dict[int, int] | None = None
     """Line index -> how many pieces a line cut into pieces has (None: no line was cut)."""
     signature: Callable[[str], str] | None = None
+    escaped: bool = False
+    """It is written inside a JSON string (a list's or an object's), where quotes and line breaks take two characters."""
 
 
 @dataclass(eq=False, slots=True)
@@ -543,7 +545,7 @@ class _Tree:
         kind = self._root_kind if not path and not self._nested else None
         if kind is None:
             kind = detect_kind(text) if len(text) >= _KIND_SAMPLE_CHARS else ContentKind.PROSE
-        node = _Text(lines=text_lines.split_lines(text), signature=SIGNATURES.get(kind))
+        node = _Text(lines=text_lines.split_lines(text), signature=SIGNATURES.get(kind), escaped=self._nested)
         numbered = [(index, line) for index, line in enumerate(node.lines) if line.strip()]
         if not numbered:
             return node
@@ -1063,5 +1065,5 @@ def _render_text(node: _Text) -> str:
     if not kept and len(node.lines) == 1:
         text = DROPPED_TEXT if node.units else ''
     else:
-        text = '\n'.join(text_lines.render(node.lines, kept, signature=node.signature))
+        text = '\n'.join(text_lines.render(node.lines, kept, signature=node.signature, escaped=node.escaped))
     return text
