@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import compactor
+from helpers import compactor, summarizer_model
 from pydantic_ai import Agent
 from pydantic_ai.messages import (
     ModelMessage,
@@ -171,5 +171,28 @@ async def test_a_summary_cut_later_to_a_marker_counts_as_one_summarized_return(t
     changed = sum(content != original for content, original in zip(contents, originals, strict=True))
     report = session.report
     assert report.summarized == report.oversized == changed
+    assert report.tokens_before == sum(estimate_tokens(original) for original in originals[: len(contents) - 1])
+    assert report.tokens_after == sum(estimate_tokens(content) for content in contents[:-1])
+
+
+async def test_a_return_whose_summary_failed_then_cut_to_a_marker_counts_once(tmp_path: Path) -> None:
+    """A first try that kept the original, then a marker for the ceiling: one summarized return, its tokens once."""
+    session = compactor(
+        summarizer_model(lambda content, budget: 'a sentence that stands on no line of the original'),
+        keep_recent=1,
+        originals={'directory': str(tmp_path)},
+        policy={'kind': 'threshold', 'max_prompt_tokens': 8000},
+    ).session()
+    messages = run(16)
+    history: list[ModelMessage] = []
+    for index, message in enumerate(messages[:-1]):
+        history = [*history, message]
+        if isinstance(message, ModelRequest) and index:
+            history = await session.process(history)
+    originals = [part.content for part in returns(messages)][:-1]
+    contents = [str(part.content) for part in returns(history)]
+    report = session.report
+    assert report.failed and report.summarized == sum(c != o for c, o in zip(contents, originals, strict=False))
+    assert report.oversized == len(contents) - 1  # every return but the window's, once
     assert report.tokens_before == sum(estimate_tokens(original) for original in originals[: len(contents) - 1])
     assert report.tokens_after == sum(estimate_tokens(content) for content in contents[:-1])

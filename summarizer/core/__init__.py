@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from ._config import (
     READ_HINT,
     READ_TOOL_NAME,
+    REPEAT_CALL_ID,
     REPEAT_NOTE,
     BatchConfig,
     CacheConfig,
@@ -83,6 +84,7 @@ __all__ = [
     'MAX_DEPTH',
     'READ_HINT',
     'READ_TOOL_NAME',
+    'REPEAT_CALL_ID',
     'REPEAT_NOTE',
     'SCHEME',
     'BatchConfig',

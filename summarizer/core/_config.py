@@ -29,12 +29,15 @@ _Section = TypeVar(
     '_Section', 'PolicyConfig', 'CacheConfig', 'OriginalsConfig', 'EvalConfig', 'BatchConfig', 'ProviderBatchConfig'
 )
 READ_TOOL_NAME = 'read_tool_return'
+"""The plugin's tool that reads originals back: its own returns are never summarized."""
 READ_HINT = f' ({READ_TOOL_NAME} for the full text)'
 """What the pipeline adds after a cut's `…` of a string summary whose original is stored: no model's words."""
-"""The plugin's tool that reads originals back: its own returns are never summarized."""
 REPEAT_NOTE = '; call {} returned the same output later'
 """What the pipeline adds at the end of a marker standing for a tool's output that a later call of it, named here,
 returned again (`_ceiling.marker`): no model's words."""
+REPEAT_CALL_ID = r'[A-Za-z0-9_.:-]{1,64}'
+"""The tool call ids a repeat note may name (`toolu_01…`, `call_…`, `pyd_ai_…`): an id is the provider's or the
+framework's, and one that reads as words could put them into an earlier return."""
 
 
 class ConfigError(ValueError):

@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import cast
 
-from ._config import READ_HINT, REPEAT_NOTE
+from ._config import READ_HINT, REPEAT_CALL_ID, REPEAT_NOTE
 from ._facts import token_set, tokens
 from ._shape import JsonValue, aligned_items, is_dict, shape_mismatch
 
@@ -281,8 +281,11 @@ def ungrounded(original: JsonValue, summary: JsonValue, *, own_words: bool, inst
 
 _READ_HINT = re.compile(rf'(…|\\u2026){re.escape(READ_HINT)}')
 """The read hint after a cut's `…` (escaped in the JSON text of a string holding JSON)."""
-_REPEATED = re.compile('(…)' + re.escape(REPEAT_NOTE).replace(re.escape('{}'), '.+') + r'\Z')
-"""The note ending a marker that stands for a repeated output (`REPEAT_NOTE`, the later call's id in it)."""
+_REPEATED = re.compile(
+    r'\A(… \d+ lines? omitted …)' + re.escape(REPEAT_NOTE).replace(re.escape('{}'), REPEAT_CALL_ID) + r'\Z'
+)
+"""A marker standing for a repeated output, the whole of it (`_ceiling.marker`): a summary with any other
+line, or a note naming anything but a call id, is read as the model's words."""
 
 
 class _Grounder:

@@ -15,6 +15,7 @@ import bisect
 import dataclasses
 import logging
 import math
+import re
 import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from pydantic_ai.settings import ModelSettings
 from pydantic_ai.usage import RequestUsage
 
 from ..core import (
+    REPEAT_CALL_ID,
     JsonValue,
     SummarizerConfig,
     Tokenizer,
@@ -408,6 +410,8 @@ class HistorySession:
         """Tokens this run's rewrites took out of the history."""
         self._summarized: dict[PartRef, Candidate] = {}
         """The returns this run sent to the summarizer, as first found (their originals)."""
+        self._changed: set[PartRef] = set()
+        """The returns this run's rewrites changed (a summary, a marker): each counted as summarized once."""
         self._turns = Turns(())
         """The turns read so far, for the facts a summary keeps: each read once (at a rewrite), not at every rewrite."""
         self._turns_read = 0
@@ -557,13 +561,7 @@ class HistorySession:
             else:
                 self._kept_from(chosen, None)
                 compacted = compaction.report
-                # a summary of this run cut to a marker for the ceiling: one return, counted from its original when
-                # first summarized; now only what the marker takes off the summary (its `tokens`) counts
-                again = [candidate for candidate in extra if _ref(candidate) in self._summarized]
-                compacted.oversized -= len(again)
-                compacted.summarized -= sum(1 for candidate in again if _ref(candidate) in compaction.changed)
-                compacted.tokens_before -= sum(candidate.tokens for candidate in again)
-                compacted.tokens_after -= sum(candidate.tokens for candidate in again)
+                self._count_once([candidate for candidate in extra if _ref(candidate) in self._summarized], compaction)
                 for candidate in chosen:  # each original, for a marker in its place if the ceiling needs one later
                     self._summarized.setdefault(_ref(candidate), candidate)
                 changed = sorted(compaction.changed)
@@ -597,6 +595,23 @@ class HistorySession:
         self._predicted = usage.sent
         self._returned.record(messages)
         return messages
+
+    def _count_once(self, again: Sequence[Candidate], compacted: Compaction) -> None:
+        """Count each return once in the run's report, when `again` (tried earlier in the run) was cut to a marker now.
+
+        It counted as oversized when first tried, and its original's tokens then; now only what the marker
+        takes off what stood in the prompt (its `tokens`: the summary, or the original a failed try kept)
+        counts. It counts as summarized once: now, if its first try failed.
+        """
+        total, changed = self.report, self._changed
+        for candidate in again:
+            ref = _ref(candidate)
+            total.oversized -= 1
+            total.tokens_before -= candidate.tokens
+            total.tokens_after -= candidate.tokens
+            if ref in changed and ref in compacted.changed:
+                total.summarized -= 1
+        changed.update(compacted.changed)
 
     def _kept_from(self, tried: list[Candidate], reason: str | None) -> None:
         """Count each of `tried` as failed for `reason`, once; None: tried again, so its failure is taken back.
@@ -639,6 +654,7 @@ class HistorySession:
         for index, candidate in enumerate(chosen):
             cut = cuts[index] if index < len(cuts) else Cut.SUMMARY
             later = repeated.get(_repeat(candidate)) if candidate.call_args else None
+            later = None if later == candidate.part.tool_call_id else later  # ids reused: it would name itself
             pointer = marker(candidate.content, repeated_by=later) if later is not None else None
             outcome = self._marker_outcome(candidate, pointer) if pointer is not None else None
             if outcome is not None and outcome.summary is not None:
@@ -807,8 +823,11 @@ def _later_copies(window: Sequence[Candidate]) -> dict[_Repeat, str]:
     return {
         _repeat(candidate): candidate.part.tool_call_id
         for candidate in window
-        if isinstance(candidate.content, str) and candidate.part.tool_call_id.isprintable()
+        if isinstance(candidate.content, str) and _CALL_ID.fullmatch(candidate.part.tool_call_id)
     }
+
+
+_CALL_ID = re.compile(REPEAT_CALL_ID)
 
 
 class _MessageTokens:
