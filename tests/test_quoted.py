@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer.core._facts import PossibleFacts, mentions, referred_facts, token_set
+from summarizer.core._facts import PossibleFacts, Vocabulary, _near, mentions, referred_facts, token_set  # pyright: ignore[reportPrivateUsage]
 from summarizer.core._quoted import Turns, plain_text, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
@@ -303,9 +304,9 @@ def test_a_return_looked_up_on_both_sides_is_read_once(monkeypatch: pytest.Monke
     reads: list[str] = []
     read = PossibleFacts.__init__
 
-    def counting(self: PossibleFacts, text: str) -> None:
+    def counting(self: PossibleFacts, text: str, *, around: Collection[str] | None = None) -> None:
         reads.append(text)
-        read(self, text)
+        read(self, text, around=around)
 
     monkeypatch.setattr(PossibleFacts, '__init__', counting)
     both = turns.facts(content, message_index=2)
@@ -339,3 +340,45 @@ def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts
     assert isinstance(told, str) and isinstance(blind, str) and told != content
     assert 'J-7731-ALPHA' in told and 'J-7731-ALPHA' not in blind
     assert _deep_log('7731-ALPHA').split('\n')[211] in told.split('\n')  # the whole line, byte for byte
+
+
+_PARTED = ('src/app/db/session.py', 'db/session.py', 'session.py', 'a.py::test_x', 't/a.py::test_x', 'os.replace')
+"""Tokens whose trailing parts are tokens too, so a part may occur on its own, inside a longer token, or both."""
+
+
+@pytest.mark.parametrize('seed', range(60))
+def test_reading_around_the_held_strings_finds_what_reading_everything_finds(seed: int) -> None:
+    """`PossibleFacts(text, around=...)` reads only the pieces and lines holding the strings a look-up can
+    answer with; for every look-up it answers as reading the whole text does, in the same order."""
+    rng = random.Random(seed)
+    tokens = (*_TOKENS, *_PARTED, *(f'"{token}"' for token in _PARTED), *(f"'{token}'" for token in _PARTED))
+    gaps = (*_GAPS, '\u2003', '\x1c', '\r\n', ':')
+    narrowed = 0
+    for _ in range(10):
+        text = ''.join(rng.choice(tokens) + rng.choice(gaps) for _ in range(rng.randint(5, 300)))
+        candidates = sorted(token_set(text) | token_set(' '.join(_PARTED)) | {'field required', 'x y', 'ession.p'})
+        for _ in range(4):
+            vocabulary = Vocabulary()
+            vocabulary.add(sorted(rng.sample(candidates, rng.randint(1, min(len(candidates), 40)))))
+            held = vocabulary.held(text)
+            assert held is not None
+            assert sorted(held) == [string for string in vocabulary._strings if string in text]  # pyright: ignore[reportPrivateUsage]
+            side = set(rng.sample(held, rng.randint(0, len(held))))
+            whole = PossibleFacts(text).referred(side.intersection)
+            assert PossibleFacts(text, around=side).referred(side.intersection) == whole, (text, side)
+            narrowed += _near(text, side) is not None
+    assert narrowed >= 10  # both ways are tried: read around the strings, and (too many of them) the whole text
+
+
+def test_a_vocabulary_holds_strings_of_any_bytes() -> None:
+    """Strings are matched as bytes: non-ASCII, lone surrogates, RE2 syntax and NUL stand for themselves."""
+    strings = ['Zürich_1', 'x\ud800_1', 'a.*b_1', '(?:x)_1', 'nul\x00_1', '东京_2024']
+    vocabulary = Vocabulary()
+    vocabulary.add(strings)
+    assert sorted(vocabulary.held('in Zürich_1, nul\x00_1 and x\ud800_1; not a.b_1 nor x_1') or ()) == [
+        'Zürich_1',
+        'nul\x00_1',
+        'x\ud800_1',
+    ]
+    assert vocabulary.held('nothing here') == []
+    assert Vocabulary().held('anything') == []

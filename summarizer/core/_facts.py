@@ -42,8 +42,10 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
+
+import re2
 
 _TOKEN = re.compile(
     r'(?=[\w\\#~./-])'  # a character a token can start with: every other position is passed over in one test
@@ -158,9 +160,16 @@ class PossibleFacts:
 
     __slots__ = ('_candidates', '_quoted', '_tokens')
 
-    def __init__(self, text: str) -> None:
-        self._tokens = _tokens(text, ordered=True)
-        self._quoted = dict.fromkeys(quoted_strings(text))
+    def __init__(self, text: str, *, around: Collection[str] | None = None) -> None:
+        """`around`: the only strings `referred`'s look-ups can answer with (those of a `Vocabulary` the text holds).
+
+        Then only the pieces and lines of `text` holding one of them are read, when they occur seldom
+        enough for finding them to cost less than reading it all (`_near`).
+        """
+        near = None if around is None else _near(text, around)
+        pieces, lines = (text, text) if near is None else near
+        self._tokens = _tokens(pieces, ordered=True)
+        self._quoted = dict.fromkeys(quoted_strings(lines))
         self._candidates = {*self._tokens, *all_parts(self._tokens), *self._quoted}
 
     def referred(self, held: Callable[[set[str]], set[str]]) -> list[str]:
@@ -181,6 +190,141 @@ class PossibleFacts:
                 ordered.update((part, None) for part in _known_parts(token) if part in facts)
         ordered.update((inner, None) for inner in quoted if inner in facts)
         return list(ordered)
+
+
+_NEAR_STRINGS = 32
+"""At most this many strings are looked for one by one (`_near`); past it, reading the whole text costs less."""
+_NEAR_CHARACTERS = 64
+"""`_near` allows one occurrence per this many characters of the text: the Python work an occurrence costs
+(its piece cut out, its quotes looked at) is about what reading that much text for tokens costs."""
+_LAST_SPACE = re.compile(r'.*\s', re.DOTALL)
+"""Up to the last whitespace of a range (matched from its start): where a piece within it starts."""
+_SPACE = re.compile(r'\s')
+"""Whitespace as `str.split` sees it (`Py_UNICODE_ISSPACE` both): where a piece ends."""
+_QUOTES = frozenset('"\'`')
+
+
+def _near(text: str, strings: Collection[str]) -> tuple[str, str] | None:
+    """The pieces (between whitespace) and the lines of `text` that may hold one of `strings` as a candidate.
+
+    Returns (pieces, lines), each kept once, in order, joined by line breaks; or None when there are
+    too many strings or occurrences for this to pay. A candidate (`PossibleFacts`) equal to one of
+    `strings` is found in them as in the whole text, and in the same order:
+
+    - a token or trailing part lies inside one piece, whose tokens do not depend on the pieces around
+      it; keeping each piece at its first appearance is the order `_tokens` meets them in. A string
+      that a piece holds as a token of its own needs no later piece: it is placed there, and no later
+      token can place it earlier (`referred`);
+    - a quoted string never crosses a line, and its inner text stands between two equal quotes.
+
+    Occurrences are counted (in C) before they are gone through one by one, so a text holding them
+    too often is given up on at little cost.
+    """
+    if len(strings) > _NEAR_STRINGS:
+        return None
+    budget = len(text) // _NEAR_CHARACTERS + _NEAR_STRINGS
+    pieces: dict[int, str] = {}
+    lines: dict[int, str] = {}
+    for string in strings:
+        size = len(string)
+        whole = string.split() == [string]  # no whitespace in it: it can be a token or part, not only quoted
+        settles = whole and _part_kind(string) is not None  # once a token of its own, quotes add nothing to it
+        if not settles:
+            budget -= text.count(string)
+            if budget < 0:
+                return None
+        piece_end = line_end = 0
+        position = text.find(string)
+        while position >= 0:
+            if whole and position >= piece_end:  # not in the piece this string was last found in
+                last_space = _LAST_SPACE.match(text, piece_end, position)
+                start = last_space.end() if last_space else piece_end
+                space = _SPACE.search(text, position + size)
+                piece_end = space.start() if space else len(text)
+                piece = pieces[start] = text[start:piece_end]
+                if settles:
+                    if string in _TOKEN.findall(piece):
+                        break
+                    settles = False  # every later occurrence may count
+                    budget -= text.count(string, position)
+                    if budget < 0:
+                        return None
+            quote = text[position - 1] if position else ''
+            if quote in _QUOTES and text.startswith(quote, position + size) and position >= line_end:
+                start = text.rfind('\n', 0, position) + 1
+                line_end = text.find('\n', position + size) % (len(text) + 1)  # -1 (the last line): its end
+                lines[start] = text[start:line_end]
+            # An occurrence overlapping this one is in the same piece, and has a quote inside it (not around).
+            position = text.find(string, position + size)
+    return (
+        '\n'.join(dict.fromkeys([pieces[start] for start in sorted(pieces)])),
+        '\n'.join([lines[start] for start in sorted(lines)]),
+    )
+
+
+class Vocabulary:
+    """Strings a text may hold as facts (the tokens of later turns), and which of them a text holds, by one pass.
+
+    Reading a long tool return for every string that may be a fact of it (`PossibleFacts`) costs far
+    more than finding which of the few hundred strings of the turns it holds: an RE2 set runs them
+    all at once, in time linear in the text whatever the strings (untrusted: they come from the
+    conversation). The return is then read only around those (`PossibleFacts(text, around=...)`),
+    or not at all when it holds none.
+    """
+
+    __slots__ = ('_set', '_size', '_strings')
+
+    def __init__(self) -> None:
+        self._strings: list[str] = []
+        self._set: re2.Set | None = None
+        self._size = 0
+        """How many of `_strings` `_set` was compiled with; -1 when RE2 refused them (too many)."""
+
+    def add(self, strings: Iterable[str]) -> None:
+        """Add `strings` (new ones: a string added twice is looked for twice); those that can be no fact are left out."""
+        self._strings.extend(string for string in strings if may_be_fact(string))
+
+    def held(self, text: str) -> list[str] | None:
+        """The strings `text` holds as substrings (in no order), or None when RE2 could not take them all (too many or too long).
+
+        A substring only: whether the text holds one as a token, part or quoted string is for
+        `PossibleFacts` to tell. The set is compiled again when strings were added since.
+        """
+        if self._size != len(self._strings) and self._size >= 0:
+            self._compile()
+        if self._size < 0:
+            return None
+        if self._set is None:
+            return []
+        # The text as bytes (lone surrogates passed through) against the strings encoded alike, byte by byte.
+        found = self._set.Match(text.encode('utf-8', 'surrogatepass'))
+        strings = self._strings
+        return [strings[index] for index in found] if found else []  # type: ignore[union-attr]  # the stubs say bool
+
+    def _compile(self) -> None:
+        strings = self._strings
+        if not strings:
+            return
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1  # type: ignore[attr-defined]  # bytes against bytes: no UTF-8 checks
+        options.never_capture = True
+        options.log_errors = False
+        compiled = re2.Set.SearchSet(options)
+        try:
+            for string in strings:
+                compiled.Add(re2.escape(string.encode('utf-8', 'surrogatepass')))
+            compiled.Compile()
+        except re2.error:  # over RE2's memory budget: the caller reads each text whole
+            self._set, self._size = None, -1
+            return
+        # Once compiled, a set's match cannot fail for memory (RE2 tries its DFA at compile time and a set's
+        # search never gives up for slowness), so an empty answer means none is held.
+        self._set, self._size = compiled, len(strings)
+
+
+def may_be_fact(string: str) -> bool:
+    """Whether `string` can be a fact of a text holding it (as a token, part or quoted string; see `referred`)."""
+    return _part_kind(string) is not None or _is_quoted_fact(string)
 
 
 def mentions(text: str, fact: str) -> bool:

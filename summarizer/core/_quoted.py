@@ -27,7 +27,7 @@ from collections.abc import Iterator, Sequence
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._facts import PossibleFacts, token_set
+from ._facts import PossibleFacts, Vocabulary, token_set
 from ._shape import JsonValue
 
 
@@ -112,6 +112,8 @@ class Turns:
         """Each token of the turns (`_facts.token_set`), and the first message holding it."""
         self._last: dict[str, int] = {}
         """Each token of the turns, and the last message holding it."""
+        self._vocabulary = Vocabulary()
+        """The tokens of the turns that may be facts: what a content is searched for before it is read."""
         self._start = self._end = -1
         self.extend(messages, start=start)
 
@@ -127,7 +129,9 @@ class Turns:
                 tokens = token_set(text)
                 if not tokens:
                     continue
-                self._first.update(dict.fromkeys(tokens - self._first.keys(), number))
+                new = tokens - self._first.keys()
+                self._first.update(dict.fromkeys(new, number))
+                self._vocabulary.add(new)
                 self._last.update(dict.fromkeys(tokens, number))
                 self._end = max(self._end, number)
                 if self._start < 0:
@@ -146,14 +150,22 @@ class Turns:
     ) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) a turn `before` it holds, then those a turn `after` it holds.
 
-        `content` is read once for both sides (`PossibleFacts`), and not at all when no turn is on
-        a side asked for.
+        `content` is searched for the turns' tokens first (`Vocabulary`): it is read for its possible
+        facts (`PossibleFacts`) only around those it holds, once for both sides, and not at all when
+        it holds none a turn on a side asked for holds.
         """
         before = before and 0 <= self._start < message_index
         after = after and self._end > message_index
         if not (before or after):
             return ()
-        possible = PossibleFacts(plain_text(content))
+        text = plain_text(content)
+        held = self._vocabulary.held(text)
+        if held is not None:
+            first, last = self._first, self._last
+            held = [s for s in held if (before and first[s] < message_index) or (after and last[s] > message_index)]
+            if not held:
+                return ()
+        possible = PossibleFacts(text, around=held)
         facts: dict[str, None] = {}
         if before:
             first = self._first
