@@ -348,8 +348,8 @@ _PARTED = ('src/app/db/session.py', 'db/session.py', 'session.py', 'a.py::test_x
 
 @pytest.mark.parametrize('seed', range(60))
 def test_reading_around_the_held_strings_finds_what_reading_everything_finds(seed: int) -> None:
-    """`PossibleFacts(text, around=...)` reads only the pieces and lines holding the strings a look-up can
-    answer with; for every look-up it answers as reading the whole text does, in the same order."""
+    """`PossibleFacts(text, around=...)` reads only the pieces and lines holding the strings the look-ups (one
+    per side) can answer with; each look-up answers as reading the whole text does, in the same order."""
     rng = random.Random(seed)
     tokens = (*_TOKENS, *_PARTED, *(f'"{token}"' for token in _PARTED), *(f"'{token}'" for token in _PARTED))
     gaps = (*_GAPS, '\u2003', '\x1c', '\r\n', ':')
@@ -363,10 +363,12 @@ def test_reading_around_the_held_strings_finds_what_reading_everything_finds(see
             held = vocabulary.held(text)
             assert held is not None
             assert sorted(held) == [string for string in vocabulary._strings if string in text]  # pyright: ignore[reportPrivateUsage]
-            side = set(rng.sample(held, rng.randint(0, len(held))))
-            whole = PossibleFacts(text).referred(side.intersection)
-            assert PossibleFacts(text, around=side).referred(side.intersection) == whole, (text, side)
-            narrowed += _near(text, side) is not None
+            sides = [set(rng.sample(held, rng.randint(0, len(held)))) for _ in range(rng.randint(1, 2))]
+            whole = PossibleFacts(text)
+            near = PossibleFacts(text, around=sides)
+            for side in sides:
+                assert near.referred(side.intersection) == whole.referred(side.intersection), (text, side)
+            narrowed += _near(text, sides) is not None
     assert narrowed >= 10  # both ways are tried: read around the strings, and (too many of them) the whole text
 
 

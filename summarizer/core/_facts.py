@@ -42,7 +42,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import re2
@@ -160,8 +160,8 @@ class PossibleFacts:
 
     __slots__ = ('_candidates', '_quoted', '_tokens')
 
-    def __init__(self, text: str, *, around: Collection[str] | None = None) -> None:
-        """`around`: the only strings `referred`'s look-ups can answer with (those of a `Vocabulary` the text holds).
+    def __init__(self, text: str, *, around: Sequence[Collection[str]] | None = None) -> None:
+        """`around`: for each look-up to come (`referred`), the only strings it can answer with (of a `Vocabulary`).
 
         Then only the pieces and lines of `text` holding one of them are read, when they occur seldom
         enough for finding them to cost less than reading it all (`_near`).
@@ -204,8 +204,8 @@ _SPACE = re.compile(r'\s')
 _QUOTES = frozenset('"\'`')
 
 
-def _near(text: str, strings: Collection[str]) -> tuple[str, str] | None:
-    """The pieces (between whitespace) and the lines of `text` that may hold one of `strings` as a candidate.
+def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None:
+    """The pieces (between whitespace) and the lines of `text` that may hold one of the `sides`' strings as a fact.
 
     Returns (pieces, lines), each kept once, in order, joined by line breaks; or None when there are
     too many strings or occurrences for this to pay. A candidate (`PossibleFacts`) equal to one of
@@ -215,17 +215,26 @@ def _near(text: str, strings: Collection[str]) -> tuple[str, str] | None:
       it; keeping each piece at its first appearance is the order `_tokens` meets them in. A string
       that a piece holds as a token of its own needs no later piece: it is placed there, and no later
       token can place it earlier (`referred`);
-    - a quoted string never crosses a line, and its inner text stands between two equal quotes.
+    - a quoted string never crosses a line, and its inner text stands between two equal quotes;
+    - a string is no fact on a side (a look-up) holding a longer string found as a token and fact of
+      its own that has it as a trailing part (`referred` drops it): one so covered on every side
+      holding it is not looked for. Longer strings are looked for first, so a path found as a token
+      spares going through every occurrence of its file name.
 
     Occurrences are counted (in C) before they are gone through one by one, so a text holding them
     too often is given up on at little cost.
     """
+    strings = sorted(set[str]().union(*sides), key=len, reverse=True)
     if len(strings) > _NEAR_STRINGS:
         return None
     budget = len(text) // _NEAR_CHARACTERS + _NEAR_STRINGS
     pieces: dict[int, str] = {}
     lines: dict[int, str] = {}
+    covered = [set[str]() for _ in sides]
+    """For each side, the trailing parts of its strings found as tokens and facts of their own."""
     for string in strings:
+        if all(string in parts for side, parts in zip(sides, covered, strict=True) if string in side):
+            continue
         size = len(string)
         whole = string.split() == [string]  # no whitespace in it: it can be a token or part, not only quoted
         settles = whole and _part_kind(string) is not None  # once a token of its own, quotes add nothing to it
@@ -244,6 +253,9 @@ def _near(text: str, strings: Collection[str]) -> tuple[str, str] | None:
                 piece = pieces[start] = text[start:piece_end]
                 if settles:
                     if string in _TOKEN.findall(piece):
+                        for side, parts in zip(sides, covered, strict=True):
+                            if string in side:
+                                parts.update(_known_parts(string))
                         break
                     settles = False  # every later occurrence may count
                     budget -= text.count(string, position)

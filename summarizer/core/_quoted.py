@@ -160,12 +160,14 @@ class Turns:
             return ()
         text = plain_text(content)
         held = self._vocabulary.held(text)
+        sides: list[list[str]] | None = None
         if held is not None:
             first, last = self._first, self._last
-            held = [s for s in held if (before and first[s] < message_index) or (after and last[s] > message_index)]
-            if not held:
+            sides = [[s for s in held if first[s] < message_index]] if before else []
+            sides += [[s for s in held if last[s] > message_index]] if after else []
+            if not any(sides):
                 return ()
-        possible = PossibleFacts(text, around=held)
+        possible = PossibleFacts(text, around=sides)
         facts: dict[str, None] = {}
         if before:
             first = self._first
