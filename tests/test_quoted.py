@@ -9,7 +9,7 @@ from collections.abc import Collection
 from pathlib import Path
 
 import pytest
-from helpers import BIG_TEXT, compactor, history
+from helpers import BIG_TEXT, compactor, history, random_json
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -384,3 +384,22 @@ def test_a_vocabulary_holds_strings_of_any_bytes() -> None:
     ]
     assert vocabulary.held('nothing here') == []
     assert Vocabulary().held('anything') == []
+
+
+def _plain_by_item(value: JsonValue) -> list[str]:
+    """What `plain_text` joins, one item at a time: strings and keys, scalars written out, no null or bool."""
+    if isinstance(value, list):
+        return [line for item in value for line in _plain_by_item(item)]
+    if isinstance(value, dict):
+        return [line for key, item in value.items() for line in (key, *_plain_by_item(item))]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
+@pytest.mark.parametrize('seed', range(5))
+def test_plain_text_is_every_string_key_and_scalar_one_per_line(seed: int) -> None:
+    """Lists and objects of strings only are joined at once: the same text as item by item, empty ones adding no line."""
+    rng = random.Random(seed)
+    for _ in range(2000):
+        value = random_json(rng)
+        expected = value if isinstance(value, str) else '\n'.join(_plain_by_item(value))
+        assert plain_text(value) == expected, value

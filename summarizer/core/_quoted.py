@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
@@ -45,8 +46,16 @@ def plain_text(value: JsonValue) -> str:
 
 
 def _collect(value: JsonValue, pieces: list[str]) -> None:
-    """Append the strings, keys and scalars of `value` in order (a call per container, not a generator per level)."""
+    """Append the strings, keys and scalars of `value` in order (a call per container, not a generator per level).
+
+    A list of strings only (lines, names: most of a tool output's long lists), told by its items'
+    types, is joined in one C call; others are gone through item by item (objects are short: testing
+    them first would cost more than it saves).
+    """
     if isinstance(value, list):
+        if value and _STR_ONLY.issuperset(map(type, value)):
+            pieces.append('\n'.join(cast('list[str]', value)))
+            return
         for item in value:
             if isinstance(item, str):
                 pieces.append(item)
@@ -64,6 +73,9 @@ def _collect(value: JsonValue, pieces: list[str]) -> None:
             pieces.append(str(value))
         except ValueError:  # an int of over 4,300 digits, which Python will not write out: no turn quotes it
             pass
+
+
+_STR_ONLY = frozenset({str})
 
 
 def turn_texts(message: ModelMessage) -> Iterator[str]:
