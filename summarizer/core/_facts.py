@@ -334,8 +334,12 @@ class Vocabulary:
         self._set, self._size = compiled, len(strings)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def may_be_fact(string: str) -> bool:
-    """Whether `string` can be a fact of a text holding it (as a token, part or quoted string; see `referred`)."""
+    """Whether `string` can be a fact of a text holding it (as a token, part or quoted string; see `referred`).
+
+    Remembered: every run reads its turns again (`Turns`), and the same words and names recur in them.
+    """
     return _part_kind(string) is not None or _is_quoted_fact(string)
 
 
@@ -423,6 +427,7 @@ def forget_tokens() -> None:
     _token_facts.cache_clear()
     _part_kind.cache_clear()
     _known_parts.cache_clear()
+    may_be_fact.cache_clear()
 
 
 def _is_quoted_fact(inner: str) -> bool:
