@@ -342,7 +342,15 @@ def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts
     assert _deep_log('7731-ALPHA').split('\n')[211] in told.split('\n')  # the whole line, byte for byte
 
 
-_PARTED = ('src/app/db/session.py', 'db/session.py', 'session.py', 'a.py::test_x', 't/a.py::test_x', 'os.replace')
+_PARTED = (
+    'src/app/db/session.py',
+    'db/session.py',
+    'session.py',
+    'a.py::test_x',
+    't/a.py::test_x',
+    'os.replace',
+    'ab.ab.ab',
+)
 """Tokens whose trailing parts are tokens too, so a part may occur on its own, inside a longer token, or both."""
 
 
@@ -352,7 +360,7 @@ def test_reading_around_the_held_strings_finds_what_reading_everything_finds(see
     per side) can answer with; each look-up answers as reading the whole text does, in the same order."""
     rng = random.Random(seed)
     tokens = (*_TOKENS, *_PARTED, *(f'"{token}"' for token in _PARTED), *(f"'{token}'" for token in _PARTED))
-    gaps = (*_GAPS, '\u2003', '\x1c', '\r\n', ':')
+    gaps = (*_GAPS, '\u2003', '\x1c', '\r\n', ':', '::', '-', '@', '/.')
     narrowed = 0
     for _ in range(10):
         text = ''.join(rng.choice(tokens) + rng.choice(gaps) for _ in range(rng.randint(5, 300)))

@@ -194,14 +194,21 @@ class PossibleFacts:
 
 _NEAR_STRINGS = 32
 """At most this many strings are looked for one by one (`_near`); past it, reading the whole text costs less."""
-_NEAR_CHARACTERS = 64
-"""`_near` allows one occurrence per this many characters of the text: the Python work an occurrence costs
-(its piece cut out, its quotes looked at) is about what reading that much text for tokens costs."""
+_NEAR_CHARACTERS = 8
+"""`_near` may go through one occurrence per this many characters of the text (and cut out a piece per
+`_NEAR_CUT` of them): about what reading that much text for tokens costs, measured on bench (c)."""
+_NEAR_CUT = 4
+"""What cutting out an occurrence's piece and reading it for tokens costs, in occurrences gone through."""
 _LAST_SPACE = re.compile(r'.*\s', re.DOTALL)
 """Up to the last whitespace of a range (matched from its start): where a piece within it starts."""
 _SPACE = re.compile(r'\s')
 """Whitespace as `str.split` sees it (`Py_UNICODE_ISSPACE` both): where a piece ends."""
 _QUOTES = frozenset('"\'`')
+_PATH_LIKE = re.compile(r'[^\d#\\-].*\w', re.ASCII | re.DOTALL)
+"""A string (fullmatch) that only `_TOKEN`'s path-and-word and URL alternatives can start (no digit, `#`, `\\` or
+`-` first), ending in a word character: both go on over what `_GLUED` matches."""
+_GLUED = re.compile(r'\w|[-@.]\w|/\.?\w', re.ASCII)
+"""What, right after such a string, the token holding it goes on with (see `_near`)."""
 
 
 def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None:
@@ -221,8 +228,13 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
       holding it is not looked for. Longer strings are looked for first, so a path found as a token
       spares going through every occurrence of its file name.
 
-    Occurrences are counted (in C) before they are gone through one by one, so a text holding them
-    too often is given up on at little cost.
+    - a string starting as no number, id or flag can, and ending in a word character, glued to a
+      word character, or to `.`, `-`, `@` or `/` and one, is no token or trailing part there: the
+      token holding it goes on (`_TOKEN` is greedy), and a part ends where its token does (or before
+      a `::`). Its piece is not cut out.
+
+    Occurrences are paid for as they are gone through: past a budget of about what reading the
+    whole text costs, it is read whole, so giving up costs at most as much again.
     """
     strings = sorted(set[str]().union(*sides), key=len, reverse=True)
     if len(strings) > _NEAR_STRINGS:
@@ -238,14 +250,18 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
         size = len(string)
         whole = string.split() == [string]  # no whitespace in it: it can be a token or part, not only quoted
         settles = whole and _part_kind(string) is not None  # once a token of its own, quotes add nothing to it
-        if not settles:
-            budget -= text.count(string)
-            if budget < 0:
-                return None
+        glues = whole and _PATH_LIKE.fullmatch(string) is not None
         piece_end = line_end = 0
         position = text.find(string)
         while position >= 0:
-            if whole and position >= piece_end:  # not in the piece this string was last found in
+            budget -= 1
+            step = size
+            if not whole or position < piece_end:  # in the piece this string was last found in
+                pass
+            elif glues and _GLUED.match(text, position + size):
+                step = 1  # one overlapping this one may end elsewhere (`ab.ab` in `ab.ab.ab`)
+            else:
+                budget -= _NEAR_CUT
                 last_space = _LAST_SPACE.match(text, piece_end, position)
                 start = last_space.end() if last_space else piece_end
                 space = _SPACE.search(text, position + size)
@@ -258,16 +274,15 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
                                 parts.update(_known_parts(string))
                         break
                     settles = False  # every later occurrence may count
-                    budget -= text.count(string, position)
-                    if budget < 0:
-                        return None
+            if budget < 0:
+                return None
             quote = text[position - 1] if position else ''
             if quote in _QUOTES and text.startswith(quote, position + size) and position >= line_end:
                 start = text.rfind('\n', 0, position) + 1
                 line_end = text.find('\n', position + size) % (len(text) + 1)  # -1 (the last line): its end
                 lines[start] = text[start:line_end]
-            # An occurrence overlapping this one is in the same piece, and has a quote inside it (not around).
-            position = text.find(string, position + size)
+            # An occurrence overlapping a cut one is in its piece, and has a quote inside it (not around).
+            position = text.find(string, position + step)
     return (
         '\n'.join(dict.fromkeys([pieces[start] for start in sorted(pieces)])),
         '\n'.join([lines[start] for start in sorted(lines)]),
