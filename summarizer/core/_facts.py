@@ -206,9 +206,22 @@ _SPACE = re.compile(r'\s')
 _QUOTES = frozenset('"\'`')
 _PATH_LIKE = re.compile(r'[^\d#\\-].*\w', re.ASCII | re.DOTALL)
 """A string (fullmatch) that only `_TOKEN`'s path-and-word and URL alternatives can start (no digit, `#`, `\\` or
-`-` first), ending in a word character: both go on over what `_GLUED` matches."""
-_GLUED = re.compile(r'\w|[-@.]\w|/\.?\w', re.ASCII)
+`-` first), ending in a word character: both go on over what `_GLUE` matches."""
+_GLUE = r'\w|[-@.]\w|/\.?\w'
 """What, right after such a string, the token holding it goes on with (see `_near`)."""
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _occurrences(string: str) -> re.Pattern[str]:
+    """Where `string` may be a candidate (`_near`): its occurrences, but a path-like one's glued to more of a token.
+
+    The pattern finds the next one in C (a literal first, then a look at what follows), so the
+    glued occurrences, most of a long listing's, cost no Python work. Remembered: the same turn
+    tokens are looked for in every return.
+    """
+    if string.split() == [string] and _PATH_LIKE.fullmatch(string):
+        return re.compile(rf'{re.escape(string)}(?!{_GLUE})', re.ASCII)
+    return re.compile(re.escape(string))
 
 
 def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None:
@@ -231,7 +244,7 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
     - a string starting as no number, id or flag can, and ending in a word character, glued to a
       word character, or to `.`, `-`, `@` or `/` and one, is no token or trailing part there: the
       token holding it goes on (`_TOKEN` is greedy), and a part ends where its token does (or before
-      a `::`). Its piece is not cut out.
+      a `::`). Such occurrences are passed over in C (`_occurrences`).
 
     Occurrences are paid for as they are gone through: past a budget of about what reading the
     whole text costs, it is read whole, so giving up costs at most as much again.
@@ -250,17 +263,13 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
         size = len(string)
         whole = string.split() == [string]  # no whitespace in it: it can be a token or part, not only quoted
         settles = whole and _part_kind(string) is not None  # once a token of its own, quotes add nothing to it
-        glues = whole and _PATH_LIKE.fullmatch(string) is not None
         piece_end = line_end = 0
-        position = text.find(string)
-        while position >= 0:
+        find = _occurrences(string).search
+        found = find(text)
+        while found:
+            position = found.start()
             budget -= 1
-            step = size
-            if not whole or position < piece_end:  # in the piece this string was last found in
-                pass
-            elif glues and _GLUED.match(text, position + size):
-                step = 1  # one overlapping this one may end elsewhere (`ab.ab` in `ab.ab.ab`)
-            else:
+            if whole and position >= piece_end:  # not in the piece this string was last found in
                 budget -= _NEAR_CUT
                 last_space = _LAST_SPACE.match(text, piece_end, position)
                 start = last_space.end() if last_space else piece_end
@@ -281,8 +290,8 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
                 start = text.rfind('\n', 0, position) + 1
                 line_end = text.find('\n', position + size) % (len(text) + 1)  # -1 (the last line): its end
                 lines[start] = text[start:line_end]
-            # An occurrence overlapping a cut one is in its piece, and has a quote inside it (not around).
-            position = text.find(string, position + step)
+            # An occurrence overlapping this one is in its piece, and has a quote inside it (not around).
+            found = find(text, position + size)
     return (
         '\n'.join(dict.fromkeys([pieces[start] for start in sorted(pieces)])),
         '\n'.join([lines[start] for start in sorted(lines)]),
@@ -443,6 +452,7 @@ def forget_tokens() -> None:
     _part_kind.cache_clear()
     _known_parts.cache_clear()
     may_be_fact.cache_clear()
+    _occurrences.cache_clear()
 
 
 def _is_quoted_fact(inner: str) -> bool:
