@@ -22,7 +22,15 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer.core._facts import PossibleFacts, Vocabulary, _near, mentions, referred_facts, token_set  # pyright: ignore[reportPrivateUsage]
+from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
+    PossibleFacts,
+    Vocabulary,
+    _near,
+    may_be_fact,
+    mentions,
+    referred_facts,
+    token_set,
+)
 from summarizer.core._quoted import Turns, plain_text, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
@@ -367,10 +375,11 @@ def test_reading_around_the_held_strings_finds_what_reading_everything_finds(see
         candidates = sorted(token_set(text) | token_set(' '.join(_PARTED)) | {'field required', 'x y', 'ession.p'})
         for _ in range(4):
             vocabulary = Vocabulary()
-            vocabulary.add(sorted(rng.sample(candidates, rng.randint(1, min(len(candidates), 40)))))
+            strings = sorted(rng.sample(candidates, rng.randint(1, min(len(candidates), 40))))
+            vocabulary.add(strings)
             held = vocabulary.held(text)
             assert held is not None
-            assert sorted(held) == [string for string in vocabulary._strings if string in text]  # pyright: ignore[reportPrivateUsage]
+            assert sorted(held) == [string for string in strings if may_be_fact(string) and string in text]
             sides = [set(rng.sample(held, rng.randint(0, len(held)))) for _ in range(rng.randint(1, 2))]
             whole = PossibleFacts(text)
             near = PossibleFacts(text, around=sides)
@@ -392,6 +401,21 @@ def test_a_vocabulary_holds_strings_of_any_bytes() -> None:
     ]
     assert vocabulary.held('nothing here') == []
     assert Vocabulary().held('anything') == []
+
+
+@pytest.mark.parametrize('seed', range(3))
+def test_a_vocabulary_grown_batch_by_batch_holds_what_one_made_at_once_holds(seed: int) -> None:
+    """An agent run's turns grow request by request: strings added between look-ups are found as if added at once."""
+    rng = random.Random(seed)
+    strings = [f'{rng.choice(("src", "lib", "tests"))}/mod_{index}.py' for index in range(300)]
+    text = ' '.join(rng.sample(strings, 60)) + ' mod_7.py'
+    grown = Vocabulary()
+    added: list[str] = []
+    while len(added) < len(strings):
+        batch = strings[len(added) : len(added) + rng.randint(1, 40)]
+        grown.add(batch)
+        added += batch
+        assert sorted(grown.held(text) or ['refused']) == sorted(string for string in added if string in text)
 
 
 def _plain_by_item(value: JsonValue) -> list[str]:

@@ -306,56 +306,82 @@ class Vocabulary:
     all at once, in time linear in the text whatever the strings (untrusted: they come from the
     conversation). The return is then read only around those (`PossibleFacts(text, around=...)`),
     or not at all when it holds none.
+
+    An agent run's turns grow request by request, and compiling a set costs ~10 µs a string: the
+    strings are kept in sets of their own (`_Chunk`), and a new one, or one as large as the one before
+    it, is merged into that one (as a binary counter carries). Each string is compiled again a
+    logarithmic number of times, and a text is matched against as many sets.
     """
 
-    __slots__ = ('_set', '_size', '_strings')
+    __slots__ = ('_chunks', '_pending', '_refused')
 
     def __init__(self) -> None:
-        self._strings: list[str] = []
-        self._set: re2.Set | None = None
-        self._size = 0
-        """How many of `_strings` `_set` was compiled with; -1 when RE2 refused them (too many)."""
+        self._chunks: list[_Chunk] = []
+        """Compiled sets, each at least as large as the next."""
+        self._pending: list[str] = []
+        """Strings added since the last look-up, in no set yet."""
+        self._refused = False
+        """RE2 refused a set (over its memory budget): callers read each text whole."""
 
     def add(self, strings: Iterable[str]) -> None:
         """Add `strings` (new ones: a string added twice is looked for twice); those that can be no fact are left out."""
-        self._strings.extend(string for string in strings if may_be_fact(string))
+        self._pending.extend(string for string in strings if may_be_fact(string))
 
     def held(self, text: str) -> list[str] | None:
         """The strings `text` holds as substrings (in no order), or None when RE2 could not take them all (too many or too long).
 
         A substring only: whether the text holds one as a token, part or quoted string is for
-        `PossibleFacts` to tell. The set is compiled again when strings were added since.
+        `PossibleFacts` to tell.
         """
-        if self._size != len(self._strings) and self._size >= 0:
-            self._compile()
-        if self._size < 0:
+        if self._pending and not self._refused:
+            self._merge()
+        if self._refused:
             return None
-        if self._set is None:
-            return []
         # The text as bytes (lone surrogates passed through) against the strings encoded alike, byte by byte.
-        found = self._set.Match(text.encode('utf-8', 'surrogatepass'))
-        strings = self._strings
-        return [strings[index] for index in found] if found else []  # type: ignore[union-attr]  # the stubs say bool
+        data = text.encode('utf-8', 'surrogatepass')
+        return [string for chunk in self._chunks for string in chunk.held(data)]
 
-    def _compile(self) -> None:
-        strings = self._strings
-        if not strings:
-            return
+    def _merge(self) -> None:
+        chunks, strings = self._chunks, self._pending
+        while chunks and len(chunks[-1].strings) <= len(strings):
+            strings = chunks.pop().strings + strings
+        chunk = _Chunk.of(strings)
+        if chunk is None:
+            self._refused = True
+        else:
+            chunks.append(chunk)
+            self._pending = []
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """Some strings of a `Vocabulary`, compiled into one RE2 set."""
+
+    strings: list[str]
+    matcher: re2.Set
+
+    @classmethod
+    def of(cls, strings: list[str]) -> _Chunk | None:
+        """The strings compiled, or None when RE2 refuses them (over its memory budget)."""
         options = re2.Options()
         options.encoding = re2.Options.Encoding.LATIN1  # type: ignore[attr-defined]  # bytes against bytes: no UTF-8 checks
         options.never_capture = True
         options.log_errors = False
-        compiled = re2.Set.SearchSet(options)
+        matcher = re2.Set.SearchSet(options)
         try:
             for string in strings:
-                compiled.Add(re2.escape(string.encode('utf-8', 'surrogatepass')))
-            compiled.Compile()
-        except re2.error:  # over RE2's memory budget: the caller reads each text whole
-            self._set, self._size = None, -1
-            return
+                matcher.Add(re2.escape(string.encode('utf-8', 'surrogatepass')))
+            matcher.Compile()
+        except re2.error:
+            return None
+        return cls(strings=strings, matcher=matcher)
+
+    def held(self, data: bytes) -> list[str]:
         # Once compiled, a set's match cannot fail for memory (RE2 tries its DFA at compile time and a set's
         # search never gives up for slowness), so an empty answer means none is held.
-        self._set, self._size = compiled, len(strings)
+        found = self.matcher.Match(data)
+        strings = self.strings
+        return [strings[index] for index in found] if found else []  # type: ignore[union-attr]  # the stubs say bool
 
 
 @functools.lru_cache(maxsize=1 << 16)
