@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import random
 import time
 from collections.abc import AsyncIterator, Callable
 
@@ -111,3 +112,12 @@ async def loop_gaps(interval: float) -> AsyncIterator[list[float]]:
         await asyncio.sleep(interval * 2)
     finally:
         ticker.cancel()
+
+
+def random_json(rng: random.Random, depth: int = 0) -> JsonValue:
+    """Scalars of every JSON type (empty strings, bools beside ints), lists and objects, empty ones too."""
+    if depth > 3 or rng.random() < 0.5:
+        return rng.choice(['', 'a', 'x y', 'z\nq', 0, 1, 2.5, True, False, None])
+    if rng.random() < 0.5:
+        return [random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {f'{rng.choice("kl")}{index}': random_json(rng, depth + 1) for index in range(rng.randint(0, 4))}

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
-from helpers import BIG_TEXT, compactor, history
+from helpers import BIG_TEXT, compactor, history, random_json
 from pydantic_ai.messages import (
     ModelMessage,
     ModelRequest,
@@ -21,7 +22,15 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
-from summarizer.core._facts import PossibleFacts, mentions, referred_facts, token_set
+from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
+    PossibleFacts,
+    Vocabulary,
+    _near,
+    may_be_fact,
+    mentions,
+    referred_facts,
+    token_set,
+)
 from summarizer.core._quoted import Turns, plain_text, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
@@ -303,9 +312,9 @@ def test_a_return_looked_up_on_both_sides_is_read_once(monkeypatch: pytest.Monke
     reads: list[str] = []
     read = PossibleFacts.__init__
 
-    def counting(self: PossibleFacts, text: str) -> None:
+    def counting(self: PossibleFacts, text: str, *, around: Collection[str] | None = None) -> None:
         reads.append(text)
-        read(self, text)
+        read(self, text, around=around)
 
     monkeypatch.setattr(PossibleFacts, '__init__', counting)
     both = turns.facts(content, message_index=2)
@@ -339,3 +348,90 @@ def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts
     assert isinstance(told, str) and isinstance(blind, str) and told != content
     assert 'J-7731-ALPHA' in told and 'J-7731-ALPHA' not in blind
     assert _deep_log('7731-ALPHA').split('\n')[211] in told.split('\n')  # the whole line, byte for byte
+
+
+_PARTED = (
+    'src/app/db/session.py',
+    'db/session.py',
+    'session.py',
+    'a.py::test_x',
+    't/a.py::test_x',
+    'os.replace',
+    'ab.ab.ab',
+)
+"""Tokens whose trailing parts are tokens too, so a part may occur on its own, inside a longer token, or both."""
+
+
+@pytest.mark.parametrize('seed', range(60))
+def test_reading_around_the_held_strings_finds_what_reading_everything_finds(seed: int) -> None:
+    """`PossibleFacts(text, around=...)` reads only the pieces and lines holding the strings the look-ups (one
+    per side) can answer with; each look-up answers as reading the whole text does, in the same order."""
+    rng = random.Random(seed)
+    tokens = (*_TOKENS, *_PARTED, *(f'"{token}"' for token in _PARTED), *(f"'{token}'" for token in _PARTED))
+    gaps = (*_GAPS, '\u2003', '\x1c', '\r\n', ':', '::', '-', '@', '/.')
+    narrowed = 0
+    for _ in range(10):
+        text = ''.join(rng.choice(tokens) + rng.choice(gaps) for _ in range(rng.randint(5, 300)))
+        candidates = sorted(token_set(text) | token_set(' '.join(_PARTED)) | {'field required', 'x y', 'ession.p'})
+        for _ in range(4):
+            vocabulary = Vocabulary()
+            strings = sorted(rng.sample(candidates, rng.randint(1, min(len(candidates), 40))))
+            vocabulary.add(strings)
+            held = vocabulary.held(text)
+            assert held is not None
+            assert sorted(held) == [string for string in strings if may_be_fact(string) and string in text]
+            sides = [set(rng.sample(held, rng.randint(0, len(held)))) for _ in range(rng.randint(1, 2))]
+            whole = PossibleFacts(text)
+            near = PossibleFacts(text, around=sides)
+            for side in sides:
+                assert near.referred(side.intersection) == whole.referred(side.intersection), (text, side)
+            narrowed += _near(text, sides) is not None
+    assert narrowed >= 10  # both ways are tried: read around the strings, and (too many of them) the whole text
+
+
+def test_a_vocabulary_holds_strings_of_any_bytes() -> None:
+    """Strings are matched as bytes: non-ASCII, lone surrogates, RE2 syntax and NUL stand for themselves."""
+    strings = ['Zürich_1', 'x\ud800_1', 'a.*b_1', '(?:x)_1', 'nul\x00_1', '东京_2024']
+    vocabulary = Vocabulary()
+    vocabulary.add(strings)
+    assert sorted(vocabulary.held('in Zürich_1, nul\x00_1 and x\ud800_1; not a.b_1 nor x_1') or ()) == [
+        'Zürich_1',
+        'nul\x00_1',
+        'x\ud800_1',
+    ]
+    assert vocabulary.held('nothing here') == []
+    assert Vocabulary().held('anything') == []
+
+
+@pytest.mark.parametrize('seed', range(3))
+def test_a_vocabulary_grown_batch_by_batch_holds_what_one_made_at_once_holds(seed: int) -> None:
+    """An agent run's turns grow request by request: strings added between look-ups are found as if added at once."""
+    rng = random.Random(seed)
+    strings = [f'{rng.choice(("src", "lib", "tests"))}/mod_{index}.py' for index in range(300)]
+    text = ' '.join(rng.sample(strings, 60)) + ' mod_7.py'
+    grown = Vocabulary()
+    added: list[str] = []
+    while len(added) < len(strings):
+        batch = strings[len(added) : len(added) + rng.randint(1, 40)]
+        grown.add(batch)
+        added += batch
+        assert sorted(grown.held(text) or ['refused']) == sorted(string for string in added if string in text)
+
+
+def _plain_by_item(value: JsonValue) -> list[str]:
+    """What `plain_text` joins, one item at a time: strings and keys, scalars written out, no null or bool."""
+    if isinstance(value, list):
+        return [line for item in value for line in _plain_by_item(item)]
+    if isinstance(value, dict):
+        return [line for key, item in value.items() for line in (key, *_plain_by_item(item))]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
+@pytest.mark.parametrize('seed', range(5))
+def test_plain_text_is_every_string_key_and_scalar_one_per_line(seed: int) -> None:
+    """Lists and objects of strings only are joined at once: the same text as item by item, empty ones adding no line."""
+    rng = random.Random(seed)
+    for _ in range(2000):
+        value = random_json(rng)
+        expected = value if isinstance(value, str) else '\n'.join(_plain_by_item(value))
+        assert plain_text(value) == expected, value

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import random
 import re
 
 import pytest
+from helpers import random_json
 
 from summarizer.core._shape import (
     MAX_DEPTH,
@@ -16,6 +18,7 @@ from summarizer.core._shape import (
     plain_structure,
     schema_for,
     shape_mismatch,
+    structure_of,
 )
 
 ORIGINAL = {
@@ -176,6 +179,15 @@ class Name(str):
 )
 def test_plain_structure_is_only_for_the_exact_json_types(value: object) -> None:
     assert plain_structure(value) is None
+
+
+@pytest.mark.parametrize('seed', range(5))
+def test_plain_structure_is_the_structure_of_plain_values(seed: int) -> None:
+    """Containers of scalars only are judged by their items' types at once: the same structure as item by item."""
+    rng = random.Random(seed)
+    for _ in range(2000):
+        value = random_json(rng)
+        assert plain_structure(value) == structure_of(value), value
 
 
 def nested(levels: int) -> object:

@@ -42,8 +42,10 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+
+import re2
 
 _TOKEN = re.compile(
     r'(?=[\w\\#~./-])'  # a character a token can start with: every other position is passed over in one test
@@ -158,9 +160,16 @@ class PossibleFacts:
 
     __slots__ = ('_candidates', '_quoted', '_tokens')
 
-    def __init__(self, text: str) -> None:
-        self._tokens = _tokens(text, ordered=True)
-        self._quoted = dict.fromkeys(quoted_strings(text))
+    def __init__(self, text: str, *, around: Sequence[Collection[str]] | None = None) -> None:
+        """`around`: for each look-up to come (`referred`), the only strings it can answer with (of a `Vocabulary`).
+
+        Then only the pieces and lines of `text` holding one of them are read, when they occur seldom
+        enough for finding them to cost less than reading it all (`_near`).
+        """
+        near = None if around is None else _near(text, around)
+        pieces, lines = (text, text) if near is None else near
+        self._tokens = _tokens(pieces, ordered=True)
+        self._quoted = dict.fromkeys(quoted_strings(lines))
         self._candidates = {*self._tokens, *all_parts(self._tokens), *self._quoted}
 
     def referred(self, held: Callable[[set[str]], set[str]]) -> list[str]:
@@ -181,6 +190,207 @@ class PossibleFacts:
                 ordered.update((part, None) for part in _known_parts(token) if part in facts)
         ordered.update((inner, None) for inner in quoted if inner in facts)
         return list(ordered)
+
+
+_NEAR_STRINGS = 32
+"""At most this many strings are looked for one by one (`_near`); past it, reading the whole text costs less."""
+_NEAR_CHARACTERS = 8
+"""`_near` may go through one occurrence per this many characters of the text (and cut out a piece per
+`_NEAR_CUT` of them): about what reading that much text for tokens costs, measured on bench (c)."""
+_NEAR_CUT = 4
+"""What cutting out an occurrence's piece and reading it for tokens costs, in occurrences gone through."""
+_LAST_SPACE = re.compile(r'.*\s', re.DOTALL)
+"""Up to the last whitespace of a range (matched from its start): where a piece within it starts."""
+_SPACE = re.compile(r'\s')
+"""Whitespace as `str.split` sees it (`Py_UNICODE_ISSPACE` both): where a piece ends."""
+_QUOTES = frozenset('"\'`')
+_PATH_LIKE = re.compile(r'[^\d#\\-].*\w', re.ASCII | re.DOTALL)
+"""A string (fullmatch) that only `_TOKEN`'s path-and-word and URL alternatives can start (no digit, `#`, `\\` or
+`-` first), ending in a word character: both go on over what `_GLUE` matches."""
+_GLUE = r'\w|[-@.]\w|/\.?\w'
+"""What, right after such a string, the token holding it goes on with (see `_near`)."""
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _occurrences(string: str) -> re.Pattern[str]:
+    """Where `string` may be a candidate (`_near`): its occurrences, but a path-like one's glued to more of a token.
+
+    The pattern finds the next one in C (a literal first, then a look at what follows), so the
+    glued occurrences, most of a long listing's, cost no Python work. Remembered: the same turn
+    tokens are looked for in every return.
+    """
+    if string.split() == [string] and _PATH_LIKE.fullmatch(string):
+        return re.compile(rf'{re.escape(string)}(?!{_GLUE})', re.ASCII)
+    return re.compile(re.escape(string))
+
+
+def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None:
+    """The pieces (between whitespace) and the lines of `text` that may hold one of the `sides`' strings as a fact.
+
+    Returns (pieces, lines), each kept once, in order, joined by line breaks; or None when there are
+    too many strings or occurrences for this to pay. A candidate (`PossibleFacts`) equal to one of
+    `strings` is found in them as in the whole text, and in the same order:
+
+    - a token or trailing part lies inside one piece, whose tokens do not depend on the pieces around
+      it; keeping each piece at its first appearance is the order `_tokens` meets them in. A string
+      that a piece holds as a token of its own needs no later piece: it is placed there, and no later
+      token can place it earlier (`referred`);
+    - a quoted string never crosses a line, and its inner text stands between two equal quotes;
+    - a string is no fact on a side (a look-up) holding a longer string found as a token and fact of
+      its own that has it as a trailing part (`referred` drops it): one so covered on every side
+      holding it is not looked for. Longer strings are looked for first, so a path found as a token
+      spares going through every occurrence of its file name.
+
+    - a string starting as no number, id or flag can, and ending in a word character, glued to a
+      word character, or to `.`, `-`, `@` or `/` and one, is no token or trailing part there: the
+      token holding it goes on (`_TOKEN` is greedy), and a part ends where its token does (or before
+      a `::`). Such occurrences are passed over in C (`_occurrences`).
+
+    Occurrences are paid for as they are gone through: past a budget of about what reading the
+    whole text costs, it is read whole, so giving up costs at most as much again.
+    """
+    strings = sorted(set[str]().union(*sides), key=len, reverse=True)
+    if len(strings) > _NEAR_STRINGS:
+        return None
+    budget = len(text) // _NEAR_CHARACTERS + _NEAR_STRINGS
+    pieces: dict[int, str] = {}
+    lines: dict[int, str] = {}
+    covered = [set[str]() for _ in sides]
+    """For each side, the trailing parts of its strings found as tokens and facts of their own."""
+    for string in strings:
+        if all(string in parts for side, parts in zip(sides, covered, strict=True) if string in side):
+            continue
+        size = len(string)
+        whole = string.split() == [string]  # no whitespace in it: it can be a token or part, not only quoted
+        settles = whole and _part_kind(string) is not None  # once a token of its own, quotes add nothing to it
+        piece_end = line_end = 0
+        find = _occurrences(string).search
+        found = find(text)
+        while found:
+            position = found.start()
+            budget -= 1
+            if whole and position >= piece_end:  # not in the piece this string was last found in
+                budget -= _NEAR_CUT
+                last_space = _LAST_SPACE.match(text, piece_end, position)
+                start = last_space.end() if last_space else piece_end
+                space = _SPACE.search(text, position + size)
+                piece_end = space.start() if space else len(text)
+                piece = pieces[start] = text[start:piece_end]
+                if settles:
+                    if string in _TOKEN.findall(piece):
+                        for side, parts in zip(sides, covered, strict=True):
+                            if string in side:
+                                parts.update(_known_parts(string))
+                        break
+                    settles = False  # every later occurrence may count
+            if budget < 0:
+                return None
+            quote = text[position - 1] if position else ''
+            if quote in _QUOTES and text.startswith(quote, position + size) and position >= line_end:
+                start = text.rfind('\n', 0, position) + 1
+                line_end = text.find('\n', position + size) % (len(text) + 1)  # -1 (the last line): its end
+                lines[start] = text[start:line_end]
+            # An occurrence overlapping this one is in its piece, and has a quote inside it (not around).
+            found = find(text, position + size)
+    return (
+        '\n'.join(dict.fromkeys([pieces[start] for start in sorted(pieces)])),
+        '\n'.join([lines[start] for start in sorted(lines)]),
+    )
+
+
+class Vocabulary:
+    """Strings a text may hold as facts (the tokens of later turns), and which of them a text holds, by one pass.
+
+    Reading a long tool return for every string that may be a fact of it (`PossibleFacts`) costs far
+    more than finding which of the few hundred strings of the turns it holds: an RE2 set runs them
+    all at once, in time linear in the text whatever the strings (untrusted: they come from the
+    conversation). The return is then read only around those (`PossibleFacts(text, around=...)`),
+    or not at all when it holds none.
+
+    An agent run's turns grow request by request, and compiling a set costs ~10 µs a string: the
+    strings are kept in sets of their own (`_Chunk`), and a new one, or one as large as the one before
+    it, is merged into that one (as a binary counter carries). Each string is compiled again a
+    logarithmic number of times, and a text is matched against as many sets.
+    """
+
+    __slots__ = ('_chunks', '_pending', '_refused')
+
+    def __init__(self) -> None:
+        self._chunks: list[_Chunk] = []
+        """Compiled sets, each at least as large as the next."""
+        self._pending: list[str] = []
+        """Strings added since the last look-up, in no set yet."""
+        self._refused = False
+        """RE2 refused a set (over its memory budget): callers read each text whole."""
+
+    def add(self, strings: Iterable[str]) -> None:
+        """Add `strings` (new ones: a string added twice is looked for twice); those that can be no fact are left out."""
+        self._pending.extend(string for string in strings if may_be_fact(string))
+
+    def held(self, text: str) -> list[str] | None:
+        """The strings `text` holds as substrings (in no order), or None when RE2 could not take them all (too many or too long).
+
+        A substring only: whether the text holds one as a token, part or quoted string is for
+        `PossibleFacts` to tell.
+        """
+        if self._pending and not self._refused:
+            self._merge()
+        if self._refused:
+            return None
+        # The text as bytes (lone surrogates passed through) against the strings encoded alike, byte by byte.
+        data = text.encode('utf-8', 'surrogatepass')
+        return [string for chunk in self._chunks for string in chunk.held(data)]
+
+    def _merge(self) -> None:
+        chunks, strings = self._chunks, self._pending
+        while chunks and len(chunks[-1].strings) <= len(strings):
+            strings = chunks.pop().strings + strings
+        chunk = _Chunk.of(strings)
+        if chunk is None:
+            self._refused = True
+        else:
+            chunks.append(chunk)
+            self._pending = []
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunk:
+    """Some strings of a `Vocabulary`, compiled into one RE2 set."""
+
+    strings: list[str]
+    matcher: re2.Set
+
+    @classmethod
+    def of(cls, strings: list[str]) -> _Chunk | None:
+        """The strings compiled, or None when RE2 refuses them (over its memory budget)."""
+        options = re2.Options()
+        options.encoding = re2.Options.Encoding.LATIN1  # type: ignore[attr-defined]  # bytes against bytes: no UTF-8 checks
+        options.never_capture = True
+        options.log_errors = False
+        matcher = re2.Set.SearchSet(options)
+        try:
+            for string in strings:
+                matcher.Add(re2.escape(string.encode('utf-8', 'surrogatepass')))
+            matcher.Compile()
+        except re2.error:
+            return None
+        return cls(strings=strings, matcher=matcher)
+
+    def held(self, data: bytes) -> list[str]:
+        # Once compiled, a set's match cannot fail for memory (RE2 tries its DFA at compile time and a set's
+        # search never gives up for slowness), so an empty answer means none is held.
+        found = self.matcher.Match(data)
+        strings = self.strings
+        return [strings[index] for index in found] if found else []  # type: ignore[union-attr]  # the stubs say bool
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def may_be_fact(string: str) -> bool:
+    """Whether `string` can be a fact of a text holding it (as a token, part or quoted string; see `referred`).
+
+    Remembered: every run reads its turns again (`Turns`), and the same words and names recur in them.
+    """
+    return _part_kind(string) is not None or _is_quoted_fact(string)
 
 
 def mentions(text: str, fact: str) -> bool:
@@ -267,6 +477,8 @@ def forget_tokens() -> None:
     _token_facts.cache_clear()
     _part_kind.cache_clear()
     _known_parts.cache_clear()
+    may_be_fact.cache_clear()
+    _occurrences.cache_clear()
 
 
 def _is_quoted_fact(inner: str) -> bool:

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._facts import PossibleFacts, token_set
+from ._facts import PossibleFacts, Vocabulary, token_set
 from ._shape import JsonValue
 
 
@@ -45,8 +46,16 @@ def plain_text(value: JsonValue) -> str:
 
 
 def _collect(value: JsonValue, pieces: list[str]) -> None:
-    """Append the strings, keys and scalars of `value` in order (a call per container, not a generator per level)."""
+    """Append the strings, keys and scalars of `value` in order (a call per container, not a generator per level).
+
+    A list of strings only (lines, names: most of a tool output's long lists), told by its items'
+    types, is joined in one C call; others are gone through item by item (objects are short: testing
+    them first would cost more than it saves).
+    """
     if isinstance(value, list):
+        if value and _STR_ONLY.issuperset(map(type, value)):
+            pieces.append('\n'.join(cast('list[str]', value)))
+            return
         for item in value:
             if isinstance(item, str):
                 pieces.append(item)
@@ -64,6 +73,9 @@ def _collect(value: JsonValue, pieces: list[str]) -> None:
             pieces.append(str(value))
         except ValueError:  # an int of over 4,300 digits, which Python will not write out: no turn quotes it
             pass
+
+
+_STR_ONLY = frozenset({str})
 
 
 def turn_texts(message: ModelMessage) -> Iterator[str]:
@@ -112,6 +124,8 @@ class Turns:
         """Each token of the turns (`_facts.token_set`), and the first message holding it."""
         self._last: dict[str, int] = {}
         """Each token of the turns, and the last message holding it."""
+        self._vocabulary = Vocabulary()
+        """The tokens of the turns that may be facts: what a content is searched for before it is read."""
         self._start = self._end = -1
         self.extend(messages, start=start)
 
@@ -127,7 +141,9 @@ class Turns:
                 tokens = token_set(text)
                 if not tokens:
                     continue
-                self._first.update(dict.fromkeys(tokens - self._first.keys(), number))
+                new = tokens - self._first.keys()
+                self._first.update(dict.fromkeys(new, number))
+                self._vocabulary.add(new)
                 self._last.update(dict.fromkeys(tokens, number))
                 self._end = max(self._end, number)
                 if self._start < 0:
@@ -146,14 +162,24 @@ class Turns:
     ) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) a turn `before` it holds, then those a turn `after` it holds.
 
-        `content` is read once for both sides (`PossibleFacts`), and not at all when no turn is on
-        a side asked for.
+        `content` is searched for the turns' tokens first (`Vocabulary`): it is read for its possible
+        facts (`PossibleFacts`) only around those it holds, once for both sides, and not at all when
+        it holds none a turn on a side asked for holds.
         """
         before = before and 0 <= self._start < message_index
         after = after and self._end > message_index
         if not (before or after):
             return ()
-        possible = PossibleFacts(plain_text(content))
+        text = plain_text(content)
+        held = self._vocabulary.held(text)
+        sides: list[list[str]] | None = None
+        if held is not None:
+            first, last = self._first, self._last
+            sides = [[s for s in held if first[s] < message_index]] if before else []
+            sides += [[s for s in held if last[s] > message_index]] if after else []
+            if not any(sides):
+                return ()
+        possible = PossibleFacts(text, around=sides)
         facts: dict[str, None] = {}
         if before:
             first = self._first

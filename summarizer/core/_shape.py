@@ -143,7 +143,12 @@ class _NotPlain(Exception):
 
 
 def _plain_structure(value: object) -> Structure:
-    """`structure_of`, for the exact types only (raises `_NotPlain` on anything else)."""
+    """`structure_of`, for the exact types only (raises `_NotPlain` on anything else).
+
+    A list of scalars only (lines, ids, numbers: most of a tool output's long lists) is judged by
+    the types of its items, found in C, without a call per item. Objects are short: a call per value
+    costs them less than that test would.
+    """
     kind = type(value)
     scalar = _SCALAR_TYPES.get(kind)
     if scalar is not None:
@@ -156,6 +161,9 @@ def _plain_structure(value: object) -> Structure:
         return ('object', tuple(zip(mapping, map(_plain_structure, mapping.values()))))
     if kind is list:
         items = cast('list[object]', value)
+        kinds = [_SCALAR_TYPES.get(item_type) for item_type in dict.fromkeys(map(type, items))]
+        if None not in kinds:
+            return ('array', len(items), cast('tuple[str, ...]', tuple(kinds)))
         return ('array', len(items), tuple(dict.fromkeys(map(_plain_structure, items))))
     raise _NotPlain
 
