@@ -232,6 +232,27 @@ def test_finding_the_lines_that_place_each_line_looks_at_the_deadline() -> None:
     assert len(enclosing(ContentKind.RECORDS, lines)) == len(lines)  # with no deadline, the whole text
 
 
+def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
+    """A huge text's single passes (a kind's patterns, the table's columns, the facts and signatures of its
+    lines) stop at a deadline already passed, rather than running to their end in C."""
+    from summarizer.extractive import log, shell
+    from summarizer.extractive.budget import Deadline, within
+    from summarizer.extractive.lines import Joined
+    from summarizer.extractive.notable import notable_rows, split_rows
+    from summarizer.extractive.tree import _in_chunks, _lines_facts  # pyright: ignore[reportPrivateUsage]
+
+    lines = [f'2025-01-01T00:00:{n % 60:02d}Z INFO worker-{n % 7} job {n} took {n % 997} ms' for n in range(20_000)]
+    passed = Deadline(at=0.0, seconds=0.0)
+    for run in (lambda: shell.line_bonuses(Joined(lines)), lambda: notable_rows(split_rows(lines))):
+        with within(passed), pytest.raises(WorkBudgetExceeded, match='time limit'):
+            run()
+        assert run()  # with no deadline, to its end: the rows that stand out, a bonus per line
+    for function in (lambda chunk: _lines_facts(chunk, frozenset()), lambda chunk: list(map(log.signature, chunk))):
+        with pytest.raises(WorkBudgetExceeded, match='time limit'):
+            _in_chunks(passed, function, lines)
+        assert len(_in_chunks(NO_DEADLINE, function, lines)) == len(lines)
+
+
 def test_a_list_of_a_million_numbers_is_summarized_without_building_a_million_choices() -> None:
     numbers: list[JsonValue] = [n % 1000 for n in range(1_000_000)]
     numbers[777_777] = 99_999

@@ -19,7 +19,7 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 
-from .budget import cost, escapes
+from .budget import cost, current_deadline, escapes
 
 __all__ = (
     'MARKER_COST',
@@ -212,7 +212,9 @@ class Joined:
     def bonuses(self, rules: Sequence[tuple[re.Pattern[str], float]]) -> list[float]:
         """Per line, the largest bonus of the rules whose pattern matches in it (0 if none)."""
         result = [0.0] * len(self.lines)
+        deadline = current_deadline()
         for pattern, bonus in rules:
+            deadline.check()  # each pattern is one pass over the whole text
             for index in self.matching(pattern):
                 result[index] = max(result[index], bonus)
         return result

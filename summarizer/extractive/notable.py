@@ -16,6 +16,8 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
 from operator import itemgetter
 
+from .budget import current_deadline
+
 _NUMBER = re.compile(r'[-+]?\$?\d[\d,]*(?:\.\d+)?%?')
 _ASSIGNMENT = re.compile(r'^[A-Za-z_]\w*[=:]')
 _MIN_ROWS = 20
@@ -62,7 +64,9 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         *(-index for index in range(1, min(width, _COLUMNS_FROM_END) + 1)),
     ]
     rare: dict[int, float] = defaultdict(float)
+    deadline = current_deadline()
     for index in indices:
+        deadline.check()  # a column of a long table is a few C passes over all its rows
         size = index + 1 if index >= 0 else -index
         present = sum(count for length, count in lengths.items() if length >= size)
         if present < _PRESENT * len(rows):
