@@ -435,3 +435,34 @@ def test_plain_text_is_every_string_key_and_scalar_one_per_line(seed: int) -> No
         value = random_json(rng)
         expected = value if isinstance(value, str) else '\n'.join(_plain_by_item(value))
         assert plain_text(value) == expected, value
+
+
+def test_long_lines_without_spaces_are_read_whole_not_around() -> None:
+    """Finding a piece means scanning to the whitespace around it: lines of a blob with no space cost that much each."""
+    names = [f'load_config{index}' for index in range(32)]
+    text = '\n'.join('data:' + 'QUJD' * 5_000 + ';' + ';'.join(f'm.{name}()' for name in names) for _ in range(10))
+    sides = [set(names)]
+    assert _near(text, sides) is None
+    assert PossibleFacts(text, around=sides).referred(sides[0].intersection) == PossibleFacts(text).referred(
+        sides[0].intersection
+    )
+
+
+def test_a_vocabulary_of_many_strings_is_never_refused_for_good() -> None:
+    """RE2 refuses a set past its memory budget (~7,000 short ids): strings go in sets of a size it takes."""
+    rng = random.Random(7)
+    ids = [f'{rng.getrandbits(64):016x}_{index}' for index in range(10_000)]
+    vocabulary = Vocabulary()
+    vocabulary.add(ids)
+    text = f'found {ids[3]} and {ids[9_999]} here' + ' filler' * 1000
+    assert sorted(vocabulary.held(text) or ['refused']) == sorted([ids[3], ids[9_999]])
+
+
+def test_a_string_too_long_to_look_for_around_makes_a_text_holding_it_read_whole() -> None:
+    """A pasted blob or a signed URL is not compiled into a pattern of its own (a microsecond a character)."""
+    url = 'https://example.com/file?sig=' + 'a1b2' * 300
+    vocabulary = Vocabulary()
+    vocabulary.add([url, 'src/app.py'])
+    assert vocabulary.held(f'get {url} then src/app.py') is None
+    assert vocabulary.held('only src/app.py here') == ['src/app.py']
+    assert _near(f'get {url}', [{url}]) is None

@@ -197,6 +197,9 @@ _NEAR_STRINGS = 32
 _NEAR_CHARACTERS = 8
 """`_near` may go through one occurrence per this many characters of the text (and cut out a piece per
 `_NEAR_CUT` of them): about what reading that much text for tokens costs, measured on bench (c)."""
+_NEAR_LONGEST = 256
+"""A longer string (a signed URL, a pasted blob) is not looked for one by one: compiling its pattern costs about a
+microsecond a character, more than reading the text around it."""
 _NEAR_CUT = 4
 """What cutting out an occurrence's piece and reading it for tokens costs, in occurrences gone through."""
 _LAST_SPACE = re.compile(r'.*\s', re.DOTALL)
@@ -250,7 +253,7 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
     whole text costs, it is read whole, so giving up costs at most as much again.
     """
     strings = sorted(set[str]().union(*sides), key=len, reverse=True)
-    if len(strings) > _NEAR_STRINGS:
+    if len(strings) > _NEAR_STRINGS or (strings and len(strings[0]) > _NEAR_LONGEST):
         return None
     budget = len(text) // _NEAR_CHARACTERS + _NEAR_STRINGS
     pieces: dict[int, str] = {}
@@ -276,6 +279,7 @@ def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None
                 space = _SPACE.search(text, position + size)
                 piece_end = space.start() if space else len(text)
                 piece = pieces[start] = text[start:piece_end]
+                budget -= len(piece) // _NEAR_CHARACTERS  # found and read for tokens: a line with no space is long
                 if settles:
                     if string in _TOKEN.findall(piece):
                         for side, parts in zip(sides, covered, strict=True):
@@ -313,26 +317,33 @@ class Vocabulary:
     logarithmic number of times, and a text is matched against as many sets.
     """
 
-    __slots__ = ('_chunks', '_pending', '_refused')
+    __slots__ = ('_chunks', '_long', '_pending', '_refused')
 
     def __init__(self) -> None:
         self._chunks: list[_Chunk] = []
         """Compiled sets, each at least as large as the next."""
         self._pending: list[str] = []
         """Strings added since the last look-up, in no set yet."""
+        self._long: list[str] = []
+        """Strings too long to look for around (`_NEAR_LONGEST`): a text holding one is read whole."""
         self._refused = False
         """RE2 refused a set (over its memory budget): callers read each text whole."""
 
     def add(self, strings: Iterable[str]) -> None:
         """Add `strings` (new ones: a string added twice is looked for twice); those that can be no fact are left out."""
-        self._pending.extend(string for string in strings if may_be_fact(string))
+        for string in strings:
+            if may_be_fact(string):
+                (self._pending if len(string) <= _NEAR_LONGEST else self._long).append(string)
 
     def held(self, text: str) -> list[str] | None:
-        """The strings `text` holds as substrings (in no order), or None when RE2 could not take them all (too many or too long).
+        """The strings `text` holds as substrings (in no order), or None: read it whole.
 
-        A substring only: whether the text holds one as a token, part or quoted string is for
-        `PossibleFacts` to tell.
+        None when `text` holds a string too long to look for around it (or there are many such), or when
+        RE2 could not take them all. A substring only: whether the text holds one as a token, part or
+        quoted string is for `PossibleFacts` to tell.
         """
+        if len(self._long) > _NEAR_STRINGS or any(string in text for string in self._long):
+            return None
         if self._pending and not self._refused:
             self._merge()
         if self._refused:
@@ -343,14 +354,20 @@ class Vocabulary:
 
     def _merge(self) -> None:
         chunks, strings = self._chunks, self._pending
-        while chunks and len(chunks[-1].strings) <= len(strings):
+        while chunks and len(chunks[-1].strings) <= len(strings) and len(strings) < _CHUNK_STRINGS:
             strings = chunks.pop().strings + strings
-        chunk = _Chunk.of(strings)
-        if chunk is None:
-            self._refused = True
-        else:
+        for start in range(0, len(strings), _CHUNK_STRINGS):
+            chunk = _Chunk.of(strings[start : start + _CHUNK_STRINGS])
+            if chunk is None:
+                self._refused = True
+                return
             chunks.append(chunk)
-            self._pending = []
+        self._pending = []
+
+
+_CHUNK_STRINGS = 2048
+"""The most strings a set holds: RE2 refuses a set past its memory budget (8 MB, ~7,000 short ids), and one
+refusal would read every text whole for the rest of the run."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -384,13 +401,20 @@ class _Chunk:
         return [strings[index] for index in found] if found else []  # type: ignore[union-attr]  # the stubs say bool
 
 
-@functools.lru_cache(maxsize=1 << 16)
 def may_be_fact(string: str) -> bool:
     """Whether `string` can be a fact of a text holding it (as a token, part or quoted string; see `referred`).
 
-    Remembered: every run reads its turns again (`Turns`), and the same words and names recur in them.
+    Remembered for a short one: every run reads its turns again (`Turns`), and the same words and names
+    recur in them; a long one (a pasted blob) would hold its memory for the life of the process.
     """
+    return _may_be_fact(string) if len(string) <= _NEAR_LONGEST else _judged(string)
+
+
+def _judged(string: str) -> bool:
     return _part_kind(string) is not None or _is_quoted_fact(string)
+
+
+_may_be_fact = functools.lru_cache(maxsize=1 << 16)(_judged)
 
 
 def mentions(text: str, fact: str) -> bool:
@@ -477,7 +501,7 @@ def forget_tokens() -> None:
     _token_facts.cache_clear()
     _part_kind.cache_clear()
     _known_parts.cache_clear()
-    may_be_fact.cache_clear()
+    _may_be_fact.cache_clear()
     _occurrences.cache_clear()
 
 
