@@ -251,7 +251,9 @@ async def test_an_agent_run_goes_on_when_the_summarizer_server_cannot_be_reached
             return ModelResponse(parts=[ToolCallPart('logs', {'step': step}, tool_call_id=f'call_{step}')])
         return ModelResponse(parts=[TextPart('done')])
 
-    agent = Agent(FunctionModel(respond), capabilities=[SummarizeToolReturns(model=summarizer_model(refused, calls))])
+    # one summary at a time: which of two concurrent calls reaches the server first is the threads' race
+    plugin = SummarizeToolReturns(model=summarizer_model(refused, calls), concurrency=1)
+    agent = Agent(FunctionModel(respond), capabilities=[plugin])
     agent.tool_plain(name='logs')(lambda step: BIG_TEXT)  # the same text from another call: no repeat
     result = await agent.run('read the logs')
     assert result.output == 'done'
@@ -263,7 +265,7 @@ async def test_an_agent_run_goes_on_when_the_summarizer_server_cannot_be_reached
     ]
     assert [part.content for part in returns] == [BIG_TEXT] * 3
     assert len(calls) == 2  # the first return tried at the third request, and again at the fourth (the second
-    # return, the same text, waits on that call)
+    # return, asked after it, is not tried once the server is known to be unreachable)
 
 
 async def test_returns_an_unreachable_server_kept_from_being_summarized_are_failures_in_the_report() -> None:
