@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 
 from ..core import REPEAT_NOTE, JsonValue
+from ..extractive.lines import marker as omission
 
 ROOM = 0.25
 """The share of the ceiling a rewrite for it leaves free for the next turns."""
@@ -59,6 +60,5 @@ def marker(content: JsonValue, *, repeated_by: str | None = None) -> str | None:
     """
     if not isinstance(content, str):
         return None
-    lines = content.count('\n') + 1
-    cut = f'… {lines} {"line" if lines == 1 else "lines"} omitted …'
+    cut = omission(content.count('\n') + 1)  # the marker of a run of dropped lines, standing for them all
     return cut if repeated_by is None else cut + REPEAT_NOTE.format(repeated_by)
