@@ -236,10 +236,10 @@ def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
     """A huge text's single passes (a kind's patterns, the table's columns, the facts and signatures of its
     lines) stop at a deadline already passed, rather than running to their end in C."""
     from summarizer.extractive import log, shell
-    from summarizer.extractive.budget import Deadline, within
+    from summarizer.extractive.budget import Deadline, in_chunks, within
     from summarizer.extractive.lines import Joined
     from summarizer.extractive.notable import notable_rows, split_rows
-    from summarizer.extractive.tree import _in_chunks, _lines_facts  # pyright: ignore[reportPrivateUsage]
+    from summarizer.extractive.tree import _lines_facts  # pyright: ignore[reportPrivateUsage]
 
     lines = [f'2025-01-01T00:00:{n % 60:02d}Z INFO worker-{n % 7} job {n} took {n % 997} ms' for n in range(20_000)]
     passed = Deadline(at=0.0, seconds=0.0)
@@ -249,8 +249,8 @@ def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
         assert run()  # with no deadline, to its end: the rows that stand out, a bonus per line
     for function in (lambda chunk: _lines_facts(chunk, frozenset()), lambda chunk: list(map(log.signature, chunk))):
         with pytest.raises(WorkBudgetExceeded, match='time limit'):
-            _in_chunks(passed, function, lines)
-        assert len(_in_chunks(NO_DEADLINE, function, lines)) == len(lines)
+            in_chunks(passed, function, lines)
+        assert len(in_chunks(NO_DEADLINE, function, lines)) == len(lines)
 
 
 def test_a_list_of_a_million_numbers_is_summarized_without_building_a_million_choices() -> None:

@@ -19,7 +19,7 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
 
 Listings (`grep -n`, `find`) have none: each of their lines says where it is.
 The work is linear: one pass with a stack over the lines, looking at the work's deadline
-(`budget.current_deadline`) every `_CHUNK` lines, so a huge text stops in time as the rest does.
+(`budget.current_deadline`) every `CHUNK` lines, so a huge text stops in time as the rest does.
 """
 
 from __future__ import annotations
@@ -28,15 +28,13 @@ import re
 from collections.abc import Callable, Sequence
 
 from ._kinds import ContentKind, stamped
-from .budget import current_deadline
+from .budget import CHUNK, current_deadline, in_chunks
 from .lines import ALARM
 
 __all__ = ('MAX_DEPTH', 'enclosing', 'indent')
 
 MAX_DEPTH = 6
 """Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
-_CHUNK = 4096
-"""Lines between two looks at the deadline."""
 _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 _DIFF_FILE = re.compile(r'diff --git |--- |\+\+\+ ')
 _HUNK = re.compile(r'@@ ')
@@ -60,10 +58,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     if kind is ContentKind.DIFF:
         return _diff(lines)
     deadline = current_deadline()
-    depths: list[int] = []
-    for start in range(0, len(lines), _CHUNK):
-        deadline.check()
-        depths.extend(map(indent, lines[start : start + _CHUNK]))
+    depths = in_chunks(deadline, lambda chunk: map(indent, chunk), lines)
     chains = _indentation(depths)
     extra = _EXTRA.get(kind)
     if extra is None:
@@ -74,7 +69,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
             chains[index] = _merged(chains[index], more, index)
     closed: list[tuple[int, ...]] = []
     for index, chain in enumerate(chains):
-        if index % _CHUNK == 0:
+        if index % CHUNK == 0:
             deadline.check()
         closed.append(_closure(chains, index) if chain else chain)
     return closed
@@ -95,7 +90,7 @@ def _indentation(depths: Sequence[int]) -> list[tuple[int, ...]]:
     """(indentation, index, chain) of the lines still open: each less indented than the one above it."""
     deadline = current_deadline()
     for index, depth in enumerate(depths):
-        if index % _CHUNK == 0:
+        if index % CHUNK == 0:
             deadline.check()
         if depth < 0:
             chains.append(())

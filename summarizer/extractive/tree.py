@@ -32,7 +32,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias, TypeVar
+from typing import TypeAlias
 
 from ..core import (
     DROPPED_TEXT,
@@ -45,7 +45,7 @@ from ..core import (
 )
 from . import lines as text_lines
 from ._kinds import ContentKind, detect_kind
-from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
+from .budget import NO_DEADLINE, Deadline, cost, escapes, in_chunks, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
 from .outline import enclosing
@@ -555,12 +555,12 @@ class _Tree:
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
-        line_facts = _in_chunks(self._deadline, lambda chunk: _lines_facts(chunk, known), plain)
+        line_facts = in_chunks(self._deadline, lambda chunk: _lines_facts(chunk, known), plain)
         if places and not self._quoted.isdisjoint(places):
             self._place_quoted(plain, line_facts)
         signature = node.signature
         keys = (
-            plain if signature is None else _in_chunks(self._deadline, lambda chunk: list(map(signature, chunk)), plain)
+            plain if signature is None else in_chunks(self._deadline, lambda chunk: list(map(signature, chunk)), plain)
         )
         counted: list[tuple[str, ...]] = []
         seen: set[str] = set()
@@ -976,20 +976,6 @@ def _line_facts(line: str, known: frozenset[str]) -> tuple[str, ...]:
 def _lines_facts(lines: Sequence[str], known: frozenset[str]) -> list[tuple[str, ...]]:
     """`_line_facts` of each of `lines`, the splitting and the look-ups of all of them mapped in C."""
     return list(map(_held, lines, map(known.intersection, map(_WORDS.findall, lines)), itertools.repeat(known)))
-
-
-_R = TypeVar('_R')
-_LINE_CHUNK = 8192
-"""Lines a chunk of `_in_chunks` holds: tens of milliseconds of work on the longest lines a summary keeps whole."""
-
-
-def _in_chunks(deadline: Deadline, function: Callable[[Sequence[str]], list[_R]], lines: Sequence[str]) -> list[_R]:
-    """`function` of `lines`, a chunk at a time, the deadline looked at before each: one C pass over a huge text is seconds."""
-    result: list[_R] = []
-    for start in range(0, len(lines), _LINE_CHUNK):
-        deadline.check()
-        result.extend(function(lines[start : start + _LINE_CHUNK]))
-    return result
 
 
 def _held(line: str, held: frozenset[str], known: frozenset[str]) -> tuple[str, ...]:
