@@ -596,7 +596,7 @@ class HistorySession:
         self._returned.record(messages)
         return messages
 
-    def _count_once(self, again: Sequence[Candidate], compacted: Compaction) -> None:
+    def _count_once(self, again: Sequence[Candidate], compaction: Compaction) -> None:
         """Count each return once in the run's report, when `again` (tried earlier in the run) was cut to a marker now.
 
         It counted as oversized when first tried, and its original's tokens then; now only what the marker
@@ -609,9 +609,9 @@ class HistorySession:
             total.oversized -= 1
             total.tokens_before -= candidate.tokens
             total.tokens_after -= candidate.tokens
-            if ref in changed and ref in compacted.changed:
+            if ref in changed and ref in compaction.changed:
                 total.summarized -= 1
-        changed.update(compacted.changed)
+        changed.update(compaction.changed)
 
     def _kept_from(self, tried: list[Candidate], reason: str | None) -> None:
         """Count each of `tried` as failed for `reason`, once; None: tried again, so its failure is taken back.
