@@ -132,3 +132,72 @@ def test_a_pytest_failure_stands_under_its_tests_banner() -> None:
     banner = '____________________________ test_refund_rounding _____________________________'
     assert error in kept and banner in kept and kept.index(banner) < kept.index(error)
     assert kept[kept.index(error) - 1] == '>       assert refund(Decimal("10.005")) == Decimal("10.01")'
+
+
+def _long_traceback_run() -> str:
+    """A failing pytest run in its long format: frames with their source, `_ _ _` between them, the raise last."""
+    frames = [
+        (f'/srv/shop/shop/{module}.py', 10 + 7 * n, name, f'    return {name}(order, rows)')
+        for n, (module, name) in enumerate(
+            [('api', 'refund'), ('ledger', 'post'), ('rows', 'convert'), ('money', 'parse'), ('money', 'quantize')]
+        )
+    ]
+    return '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 60 items',
+            *[f'tests/test_refunds.py::test_case_{n} PASSED [{n * 100 // 60:3d}%]' for n in range(59)],
+            'tests/test_refunds.py::test_refund_rounding FAILED [100%]',
+            '=================================== FAILURES ===================================',
+            '____________________________ test_refund_rounding _____________________________',
+            '',
+            '    def test_refund_rounding():',
+            '        order = make_order(total="19.99")',
+            '>       refund(order, ratio=1 / 3)',
+            '',
+            *[line for path, number, name, source in frames for line in (f'{path}:{number}: in {name}', source)],
+            '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ ',
+            '',
+            'value = <shop.money.Amount object at 0x7f3a2c1d9e50>',
+            '',
+            '    def to_cents(value):',
+            '        for unit in value.units:',
+            '            if unit.scale is None:',
+            '                # no scale: the amount cannot be rounded to cents',
+            '>               raise ValueError(f"amount {value} has no scale")',
+            'E               ValueError: amount 6.666666 has no scale',
+            '',
+            '/srv/shop/shop/money.py:44: ValueError',
+            '=========================== short test summary info ============================',
+            'FAILED tests/test_refunds.py::test_refund_rounding - ValueError: amount 6.666666 has no scale',
+            '========================= 1 failed, 59 passed in 0.40s ==========================',
+        ]
+    )
+
+
+def test_a_failing_run_keeps_its_verdict_and_its_error_when_later_turns_quote_its_frames() -> None:
+    """The frames hold what the agent quoted next (their paths), and they must not crowd out what a reader of a
+    test run needs first: that it failed, which test, and why. The run is a command result's `stdout` field,
+    whose other fields take their share of the budget first."""
+    run = _long_traceback_run()
+    result = {'stdout': run, 'stderr': 'WARNING: pytest is not on PATH', 'exitCode': 1}
+    quoted = tuple(f'/srv/shop/shop/{module}.py' for module in ('api', 'ledger', 'rows', 'money')) + ('refund',)
+    summary = summarize(result, budget_tokens=300, quoted=quoted)  # a quarter of it
+    assert isinstance(summary, dict) and isinstance(summary['stdout'], str)
+    kept = kept_lines(run, summary['stdout'])
+    assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
+    assert 'FAILED tests/test_refunds.py::test_refund_rounding - ValueError: amount 6.666666 has no scale' in kept
+    error = 'E               ValueError: amount 6.666666 has no scale'
+    assert error in kept
+    # the failing source line places it, not the source lines above that one
+    assert kept[kept.index(error) - 1] == '>               raise ValueError(f"amount {value} has no scale")'
+
+
+def test_the_separator_between_two_frames_is_no_exception() -> None:
+    """pytest's `_ _ _` line follows a frame that is not the last: the exception is further down."""
+    run = _long_traceback_run()
+    summary = summarize(run, budget_tokens=90)
+    assert isinstance(summary, str)
+    kept = kept_lines(run, summary)
+    assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ ' not in kept
+    assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept

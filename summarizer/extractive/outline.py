@@ -240,11 +240,23 @@ def _banners(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
 
 
 def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
-    """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it."""
+    """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it.
+
+    A banner neither is placed nor places so: pytest's `=== 1 failed, 9 passed ===` says what it is, and
+    `=== short test summary info ===` over `FAILED t.py::test_x` names no place, only a section. Nor is
+    pytest's failing source line (`>       raise KeyError(sku)`): it is the place, and the line above it
+    only more source.
+    """
     result: list[tuple[int, ...]] = [()] * len(lines)
     previous: int | None = None
     for index, line in enumerate(lines):
         if not line.strip():
+            continue
+        if _TEST_BANNER.match(line):
+            previous = None
+            continue
+        if line.startswith('> '):
+            previous = index
             continue
         trouble = ALARM.search(line) is not None or _RAISED.search(line) is not None
         if previous is not None and trouble and not stamped(line):

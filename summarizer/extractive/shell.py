@@ -1,9 +1,10 @@
 """Command and test output: errors, the exception of a traceback and its last frames, the summary lines.
 
-What a reader acts on after a command is whether it failed and why: the pytest or unittest summary
-(`=== 1 failed, 47 passed ===`, `FAILED t.py::test_x`, `Ran 12 tests`, `FAILED (failures=1)`), a
-compiler's `file:line:col: error:`, and for a traceback the exception line and the frames nearest
-to it (the place that raised). A long run of passing tests is what gets dropped.
+What a reader acts on after a command is whether it failed and why: the verdict first (`=== 1 failed,
+47 passed ===`, `Ran 12 tests`, `FAILED (failures=1)`, ranked above every other required line), then
+the failures (`FAILED t.py::test_x`, pytest's `E   ` lines, a compiler's `file:line:col: error:`) and
+for a traceback the exception line and the frames nearest to it (the place that raised). A long run
+of passing tests is what gets dropped.
 
 Next come the lines an agent's next command starts from: pytest's `rootdir:` (the folder it runs
 the next command in) and the location under a failure (`tests/test_x.py:88: AssertionError`, the
@@ -22,7 +23,14 @@ _RULES = (
     (
         re.compile(
             r'^(?:=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
-            r'|(?:FAILED|ERROR)[ :]|Ran \d+ tests? in |FAILED \((?:failures|errors)=|OK(?: \(|$)'
+            r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|OK(?: \(|$))',
+            re.MULTILINE,
+        ),
+        2 * MUST,  # the verdict first: whether the run passed, before which tests failed and why
+    ),
+    (
+        re.compile(
+            r'^(?:(?:FAILED|ERROR)[ :]'
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3})',
             re.MULTILINE,
@@ -51,6 +59,8 @@ in one test instead of trying each branch there (`lines.words_pattern` does the 
 _FRAME = re.compile(r'^(?:[ \t]*File "[^"\n]+", line \d+|[\w./-]+\.py:\d+: in \w)', re.MULTILINE)
 _LAST_FRAMES = 2
 """Frames of a traceback kept first, counted back from the exception: where it was raised."""
+_SEPARATOR = re.compile(r'_(?: _)+ ?')
+"""pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
@@ -87,6 +97,7 @@ def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:
             continue  # not the last frame of its traceback
         for after in range(index + 1, min(index + 4, len(lines))):
             if lines[after][:1] not in ('', ' ', '\t'):
-                found.append(after)
+                if not _SEPARATOR.fullmatch(lines[after]):
+                    found.append(after)
                 break
     return found

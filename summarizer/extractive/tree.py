@@ -52,8 +52,8 @@ from .outline import enclosing
 from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
-"""Share of the budget the lines a kind requires (`lines.MUST`: a diff's headers) may take before anything
-else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
+"""Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
+a kind requires (`lines.MUST`: a diff's headers) may take before anything else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
@@ -150,7 +150,8 @@ def _summarize_tree(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted:
 
 
 def _select(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
-    tree.select_required(budget_tokens * (_REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE))
+    share = _REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE
+    tree.select_required(tree.spent + share * max(0.0, budget_tokens - tree.spent))
     tree.select(budget_tokens)
     tree.ensure_something()
     summary = tree.render()
