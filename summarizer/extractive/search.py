@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from . import prose
 from .lines import HIGH, MID, MUST, Joined
 
 _RULES = (
@@ -24,5 +25,10 @@ ITEM_FIELD_BONUS = HIGH
 
 
 def line_bonuses(lines: Joined) -> list[float]:
-    """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
-    return lines.bonuses(_RULES)
+    """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring).
+
+    A result's page text is a web page: its chrome weighs less than nothing, as in prose (`prose.chrome`).
+    """
+    result = lines.bonuses(_RULES)
+    prose.chrome(lines, result)
+    return result
