@@ -89,3 +89,34 @@ def test_a_removed_comment_line_is_no_file_header() -> None:
     kept = kept_lines(text, summary)
     assert kept[:3] == ['--- a/db/migrate.sql', '+++ b/db/migrate.sql', '@@ -1,40 +1,39 @@']
     assert '-DROP INDEX idx_orders_customer;' in kept
+
+
+def test_git_show_keeps_each_commits_subject_before_its_hunks() -> None:
+    """`git show` / `git log -p`: what a change is for is its message's first line, as required as the files."""
+    commits: list[str] = []
+    for number, (subject, path) in enumerate(
+        [
+            ('Fixed #30856 -- Combined fast-delete queries.', 'src/shop/cart.py'),
+            ('Retry refunds on 503.', 'src/shop/pay.py'),
+        ]
+    ):
+        commits += [
+            f'commit {number}6c66f45193fa65125ca06328817927d6bbc2b2{number}',
+            'Author: Ada Lovelace <ada@example.org>',
+            f'Date:   Mon Oct {number + 7} 10:00:00 2019 +0200',
+            '',
+            f'    {subject}',
+            '',
+            '    Co-authored-by: Charles Babbage <charles@example.org>',
+            '',
+            *_file_diff(path, 4),
+        ]
+    text = '\n'.join(commits)
+    assert detect_kind(text) is ContentKind.DIFF
+    for quoted in ((), ('compute_2', 'handler_3')):
+        summary = summarize(text, budget_tokens=len(text) // 16, quoted=quoted)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        assert '    Fixed #30856 -- Combined fast-delete queries.' in kept
+        assert '    Retry refunds on 503.' in kept
+        assert 'diff --git a/src/shop/pay.py b/src/shop/pay.py' in kept

@@ -5,7 +5,9 @@ change is in, so they are required: chosen before any other line, as many as hal
 (a fifth when later turns quote facts, which compete for the rest), the most worth per token first.
 A hunk header cannot be placed without its file's header, so file headers (`FILE`) come before hunk
 headers (`MUST`): one line per file, `diff --git` where the diff has them (its `---`/`+++` lines
-repeat its paths, and come last), else the `---`/`+++` pair. Then changed lines, then context lines.
+repeat its paths, and come last), else the `---`/`+++` pair. In `git show` or `git log -p`, a commit's
+subject (the first line of its message) says what the change is for, and is required next (`SUBJECT`).
+Then changed lines, then context lines.
 """
 
 from __future__ import annotations
@@ -16,7 +18,13 @@ from .lines import HIGH, LOW, MUST, Joined
 
 FILE = 4 * MUST
 """A file's header: worth more than any hunk header, which it places."""
+SUBJECT = 2 * MUST
+"""A commit's subject line (`    Fixed #30856 -- Combined fast-delete queries.`): after the file headers, before the hunks."""
 _GIT_FILE = re.compile(r'^diff --git ', re.MULTILINE)
+_COMMIT = re.compile(r'^commit [0-9a-f]{7,}', re.MULTILINE)
+_MESSAGE = re.compile(r' {4}\S')
+_HEADER_LINES = 6
+"""Lines between a `commit` line and its message at most: `Merge:`, `Author:`, `Date:`, a blank, a few more."""
 _PATHS = re.compile(r'^(?:--- |\+\+\+ )', re.MULTILINE)
 _RULES = (
     (re.compile(r'^@@ ', re.MULTILINE), MUST),
@@ -36,4 +44,10 @@ def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
     git = bool(lines.matching(_GIT_FILE))
     headers = ((_GIT_FILE, FILE), (_PATHS, LOW)) if git else ((_PATHS, FILE),)
-    return lines.bonuses((*headers, *_RULES))
+    result = lines.bonuses((*headers, *_RULES))
+    for commit in lines.matching(_COMMIT):
+        following = lines.lines[commit + 1 : commit + 1 + _HEADER_LINES]
+        subject = next((commit + 1 + at for at, line in enumerate(following) if _MESSAGE.match(line)), None)
+        if subject is not None:
+            result[subject] = max(result[subject], SUBJECT)
+    return result
