@@ -34,3 +34,39 @@ def test_headings_stay_and_the_quoted_fact_is_kept() -> None:
     kept = kept_lines(MARKDOWN, summary)
     assert all(f'## {title}' in kept for title in SECTIONS)
     assert 'Set `WORKER_POOL_SIZE=6` before starting the service, see RFC-2102.' in kept
+
+
+_NOTES = [
+    f'Note {k}: the project is maintained by volunteers and welcomes pull requests of any size.' for k in range(30)
+]
+
+
+def test_a_line_of_facts_under_a_menu_like_line_is_worth_its_facts() -> None:
+    """A list item of nothing but a link whose target the scrape dropped (`* [Checkout]`) weighs less than
+    nothing for itself (`prose.CHROME`), not against the lines it places: the item under it, its facts in
+    full, still beats a line of nothing."""
+    text = '\n'.join(
+        [
+            '# Release notes for shop 4.2',
+            '',
+            'This page lists what changed in each component of the shop platform in release 4.2.',
+            '',
+            '* [Payments]',
+            '    * Refunds now retry on HTTP 503 up to 5 times, with a 250 ms backoff (PAY-1432).',
+            '    * The `refund_ratio` setting defaults to 0.33 instead of 0.5.',
+            '* [Inventory]',
+            '    * Stock counts sync every 30 s from warehouse-eu-2 instead of every 300 s (INV-877).',
+            '* [Checkout]',
+            '    * Orders over $10,000 need 2FA since 2026-03-01 (CHK-55).',
+            '',
+            *_NOTES,
+        ]
+    )
+    assert detect_kind(text) is ContentKind.PROSE
+    summary = summarize(text, budget_tokens=300)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert _NOTES[3] in kept  # the budget holds lines of nothing, then ...
+    assert '    * Orders over $10,000 need 2FA since 2026-03-01 (CHK-55).' in kept  # ... this first
+    assert kept[kept.index('    * Orders over $10,000 need 2FA since 2026-03-01 (CHK-55).') - 1] == '* [Checkout]'
+
