@@ -70,3 +70,35 @@ def test_a_line_of_facts_under_a_menu_like_line_is_worth_its_facts() -> None:
     assert '    * Orders over $10,000 need 2FA since 2026-03-01 (CHK-55).' in kept  # ... this first
     assert kept[kept.index('    * Orders over $10,000 need 2FA since 2026-03-01 (CHK-55).') - 1] == '* [Checkout]'
 
+
+def test_a_bracketed_line_in_a_code_block_is_no_menu() -> None:
+    """`[tool.shop-sync.warehouse]` in a README's TOML block names the table its keys belong to."""
+    text = '\n'.join(
+        [
+            '# shop-sync',
+            '',
+            'shop-sync copies orders from the shop database to the warehouse every few minutes.',
+            '',
+            '## Configuration',
+            '',
+            'Add its settings to `pyproject.toml`:',
+            '',
+            '```toml',
+            '[tool.shop-sync]',
+            'database = "postgresql://db-prod-3.internal.example.com:5432/shop"',
+            'batch-size = 500',
+            '',
+            '[tool.shop-sync.warehouse]',
+            'url = "https://wms.example.com/api/v2"',
+            'token-env = "WMS_TOKEN"',
+            '```',
+            '',
+            *_NOTES[:25],
+        ]
+    )
+    assert detect_kind(text) is ContentKind.PROSE
+    summary = summarize(text, budget_tokens=200)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert 'url = "https://wms.example.com/api/v2"' in kept
+    assert '[tool.shop-sync.warehouse]' in kept
