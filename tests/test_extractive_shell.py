@@ -236,3 +236,13 @@ def test_an_ok_a_command_prints_is_no_verdict() -> None:
     summary = summarize(run, budget_tokens=40)
     assert isinstance(summary, str)
     assert kept_lines(run, summary)[-3:] == ['Ran 60 tests in 0.031s', '', 'OK']
+
+
+def test_the_separator_between_two_frames_is_no_exception_with_windows_line_ends() -> None:
+    run = _long_traceback_run().replace('\n', '\r\n')
+    summary = summarize(run, budget_tokens=90)
+    assert isinstance(summary, str)
+    kept = kept_lines(run, summary)
+    assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \r' not in kept
+    assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
+    assert 'E               ValueError: amount 6.666666 has no scale\r' in kept

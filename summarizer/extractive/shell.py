@@ -65,8 +65,9 @@ _RAN = re.compile(r'^Ran \d+ tests? in ', re.MULTILINE)
 _OK = re.compile(r'OK(?: \(|$)')
 """unittest's passing verdict (`OK`, `OK (skipped=2)`), a verdict only under its `Ran 12 tests in 0.01s`: alone,
 `OK` is what many a command prints once per step (`redis-cli SET`), each 2 tokens of `VERDICT` otherwise."""
-_SEPARATOR = re.compile(r'_(?: _)+ ?')
-"""pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception."""
+_SEPARATOR = re.compile(r'_(?: _)+\s*')
+"""pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception
+(its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
