@@ -120,3 +120,47 @@ def test_git_show_keeps_each_commits_subject_before_its_hunks() -> None:
         assert '    Fixed #30856 -- Combined fast-delete queries.' in kept
         assert '    Retry refunds on 503.' in kept
         assert 'diff --git a/src/shop/pay.py b/src/shop/pay.py' in kept
+
+
+def test_a_commit_of_git_log_p_is_placed_by_no_file_of_the_commit_before() -> None:
+    """The subject of the second commit of `git log -p` (required) stands in no hunk of the first one's last file:
+    choosing it brings in no hunk header of another commit."""
+    lines: list[str] = []
+    for number, subject in enumerate(['Fixed #30856 -- Combined fast-delete queries.', 'Retry refunds on 503.']):
+        lines += [
+            f'commit {number}6c66f45193fa65125ca06328817927d6bbc2b2{number}',
+            'Author: Ada Lovelace <ada@example.org>',
+            f'Date:   Mon Oct {number + 7} 10:00:00 2019 +0200',
+            '',
+            f'    {subject}',
+            '',
+            *_file_diff(f'src/shop/mod_{number}.py', 3),
+        ]
+    second = lines.index('commit 16c66f45193fa65125ca06328817927d6bbc2b21')
+    chains = enclosing(ContentKind.DIFF, lines)
+    assert all(chains[index] == () for index in range(second, second + 5))
+    assert chains[second + 9] == (second + 6,)  # its own file's `--- a/` line under its `diff --git`
+
+
+def test_a_format_patch_mail_keeps_its_subject() -> None:
+    """`git format-patch` writes the commit's subject as the mail's `Subject:` line: what the patch is for."""
+    text = '\n'.join(
+        [
+            'From 06c66f45193fa65125ca06328817927d6bbc2b20 Mon Sep 17 00:00:00 2001',
+            'From: Ada Lovelace <ada@example.org>',
+            'Date: Mon, 7 Oct 2019 10:00:00 +0200',
+            'Subject: [PATCH] Fixed #30856 -- Combined fast-delete queries.',
+            '',
+            '---',
+            ' src/shop/cart.py | 12 ++++++++----',
+            ' 1 file changed, 8 insertions(+), 4 deletions(-)',
+            '',
+            *_file_diff('src/shop/cart.py', 3),
+            *_file_diff('src/shop/pay.py', 3),
+        ]
+    )
+    assert detect_kind(text) is ContentKind.DIFF
+    for quoted in ((), ('compute_2',)):
+        summary = summarize(text, budget_tokens=len(text) // 16, quoted=quoted)
+        assert isinstance(summary, str)
+        assert 'Subject: [PATCH] Fixed #30856 -- Combined fast-delete queries.' in kept_lines(text, summary)

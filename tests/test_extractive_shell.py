@@ -201,3 +201,48 @@ def test_the_separator_between_two_frames_is_no_exception() -> None:
     kept = kept_lines(run, summary)
     assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ ' not in kept
     assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
+
+
+def test_an_ok_a_command_prints_is_no_verdict() -> None:
+    """unittest's `OK` is a verdict under `Ran 12 tests in ...`; alone it is what `redis-cli SET` prints each
+    time, and 120 of them, 2 tokens each, must not win the budget from the error and its exception."""
+    lines: list[str] = []
+    for n in range(120):
+        lines += [f'$ redis-cli -h cache-{n % 7}.internal SET feature:{n} on', 'OK']
+    lines[150:150] = [
+        'ERROR: connection to cache-3.internal:6379 refused after 3 retries',
+        'Traceback (most recent call last):',
+        '  File "/srv/warm.py", line 12, in <module>',
+        '    client.set(key, value)',
+        'redis.exceptions.ConnectionError: Error 111 connecting to cache-3.internal:6379. Connection refused.',
+    ]
+    text = '\n'.join(lines)
+    assert detect_kind(text) is ContentKind.SHELL
+    summary = summarize(text, budget_tokens=150)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')  # (`kept_lines` cannot tell one `OK` from another)
+    assert lines[150] in kept and lines[154] in kept
+    assert kept.count('OK') < 10
+
+    run = '\n'.join(
+        [
+            *[f'test_case_{n} (tests.test_cache.CacheTest) ... ok' for n in range(60)],
+            '-' * 70,
+            'Ran 60 tests in 0.031s',
+            '',
+            'OK',
+        ]
+    )
+    summary = summarize(run, budget_tokens=40)
+    assert isinstance(summary, str)
+    assert kept_lines(run, summary)[-3:] == ['Ran 60 tests in 0.031s', '', 'OK']
+
+
+def test_the_separator_between_two_frames_is_no_exception_with_windows_line_ends() -> None:
+    run = _long_traceback_run().replace('\n', '\r\n')
+    summary = summarize(run, budget_tokens=90)
+    assert isinstance(summary, str)
+    kept = kept_lines(run, summary)
+    assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \r' not in kept
+    assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
+    assert 'E               ValueError: amount 6.666666 has no scale\r' in kept

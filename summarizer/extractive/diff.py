@@ -6,7 +6,8 @@ change is in, so they are required: chosen before any other line, as many as hal
 A hunk header cannot be placed without its file's header, so file headers (`FILE`) come before hunk
 headers (`MUST`): one line per file, `diff --git` where the diff has them (its `---`/`+++` lines
 repeat its paths, and come last), else the `---`/`+++` pair. In `git show` or `git log -p`, a commit's
-subject (the first line of its message) says what the change is for, and is required next (`SUBJECT`).
+subject (the first line of its message) says what the change is for, and is required next (`SUBJECT`),
+as is a `git format-patch` mail's `Subject: [PATCH] ...` line.
 Then changed lines, then context lines.
 """
 
@@ -27,6 +28,7 @@ _HEADER_LINES = 6
 """Lines between a `commit` line and its message at most: `Merge:`, `Author:`, `Date:`, a blank, a few more."""
 _PATHS = re.compile(r'^(?:--- |\+\+\+ )', re.MULTILINE)
 _RULES = (
+    (re.compile(r'^Subject: ', re.MULTILINE), SUBJECT),  # a mail's (`git format-patch`): no hunk line starts so
     (re.compile(r'^@@ ', re.MULTILINE), MUST),
     (
         re.compile(

@@ -9,6 +9,7 @@ they weigh less than nothing (`chrome`), unless a later turn quotes what they ho
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from .lines import HIGH, LOW, MID, Joined
@@ -29,6 +30,8 @@ navigation, not its text. A link with its target (`- [Commits](https://...)`) is
 No two ways to match a character (no `[` inside a link's text but one image or link): linear on any line."""
 CHROME = -HIGH
 """The bonus of such a line: more than the facts of a name or two weigh, less than a quoted fact."""
+_FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)', re.MULTILINE)
+"""A fenced code block's opening or closing line: what stands between two is code (`[tool.ruff]`, `[1, 2, 3]`), no menu."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
@@ -42,7 +45,15 @@ def line_bonuses(lines: Joined) -> list[float]:
 
 
 def chrome(lines: Joined, bonuses: list[float]) -> None:
-    """Give the lines of a page's chrome (see the module's docstring) that no rule values the `CHROME` bonus."""
-    for index in lines.matching(_CHROME):
+    """Give the lines of a page's chrome (see the module's docstring) that no rule values the `CHROME` bonus.
+
+    Not inside a fenced code block: a TOML table's `[tool.ruff]` or a printed `[1, 2, 3]` is code a reader
+    came for, and the header names the keys under it.
+    """
+    found = lines.matching(_CHROME)
+    fences = lines.matching(_FENCE) if found else []
+    for index in found:
+        if bisect.bisect_right(fences, index) % 2:
+            continue  # after an odd number of fences: inside a code block
         if bonuses[index] <= LOW:
             bonuses[index] = CHROME

@@ -19,14 +19,16 @@ from collections.abc import Sequence
 
 from .lines import HIGH, LOW, MID, MUST, Joined
 
+VERDICT = 2 * MUST
+"""The verdict first: whether the run passed, before which tests failed and why."""
 _RULES = (
     (
         re.compile(
             r'^(?:=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
-            r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|OK(?: \(|$))',
+            r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=)',
             re.MULTILINE,
         ),
-        2 * MUST,  # the verdict first: whether the run passed, before which tests failed and why
+        VERDICT,
     ),
     (
         re.compile(
@@ -59,13 +61,22 @@ in one test instead of trying each branch there (`lines.words_pattern` does the 
 _FRAME = re.compile(r'^(?:[ \t]*File "[^"\n]+", line \d+|[\w./-]+\.py:\d+: in \w)', re.MULTILINE)
 _LAST_FRAMES = 2
 """Frames of a traceback kept first, counted back from the exception: where it was raised."""
-_SEPARATOR = re.compile(r'_(?: _)+ ?')
-"""pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception."""
+_RAN = re.compile(r'^Ran \d+ tests? in ', re.MULTILINE)
+_OK = re.compile(r'OK(?: \(|$)')
+"""unittest's passing verdict (`OK`, `OK (skipped=2)`), a verdict only under its `Ran 12 tests in 0.01s`: alone,
+`OK` is what many a command prints once per step (`redis-cli SET`), each 2 tokens of `VERDICT` otherwise."""
+_SEPARATOR = re.compile(r'_(?: _)+\s*')
+"""pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception
+(its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
     result = lines.bonuses(_RULES)
+    for ran in lines.matching(_RAN):
+        for after in range(ran + 1, min(ran + 3, len(lines))):  # `OK` under it, a blank line between or not
+            if _OK.match(lines.lines[after]):
+                result[after] = max(result[after], VERDICT)
     frames = lines.matching(_FRAME)
     last: list[int] = []
     for position, index in enumerate(frames):  # the last frames of each traceback: before a gap in the frames
