@@ -245,4 +245,56 @@ def test_the_separator_between_two_frames_is_no_exception_with_windows_line_ends
     kept = kept_lines(run, summary)
     assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \r' not in kept
     assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
-    assert 'E               ValueError: amount 6.666666 has no scale\r' in kept
+    # the budget goes to why it failed, not to the separator and the frames above it: in the `E` line or in
+    # the `FAILED` line, which says it again
+    assert any('ValueError: amount 6.666666 has no scale' in line for line in kept)
+    assert 'FAILED tests/test_refunds.py::test_refund_rounding - ValueError: amount 6.666666 has no scale\r' in kept
+
+
+def test_go_jest_and_unittest_failures_are_kept_with_their_verdicts() -> None:
+    """Other runners' verdicts and failure headers: Go's `FAIL<tab>pkg<tab>time` and `--- FAIL:`, Jest's
+    `Tests:` and `FAIL file`, unittest's `FAIL: test_x`; each named by the line itself, not the one above."""
+    go = '\n'.join(
+        [
+            *[f'=== RUN   TestCart{n}\n--- PASS: TestCart{n} (0.00s)' for n in range(60)],
+            '=== RUN   TestRefundRounding',
+            '    refund_test.go:41: got 6.67, want 6.66',
+            '--- FAIL: TestRefundRounding (0.00s)',
+            *[f'ok  \texample.com/shop/pkg{n}\t0.0{n % 10}s' for n in range(20)],
+            'FAIL\texample.com/shop/refunds\t0.41s',
+            'FAIL',
+        ]
+    )
+    jest = '\n'.join(
+        [
+            *[f'PASS src/cart{n}.test.ts' for n in range(60)],
+            'FAIL src/refund.test.ts',
+            '  ● refund › rounds to cents',
+            '    expect(received).toBe(expected) // Object.is equality',
+            'Test Suites: 1 failed, 60 passed, 61 total',
+            'Tests:       1 failed, 240 passed, 241 total',
+        ]
+    )
+    unittest = '\n'.join(
+        [
+            '.' * 2800,
+            '======================================================================',
+            'FAIL: test_refund_rounding (shop.tests.RefundTests.test_refund_rounding)',
+            '----------------------------------------------------------------------',
+            'AssertionError: 6.67 != 6.66',
+            '----------------------------------------------------------------------',
+            'Ran 2801 tests in 4.210s',
+            '',
+            'FAILED (failures=1)',
+        ]
+    )
+    for text, wanted in (
+        (go, ('--- FAIL: TestRefundRounding (0.00s)', 'FAIL\texample.com/shop/refunds\t0.41s')),
+        (jest, ('FAIL src/refund.test.ts', 'Tests:       1 failed, 240 passed, 241 total')),
+        (unittest, ('FAIL: test_refund_rounding (shop.tests.RefundTests.test_refund_rounding)', 'FAILED (failures=1)')),
+    ):
+        assert detect_kind(text) is ContentKind.SHELL
+        summary = summarize(text, budget_tokens=60)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        assert all(line in kept for line in wanted), (wanted, summary)

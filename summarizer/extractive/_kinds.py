@@ -25,7 +25,7 @@ class ContentKind(StrEnum):
     CODE = 'code'
     """Source code, or a numbered file read (`cat -n`: `    12\\t...`, or `12: ...`)."""
     SHELL = 'shell'
-    """Command and test output: tracebacks, pytest summaries, compiler errors, `$ ` prompts."""
+    """Command and test output: tracebacks, pytest, unittest, Go and Jest runs, compiler errors, `$ ` prompts."""
     LOG = 'log'
     """Timestamped or leveled lines."""
     LISTING = 'listing'
@@ -68,7 +68,9 @@ _SHELL_MARK = re.compile(
     r'|(?:FAILED|ERROR|PASSED) [\w./-]+(?:::|\.py)|\$ \S|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
     r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w.]+(?:Error|Exception): |E {3}|Ran \d+ tests? in '
     r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
-    r'|FAILED \((?:failures|errors)=|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL))',
+    r'|FAILED \((?:failures|errors)=|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
+    r'|=== RUN +\w|--- (?:PASS|FAIL|SKIP): \w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b'
+    r'|Tests: +\d+ (?:failed|passed))',
     _M,
 )
 _CODE_LINE = re.compile(

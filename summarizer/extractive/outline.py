@@ -47,7 +47,13 @@ _ID_FIELDS = ('id', 'id_', 'uuid', 'key', 'number', 'slug')
 _NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'email', 'sender', 'username', 'user')
 """... and by a name: a record shows one of each where it has them (`id_: '3'` and `filename: plan.docx`)."""
 _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
-_TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}$|^={3,} .+ ={3,}$')
+_TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
+_RULE = re.compile(r'[-=_~*]{10,}\r?$')
+"""A line drawn across (unittest's `-----` between a failure's header, traceback and the next): a separator, no place."""
+_NAMES_ITSELF = re.compile(
+    r'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)[ :\t]|--- (?:FAIL|PASS|SKIP): |Tests?: |Test Suites: |Ran \d+ tests? '
+)
+"""A test runner's line that says which test, package or run it is about: it needs no line above to place it."""
 _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 """What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""
 
@@ -247,20 +253,22 @@ def _banners(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
 def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it.
 
-    A banner neither is placed nor places so: pytest's `=== 1 failed, 9 passed ===` says what it is, and
+    A banner or a rule (`-----`) neither is placed nor places so: pytest's `=== 1 failed, 9 passed ===` says what it is, and
     `=== short test summary info ===` over `FAILED t.py::test_x` names no place, only a section. Nor is
     pytest's failing source line (`>       raise KeyError(sku)`): it is the place, and the line above it
-    only more source.
+    only more source. Nor is a test runner's line naming its test, package or run (`FAIL: test_x (...)`,
+    `--- FAIL: TestX`, `FAIL<tab>example.com/shop<tab>0.4s`, `Tests: 1 failed`): above it stand other
+    tests' lines.
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
     previous: int | None = None
     for index, line in enumerate(lines):
         if not line.strip():
             continue
-        if _TEST_BANNER.match(line):
+        if _TEST_BANNER.match(line) or _RULE.match(line):
             previous = None
             continue
-        if line.startswith('> '):
+        if line.startswith('> ') or _NAMES_ITSELF.match(line):
             previous = index
             continue
         trouble = ALARM.search(line) is not None or _RAISED.search(line) is not None

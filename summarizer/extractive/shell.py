@@ -1,10 +1,12 @@
 """Command and test output: errors, the exception of a traceback and its last frames, the summary lines.
 
 What a reader acts on after a command is whether it failed and why: the verdict first (`=== 1 failed,
-47 passed ===`, `Ran 12 tests`, `FAILED (failures=1)`, ranked above every other required line), then
-the failures (`FAILED t.py::test_x`, pytest's `E   ` lines, a compiler's `file:line:col: error:`) and
-for a traceback the exception line and the frames nearest to it (the place that raised). A long run
-of passing tests is what gets dropped.
+47 passed ===`, `Ran 12 tests`, `FAILED (failures=1)`, Jest's `Tests: 1 failed, 5 passed`, Go's
+`FAIL<tab>example.com/shop<tab>0.41s`; ranked above every other required line), then the failures
+(`FAILED t.py::test_x`, unittest's `FAIL: test_x`, Go's `--- FAIL: TestX`, Jest's `FAIL src/a.test.ts`,
+pytest's `E   ` lines, a compiler's `file:line:col: error:`) and for a traceback the exception line
+and the frames nearest to it (the place that raised). A long run of passing tests is what gets
+dropped; so are the `ok` lines of a Go run's passing packages, which are many.
 
 Next come the lines an agent's next command starts from: pytest's `rootdir:` (the folder it runs
 the next command in) and the location under a failure (`tests/test_x.py:88: AssertionError`, the
@@ -25,14 +27,14 @@ _RULES = (
     (
         re.compile(
             r'^(?:=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
-            r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=)',
+            r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|Tests: +\d+ (?:failed|passed)|FAIL\t\S+\t\d+(?:\.\d+)?s)',
             re.MULTILINE,
         ),
         VERDICT,
     ),
     (
         re.compile(
-            r'^(?:(?:FAILED|ERROR)[ :]'
+            r'^(?:(?:FAILED|FAIL|ERROR)[ :]|--- FAIL: '
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3})',
             re.MULTILINE,
