@@ -552,7 +552,10 @@ def _known_parts(token: str) -> tuple[str, ...]:
 
 def all_parts(tokens: Iterable[str]) -> list[str]:
     """The parts (`name_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
-    parted = '\n'.join(_WITH_PARTS.findall('\n'.join(tokens)))
+    joined = '\n'.join(tokens)
+    if _SEPARATORS.isdisjoint(joined):  # no `/`, `.` or `:` at all, as in most of a conversation's prose: no parts
+        return []
+    parted = '\n'.join(_WITH_PARTS.findall(joined))
     leads = _LEAD.findall(parted)
     return [*_PART.findall(parted), *leads, *_PART.findall('\n'.join(leads))]
 
