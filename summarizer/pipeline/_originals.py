@@ -605,7 +605,7 @@ class OriginalStore:
                 connection.execute('BEGIN IMMEDIATE')
                 added = 0
                 for hash_, content_hash, tool_name, text in rows:
-                    size = len(text.encode('utf-8', 'surrogatepass'))
+                    size = len(text) if text.isascii() else len(text.encode('utf-8', 'surrogatepass'))
                     cursor = connection.execute(
                         'INSERT OR IGNORE INTO originals VALUES (?, ?, ?, ?, ?, ?)',
                         (hash_, content_hash, tool_name, size, text, now),
