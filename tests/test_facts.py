@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
-from summarizer.core._facts import Fact, find_facts, mentions, referred_facts, token_set
+from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
+    Fact,
+    _tokens,
+    all_parts,
+    find_facts,
+    mentions,
+    name_parts,
+    referred_facts,
+    token_set,
+    tokens,
+)
 from summarizer.extractive.notable import column_extremes, notable_rows, parse_number, rare_values, split_rows
 
 
@@ -146,3 +158,30 @@ def test_a_rare_status_among_many_common_ones_stands_out() -> None:
 
 def test_a_short_table_is_taken_in_at_a_glance() -> None:
     assert notable_rows([['a', '1'], ['b', '900']]) == {}
+
+
+@pytest.mark.parametrize('seed', range(3))
+def test_all_parts_are_the_name_parts_of_each_token(seed: int) -> None:
+    """Cut in one pass for all tokens (none at all without a `/`, `.` or `:`): what cutting each gives."""
+    rng = random.Random(seed)
+    pieces = ['src', 'app', 'py', 'x_1', 'Parser', 'parse', '10', 'v2', 'test_login', 'ops', 'é']
+    for _ in range(500):
+        tokens = [
+            ''.join(rng.choice(pieces) + rng.choice(['', '', '', '/', '.', '::', '-', '_']) for _ in range(4))
+            for _ in range(rng.randint(0, 6))
+        ]
+        assert set(all_parts(tokens)) == {part for token in tokens for part in name_parts(token)}, tokens
+
+
+@pytest.mark.parametrize('seed', range(3))
+def test_tokens_in_no_order_are_those_read_in_order(seed: int) -> None:
+    """Pieces of ASCII letters alone are taken as their own token, unread: the tokens the pattern reads in them."""
+    rng = random.Random(seed)
+    words = ['the', 'Parser', 'x', 'Zürich', 'café', 'ß', 'load_config', 'v2', 'a.b', '--flag', '#12', 'http', 'ÀB']
+    marks = ['', '', '', '.', ',', ':', '/', '-', '"', "'", '`', '(', ')', '\\n', 'é', '1']
+    for _ in range(500):
+        text = ''.join(
+            rng.choice(marks) + rng.choice(words) + rng.choice(marks) + rng.choice([' ', '\n', '\t', '\u2003', ''])
+            for _ in range(rng.randint(0, 12))
+        )
+        assert tokens(text) == set(_tokens(text, ordered=True)), text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 from helpers import compactor, history, summarizer_model
@@ -169,3 +170,19 @@ async def test_the_pipeline_keeps_the_original_of_a_summary_filling_an_empty_val
     grounded = {**filled, 'stderr': ''}
     result = await compactor(summarizer_model(lambda content, budget: grounded)).compact(history(original))
     assert result.report.summarized == 1 and result.messages[2].parts[0].content == grounded  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize('seed', range(3))
+def test_an_original_finds_its_lines_by_scans_and_by_its_indexes_alike(seed: int) -> None:
+    """The first look-ups scan the lines or the text, later ones use the indexes: the same answers either way."""
+    rng = random.Random(seed)
+    for _ in range(200):
+        lines = [rng.choice(['', ' ', 'a', 'b b', 'é…', 'x' * rng.randint(0, 9)]) for _ in range(rng.randint(1, 12))]
+        text = '\n'.join(lines)
+        read = OriginalText(text)
+        asked = [*rng.sample([*lines, 'absent'], rng.randint(1, len(lines) + 1)), *lines, 'absent']
+        for line in asked:
+            assert read.line_index(line) == (lines.index(line) if line in lines else None)
+        offsets = [*rng.sample(range(len(text) + 1), min(5, len(text) + 1)), *range(len(text) + 1)]
+        for offset in offsets:
+            assert read.line_at(offset) == text.count('\n', 0, offset)

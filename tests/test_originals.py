@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import random
+import re
 import stat
 from datetime import datetime
 from pathlib import Path
@@ -17,14 +19,17 @@ from test_capability import tool_returns
 from summarizer import Compactor, SummarizerConfig
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
+from summarizer.pipeline._cache import has_utf8, storable_json
 from summarizer.pipeline._originals import (
     READ_HINT,
     READ_LINE,
+    Kept,
     Original,
     OriginalStore,
     Restored,
     RestoreError,
     Span,
+    _compact_json,  # pyright: ignore[reportPrivateUsage]
     conversation_scope,
     read_hint_tokens,
     with_read_hint,
@@ -284,3 +289,43 @@ def test_a_store_whose_records_lead_back_to_the_text_refuses_the_restore(tmp_pat
     with pytest.raises(RestoreError, match='lead back to it'):
         store.restore(second, identity='h')
     store.close()
+
+
+def varied_contents(seed: int) -> list[JsonValue]:
+    """Contents of every shape, with ASCII, other scripts, astral characters and lone surrogates in their text."""
+    rng = random.Random(seed)
+    alphabet = ['a', 'Z', '7', ' ', '\n', '"', '\\', '\t', 'é', 'ж', '…', '\U0001f600', '\ud800', '\udfff', '\x00']
+    contents: list[JsonValue] = []
+    for _ in range(200):
+        weights = [20, 5, 5, 5, 3, 2, 2, 2] + [rng.choice([0, 1]) for _ in alphabet[8:]]
+        words = [''.join(rng.choices(alphabet, weights, k=rng.randint(0, 12))) for _ in range(rng.randint(1, 8))]
+        records: dict[str, JsonValue] = {
+            word or 'empty': [index, index / 3, None, True, {'w': word}] for index, word in enumerate(words)
+        }
+        contents += [' '.join(words), list[JsonValue](words), records]
+    return contents
+
+
+def test_a_utf8_form_is_told_as_the_surrogate_search_told_it() -> None:
+    surrogate = re.compile('[\ud800-\udfff]')
+    for content in varied_contents(1):
+        text = json_text(content)
+        assert has_utf8(text) is (surrogate.search(text) is None)
+
+
+def test_the_store_keeps_each_content_as_its_json_text_made_again() -> None:
+    """The text kept and its hashes, from the walk's `content_text`, are those of serializing the content again."""
+    for content in varied_contents(2):
+        text = json_text(content)
+        entry = Kept(
+            tool_name='t',
+            tool_call_id='c',
+            content=content,
+            content_text=text,
+            summary='"s"',
+            scope='s',
+            returned_at=datetime(2026, 1, 1),
+        )
+        made_again = storable_json(content, separators=(',', ':'))
+        assert _compact_json(entry) == made_again
+        assert has_utf8(made_again)

@@ -26,6 +26,7 @@ from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
     PossibleFacts,
     Vocabulary,
     _near,
+    _occurrences,
     may_be_fact,
     mentions,
     referred_facts,
@@ -369,7 +370,7 @@ def test_reading_around_the_held_strings_finds_what_reading_everything_finds(see
     rng = random.Random(seed)
     tokens = (*_TOKENS, *_PARTED, *(f'"{token}"' for token in _PARTED), *(f"'{token}'" for token in _PARTED))
     gaps = (*_GAPS, '\u2003', '\x1c', '\r\n', ':', '::', '-', '@', '/.')
-    narrowed = 0
+    narrowed = glued_only = 0
     for _ in range(10):
         text = ''.join(rng.choice(tokens) + rng.choice(gaps) for _ in range(rng.randint(5, 300)))
         candidates = sorted(token_set(text) | token_set(' '.join(_PARTED)) | {'field required', 'x y', 'ession.p'})
@@ -379,14 +380,20 @@ def test_reading_around_the_held_strings_finds_what_reading_everything_finds(see
             vocabulary.add(strings)
             held = vocabulary.held(text)
             assert held is not None
-            assert sorted(held) == [string for string in strings if may_be_fact(string) and string in text]
-            sides = [set(rng.sample(held, rng.randint(0, len(held)))) for _ in range(rng.randint(1, 2))]
+            substrings = [string for string in strings if may_be_fact(string) and string in text]
+            assert sorted(held) == [string for string in substrings if _occurrences(string).search(text)]
             whole = PossibleFacts(text)
-            near = PossibleFacts(text, around=sides)
+            glued = set(substrings) - set(held)  # each occurrence glued to more of a token: no candidate there
+            assert glued.isdisjoint(whole._candidates), glued  # pyright: ignore[reportPrivateUsage]
+            # the look-ups may answer with any substring: those held are all it takes to read around
+            sides = [set(rng.sample(substrings, rng.randint(0, len(substrings)))) for _ in range(rng.randint(1, 2))]
+            near = PossibleFacts(text, around=[side.intersection(held) for side in sides])
             for side in sides:
                 assert near.referred(side.intersection) == whole.referred(side.intersection), (text, side)
             narrowed += _near(text, sides) is not None
+            glued_only += bool(glued)
     assert narrowed >= 10  # both ways are tried: read around the strings, and (too many of them) the whole text
+    assert glued_only >= 1  # and strings the text holds only glued to more of a token
 
 
 def test_a_vocabulary_holds_strings_of_any_bytes() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 import random
 import re
 
@@ -13,12 +14,11 @@ from summarizer.core._shape import (
     JsonValue,
     _conforms,
     carries_text,
+    is_plain,
     items_marker,
     nested_deeper_than,
-    plain_structure,
     schema_for,
     shape_mismatch,
-    structure_of,
 )
 
 ORIGINAL = {
@@ -174,20 +174,50 @@ class Name(str):
     pass
 
 
+class Level(enum.IntEnum):
+    ONE = 1
+
+
 @pytest.mark.parametrize(
     'value', [{1: 'a'}, [(1, 2)], {'a': {None: 1}}, [Name('a')], {Name('a'): 1}, [b'bytes'], [{'a': object()}]]
 )
-def test_plain_structure_is_only_for_the_exact_json_types(value: object) -> None:
-    assert plain_structure(value) is None
+def test_is_plain_is_only_for_the_exact_json_types(value: object) -> None:
+    assert not is_plain(value)
+
+
+def exactly_json(value: object) -> bool:
+    """What `is_plain` tells, item by item: the exact JSON types, and `str` keys."""
+    if type(value) in (str, int, float, bool, type(None)):
+        return True
+    if type(value) is list:
+        return all(map(exactly_json, value))  # pyright: ignore[reportUnknownArgumentType]
+    if type(value) is dict:
+        return all(type(key) is str and exactly_json(item) for key, item in value.items())  # pyright: ignore[reportUnknownVariableType, reportUnknownArgumentType]
+    return False
+
+
+def spoiled(value: object, rng: random.Random) -> object:
+    """`value` with, now and then, one of its containers, keys or scalars of a type JSON would change."""
+    if rng.random() < 0.03:
+        return rng.choice([(1, 'a'), Name('n'), b'b', Level.ONE, object()])
+    if isinstance(value, list):
+        return [spoiled(item, rng) for item in value]
+    if isinstance(value, dict):
+        key: object = 7 if rng.random() < 0.03 else None
+        return {(key if key is not None else name): spoiled(item, rng) for name, item in value.items()}
+    return value
 
 
 @pytest.mark.parametrize('seed', range(5))
-def test_plain_structure_is_the_structure_of_plain_values(seed: int) -> None:
-    """Containers of scalars only are judged by their items' types at once: the same structure as item by item."""
+def test_is_plain_tells_the_exact_json_types_as_a_walk_item_by_item_does(seed: int) -> None:
+    """Containers are judged by their items' types at once: the same verdict as item by item, at any depth."""
     rng = random.Random(seed)
+    verdicts: set[bool] = set()
     for _ in range(2000):
-        value = random_json(rng)
-        assert plain_structure(value) == structure_of(value), value
+        value = spoiled(random_json(rng), rng)
+        verdicts.add(is_plain(value))
+        assert is_plain(value) == exactly_json(value), value
+    assert verdicts == {True, False}
 
 
 def nested(levels: int) -> object:
@@ -199,9 +229,10 @@ def nested(levels: int) -> object:
 
 
 @pytest.mark.parametrize('levels', [MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, 5000])
-def test_plain_structure_applies_the_depth_guard(levels: int) -> None:
+def test_is_plain_applies_the_depth_guard(levels: int) -> None:
     value = nested(levels)
-    assert (plain_structure(value) is None) == nested_deeper_than(value, MAX_DEPTH)
+    assert is_plain(value) == (not nested_deeper_than(value, MAX_DEPTH))
+    assert is_plain([[], {}, value]) == (not nested_deeper_than([value], MAX_DEPTH))
 
 
 def test_a_list_item_conforms_exactly_when_shape_mismatch_finds_nothing() -> None:

@@ -212,6 +212,9 @@ _PATH_LIKE = re.compile(r'[^\d#\\-].*\w', re.ASCII | re.DOTALL)
 `-` first), ending in a word character: both go on over what `_GLUE` matches."""
 _GLUE = r'\w|[-@.]\w|/\.?\w'
 """What, right after such a string, the token holding it goes on with (see `_near`)."""
+_UNGLUED = rb'(?:$|[^0-9A-Za-z_@./-]|[-@.](?:$|[^0-9A-Za-z_])|/(?:$|[^0-9A-Za-z_.]|\.(?:$|[^0-9A-Za-z_])))'
+"""What may follow such a string where it is no glued occurrence, as RE2 (no look-ahead) reads UTF-8 bytes: the end,
+or none of `_GLUE` (an ASCII word character, or `-`, `@`, `.` or `/` before one, or `/.` before one)."""
 
 
 @functools.lru_cache(maxsize=1 << 12)
@@ -222,9 +225,14 @@ def _occurrences(string: str) -> re.Pattern[str]:
     glued occurrences, most of a long listing's, cost no Python work. Remembered: the same turn
     tokens are looked for in every return.
     """
-    if string.split() == [string] and _PATH_LIKE.fullmatch(string):
+    if _glues(string):
         return re.compile(rf'{re.escape(string)}(?!{_GLUE})', re.ASCII)
     return re.compile(re.escape(string))
+
+
+def _glues(string: str) -> bool:
+    """Whether `string` is path-like and whole (no whitespace): no candidate where more of a token is glued to it."""
+    return string.split() == [string] and _PATH_LIKE.fullmatch(string) is not None
 
 
 def _near(text: str, sides: Sequence[Collection[str]]) -> tuple[str, str] | None:
@@ -338,9 +346,11 @@ class Vocabulary:
     def held(self, text: str) -> list[str] | None:
         """The strings `text` holds as substrings (in no order), or None: read it whole.
 
-        None when `text` holds a string too long to look for around it (or there are many such), or when
-        RE2 could not take them all. A substring only: whether the text holds one as a token, part or
-        quoted string is for `PossibleFacts` to tell.
+        A path-like string (`_glues`) counts only where no more of a token is glued to it: elsewhere it is no
+        candidate, and `_near` passes over it, so a listing that holds a turn's path only inside longer names
+        (`src/app.py.orig`) is not read around it at all. None when `text` holds a string too long to look
+        for around it (or there are many such), or when RE2 could not take them all. A substring only:
+        whether the text holds one as a token, part or quoted string is for `PossibleFacts` to tell.
         """
         if len(self._long) > _NEAR_STRINGS or any(string in text for string in self._long):
             return None
@@ -387,7 +397,8 @@ class _Chunk:
         matcher = re2.Set.SearchSet(options)
         try:
             for string in strings:
-                matcher.Add(re2.escape(string.encode('utf-8', 'surrogatepass')))
+                literal = re2.escape(string.encode('utf-8', 'surrogatepass'))
+                matcher.Add(literal + _UNGLUED if _glues(string) else literal)
             matcher.Compile()
         except re2.error:
             return None
@@ -471,11 +482,17 @@ def _tokens(text: str, *, ordered: bool) -> Iterable[str]:
     """The distinct tokens of `text`; in order of first appearance when `ordered`.
 
     The token pattern reads each distinct piece between whitespace once, all in one pass over the
-    pieces joined by line breaks (which it sees as it sees any whitespace).
+    pieces joined by line breaks (which it sees as it sees any whitespace). In no order, a piece of
+    ASCII letters alone (most of any prose) is its own one token: such pieces are picked out in C
+    and the pattern reads the others only.
     """
-    pieces = dict.fromkeys(text.split()) if ordered else set(text.split())
-    tokens = _TOKEN.findall('\n'.join(pieces))
-    return dict.fromkeys(tokens) if ordered else set(tokens)
+    if ordered:
+        return dict.fromkeys(_TOKEN.findall('\n'.join(dict.fromkeys(text.split()))))
+    pieces = set(text.split())
+    words = set(filter(str.isalpha, filter(str.isascii, pieces)))
+    tokens = set(_TOKEN.findall('\n'.join(pieces.difference(words))))
+    tokens.update(words)
+    return tokens
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -541,7 +558,10 @@ def _known_parts(token: str) -> tuple[str, ...]:
 
 def all_parts(tokens: Iterable[str]) -> list[str]:
     """The parts (`name_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
-    parted = '\n'.join(_WITH_PARTS.findall('\n'.join(tokens)))
+    joined = '\n'.join(tokens)
+    if _SEPARATORS.isdisjoint(joined):  # no `/`, `.` or `:` at all, as in most of a conversation's prose: no parts
+        return []
+    parted = '\n'.join(_WITH_PARTS.findall(joined))
     leads = _LEAD.findall(parted)
     return [*_PART.findall(parted), *leads, *_PART.findall('\n'.join(leads))]
 

@@ -137,19 +137,26 @@ class OriginalText:
     Build it once per original and ask `grounded_line` for each summary line.
     """
 
-    __slots__ = ('_index', '_starts', '_tokens', '_words', 'lines', 'text')
+    __slots__ = ('_index', '_scans', '_starts', '_tokens', '_words', 'lines', 'text')
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.lines = text.split('\n')
         self._index: dict[str, int] | None = None
         self._starts: list[int] | None = None
+        self._scans = 0
+        """Look-ups answered by a scan of the lines or the text, before the index of each is built."""
         self._words: dict[str, list[int]] | None = None
         self._tokens: dict[int, set[str]] = {}
 
     def line_index(self, line: str) -> int | None:
         """The index of the first original line equal to `line`, if one is."""
         if self._index is None:
+            if self._scan():  # a scan in C: an index of the lines hashes every one of them
+                try:
+                    return self.lines.index(line)
+                except ValueError:
+                    return None
             self._index = {}
             for index, text in enumerate(self.lines):
                 self._index.setdefault(text, index)
@@ -158,10 +165,21 @@ class OriginalText:
     def line_at(self, offset: int) -> int:
         """The index of the line holding the character at `offset` of `text`."""
         if self._starts is None:
+            if self._scan():  # the line breaks before it, counted in C
+                return self.text.count('\n', 0, offset)
             self._starts = [0]
             for line in self.lines[:-1]:
                 self._starts.append(self._starts[-1] + len(line) + 1)
         return bisect.bisect_right(self._starts, offset) - 1
+
+    def _scan(self) -> bool:
+        """Whether to answer this look-up by a scan: the first few are, before an index pays for its making.
+
+        A summary line is looked up once or twice in its original (most summaries keep a few lines of a
+        long one), where making an index costs a dozen scans.
+        """
+        self._scans += 1
+        return self._scans <= _SCANS
 
     def sharing(self, words: set[str]) -> list[tuple[int, int]]:
         """(line index, words shared) of the lines sharing at least `MIN_SHARED_WORDS` of `words`, most first."""
@@ -179,6 +197,10 @@ class OriginalText:
         if tokens is None:
             tokens = self._tokens[index] = token_set(self.lines[index])
         return tokens
+
+
+_SCANS = 8
+"""Look-ups of an original answered by a scan before its indexes are made."""
 
 
 def grounded_line(line: str, original: OriginalText, *, own_words: bool = True) -> Grounding:

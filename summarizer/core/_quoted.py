@@ -141,7 +141,7 @@ class Turns:
                 tokens = token_set(text)
                 if not tokens:
                     continue
-                new = tokens - self._first.keys()
+                new = tokens.difference(self._first)  # by look-ups in the map: `- keys()` copied all its keys
                 self._first.update(dict.fromkeys(new, number))
                 self._vocabulary.add(new)
                 self._last.update(dict.fromkeys(tokens, number))

@@ -118,65 +118,51 @@ _SCALAR_TYPES: dict[type, str] = {str: 'string', bool: 'boolean', int: 'integer'
 """In `isinstance` order for subclasses: `bool` before `int`."""
 
 
-def plain_structure(value: object, *, max_depth: int = MAX_DEPTH) -> Structure | None:
-    """The structure of `value` if it is plain JSON nesting at most `max_depth` levels; None otherwise.
+def is_plain(value: object, *, max_depth: int = MAX_DEPTH) -> bool:
+    """Whether `value` is plain JSON nesting at most `max_depth` levels.
 
     Plain JSON: made of the exact JSON types only (dicts with `str` keys, lists, `str`, `int`,
-    `float`, `bool`, None).
+    `float`, `bool`, None). Such a value is already its own JSON data (`to_jsonable_python` would
+    return an equal copy) and passes the depth guard: one pass proves both, instead of three (depth
+    guard, copy, comparison). A value that is not (or nests deeper) takes the caller's careful path.
 
-    Such a value is already its own JSON data (`to_jsonable_python` would return an equal copy) and
-    passes the depth guard: the walk proves both, and gets the structure the output schema is built
-    from, in one pass over the value instead of four (depth guard, copy, comparison, schema). The
-    depth is read from the structure, which is small (one entry per distinct item structure of a
-    list); a value nested too deeply for the recursion gives None, and the caller's careful path
-    (the iterative `nested_deeper_than`) decides.
-    """
-    try:
-        structure = _plain_structure(value)
-        return structure if _depth(structure) <= max_depth else None
-    except (_NotPlain, RecursionError):
-        return None
-
-
-class _NotPlain(Exception):
-    pass
-
-
-def _plain_structure(value: object) -> Structure:
-    """`structure_of`, for the exact types only (raises `_NotPlain` on anything else).
-
-    A list of scalars only (lines, ids, numbers: most of a tool output's long lists) is judged by
-    the types of its items, found in C, without a call per item. Objects are short: a call per value
-    costs them less than that test would.
+    Level by level, as `nested_deeper_than`: the types of a container's keys and items are found in
+    C, so Python runs once per container, not once per value (half the time of building the
+    structure a real model's output schema needs, which is built for such a request alone).
     """
     kind = type(value)
-    scalar = _SCALAR_TYPES.get(kind)
-    if scalar is not None:
-        return scalar
-    if kind is dict:
-        mapping = cast('dict[object, object]', value)
-        for key in mapping:
-            if type(key) is not str:
-                raise _NotPlain  # JSON would turn it into a string
-        return ('object', tuple(zip(mapping, map(_plain_structure, mapping.values()))))
-    if kind is list:
-        items = cast('list[object]', value)
-        kinds = [_SCALAR_TYPES.get(item_type) for item_type in dict.fromkeys(map(type, items))]
-        if None not in kinds:
-            return ('array', len(items), cast('tuple[str, ...]', tuple(kinds)))
-        return ('array', len(items), tuple(dict.fromkeys(map(_plain_structure, items))))
-    raise _NotPlain
+    if kind in _PLAIN_SCALARS:
+        return True
+    level = [value] if kind in _PLAIN_CONTAINERS else []
+    if not level:
+        return False
+    depth = 0
+    while level:
+        if depth >= max_depth:
+            return False
+        below: list[object] = []
+        for container in level:
+            if type(container) is dict:
+                mapping = cast('dict[object, object]', container)
+                if not _STR_ONLY.issuperset(map(type, mapping)):
+                    return False  # a key JSON would turn into a string
+                items: Iterable[object] = mapping.values()
+            else:
+                items = cast('list[object]', container)
+            kinds = set(map(type, items))
+            if not _PLAIN_SCALARS.issuperset(kinds):
+                if not _PLAIN_TYPES.issuperset(kinds):
+                    return False
+                below.extend(compress(items, map(_PLAIN_CONTAINERS.__contains__, map(type, items))))
+        level = below
+        depth += 1
+    return True
 
 
-def _depth(structure: Structure) -> int:
-    """How many levels of lists and objects the values of `structure` nest."""
-    if isinstance(structure, str):
-        return 0
-    if structure[0] == 'array':
-        kinds = cast('tuple[Structure, ...]', structure[2])
-    else:
-        kinds = tuple(kind for _, kind in cast('tuple[tuple[str, Structure], ...]', structure[1]))
-    return 1 + max(map(_depth, kinds), default=0)
+_PLAIN_SCALARS = frozenset(_SCALAR_TYPES)
+_PLAIN_CONTAINERS = frozenset({dict, list})
+_PLAIN_TYPES = _PLAIN_SCALARS | _PLAIN_CONTAINERS
+_STR_ONLY = frozenset({str})
 
 
 _ROOT = '$'

@@ -12,7 +12,6 @@ import hashlib
 import json
 import logging
 import os
-import re
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,17 +24,32 @@ from ..core import CacheConfig, JsonValue, private_folder
 logger = logging.getLogger(__name__)
 
 _DISK_ERRORS = (OSError, sqlite3.Error, diskcache.Timeout, ValueError, TypeError)
-_SURROGATE = re.compile('[\ud800-\udfff]')
 
 
-def storable_json(value: JsonValue, *, separators: tuple[str, str] | None = None) -> str:
+def storable_json(value: JsonValue, *, separators: tuple[str, str] | None = None, made: str | None = None) -> str:
     """`value`'s JSON text in a form SQLite can store.
 
     Non-ASCII stays as it is, unless the text holds a lone surrogate (valid JSON, but with no UTF-8
-    form): then everything is escaped.
+    form): then everything is escaped. `made`: that non-ASCII text, when already at hand (a content's
+    `json_text`), so that it is not written again.
     """
-    raw = json.dumps(value, ensure_ascii=False, separators=separators)
-    return json.dumps(value, separators=separators) if _SURROGATE.search(raw) else raw
+    raw = json.dumps(value, ensure_ascii=False, separators=separators) if made is None else made
+    return raw if has_utf8(raw) else json.dumps(value, separators=separators)
+
+
+def has_utf8(text: str) -> bool:
+    """Whether `text` has a UTF-8 form: it holds no lone surrogate.
+
+    An ASCII text is known as one without reading it (CPython keeps the flag); any other is encoded
+    once in C, which fails exactly on a surrogate code point: several times faster than a pattern search.
+    """
+    if text.isascii():
+        return True
+    try:
+        text.encode('utf-8')
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def cache_key(

@@ -104,9 +104,13 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode('utf-8', 'surrogatepass')).hexdigest()
 
 
-def _compact_json(value: JsonValue) -> str:
-    """What the store keeps of an in-memory content: its JSON text (a string quoted, unlike `json_text`)."""
-    return storable_json(value, separators=(',', ':'))
+def _compact_json(entry: Kept) -> str:
+    """What the store keeps of an in-memory content: its JSON text (a string quoted, unlike `json_text`).
+
+    Any other content's JSON text is its `content_text`, made by the walk: used as it is, not written again.
+    """
+    made = None if isinstance(entry.content, str) else entry.content_text
+    return storable_json(entry.content, separators=(',', ':'), made=made)
 
 
 def summary_key(tool_call_id: str, summary_text: str) -> str:
@@ -422,14 +426,16 @@ class OriginalStore:
     def keep(self, entries: Sequence[Kept]) -> str | None:
         """Store each original and its summary's key in one transaction; if refused (nothing stored), why."""
         now = time.time()
-        texts = [_compact_json(entry.content) for entry in entries]
+        texts = [_compact_json(entry) for entry in entries]
+        hashes = [text_hash(text) for text in texts]
         rows = [
-            (text_hash(text), text_hash(entry.content_text), entry.tool_name, text)
-            for entry, text in zip(entries, texts)
+            # the text kept is the content text itself, but for a string or a lone surrogate: hashed once
+            (hash_, hash_ if text is entry.content_text else text_hash(entry.content_text), entry.tool_name, text)
+            for entry, text, hash_ in zip(entries, texts, hashes)
         ]
         keys = [
-            (summary_key(e.tool_call_id, e.summary), e.scope, text_hash(text), _instant(e.returned_at), now)
-            for e, text in zip(entries, texts)
+            (summary_key(e.tool_call_id, e.summary), e.scope, hash_, _instant(e.returned_at), now)
+            for e, hash_ in zip(entries, hashes)
         ]
         return self._write(
             rows,
@@ -599,7 +605,7 @@ class OriginalStore:
                 connection.execute('BEGIN IMMEDIATE')
                 added = 0
                 for hash_, content_hash, tool_name, text in rows:
-                    size = len(text.encode('utf-8', 'surrogatepass'))
+                    size = len(text) if text.isascii() else len(text.encode('utf-8', 'surrogatepass'))
                     cursor = connection.execute(
                         'INSERT OR IGNORE INTO originals VALUES (?, ?, ?, ?, ?, ?)',
                         (hash_, content_hash, tool_name, size, text, now),

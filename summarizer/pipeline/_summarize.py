@@ -561,8 +561,7 @@ class Summarizer:
             return ModelRequestParameters(output_mode='text', allow_text_output=True)
         schema = {
             'type': 'object',
-            # the walk's structure when it made one (plain JSON contents): no second pass over the content
-            'properties': {SUMMARY_KEY: schema_of(candidate.structure or structure_of(candidate.content))},
+            'properties': {SUMMARY_KEY: schema_of(structure_of(candidate.content))},
             'required': [SUMMARY_KEY],
             'additionalProperties': False,
         }

@@ -34,14 +34,13 @@ from pydantic_core import to_jsonable_python
 from ..core import (
     MAX_DEPTH,
     JsonValue,
-    Structure,
     SummarizerConfig,
     Tokenizer,
     estimate_tokens,
     is_dict,
+    is_plain,
     json_text,
     nested_deeper_than,
-    plain_structure,
     shape_name,
 )
 
@@ -68,8 +67,6 @@ class Candidate:
     threshold_tokens: int
     call_args: str
     """The arguments of the matching call in the response just before, as JSON text ('' if none)."""
-    structure: Structure | None = None
-    """The content's structure when the walk computed it (`plain_structure`), for the output schema."""
     quoted: tuple[str, ...] = ()
     """Its facts other turns of the history hold (`_quoted`): the summary must keep them verbatim.
 
@@ -178,7 +175,7 @@ def _candidate(
     data = _json_data(part.content, plain)
     if data is None or shape_name(data.content) == 'scalar':
         return None
-    content, structure = data.content, data.structure
+    content = data.content
     if tokenizer is estimate_tokens and isinstance(content, str) and len(content) <= threshold:
         return None  # a cheap bound: the estimate never counts more than one token a character
     text = data.text
@@ -195,7 +192,6 @@ def _candidate(
         tokens=tokens,
         threshold_tokens=min(limit, tokens),
         call_args=_call_args(messages, message_index, part.tool_call_id),
-        structure=structure,
     )
 
 
@@ -204,14 +200,12 @@ class _JsonData:
     content: JsonValue
     text: str
     """Its `json_text` (made once: a content no JSON text holds is no `_JsonData`)."""
-    structure: Structure | None
-    """Its structure (`_shape.Structure`) when already computed."""
 
 
 def is_summarizable(content: object) -> bool:
     """Whether a content may be summarized as data: not multimodal, not nested too deeply (`_json_data`).
 
-    The same answer as `_json_data`'s, without building the content's structure: a content of JSON
+    The same answer as `_json_data`'s, without walking the content when it can: a content of JSON
     types only (`plain_json_text`) holds nothing multimodal, so only its depth can rule it out.
     """
     plain = plain_json_text(content)
@@ -235,14 +229,12 @@ def _json_data(content: object, plain: str | None) -> _JsonData | None:
     Never summarized: nested beyond `MAX_DEPTH`, or holding binary or multimodal data.
 
     Most contents are made of the exact JSON types (what a pydantic-ai history validated from JSON
-    holds): `plain_structure` proves it, and the depth bound, in one pass, and the content is then
+    holds): `is_plain` proves it, and the depth bound, in one pass, and the content is then
     used as it is, with `plain` as its text. Anything else takes the careful path: depth guard,
     multimodal check, `to_jsonable_python`.
     """
-    if plain is not None:  # finite numbers, no circular data: what `plain_structure` does not check
-        structure = plain_structure(content)
-        if structure is not None:
-            return _JsonData(content=cast(JsonValue, content), text=plain, structure=structure)
+    if plain is not None and is_plain(content):  # finite numbers, no circular data: what `is_plain` does not check
+        return _JsonData(content=cast(JsonValue, content), text=plain)
     few_brackets = plain is not None and plain.count('[') + plain.count('{') <= MAX_DEPTH  # cannot nest deeper
     if not few_brackets and nested_deeper_than(content, MAX_DEPTH):
         return None
@@ -253,7 +245,7 @@ def _json_data(content: object, plain: str | None) -> _JsonData | None:
         text = plain if plain is not None and data == content else json_text(data)
     except (ValueError, TypeError, RecursionError):
         return None  # what no JSON text holds (an int of over 4,300 digits): sent as pydantic-ai serializes it
-    return _JsonData(content=data, text=text, structure=None)
+    return _JsonData(content=data, text=text)
 
 
 def as_json(content: object, *, plain: bool = False) -> JsonValue | None:
