@@ -256,6 +256,21 @@ def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
         assert len(in_chunks(NO_DEADLINE, function, lines)) == len(lines)
 
 
+def test_the_fact_scan_looks_at_the_deadline_between_batches_and_finds_the_same_facts() -> None:
+    """The fact scan of a 10 MB log judges hundreds of thousands of tokens, about a second: it looks at the
+    deadline between batches (the tree passes its own), and finds what one pass finds, in the same order."""
+    from summarizer.core import fact_kinds
+
+    text = '\n'.join(
+        f'job-{n} host=10.0.{n % 250}.{n % 7} took {n % 997}ms path=/srv/jobs/{n}.json' for n in range(6_000)
+    )
+    looks: list[int] = []
+    assert fact_kinds(text, check=lambda: looks.append(1)) == fact_kinds(text)
+    assert len(looks) > 3
+    with pytest.raises(WorkBudgetExceeded, match='time limit'):
+        fact_kinds(text, check=Deadline(at=0.0, seconds=0.0).check)
+
+
 def test_a_list_of_a_million_numbers_is_summarized_without_building_a_million_choices() -> None:
     numbers: list[JsonValue] = [n % 1000 for n in range(1_000_000)]
     numbers[777_777] = 99_999

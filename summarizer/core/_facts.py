@@ -94,22 +94,31 @@ def find_facts(text: str) -> list[Fact]:
     return [Fact(fact, kind) for fact, kind in fact_kinds(text).items()]
 
 
-def fact_kinds(text: str) -> dict[str, str]:
+def fact_kinds(text: str, *, check: Callable[[], None] | None = None) -> dict[str, str]:
     """`find_facts` as a map from each fact to its kind, in the same order (no `Fact` per fact).
 
     Only the tokens that can be facts (`_CANDIDATE`: a digit, a mark, a capital after a lowercase
     letter) are judged one by one; the plain words, most of any text, are left out by that one
     pattern's pass over the distinct tokens. A token is judged once per process (`_token_facts`):
-    the fields of records and the lines of a long output repeat theirs.
+    the fields of records and the lines of a long output repeat theirs. `check` is called between
+    batches of tokens judged (a deadline's): a log of 10 MB has hundreds of thousands, about a second.
     """
     candidates = _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True)))
     # A part's kind depends on its text alone, so a part met again adds nothing: `dict` keeps each at its
     # first place, and the pairs are built and inserted in C.
-    found = dict(itertools.chain.from_iterable(map(_token_facts, candidates)))
+    found: dict[str, str] = {}
+    for start in range(0, len(candidates), _JUDGED_AT_ONCE):
+        if check is not None:
+            check()
+        found.update(itertools.chain.from_iterable(map(_token_facts, candidates[start : start + _JUDGED_AT_ONCE])))
     for inner in dict.fromkeys(quoted_strings(text)):
         if inner not in found and _is_quoted_fact(inner):
             found[inner] = 'quoted'
     return found
+
+
+_JUDGED_AT_ONCE = 4096
+"""Tokens judged between two calls of `fact_kinds`'s `check`: a few milliseconds of work."""
 
 
 def facts_by_salience(text: str) -> list[Fact]:

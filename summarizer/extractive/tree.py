@@ -379,7 +379,7 @@ class _Tree:
 
     def _text_facts(self, text: str, *, places: Collection[str] = ()) -> frozenset[str]:
         """The facts of a whole text, found in one pass (see `_line_facts`), but the line numbers in `places`."""
-        kinds = fact_kinds(text)
+        kinds = fact_kinds(text, check=self._deadline.check)
         if places:
             kinds = {fact: kind for fact, kind in kinds.items() if fact not in places}
         self._learn(kinds)
