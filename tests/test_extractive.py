@@ -7,12 +7,9 @@ holds for all of them.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import contextvars
 import itertools
 import json
 import math
-import pickle
 import sys
 import threading
 import time
@@ -419,65 +416,6 @@ async def test_without_threads_the_embedded_model_works_in_the_event_loops_threa
     result = await compactor(model).compact(history(f'inline\n{BIG_TEXT}'))
     assert result.report.summarized == 1
     assert threads[0] != threading.get_ident() and threads[1] == threading.get_ident()
-
-
-_ASKED_BY: contextvars.ContextVar[int] = contextvars.ContextVar('asked_by', default=-1)
-
-
-async def test_embedded_requests_queued_together_get_their_own_answers_as_inline_ones_do(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Requests made at once share a worker thread: each gets the answer, or the error, that working it inline gives,
-    its work runs in its caller's context, and one given up on while it waits is not worked for nobody."""
-    seen: list[tuple[int, int]] = []
-    hold = threading.Event()
-
-    def varied(content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]) -> JsonValue:
-        assert isinstance(content, int)
-        hold.wait(10)  # the first keeps the worker thread until the others are queued and some given up on
-        seen.append((content, _ASKED_BY.get()))
-        if content % 7 == 3:
-            raise ValueError(f'no summary of {content}')
-        return [content, budget_tokens, list(quoted)]
-
-    model = embedded_model('varied', varied, time_limit=30)
-
-    async def ask(number: int) -> JsonValue:
-        _ASKED_BY.set(number)
-        try:
-            return await model.summarize(number, budget_tokens=number * 3, max_items=None, quoted=(str(number),))
-        except ValueError as exc:
-            return f'raised {exc}'
-
-    async def ask_all() -> dict[int, JsonValue]:
-        tasks = {number: asyncio.create_task(ask(number)) for number in range(60)}
-        await asyncio.sleep(0.05)  # every one has asked
-        given_up = [tasks[number] for number in range(40, 50)]
-        for task in given_up:
-            task.cancel()
-        await asyncio.wait(given_up)  # each has given up (its deadline abandoned) before the thread goes on
-        hold.set()
-        answers: dict[int, JsonValue] = {}
-        for number, task in tasks.items():
-            with contextlib.suppress(asyncio.CancelledError):
-                answers[number] = await task
-        return answers
-
-    queued = await ask_all()
-    kept = [*range(40), *range(50, 60)]
-    assert list(queued) == kept and sorted(seen) == [(number, number) for number in kept]
-    monkeypatch.setattr(_models, '_INLINE', True)
-    inline = await ask_all()  # each answered before any is given up on
-    assert queued == {number: inline[number] for number in kept}
-    assert queued[3] == 'raised no summary of 3' and queued[4] == [4, 12, ['4']]
-
-
-async def test_an_embedded_model_that_answered_pickles_and_its_copy_answers_alike() -> None:
-    """Ray's workers get the model pickled: its queues (this process's event loops) stay behind."""
-    model = embedded_model('extractive', summarize, time_limit=30)
-    asked = await model.summarize(BIG_TEXT, budget_tokens=50, max_items=None, quoted=())
-    copy = pickle.loads(pickle.dumps(model))
-    assert await copy.summarize(BIG_TEXT, budget_tokens=50, max_items=None, quoted=()) == asked
 
 
 async def test_no_time_limit_at_all_summarizes() -> None:

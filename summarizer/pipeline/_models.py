@@ -8,19 +8,14 @@ no answer parsed. Its summaries go through the same post-check as any model's.
 
 from __future__ import annotations
 
-import asyncio
-import collections
-import contextvars
 import functools
 import json
 import os
 import re
 import sys
 import threading
-import weakref
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Protocol
 
 import anyio.to_thread
@@ -168,19 +163,7 @@ class EmbeddedModel(FunctionModel):
     def __init__(self, name: str, summarize: EmbeddedSummarize, *, time_limit: float | None) -> None:
         self._summarize = summarize
         self._time_limit = time_limit
-        self._queues: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Queue] = weakref.WeakKeyDictionary()
-        """Per event loop, the requests waiting for its worker thread (`_Queue`)."""
         super().__init__(self._answer, model_name=name)
-
-    def __getstate__(self) -> dict[str, object]:
-        """Its state but its queues, which hold this process's event loops: a copy (a Ray worker's) starts with none."""
-        state = dict(vars(self))
-        del state['_queues']
-        return state
-
-    def __setstate__(self, state: dict[str, object]) -> None:
-        vars(self).update(state)
-        self._queues = weakref.WeakKeyDictionary()
 
     async def summarize(
         self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
@@ -198,12 +181,8 @@ class EmbeddedModel(FunctionModel):
         )
         if _INLINE:
             return work()
-        loop = asyncio.get_running_loop()
-        queue = self._queues.get(loop)
-        if queue is None:
-            queue = self._queues[loop] = _Queue(loop)
         try:
-            return await queue.put(work)
+            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
         finally:
             deadline.abandon()  # answered, or given up on: a thread still waiting or at work stops
 
@@ -236,68 +215,6 @@ class EmbeddedModel(FunctionModel):
             output_tokens=content_tokens(summary),
         )
         return response
-
-
-@dataclass(slots=True)
-class _Queued:
-    """One request waiting in a `_Queue`: its work, the context it was asked in, and where its answer goes."""
-
-    work: Callable[[], JsonValue]
-    context: contextvars.Context
-    answer: asyncio.Future[JsonValue]
-
-
-class _Queue:
-    """The embedded requests of one event loop, done one after another by one worker thread at a time.
-
-    They take turns anyway (`_turn`); a hop to a worker thread of their own each (`anyio.to_thread`)
-    cost more than a small summary's whole pipeline. The thread works through the queue until it is
-    empty, handing each answer back to the loop as it is made, each work in the context it was asked
-    in, as a hop of its own would run it; the loop starts a thread again for what came after it looked.
-    Whether a thread is at work is read and set in the loop's thread only, so no request is left behind.
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._waiting: collections.deque[_Queued] = collections.deque()
-        self._worker: asyncio.Task[None] | None = None
-
-    def put(self, work: Callable[[], JsonValue]) -> asyncio.Future[JsonValue]:
-        """The answer of `work`, once a worker thread has done it; cancelling it abandons the wait, not the work."""
-        answer = self._loop.create_future()
-        self._waiting.append(_Queued(work, contextvars.copy_context(), answer))
-        if self._worker is None:
-            self._worker = self._loop.create_task(self._work())
-        return answer
-
-    async def _work(self) -> None:
-        try:
-            while self._waiting:
-                await anyio.to_thread.run_sync(self._work_through, abandon_on_cancel=True)
-        finally:
-            self._worker = None
-
-    def _work_through(self) -> None:
-        """In the worker thread: each waiting request's work, its answer (or error) handed to the loop."""
-        while self._waiting:
-            queued = self._waiting.popleft()
-            try:
-                result, error = queued.context.run(queued.work), None
-            except BaseException as exc:  # noqa: BLE001 - the caller's to raise, as a hop of its own would
-                result, error = None, exc
-            try:
-                self._loop.call_soon_threadsafe(_settle, queued.answer, result, error)
-            except RuntimeError:  # the loop is closed: no one waits for any of them
-                return
-
-
-def _settle(answer: asyncio.Future[JsonValue], result: JsonValue, error: BaseException | None) -> None:
-    if answer.done():  # its caller gave up on it
-        return
-    if error is None:
-        answer.set_result(result)
-    else:
-        answer.set_exception(error)
 
 
 def is_deterministic(model: Model) -> bool:
