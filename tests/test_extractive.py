@@ -7,6 +7,7 @@ holds for all of them.
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import json
 import math
@@ -14,6 +15,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 
 import pytest
 from extractive_checks import kept_lines
@@ -416,6 +418,46 @@ async def test_without_threads_the_embedded_model_works_in_the_event_loops_threa
     result = await compactor(model).compact(history(f'inline\n{BIG_TEXT}'))
     assert result.report.summarized == 1
     assert threads[0] != threading.get_ident() and threads[1] == threading.get_ident()
+
+
+async def test_a_request_waiting_behind_a_work_that_overruns_gives_up_at_its_own_deadline() -> None:
+    """A work that never looks at its deadline keeps its turn: a request waiting behind it in the same event loop
+    still gives up at its own deadline."""
+    release = threading.Event()
+
+    def stubborn(
+        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+    ) -> JsonValue:
+        if content == 'stuck':
+            release.wait(10)  # never looks at its deadline
+        return content
+
+    model = embedded_model('stubborn', stubborn, time_limit=0.2)
+    stuck = asyncio.create_task(model.summarize('stuck', budget_tokens=1, max_items=None, quoted=()))
+    await asyncio.sleep(0.05)
+    try:
+        async with asyncio.timeout(5):  # not the 10 s the stuck work takes
+            with pytest.raises(WorkBudgetExceeded, match='after its 0.2 s time limit'):
+                await model.summarize('queued', budget_tokens=1, max_items=None, quoted=())
+    finally:
+        release.set()
+    assert await stuck == 'stuck'
+    assert await model.summarize('after', budget_tokens=1, max_items=None, quoted=()) == 'after'
+
+
+def test_a_model_used_in_many_event_loops_keeps_none_of_them_alive() -> None:
+    """Each `asyncio.run` makes a loop: a model used in many keeps none of them alive once they are gone."""
+    model = embedded_model('extractive', summarize, time_limit=30)
+    loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
+
+    async def ask() -> JsonValue:
+        loops.append(weakref.ref(asyncio.get_running_loop()))
+        return await model.summarize(BIG_TEXT, budget_tokens=50, max_items=None, quoted=())
+
+    for _ in range(3):
+        asyncio.run(ask())
+    gc.collect()
+    assert [loop() for loop in loops] == [None, None, None]
 
 
 async def test_no_time_limit_at_all_summarizes() -> None:
