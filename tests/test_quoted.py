@@ -473,3 +473,23 @@ def test_a_string_too_long_to_look_for_around_makes_a_text_holding_it_read_whole
     assert vocabulary.held(f'get {url} then src/app.py') is None
     assert vocabulary.held('only src/app.py here') == ['src/app.py']
     assert _near(f'get {url}', [{url}]) is None
+
+
+def test_a_vocabulary_asked_to_wait_compiles_once_the_texts_read_whole_would_have_paid_for_it() -> None:
+    """Thousands of ids in a prompt and small returns: compiling the ids costs more than reading the returns
+    whole, until enough text has been read whole; then the set is compiled and the returns read around."""
+    vocabulary = Vocabulary()
+    vocabulary.add(f'req-{n:06d}' for n in range(1_000))
+    text = 'status ok for req-000007, then more words of a small tool return. ' * 6
+    answers = [vocabulary.held(text, wait=True) for _ in range(2_000)]
+    compiled = next(index for index, answer in enumerate(answers) if answer is not None)
+    assert answers[:compiled] == [None] * compiled
+    assert compiled == 500 * 1_000 // len(text)  # the texts it read whole paid for the 1,000 strings
+    assert all(answer == ['req-000007'] for answer in answers[compiled:])
+    vocabulary.add(['req-777777'])  # one more string waits for far less text
+    assert vocabulary.held(text, wait=True) is None
+    assert vocabulary.held(text * 2, wait=True) == ['req-000007']
+    # not asked to wait, a vocabulary compiles what it has at once
+    eager = Vocabulary()
+    eager.add(f'req-{n:06d}' for n in range(1_000))
+    assert eager.held(text) == ['req-000007']

@@ -332,9 +332,15 @@ class Vocabulary:
     strings are kept in sets of their own (`_Chunk`), and a new one, or one as large as the one before
     it, is merged into that one (as a binary counter carries). Each string is compiled again a
     logarithmic number of times, and a text is matched against as many sets.
+
+    Compiling pays only over enough text: a history whose prompt holds thousands of ids and whose
+    returns are small spends more compiling them (~25 µs a string) than reading its returns whole
+    (~50 ns a character). Asked to `wait`, the vocabulary compiles what was added only once the
+    texts read whole meanwhile would have paid for it (`_CHARS_PER_STRING` a string), as one rents
+    skis until the rent paid would have bought them: never much more than twice the cheaper way.
     """
 
-    __slots__ = ('_chunks', '_long', '_pending', '_refused')
+    __slots__ = ('_chunks', '_long', '_owed', '_pending', '_refused')
 
     def __init__(self) -> None:
         self._chunks: list[_Chunk] = []
@@ -345,6 +351,8 @@ class Vocabulary:
         """Strings too long to look for around (`_NEAR_LONGEST`): a text holding one is read whole."""
         self._refused = False
         """RE2 refused a set (over its memory budget): callers read each text whole."""
+        self._owed = 0
+        """Characters read whole (`held(wait=True)`) while strings waited to be compiled."""
 
     def add(self, strings: Iterable[str]) -> None:
         """Add `strings` (new ones: a string added twice is looked for twice); those that can be no fact are left out."""
@@ -352,8 +360,11 @@ class Vocabulary:
             if may_be_fact(string):
                 (self._pending if len(string) <= _NEAR_LONGEST else self._long).append(string)
 
-    def held(self, text: str) -> list[str] | None:
+    def held(self, text: str, *, wait: bool = False) -> list[str] | None:
         """The strings `text` holds as substrings (in no order), or None: read it whole.
+
+        `wait`: None too while compiling the strings added since the last compile would cost more than the
+        texts so answered, this one included, cost to read whole (see the class's docstring).
 
         A path-like string (`_glues`) counts only where no more of a token is glued to it: elsewhere it is no
         candidate, and `_near` passes over it, so a listing that holds a turn's path only inside longer names
@@ -364,7 +375,11 @@ class Vocabulary:
         if len(self._long) > _NEAR_STRINGS or any(string in text for string in self._long):
             return None
         if self._pending and not self._refused:
+            if wait and self._owed + len(text) < _CHARS_PER_STRING * len(self._pending):
+                self._owed += len(text)
+                return None
             self._merge()
+            self._owed = 0
         if self._refused:
             return None
         # The text as bytes (lone surrogates passed through) against the strings encoded alike, byte by byte.
@@ -384,6 +399,8 @@ class Vocabulary:
         self._pending = []
 
 
+_CHARS_PER_STRING = 500
+"""What compiling a string into a set costs (~25 µs), in characters read whole (~50 ns each)."""
 _CHUNK_STRINGS = 2048
 """The most strings a set holds: RE2 refuses a set past its memory budget (8 MB, ~7,000 short ids), and one
 refusal would read every text whole for the rest of the run."""

@@ -171,7 +171,7 @@ class Turns:
         if not (before or after):
             return ()
         text = plain_text(content)
-        held = self._vocabulary.held(text)
+        held = self._vocabulary.held(text, wait=True)
         sides: list[list[str]] | None = None
         if held is not None:
             first, last = self._first, self._last
