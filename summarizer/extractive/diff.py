@@ -22,7 +22,8 @@ FILE = 4 * MUST
 SUBJECT = 2 * MUST
 """A commit's subject line (`    Fixed #30856 -- Combined fast-delete queries.`): after the file headers, before the hunks."""
 _GIT_FILE = re.compile(r'^diff --git ', re.MULTILINE)
-_COMMIT = re.compile(r'^commit [0-9a-f]{7,}', re.MULTILINE)
+COMMIT = re.compile(r'^commit [0-9a-f]{7,}', re.MULTILINE)
+"""A commit's header line (`git show`, `git log -p`): its subject follows, and no file of the commit before places it."""
 _MESSAGE = re.compile(r' {4}\S')
 _HEADER_LINES = 6
 """Lines between a `commit` line and its message at most: `Merge:`, `Author:`, `Date:`, a blank, a few more."""
@@ -47,7 +48,7 @@ def line_bonuses(lines: Joined) -> list[float]:
     git = bool(lines.matching(_GIT_FILE))
     headers = ((_GIT_FILE, FILE), (_PATHS, LOW)) if git else ((_PATHS, FILE),)
     result = lines.bonuses((*headers, *_RULES))
-    for commit in lines.matching(_COMMIT):
+    for commit in lines.matching(COMMIT):
         following = lines.lines[commit + 1 : commit + 1 + _HEADER_LINES]
         subject = next((commit + 1 + at for at, line in enumerate(following) if _MESSAGE.match(line)), None)
         if subject is not None:

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 
 from ._kinds import ContentKind, stamped
 from .budget import CHUNK, current_deadline, in_chunks
+from .diff import COMMIT
 from .lines import ALARM
 
 __all__ = ('MAX_DEPTH', 'enclosing', 'indent')
@@ -38,7 +39,6 @@ MAX_DEPTH = 6
 _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 _DIFF_FILE = re.compile(r'diff --git |--- |\+\+\+ ')
 _HUNK = re.compile(r'@@ ')
-_COMMIT = re.compile(r'commit [0-9a-f]{7,}')
 _HEADING = re.compile(r'^[ \t]{0,3}(#{1,6}) ')
 _RECORD_START = re.compile(r'^( *)- ')
 _FIELD = re.compile(r'^ *(?:- )?([\w.-]+):(?: |$)')
@@ -133,7 +133,7 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
     hunk: int | None = None
     git = any(line.startswith('diff --git ') for line in lines)
     for index, line in enumerate(lines):
-        if _COMMIT.match(line):  # `git log -p`: a commit's header and message are in no file of the one before
+        if COMMIT.match(line):  # `git log -p`: a commit's header and message are in no file of the one before
             files, hunk = (), None
             chains.append(())
             continue
