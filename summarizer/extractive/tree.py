@@ -53,7 +53,8 @@ from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
-a kind requires (`lines.MUST`: a diff's headers) may take before anything else; less when later turns quote facts, which then compete for the rest (headers holding them first)."""
+a kind requires (`lines.MUST`: a diff's headers) may take before anything else; less when later turns quote
+facts, which then compete for the rest (headers holding them first)."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
