@@ -29,6 +29,18 @@ def _file_diff(path: str, hunks: int) -> list[str]:
     return lines
 
 
+def _commit_header(number: int, subject: str) -> list[str]:
+    """A `git show` / `git log -p` commit's header and subject, a blank line after it."""
+    return [
+        f'commit {number}6c66f45193fa65125ca06328817927d6bbc2b2{number}',
+        'Author: Ada Lovelace <ada@example.org>',
+        f'Date:   Mon Oct {number + 7} 10:00:00 2019 +0200',
+        '',
+        f'    {subject}',
+        '',
+    ]
+
+
 DIFF = '\n'.join(
     _file_diff('src/shop/cart.py', 3) + _file_diff('src/shop/pricing.py', 4) + _file_diff('tests/test_cart.py', 2)
 )
@@ -101,12 +113,7 @@ def test_git_show_keeps_each_commits_subject_before_its_hunks() -> None:
         ]
     ):
         commits += [
-            f'commit {number}6c66f45193fa65125ca06328817927d6bbc2b2{number}',
-            'Author: Ada Lovelace <ada@example.org>',
-            f'Date:   Mon Oct {number + 7} 10:00:00 2019 +0200',
-            '',
-            f'    {subject}',
-            '',
+            *_commit_header(number, subject),
             '    Co-authored-by: Charles Babbage <charles@example.org>',
             '',
             *_file_diff(path, 4),
@@ -128,12 +135,7 @@ def test_a_commit_of_git_log_p_is_placed_by_no_file_of_the_commit_before() -> No
     lines: list[str] = []
     for number, subject in enumerate(['Fixed #30856 -- Combined fast-delete queries.', 'Retry refunds on 503.']):
         lines += [
-            f'commit {number}6c66f45193fa65125ca06328817927d6bbc2b2{number}',
-            'Author: Ada Lovelace <ada@example.org>',
-            f'Date:   Mon Oct {number + 7} 10:00:00 2019 +0200',
-            '',
-            f'    {subject}',
-            '',
+            *_commit_header(number, subject),
             *_file_diff(f'src/shop/mod_{number}.py', 3),
         ]
     second = lines.index('commit 16c66f45193fa65125ca06328817927d6bbc2b21')
