@@ -129,7 +129,12 @@ def test_ctrl_c_with_jobs_prints_one_line_and_writes_the_report_of_what_was_done
     report = tmp_path / 'report.json'
     with fake_openai() as server:
         config = tmp_path / 'config.yaml'
-        config.write_text(f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nkeep_recent: 0\n')
+        # One history in flight per worker: the four answers finish each worker's first sources. With more, the
+        # answers can all go to later sources, which wait to be written behind a first one held at the gate.
+        config.write_text(
+            f'model: fake\nbase_url: {server.base_url}\nmax_retries: 0\nkeep_recent: 0\n'
+            'batch:\n  histories_in_flight: 1\n'
+        )
         server.limit = 4  # the other requests wait at the gate: the run is mid-way when Ctrl-C comes
         command = ['batch', str(inputs), '--in-place', '--jobs', '2', '--config', str(config), '--report', str(report)]
         run = Forked(command)
