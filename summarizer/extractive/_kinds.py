@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
+from .shell import TEST_HEADER, VERDICT_LINE
+
 __all__ = ('ContentKind', 'detect_kind', 'stamped')
 
 
@@ -64,13 +66,12 @@ _TIMESTAMP = re.compile(
 )
 _LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:| ]', _M)
 _SHELL_MARK = re.compile(
-    r'^(?:Traceback \(most recent call last\):|={3,} .*\b(?:passed|failed|errors?|no tests ran)\b.*={3,}'
+    rf'^(?:{VERDICT_LINE}|{TEST_HEADER}\w|Traceback \(most recent call last\):'
     r'|(?:FAILED|ERROR|PASSED) [\w./-]+(?:::|\.py)|\$ \S|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
-    r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w.]+(?:Error|Exception): |E {3}|Ran \d+ tests? in '
+    r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w.]+(?:Error|Exception): |E {3}'
     r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
-    r'|FAILED \((?:failures|errors)=|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
-    r'|=== RUN +\w|--- (?:PASS|FAIL|SKIP): \w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b'
-    r'|Tests: +\d+ (?:failed|passed))',
+    r'|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
+    r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b)',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -31,6 +31,7 @@ from ._kinds import ContentKind, stamped
 from .budget import CHUNK, current_deadline, in_chunks
 from .diff import COMMIT
 from .lines import ALARM
+from .shell import TEST_HEADER, VERDICT_LINE
 
 __all__ = ('MAX_DEPTH', 'enclosing', 'indent')
 
@@ -50,9 +51,7 @@ _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
 _TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
 _RULE = re.compile(r'[-=_~*]{10,}\r?$')
 """A line drawn across (unittest's `-----` between a failure's header, traceback and the next): a separator, no place."""
-_NAMES_ITSELF = re.compile(
-    r'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)[ :\t]|--- (?:FAIL|PASS|SKIP): |Tests?: |Test Suites: |Ran \d+ tests? '
-)
+_NAMES_ITSELF = re.compile(rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)[ :\t]|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: ')
 """A test runner's line that says which test, package or run it is about: it needs no line above to place it."""
 _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 """What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""

@@ -23,15 +23,18 @@ from .lines import HIGH, LOW, MID, MUST, Joined
 
 VERDICT = 2 * MUST
 """The verdict first: whether the run passed, before which tests failed and why."""
+VERDICT_LINE = (
+    r'=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
+    r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|Tests: +\d+ (?:failed|passed)|FAIL\t\S+\t\d+(?:\.\d+)?s'
+)
+"""The start of a test run's verdict line, per runner (a pattern's text, to match at a line start): pytest's
+`=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
+`Tests: 1 failed, 4 passed`, Go's `FAIL\tpkg\t0.01s`. What ranks it, tells test output and places nothing."""
+TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
+"""The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
+
 _RULES = (
-    (
-        re.compile(
-            r'^(?:=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
-            r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|Tests: +\d+ (?:failed|passed)|FAIL\t\S+\t\d+(?:\.\d+)?s)',
-            re.MULTILINE,
-        ),
-        VERDICT,
-    ),
+    (re.compile(rf'^(?:{VERDICT_LINE})', re.MULTILINE), VERDICT),
     (
         re.compile(
             r'^(?:(?:FAILED|FAIL|ERROR)[ :]|--- FAIL: '
