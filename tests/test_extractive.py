@@ -237,8 +237,9 @@ def test_finding_the_lines_that_place_each_line_looks_at_the_deadline() -> None:
 def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
     """A huge text's single passes (a kind's patterns, the table's columns, the facts and signatures of its
     lines) stop at a deadline already passed, rather than running to their end in C."""
+    from summarizer.core import in_chunks
     from summarizer.extractive import log, shell
-    from summarizer.extractive.budget import Deadline, in_chunks, within
+    from summarizer.extractive.budget import Deadline, within
     from summarizer.extractive.lines import Joined
     from summarizer.extractive.notable import notable_rows, split_rows
     from summarizer.extractive.tree import _lines_facts  # pyright: ignore[reportPrivateUsage]
@@ -251,8 +252,8 @@ def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
         assert run()  # with no deadline, to its end: the rows that stand out, a bonus per line
     for function in (lambda chunk: _lines_facts(chunk, frozenset()), lambda chunk: list(map(log.signature, chunk))):
         with pytest.raises(WorkBudgetExceeded, match='time limit'):
-            in_chunks(passed, function, lines)
-        assert len(in_chunks(NO_DEADLINE, function, lines)) == len(lines)
+            in_chunks(passed.check, function, lines)
+        assert len(in_chunks(NO_DEADLINE.check, function, lines)) == len(lines)
 
 
 def test_the_fact_scan_looks_at_the_deadline_between_batches_and_finds_the_same_facts() -> None:

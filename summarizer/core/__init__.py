@@ -5,6 +5,7 @@
 - `_shape`: the shape contract between a content and its summary (`JsonValue`, omission markers);
 - `_tokens`: offline token estimates and the texts a model reads of a message;
 - `_facts` and `_quoted`: what a fact is, and which facts of a return the turns around it name;
+- `_chunks`: long passes a chunk at a time, a deadline looked at between chunks;
 - `_grounding`: whether each line of a summary stands on its original (the grounded check);
 - `_words`: how a count is put into words, the same in the CLI and the eval's reports;
 - `_write`: atomic, compare-and-swap file writes and private folders;
@@ -18,6 +19,7 @@ It imports nothing else of the package: every other package builds on it.
 
 from typing import TYPE_CHECKING
 
+from ._chunks import CHUNK, in_chunks
 from ._config import (
     READ_HINT,
     READ_TOOL_NAME,
@@ -78,6 +80,7 @@ if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_ex
     from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
 
 __all__ = [
+    'CHUNK',
     'CUT',
     'DROPPED_TEXT',
     'ITEMS_OMITTED',
@@ -120,6 +123,7 @@ __all__ = [
     'fact_kinds',
     'fsync_directory',
     'grounded_line',
+    'in_chunks',
     'install',
     'install_hint',
     'is_dict',

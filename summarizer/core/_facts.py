@@ -47,6 +47,8 @@ from dataclasses import dataclass
 
 import re2
 
+from ._chunks import in_chunks
+
 _TOKEN = re.compile(
     r'(?=[\w\\#~./-])'  # a character a token can start with: every other position is passed over in one test
     r'(?:\\\w'  # an escape (`\n`): consumed so that it glues no letter to the token after it
@@ -106,19 +108,15 @@ def fact_kinds(text: str, *, check: Callable[[], None] | None = None) -> dict[st
     candidates = _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True)))
     # A part's kind depends on its text alone, so a part met again adds nothing: `dict` keeps each at its
     # first place, and the pairs are built and inserted in C.
-    found: dict[str, str] = {}
-    for start in range(0, len(candidates), _JUDGED_AT_ONCE):
-        if check is not None:
-            check()
-        found.update(itertools.chain.from_iterable(map(_token_facts, candidates[start : start + _JUDGED_AT_ONCE])))
+    found = dict(
+        in_chunks(
+            check or (lambda: None), lambda chunk: itertools.chain.from_iterable(map(_token_facts, chunk)), candidates
+        )
+    )
     for inner in dict.fromkeys(quoted_strings(text)):
         if inner not in found and _is_quoted_fact(inner):
             found[inner] = 'quoted'
     return found
-
-
-_JUDGED_AT_ONCE = 4096
-"""Tokens judged between two calls of `fact_kinds`'s `check`: a few milliseconds of work."""
 
 
 def facts_by_salience(text: str) -> list[Fact]:

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Generator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import TypeVar
 
 from ..core import JsonValue, estimate_tokens, json_text
 
@@ -24,7 +23,6 @@ __all__ = (
     'cost',
     'current_deadline',
     'escapes',
-    'in_chunks',
     'time_limit',
     'tokens',
     'within',
@@ -56,21 +54,6 @@ _CONTROL = re.compile('[\x00-\x1f]')
 """The characters JSON writes escaped, but for the quote and the backslash."""
 _SHORT_ESCAPES = re.compile('[\b\t\n\f\r]')
 r"""Those of them it writes in two characters (`\t`); the others take six (`\u001b`)."""
-
-
-def in_chunks(deadline: Deadline, function: Callable[[Sequence[_T]], Iterable[_R]], items: Sequence[_T]) -> list[_R]:
-    """`function` of `items`, a chunk at a time, `deadline` looked at before each: one C pass over a huge text is seconds."""
-    result: list[_R] = []
-    for start in range(0, len(items), CHUNK):
-        deadline.check()
-        result.extend(function(items[start : start + CHUNK]))
-    return result
-
-
-_T = TypeVar('_T')
-_R = TypeVar('_R')
-CHUNK = 4096
-"""Lines (or steps) between two looks at the deadline: milliseconds of work on the longest lines kept whole."""
 
 
 def tokens(value: JsonValue) -> int:

@@ -27,8 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from ..core import CHUNK, in_chunks
 from ._kinds import ContentKind, stamped
-from .budget import CHUNK, current_deadline, in_chunks
+from .budget import current_deadline
 from .diff import COMMIT
 from .lines import ALARM
 from .shell import TEST_HEADER, VERDICT_LINE
@@ -64,7 +65,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     if kind is ContentKind.DIFF:
         return _diff(lines)
     deadline = current_deadline()
-    depths = in_chunks(deadline, lambda chunk: map(indent, chunk), lines)
+    depths = in_chunks(deadline.check, lambda chunk: map(indent, chunk), lines)
     chains = _indentation(depths)
     extra = _EXTRA.get(kind)
     if extra is None:

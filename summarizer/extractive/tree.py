@@ -39,13 +39,14 @@ from ..core import (
     JsonValue,
     carries_text,
     fact_kinds,
+    in_chunks,
     items_marker,
     quoted_strings,
     token_set,
 )
 from . import lines as text_lines
 from ._kinds import ContentKind, detect_kind
-from .budget import NO_DEADLINE, Deadline, cost, escapes, in_chunks, tokens
+from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
 from .outline import enclosing
@@ -557,12 +558,14 @@ class _Tree:
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
-        line_facts = in_chunks(self._deadline, lambda chunk: _lines_facts(chunk, known), plain)
+        line_facts = in_chunks(self._deadline.check, lambda chunk: _lines_facts(chunk, known), plain)
         if places and not self._quoted.isdisjoint(places):
             self._place_quoted(plain, line_facts)
         signature = node.signature
         keys = (
-            plain if signature is None else in_chunks(self._deadline, lambda chunk: list(map(signature, chunk)), plain)
+            plain
+            if signature is None
+            else in_chunks(self._deadline.check, lambda chunk: list(map(signature, chunk)), plain)
         )
         counted: list[tuple[str, ...]] = []
         seen: set[str] = set()
