@@ -61,7 +61,13 @@ class TimedModel:
         self.model = self._embedded if not latency else FunctionModel(self._after_latency, model_name=name)
 
     def _summary(
-        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        self,
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         started = time.perf_counter_ns()
         summary = minimal_summary(content)

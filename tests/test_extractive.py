@@ -322,7 +322,12 @@ async def test_embedded_summaries_run_one_at_a_time_whatever_the_concurrency() -
     lock = threading.Lock()
 
     def slow_summarize(
-        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         nonlocal most, calls
         with lock:
@@ -332,7 +337,13 @@ async def test_embedded_summaries_run_one_at_a_time_whatever_the_concurrency() -
         time.sleep(0.05)  # long enough for the others to start, if they could
         with lock:
             inside.pop()
-        return summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+        return summarize(
+            content,
+            budget_tokens=budget_tokens,
+            max_items=max_items,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+        )
 
     contents = [f'run {n}\n{BIG_TEXT}' for n in range(6)]  # six different contents: no single-flight
     model = embedded_model('slow', slow_summarize, time_limit=30)
@@ -362,13 +373,24 @@ async def test_an_embedded_request_its_caller_gives_up_on_never_runs_and_one_und
     first_started, release = threading.Event(), threading.Event()
 
     def blocking_summarize(
-        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         assert isinstance(content, str)
         calls.append(content.split('\n', 1)[0])
         first_started.set()
         release.wait(10)
-        return summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+        return summarize(
+            content,
+            budget_tokens=budget_tokens,
+            max_items=max_items,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+        )
 
     model = embedded_model('blocking', blocking_summarize, time_limit=30)
     first = asyncio.create_task(compactor(model).compact(history(f'first\n{BIG_TEXT}')))
@@ -408,10 +430,21 @@ async def test_without_threads_the_embedded_model_works_in_the_event_loops_threa
     threads: list[int] = []
 
     def recording(
-        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         threads.append(threading.get_ident())
-        return summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+        return summarize(
+            content,
+            budget_tokens=budget_tokens,
+            max_items=max_items,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+        )
 
     model = embedded_model('recording', recording, time_limit=30)
     await compactor(model).compact(history(f'threaded\n{BIG_TEXT}'))
@@ -427,7 +460,12 @@ async def test_a_request_waiting_behind_a_work_that_overruns_gives_up_at_its_own
     release = threading.Event()
 
     def stubborn(
-        content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         if content == 'stuck':
             release.wait(10)  # never looks at its deadline

@@ -133,9 +133,24 @@ async def test_the_embedded_model_is_called_on_the_content_itself() -> None:
     """No prompt is written for it and read back: it gets the very content object, and its summary as it made it."""
     seen: list[object] = []
 
-    def spy(content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]) -> JsonValue:
+    def spy(
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
+    ) -> JsonValue:
         seen.append(content)
-        made.append(extractive.summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted))
+        made.append(
+            extractive.summarize(
+                content,
+                budget_tokens=budget_tokens,
+                max_items=max_items,
+                quoted=quoted,
+                quoted_budget_tokens=quoted_budget_tokens,
+            )
+        )
         return made[-1]
 
     made: list[JsonValue] = []

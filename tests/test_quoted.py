@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import math
 import random
 from collections.abc import Collection
 from pathlib import Path
@@ -22,6 +23,7 @@ from pydantic_ai.messages import (
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from summarizer import Compactor, SummarizerConfig
+from summarizer.core import ConfigError
 from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
     PossibleFacts,
     Vocabulary,
@@ -493,3 +495,86 @@ def test_a_vocabulary_asked_to_wait_compiles_once_the_texts_read_whole_would_hav
     eager = Vocabulary()
     eager.add(f'req-{n:06d}' for n in range(1_000))
     assert eager.held(text) == ['req-000007']
+
+
+# -- a stored history's quoted lines may take a summary past its budget ------------------------------------
+
+
+def _quoting_many(count: int) -> list[ModelMessage]:
+    """A log read, then a turn quoting `count` of its 600 lines, spread through it."""
+    messages = history(BIG_TEXT, tool='read_log')
+    quoted = ', '.join(f'req-{n:05d}' for n in range(11, 600, 600 // count))
+    messages.append(ModelResponse(parts=[TextPart(f'The slow ones were {quoted}.')]))
+    return messages
+
+
+_ROOMY = 6_000
+"""A threshold under BIG_TEXT's 9,668 tokens and over half of them: the shares bind, not the threshold."""
+
+
+def _log_summary(messages: list[ModelMessage], **overrides: object) -> str:
+    result = asyncio.run(compactor(threshold_tokens=_ROOMY, **overrides).compact(messages))
+    part = result.messages[2].parts[0]
+    assert result.report.summarized == 1 and isinstance(part, ToolReturnPart) and isinstance(part.content, str)
+    return part.content
+
+
+def test_a_stored_history_keeps_every_line_it_quotes_past_the_budget_and_nothing_more() -> None:
+    """The budget keeps some of 200 quoted lines; `quoted_ratio` lets the rest in, and no line that holds none."""
+    messages = _quoting_many(200)
+    quoted = [f'req-{n:05d}' for n in range(11, 600, 3)]
+    at_budget = _log_summary(messages, quoted_ratio=0.25)
+    assert sum(mentions(at_budget, fact) for fact in quoted) < 150  # the budget alone cannot hold them
+    stretched = _log_summary(messages)
+    assert all(mentions(stretched, fact) for fact in quoted)
+    tokens = estimate_tokens(BIG_TEXT)
+    assert content_tokens(at_budget, estimate_tokens) <= 0.25 * tokens + 5 < content_tokens(stretched, estimate_tokens)
+    assert content_tokens(stretched, estimate_tokens) <= 0.5 * tokens + 5
+    # What the budget kept stays; every line added holds a quoted fact (a log line places none).
+    added = set(stretched.split('\n')) - set(at_budget.split('\n'))
+    assert set(at_budget.split('\n')) - set(stretched.split('\n')) <= {
+        line for line in at_budget.split('\n') if '…' in line
+    }
+    assert all(any(f'{fact} ' in line for fact in quoted) for line in added if '…' not in line)
+
+
+def test_an_agent_run_keeps_to_the_budget_however_much_later_turns_quote() -> None:
+    """A run summarizes as it goes: its quoted lines get no more room than the budget (`quoted_ratio` is for a stored history)."""
+    messages = _quoting_many(200)
+    session = compactor(threshold_tokens=_ROOMY, policy={'kind': 'threshold'}).session()
+    compacted = asyncio.run(session.process(messages))
+    part = compacted[2].parts[0]
+    assert isinstance(part, ToolReturnPart) and isinstance(part.content, str)
+    assert content_tokens(part.content, estimate_tokens) <= 0.25 * estimate_tokens(BIG_TEXT) + 5
+
+
+def test_a_real_model_gets_one_budget_and_no_stretch() -> None:
+    """A real model is given target_ratio's budget with the facts to keep; only the embedded one spends line by line."""
+    budgets: list[int] = []
+
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        block = parse_data_block(str(messages[-1].parts[-1].content))
+        assert block is not None
+        budgets.append(block.budget_tokens)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {'summary': 'log line 0: …'})])
+
+    asyncio.run(compactor(FunctionModel(respond), threshold_tokens=_ROOMY).compact(_quoting_many(200)))
+    assert budgets == [math.ceil(0.25 * estimate_tokens(BIG_TEXT))]
+
+
+def test_a_stretch_is_part_of_the_cache_key_and_none_keeps_the_key_it_had() -> None:
+    key = functools.partial(
+        cache_key, content='"text"', model='m', prompt='p', shape='string', threshold_tokens=1000, call=('', '')
+    )
+    assert key(budget_tokens=100) == key(budget_tokens=100, quoted_budget_tokens=None)
+    assert (
+        key(budget_tokens=100)
+        != key(budget_tokens=100, quoted_budget_tokens=200)
+        != key(budget_tokens=100, quoted_budget_tokens=300)
+    )
+
+
+@pytest.mark.parametrize('quoted_ratio', [0.2, 1.0])
+def test_quoted_ratio_is_at_least_target_ratio_and_under_one(quoted_ratio: float) -> None:
+    with pytest.raises(ConfigError, match='quoted_ratio must be at least target_ratio'):
+        SummarizerConfig(quoted_ratio=quoted_ratio)

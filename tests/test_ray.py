@@ -63,14 +63,26 @@ class Counted:
     die_once: Path | None = None
 
     def __call__(
-        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        self,
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         if self.die_once is not None and not self.die_once.exists():
             self.die_once.touch()
             os._exit(1)  # the worker process dies mid-task, as an OOM kill would
         with self.log.open('a') as log:
             log.write(hashlib.sha256(json.dumps(content).encode()).hexdigest() + '\n')
-        return extractive_summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+        return extractive_summarize(
+            content,
+            budget_tokens=budget_tokens,
+            max_items=max_items,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+        )
 
 
 def by_id(row: dict[str, object]) -> int:
@@ -270,11 +282,23 @@ class RejectedWhenMarked:
     """The extractive summarizer, except for contents holding `MARK-BAD`: their "summary" is twice the content."""
 
     def __call__(
-        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        self,
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue:
         if 'MARK-BAD' in json.dumps(content):
             return content + content if isinstance(content, str) else content
-        return extractive_summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+        return extractive_summarize(
+            content,
+            budget_tokens=budget_tokens,
+            max_items=max_items,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+        )
 
 
 def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_engine_does() -> None:

@@ -171,6 +171,7 @@ class SummarizerConfig:
     output_mode: OutputMode = 'tool'
     threshold_tokens: int = 1000
     target_ratio: float = 0.25
+    quoted_ratio: float = 0.5
     min_summary_tokens: int = 100
     max_content_tokens: int = 1_000_000
     keep_recent: int = 1
@@ -195,6 +196,10 @@ class SummarizerConfig:
             raise ConfigError(f'threshold_tokens must be at least 2, got {self.threshold_tokens}')
         if not 0 < self.target_ratio < 1:
             raise ConfigError(f'target_ratio must be between 0 and 1, got {self.target_ratio}')
+        if not self.target_ratio <= self.quoted_ratio < 1:
+            raise ConfigError(
+                f'quoted_ratio must be at least target_ratio ({self.target_ratio}) and under 1, got {self.quoted_ratio}'
+            )
         if self.keep_recent < 0 or self.concurrency < 1 or self.max_retries < 0:
             raise ConfigError('keep_recent and max_retries must be >= 0, concurrency >= 1')
         if self.server not in get_args(Server):

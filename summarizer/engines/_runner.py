@@ -252,6 +252,7 @@ def result_settings(config: SummarizerConfig) -> dict[str, object]:
         'server': config.server,
         'output_mode': config.output_mode,
         'target_ratio': config.target_ratio,
+        'quoted_ratio': config.quoted_ratio,
         'min_summary_tokens': config.min_summary_tokens,
         'strict': config.strict,
         'tools': {

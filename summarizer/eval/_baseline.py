@@ -14,6 +14,9 @@ the token budget.
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Mapping
+
 from pydantic_ai.models.function import FunctionModel
 
 from ..core import DROPPED_TEXT, JsonValue, estimate_tokens, items_marker, json_text
@@ -22,18 +25,48 @@ from ..pipeline import embedded_model
 HEAD = 'head'
 
 
-def head_model() -> FunctionModel:
-    return embedded_model(HEAD, head)
+def head_model(sizes: Mapping[bytes, int] | None = None) -> FunctionModel:
+    """Head truncation as a model; `sizes`: per content (`content_digest`), the tokens to cut it to, not its budget.
+
+    The eval hands it the sizes of the compared model's own summaries, so that both are read at the same
+    cut, return by return: a model may spend past its budget on the lines later turns quote.
+    """
+    if not sizes:
+        return embedded_model(HEAD, head)
+
+    def matched(
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None = None,
+        quoted: tuple[str, ...] = (),
+        quoted_budget_tokens: int | None = None,
+    ) -> JsonValue:
+        del quoted, quoted_budget_tokens
+        return head(content, budget_tokens=sizes.get(content_digest(content), budget_tokens), max_items=max_items)
+
+    return embedded_model(HEAD, matched)
+
+
+def content_digest(content: JsonValue) -> bytes:
+    """A content's name in `head_model`'s sizes: the digest of its compact JSON text."""
+    return hashlib.blake2b(json_text(content).encode('utf-8', 'surrogatepass'), digest_size=16).digest()
 
 
 def head(
-    content: JsonValue, *, budget_tokens: int, max_items: int | None = None, quoted: tuple[str, ...] = ()
+    content: JsonValue,
+    *,
+    budget_tokens: int,
+    max_items: int | None = None,
+    quoted: tuple[str, ...] = (),
+    quoted_budget_tokens: int | None = None,
 ) -> JsonValue:
     """The head of `content` that fits `budget_tokens` estimated tokens (at least one character of text).
 
-    `quoted` is ignored: truncation is the alternative that knows nothing of the conversation.
+    `quoted` and `quoted_budget_tokens` are ignored: truncation is the alternative that knows nothing of
+    the conversation (`head_model` gives it the sizes to compare at).
     """
-    del quoted
+    del quoted, quoted_budget_tokens
     low, high = 1, max(min(_text_chars(content), budget_tokens * 4), 1)
     while low < high:  # the largest allowance that fits; the result grows with the allowance
         middle = (low + high + 1) // 2

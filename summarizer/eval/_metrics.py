@@ -142,6 +142,8 @@ class ReturnScore:
     tally: Tally
     lost: list[str] = field(default_factory=list[str])
     """Referred-to facts the summary does not keep in context."""
+    digest: bytes = b''
+    """Its content's digest (`content_digest`): where the head baseline looks up the size to cut it to."""
 
 
 def score_return(

@@ -82,9 +82,10 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
         '',
         (
             f'{count(len(run.histories), "history", "histories")} from {", ".join(sources)}; scored: {scope}; '
-            f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, keep_recent 0 '
-            f'(every oversized tool return is summarized), {_floors(config)}. Tokens are estimates. '
-            f'The `head` baseline keeps the beginning of each return at the same budget. '
+            f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, quoted ratio '
+            f'{config.quoted_ratio}, keep_recent 0 (every oversized tool return is summarized), {_floors(config)}. '
+            f'Tokens are estimates. The `head` baseline keeps the beginning of each return at the size of the '
+            f"first model's summary of it (told): the same cut. "
             f'*Accepted*: the returns whose summary passed every check, the rest keeping their original, '
             f'with why (*failures*). *Kept in context*: of the facts of a summarized return a later turn '
             f'holds, the share its summary keeps where a reader can tell what they are (in their original '
@@ -247,6 +248,7 @@ def as_data(run: EvalRun, *, started: datetime, sources: list[str]) -> dict[str,
         'config': {
             'threshold_tokens': config.threshold_tokens,
             'target_ratio': config.target_ratio,
+            'quoted_ratio': config.quoted_ratio,
             'min_summary_tokens': config.min_summary_tokens,
             'keep_recent': config.keep_recent,
             'prompt_version': config.prompt_version,

@@ -41,7 +41,7 @@ from ..pipeline import (
     walk,
 )
 from ..stored import StoredCompaction, StoredHistory, compact_stored
-from ._baseline import HEAD, head_model
+from ._baseline import HEAD, content_digest, head_model
 from ._golden import Figures, Recorded
 from ._metrics import ReturnScore, Tally, score_return
 
@@ -135,6 +135,7 @@ class EvalRun:
         return {
             'threshold_tokens': config.threshold_tokens,
             'target_ratio': config.target_ratio,
+            'quoted_ratio': config.quoted_ratio,
             'min_summary_tokens': config.min_summary_tokens,
             'keep_quoted_facts': config.keep_quoted_facts,
             'min_chars': self.min_chars,
@@ -248,18 +249,32 @@ async def run_eval(
     `min_chars`: score only the oversized returns whose JSON text is longer (all are summarized).
     """
     config = dataclasses.replace(config, keep_recent=0)
-    scores = [
-        await _score_model(name, model, histories, config=config, cache=cache, min_chars=min_chars)
-        for name, model in models.items()
-    ]
-    if config.keep_quoted_facts:
-        blind_config = dataclasses.replace(config, keep_quoted_facts=False)
-        for score, model in zip(scores, models.values()):
-            if not score.baseline:  # truncation ignores the quoted facts: its figures are blind already
+    blind = dataclasses.replace(config, keep_quoted_facts=False) if config.keep_quoted_facts else None
+    scores: list[ModelScore] = []
+    for name, model in models.items():
+        if name == HEAD and scores:
+            # At the first model's cut, return by return, told and blind: its summaries' sizes, not the budgets
+            # (a summary may take more to keep quoted lines). Not from the cache, whose key holds the budget.
+            first, uncached = scores[0], SummaryCache(directory=None, size_limit_bytes=0)
+            score = await _score_model(
+                name, head_model(_sizes(first)), histories, config=config, cache=uncached, min_chars=min_chars
+            )
+            if first.blind is not None and blind is not None:
                 score.blind = await _score_model(
-                    score.name, model, histories, config=blind_config, cache=cache, min_chars=min_chars
+                    name, head_model(_sizes(first.blind)), histories, config=blind, cache=uncached, min_chars=min_chars
                 )
+            scores.append(score)
+            continue
+        score = await _score_model(name, model, histories, config=config, cache=cache, min_chars=min_chars)
+        if blind is not None and name != HEAD:  # truncation ignores the quoted facts: its figures are blind already
+            score.blind = await _score_model(name, model, histories, config=blind, cache=cache, min_chars=min_chars)
+        scores.append(score)
     return EvalRun(config=config, models=scores, histories=[history.name for history in histories], min_chars=min_chars)
+
+
+def _sizes(score: ModelScore) -> dict[bytes, int]:
+    """The tokens of each summary `score`'s model made, by its content's digest: where `head_model` cuts."""
+    return {r.digest: r.tally.tokens_after for h in score.histories for r in h.returns if r.tally.summarized}
 
 
 async def _score_model(
@@ -327,6 +342,7 @@ def _score_history(
                 kind=str(detect_kind(candidate.content)),
                 tally=tally,
                 lost=lost,
+                digest=content_digest(candidate.content),
             )
         )
     failures = [

@@ -32,10 +32,12 @@ def summarize(
     budget_tokens: int,
     max_items: int | None = None,
     quoted: tuple[str, ...] = (),
+    quoted_budget_tokens: int | None = None,
 ) -> JsonValue:
     """A summary of `content` of about `budget_tokens` estimated tokens, keeping its shape.
 
-    `quoted`: facts of `content` that later turns quote, kept before anything else that fits.
+    `quoted`: facts of `content` that later turns quote, kept before anything else that fits; the lines
+    holding them (with the lines that place them) may take it on to `quoted_budget_tokens`, nothing else may.
     `max_items`: the most items a list summary may keep. Inside `time_limit(seconds)` the work
     stops with `WorkBudgetExceeded` once they are up (the model runs in a thread nothing else can stop).
     """
@@ -46,10 +48,28 @@ def summarize(
             value = json_text.parse(content)
             if value is not None:
                 return json_text.summarize(
-                    content, value, budget_tokens=budget_tokens, quoted=quoted, deadline=deadline
+                    content,
+                    value,
+                    budget_tokens=budget_tokens,
+                    quoted=quoted,
+                    quoted_budget_tokens=quoted_budget_tokens,
+                    deadline=deadline,
                 )
-        return summarize_value(content, budget_tokens=budget_tokens, quoted=quoted, kind=kind, deadline=deadline)
-    summary = summarize_value(content, budget_tokens=budget_tokens, quoted=quoted, deadline=deadline)
+        return summarize_value(
+            content,
+            budget_tokens=budget_tokens,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+            kind=kind,
+            deadline=deadline,
+        )
+    summary = summarize_value(
+        content,
+        budget_tokens=budget_tokens,
+        quoted=quoted,
+        quoted_budget_tokens=quoted_budget_tokens,
+        deadline=deadline,
+    )
     if isinstance(summary, list) and max_items is not None:
         summary = summary[: max(max_items, 1)]
     return summary

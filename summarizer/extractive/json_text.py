@@ -106,20 +106,36 @@ def parse(text: str) -> JsonValue | None:
 
 
 def summarize(
-    text: str, value: JsonValue, *, budget_tokens: int, quoted: tuple[str, ...] = (), deadline: Deadline = NO_DEADLINE
+    text: str,
+    value: JsonValue,
+    *,
+    budget_tokens: int,
+    quoted: tuple[str, ...] = (),
+    quoted_budget_tokens: int | None = None,
+    deadline: Deadline = NO_DEADLINE,
 ) -> str:
-    """`text`, which holds `value`, summarized to about `budget_tokens` as JSON text of the same style."""
+    """`text`, which holds `value`, summarized to about `budget_tokens` as JSON text of the same style.
+
+    `quoted_budget_tokens`: how far the lines holding `quoted` facts may take it past `budget_tokens`.
+    """
     style = _Style.of(text)
     compact = len(json.dumps(value, ensure_ascii=False, separators=(',', ':')))
-    inner = max(1, int(budget_tokens * compact / max(len(text), 1)))  # the style's overhead, from the original
+    limit = max(budget_tokens, quoted_budget_tokens or 0)
+    scale = compact / max(len(text), 1)  # the style's overhead, from the original
     summary: JsonValue = value
     for _ in range(_TRIES):
-        summary = summarize_value(value, budget_tokens=inner, quoted=quoted, deadline=deadline)
+        summary = summarize_value(
+            value,
+            budget_tokens=max(1, int(budget_tokens * scale)),
+            quoted=quoted,
+            quoted_budget_tokens=max(1, int(limit * scale)),
+            deadline=deadline,
+        )
         written = style.write(summary)
         spent = estimate_tokens(written)
-        if spent <= budget_tokens:
+        if spent <= limit:
             return written
-        inner = max(1, int(inner * budget_tokens / spent * 0.95))
+        scale *= limit / spent * 0.95
     # Its keys and numbers alone do not fit in this style (an indented object): compact JSON still
     # parses as the same value, which beats keeping the original whole.
     return _Style(indent=None, separators=(',', ':'), ensure_ascii=style.ensure_ascii).write(summary)

@@ -124,40 +124,50 @@ def summarize_value(
     *,
     budget_tokens: int,
     quoted: tuple[str, ...] = (),
+    quoted_budget_tokens: int | None = None,
     kind: ContentKind | None = None,
     deadline: Deadline = NO_DEADLINE,
 ) -> JsonValue:
     """A summary of `content` of about `budget_tokens` estimated tokens, keeping its shape.
 
+    `quoted_budget_tokens`: how far the lines holding `quoted` facts may take it past `budget_tokens`.
     `kind`: the kind of a string content, when known.
     """
+    limit = max(budget_tokens, quoted_budget_tokens or 0) if quoted else budget_tokens
     summary = _summarize_tree(
-        _Tree(content, quoted=quoted, kind=kind, deadline=deadline), budget_tokens, deadline, bool(quoted)
+        _Tree(content, quoted=quoted, kind=kind, deadline=deadline), budget_tokens, limit, deadline
     )
     if not carries_text(summary) and carries_text(content):
         # Every line is longer than the budget (a list of long one-line texts under a low threshold):
         # cut lines into pieces that fit, so the summary keeps the start of one rather than nothing.
         piece_chars = max(_MIN_PIECE_CHARS, budget_tokens * _CHARS_PER_TOKEN // 2)
         tree = _Tree(content, quoted=quoted, kind=kind, deadline=deadline, max_line_chars=piece_chars)
-        summary = _summarize_tree(tree, budget_tokens, deadline, bool(quoted))
+        summary = _summarize_tree(tree, budget_tokens, limit, deadline)
     return summary
 
 
-def _summarize_tree(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
-    """One selection over `tree`: required units, then the rest by gain, and never nothing."""
+def _summarize_tree(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonValue:
+    """One selection over `tree`: required units, then the rest by gain, and never nothing.
+
+    `budget` for any line, `limit` (at least `budget`) for those holding a quoted fact, with what places them.
+    """
     try:
-        return _select(tree, budget_tokens, deadline, quoted)
+        return _select(tree, budget, limit, deadline)
     finally:
         tree.release()
 
 
-def _select(tree: _Tree, budget_tokens: int, deadline: Deadline, quoted: bool) -> JsonValue:
-    share = _REQUIRED_SHARE_QUOTED if quoted else _REQUIRED_SHARE
-    tree.select_required(tree.spent + share * max(0.0, budget_tokens - tree.spent))
-    tree.select(budget_tokens)
+def _select(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonValue:
+    share = _REQUIRED_SHARE_QUOTED if tree.quoted else _REQUIRED_SHARE
+    tree.select_required(tree.spent + share * max(0.0, budget - tree.spent))
+    tree.select(budget)
+    if limit > budget:
+        # What did not fit and holds a fact later turns quote (its gain counts `_QUOTED_BASE` for each) may go
+        # on to the larger limit; nothing else may.
+        tree.select(limit, min_gain=_QUOTED_BASE)
     tree.ensure_something()
     summary = tree.render()
-    while tokens(summary) > budget_tokens and tree.undo():  # the estimates are close, not exact
+    while tokens(summary) > limit and tree.undo():  # the estimates are close, not exact
         deadline.check()
         summary = tree.render()
     return summary
@@ -329,6 +339,11 @@ class _Tree:
             if fact in weights:
                 weights[fact] += _QUOTED_BASE
         return weights
+
+    @property
+    def quoted(self) -> bool:
+        """Whether later turns quote facts of the content."""
+        return bool(self._quoted)
 
     def release(self) -> None:
         """Break the tree's reference cycles (a unit knows its text, an item the choices inside it), so it is freed now.
@@ -783,11 +798,12 @@ class _Tree:
             price = max(_MIN_PRICE, price + MARKER_COST * opened)
         return gain, price
 
-    def select(self, limit: float) -> None:
+    def select(self, limit: float, *, min_gain: float = 0.0) -> None:
         """Greedily choose units and items by new weight per token while the spending stays under `limit`.
 
         Lazy greedy: a choice's worth only falls as facts get covered, so one popped whose fresh
-        worth still tops the heap is the best; what did not fit waits for a larger limit.
+        worth still tops the heap is the best; what did not fit waits for a larger limit. `min_gain`: only
+        choices worth more are chosen (one worth less is dropped, not kept waiting).
         """
         pending = self._waiting if self._started else self._choices
         self._started, self._waiting = True, []
@@ -812,7 +828,7 @@ class _Tree:
                 waiting.append(choice)
                 continue
             gain, price = self._value(choice)
-            if gain <= 0:
+            if gain <= min_gain:
                 continue
             if self.spent + price > limit:
                 waiting.append(choice)

@@ -61,6 +61,7 @@ def cache_key(
     budget_tokens: int,
     threshold_tokens: int,
     quoted: tuple[str, ...] = (),
+    quoted_budget_tokens: int | None = None,
     call: tuple[str, str],
 ) -> str:
     """Hex SHA-256 of everything a summary depends on; `content` is its canonical JSON text.
@@ -72,7 +73,7 @@ def cache_key(
 
     `quoted`, the facts later turns quote (kept verbatim), is part of it: the same content quoted
     differently in two conversations gets two summaries, the same content quoted alike (or not at
-    all) shares one. Text is hashed as UTF-8, a lone surrogate (valid in JSON text) as `surrogatepass`
+    all) shares one. So is `quoted_budget_tokens`, how far their lines may take a summary, when set. Text is hashed as UTF-8, a lone surrogate (valid in JSON text) as `surrogatepass`
     encodes it, so every content has a key.
 
     `call`, the tool's name and the arguments it was called with, is in it too when the model is shown
@@ -86,7 +87,7 @@ def cache_key(
         model,
         prompt,
         shape,
-        str(budget_tokens),
+        str(budget_tokens) if quoted_budget_tokens is None else f'{budget_tokens}/{quoted_budget_tokens}',
         str(threshold_tokens),
         '\x1f'.join(quoted),
         tool_name,

@@ -144,10 +144,20 @@ def model_id(model: Model) -> str:
 
 
 class EmbeddedSummarize(Protocol):
-    """An offline summarizing function: `content` in, a summary of about `budget_tokens` out."""
+    """An offline summarizing function: `content` in, a summary of about `budget_tokens` out.
+
+    `quoted`: facts of it the conversation holds, to keep; `quoted_budget_tokens`: how far the lines
+    holding them may take the summary past `budget_tokens` (None: no further).
+    """
 
     def __call__(
-        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        self,
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
     ) -> JsonValue: ...
 
 
@@ -166,7 +176,13 @@ class EmbeddedModel(FunctionModel):
         super().__init__(self._answer, model_name=name)
 
     async def summarize(
-        self, content: JsonValue, *, budget_tokens: int, max_items: int | None, quoted: tuple[str, ...]
+        self,
+        content: JsonValue,
+        *,
+        budget_tokens: int,
+        max_items: int | None,
+        quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None = None,
     ) -> JsonValue:
         """A summary of `content` of about `budget_tokens`, made in a worker thread in the process's turn.
 
@@ -177,7 +193,13 @@ class EmbeddedModel(FunctionModel):
         """
         deadline = extractive.Deadline.after(self._time_limit)
         work = functools.partial(
-            self._in_turn, content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted, deadline=deadline
+            self._in_turn,
+            content,
+            budget_tokens=budget_tokens,
+            max_items=max_items,
+            quoted=quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+            deadline=deadline,
         )
         if _INLINE:
             return work()
@@ -193,11 +215,18 @@ class EmbeddedModel(FunctionModel):
         budget_tokens: int,
         max_items: int | None,
         quoted: tuple[str, ...],
+        quoted_budget_tokens: int | None,
         deadline: extractive.Deadline,
     ) -> JsonValue:
         with extractive.within(deadline), _turn(deadline):
             deadline.check()
-            return self._summarize(content, budget_tokens=budget_tokens, max_items=max_items, quoted=quoted)
+            return self._summarize(
+                content,
+                budget_tokens=budget_tokens,
+                max_items=max_items,
+                quoted=quoted,
+                quoted_budget_tokens=quoted_budget_tokens,
+            )
 
     async def _answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """What it answers a summary prompt (its `<tool_content>` block), as a real model would."""

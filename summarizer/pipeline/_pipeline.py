@@ -141,6 +141,7 @@ class Compactor:
                 [candidate for candidate in due if _ref(candidate) not in skip],
                 max_tokens=self.config.max_content_tokens,
                 quoted=self.config.keep_quoted_facts,
+                whole_conversation=True,
             ),
             skipped=[_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip],
             returns_examined=found.returns_seen,
@@ -305,6 +306,7 @@ def _with_facts_to_keep(
     *,
     max_tokens: int,
     quoted: bool,
+    whole_conversation: bool = False,
     turns: Turns | None = None,
 ) -> list[Candidate]:
     """`due`, each with the facts of it the conversation holds: earlier turns', and later ones' if `quoted`.
@@ -316,6 +318,7 @@ def _with_facts_to_keep(
     A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
     for facts either: scanning a 100 MB log would take seconds for nothing. `turns`: the turns of
     `messages` read already (an agent run's, grown request by request); else they are read here.
+    `whole_conversation`: `messages` is a whole stored history (`Candidate.whole_conversation`).
     """
     if not due:
         return []
@@ -323,7 +326,9 @@ def _with_facts_to_keep(
         turns = Turns(messages[: max(candidate.message_index for candidate in due) + 1] if not quoted else messages)
     return [
         dataclasses.replace(
-            candidate, quoted=turns.facts(candidate.content, message_index=candidate.message_index, after=quoted)
+            candidate,
+            quoted=turns.facts(candidate.content, message_index=candidate.message_index, after=quoted),
+            whole_conversation=whole_conversation,
         )
         if candidate.tokens <= max_tokens
         else candidate

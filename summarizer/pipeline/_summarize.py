@@ -225,8 +225,24 @@ class Summarizer:
         can always name the read tool.
         """
         share = math.ceil(candidate.tokens * self.config.target_ratio)
-        ceiling = candidate.threshold_tokens - self._room(candidate) - 1
-        return max(1, min(max(share, self.config.min_summary_tokens), ceiling))
+        return max(1, min(max(share, self.config.min_summary_tokens), self._ceiling(candidate)))
+
+    def quoted_budget_for(self, candidate: Candidate) -> int | None:
+        """Tokens the lines holding `candidate`'s quoted facts may take its summary to, past its budget (None: no further).
+
+        `quoted_ratio` of the original, under the same ceiling, where the later turns it was read with are
+        the rest of its conversation (`Candidate.whole_conversation`: a stored history, not a run so far)
+        and it has quoted facts. Asked of an embedded model only, which spends it on those lines alone; a
+        real model is given one budget.
+        """
+        if not (candidate.whole_conversation and candidate.quoted and isinstance(self.model, EmbeddedModel)):
+            return None
+        stretched = min(math.ceil(candidate.tokens * self.config.quoted_ratio), self._ceiling(candidate))
+        return stretched if stretched > self.budget_for(candidate) else None
+
+    def _ceiling(self, candidate: Candidate) -> int:
+        """The most tokens a summary of `candidate` may take: under its threshold, with room for the read hint."""
+        return candidate.threshold_tokens - self._room(candidate) - 1
 
     def _room(self, candidate: Candidate) -> int:
         """Tokens a summary of `candidate` leaves free under its limits: the read hint's, for a string.
@@ -250,6 +266,7 @@ class Summarizer:
             budget_tokens=self.budget_for(candidate),
             threshold_tokens=candidate.threshold_tokens,
             quoted=candidate.quoted,
+            quoted_budget_tokens=self.quoted_budget_for(candidate),
             call=(candidate.tool_name, candidate.call_args) if self._reads_call else ('', ''),
         )
 
@@ -381,6 +398,7 @@ class Summarizer:
                 budget_tokens=self.budget_for(candidate),
                 max_items=len(candidate.content) if isinstance(candidate.content, list) else None,
                 quoted=candidate.quoted,
+                quoted_budget_tokens=self.quoted_budget_for(candidate),
             )
         outcome.input_tokens += candidate.tokens
         outcome.output_tokens += content_tokens(summary, self.tokenizer)

@@ -73,6 +73,10 @@ class Candidate:
     Those a turn before it holds (the task, its own call's arguments), and those later turns quote
     when `keep_quoted_facts` is on.
     Set by the compactor, which sees the later turns; the walk does not look at them."""
+    whole_conversation: bool = False
+    """Whether the later turns `quoted` was read from are the rest of its conversation (a stored history compacted
+    in one go), not those of an agent run so far: the lines holding them may then take its summary past its
+    budget (`Summarizer.quoted_budget_for`)."""
 
     @property
     def tool_name(self) -> str:
