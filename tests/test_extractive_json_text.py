@@ -101,3 +101,17 @@ def test_the_quoted_facts_stay_in_their_items_and_the_text_still_parses() -> Non
     assert {'src/shop/orders.py', 'src/shop/refunds.py', 'src/shop/shipping.py', 'src/shop/stock.py'} <= set(kept)
     assert '     def handle_stock_7(self, request):' in kept['src/shop/stock.py'].split('\n')
     assert any('.fetch_11(request.id' in line for patch in kept.values() for line in patch.split('\n'))
+
+
+def test_quoted_items_past_the_budget_stay_whole_and_the_text_still_parses() -> None:
+    """The items holding quoted ids may take the summary to `quoted_budget_tokens`, in the text's own style."""
+    text = json.dumps(ROWS, indent=2)
+    quoted = tuple(str(9000 + n) for n in range(3, 80, 4))
+    at_budget = summarize(text, budget_tokens=300, quoted=quoted)
+    stretched = summarize(text, budget_tokens=300, quoted=quoted, quoted_budget_tokens=900)
+    assert isinstance(at_budget, str) and isinstance(stretched, str)
+    assert estimate_tokens(at_budget) <= 300 < estimate_tokens(stretched) <= 900
+    ids = [{row['id'] for row in json.loads(summary) if isinstance(row, dict)} for summary in (at_budget, stretched)]
+    assert not {int(fact) for fact in quoted} <= ids[0]  # the budget alone cannot hold them
+    assert {int(fact) for fact in quoted} <= ids[1] and '\n  {\n    "id": ' in stretched  # its own style
+    assert ids[0] <= ids[1] and all(n in ids[0] or str(n) in quoted for n in ids[1])  # nothing else past the budget
