@@ -215,7 +215,7 @@ def is_summarizable(content: object) -> bool:
     plain = plain_json_text(content)
     if plain is None:
         return _json_data(content, None) is not None
-    return plain.count('[') + plain.count('{') <= MAX_DEPTH or not nested_deeper_than(content, MAX_DEPTH)
+    return not _too_deep(content, plain)
 
 
 def json_text_of(content: object) -> str | None:
@@ -239,8 +239,7 @@ def _json_data(content: object, plain: str | None) -> _JsonData | None:
     """
     if plain is not None and is_plain(content):  # finite numbers, no circular data: what `is_plain` does not check
         return _JsonData(content=cast(JsonValue, content), text=plain)
-    few_brackets = plain is not None and plain.count('[') + plain.count('{') <= MAX_DEPTH  # cannot nest deeper
-    if not few_brackets and nested_deeper_than(content, MAX_DEPTH):
+    if _too_deep(content, plain):
         return None
     try:
         data = as_json(content, plain=plain is not None)
@@ -250,6 +249,15 @@ def _json_data(content: object, plain: str | None) -> _JsonData | None:
     except (ValueError, TypeError, RecursionError):
         return None  # what no JSON text holds (an int of over 4,300 digits): sent as pydantic-ai serializes it
     return _JsonData(content=data, text=text)
+
+
+def _too_deep(content: object, plain: str | None) -> bool:
+    """Whether `content` nests deeper than `MAX_DEPTH`; `plain`: its JSON text, if it has one.
+
+    A text with no more brackets than that cannot nest deeper: most contents are told so without a walk.
+    """
+    few_brackets = plain is not None and plain.count('[') + plain.count('{') <= MAX_DEPTH
+    return not few_brackets and nested_deeper_than(content, MAX_DEPTH)
 
 
 def as_json(content: object, *, plain: bool = False) -> JsonValue | None:
