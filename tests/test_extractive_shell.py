@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
+from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 
@@ -298,3 +299,47 @@ def test_go_jest_and_unittest_failures_are_kept_with_their_verdicts() -> None:
         assert isinstance(summary, str)
         kept = kept_lines(text, summary)
         assert all(line in kept for line in wanted), (wanted, summary)
+
+
+def test_with_room_for_quoted_lines_a_run_keeps_its_error_beside_every_quoted_frame() -> None:
+    """A stored history may spend past the budget on the lines it quotes (`quoted_budget_tokens`): the lines a test
+    run requires then take the share they take unquoted, and the error is not crowded out by 25 quoted frames."""
+    frames = [(f'/srv/shop/shop/mod_{n:02d}.py', 10 + 7 * n, f'step_{n:02d}') for n in range(25)]
+    run = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 60 items',
+            *[f'tests/test_refunds.py::test_case_{n} PASSED [{n * 100 // 60:3d}%]' for n in range(59)],
+            'tests/test_refunds.py::test_refund_rounding FAILED [100%]',
+            '=================================== FAILURES ===================================',
+            '____________________________ test_refund_rounding _____________________________',
+            '',
+            '    def test_refund_rounding():',
+            '>       refund(make_order(total="19.99"), ratio=1 / 3)',
+            '',
+            *[
+                line
+                for path, number, name in frames
+                for line in (f'{path}:{number}: in {name}', '    return next(order)')
+            ],
+            '',
+            '>               raise ValueError(f"amount {value} has no scale")',
+            'E               ValueError: amount 6.666666 has no scale',
+            '',
+            '/srv/shop/shop/money.py:44: ValueError',
+            '=========================== short test summary info ============================',
+            'FAILED tests/test_refunds.py::test_refund_rounding',
+            '========================= 1 failed, 59 passed in 0.40s ==========================',
+        ]
+    )
+    quoted = tuple(path for path, _, _ in frames)
+    summary = summarize(run, budget_tokens=300, quoted=quoted, quoted_budget_tokens=900)
+    assert isinstance(summary, str) and estimate_tokens(summary) <= 900
+    kept = kept_lines(run, summary)
+    assert all(f'{path}:{number}: in {name}' in kept for path, number, name in frames)
+    for line in (
+        'E               ValueError: amount 6.666666 has no scale',
+        'FAILED tests/test_refunds.py::test_refund_rounding',
+        '========================= 1 failed, 59 passed in 0.40s ==========================',
+    ):
+        assert line in kept, line

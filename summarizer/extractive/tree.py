@@ -55,7 +55,8 @@ from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
 a kind requires (`lines.MUST`: a diff's headers) may take before anything else; less when later turns quote
-facts, which then compete for the rest (headers holding them first)."""
+facts, which then compete for the rest (headers holding them first), unless the lines holding those have room
+of their own past the budget (`quoted_budget_tokens`)."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
@@ -158,7 +159,7 @@ def _summarize_tree(tree: _Tree, budget: int, limit: int, deadline: Deadline) ->
 
 
 def _select(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonValue:
-    share = _REQUIRED_SHARE_QUOTED if tree.quoted else _REQUIRED_SHARE
+    share = _REQUIRED_SHARE_QUOTED if tree.quoted and limit <= budget else _REQUIRED_SHARE
     tree.select_required(tree.spent + share * max(0.0, budget - tree.spent))
     tree.select(budget)
     if limit > budget:
