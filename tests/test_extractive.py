@@ -608,3 +608,32 @@ def test_a_summarized_tree_leaves_no_garbage_for_the_cyclic_collector(content: J
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_past_the_budget_a_diff_keeps_only_its_quoted_lines_and_the_headers_placing_them() -> None:
+    """A hunk header brings its file header (`4 x MUST` + `MUST`): worth past `_QUOTED_BASE`, yet quoting nothing."""
+    files = [
+        '\n'.join(
+            [
+                f'diff --git a/src/mod{f}.py b/src/mod{f}.py',
+                f'--- a/src/mod{f}.py',
+                f'+++ b/src/mod{f}.py',
+                f'@@ -{f * 10 + 1},6 +{f * 10 + 1},7 @@ def handler_{f}():',
+                *(f'+    value_{f}_{k} = compute("key-{f:03d}-{k}", retries={k})' for k in range(3)),
+            ]
+        )
+        for f in range(300)
+    ]
+    text = '\n'.join(files)
+    quoted = tuple(f'key-{f:03d}-2' for f in range(0, 300, 50))
+    budget = estimate_tokens(text) // 20
+    at_budget = summarize(text, budget_tokens=budget, quoted=quoted)
+    stretched = summarize(text, budget_tokens=budget, quoted=quoted, quoted_budget_tokens=estimate_tokens(text) // 2)
+    assert isinstance(at_budget, str) and isinstance(stretched, str)
+    assert all(fact in stretched for fact in quoted)
+    placing = {f'src/mod{f}.py' for f in range(0, 300, 50)} | {f'handler_{f}()' for f in range(0, 300, 50)}
+    added = set(stretched.split('\n')) - set(at_budget.split('\n'))
+    stray = [
+        line for line in added if not OMISSION.fullmatch(line) and not any(fact in line for fact in (*quoted, *placing))
+    ]
+    assert stray == []

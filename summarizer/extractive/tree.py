@@ -162,9 +162,9 @@ def _select(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonVal
     tree.select_required(tree.spent + share * max(0.0, budget - tree.spent))
     tree.select(budget)
     if limit > budget:
-        # What did not fit and holds a fact later turns quote (its gain counts `_QUOTED_BASE` for each) may go
-        # on to the larger limit; nothing else may.
-        tree.select(limit, min_gain=_QUOTED_BASE)
+        # What did not fit and holds a fact later turns quote, not kept yet, may go on to the larger limit (with
+        # what places it); nothing else may: not a line whose headers alone are worth as much (a diff's).
+        tree.select(limit, quoted_only=True)
     tree.ensure_something()
     summary = tree.render()
     while tokens(summary) > limit and tree.undo():  # the estimates are close, not exact
@@ -798,12 +798,12 @@ class _Tree:
             price = max(_MIN_PRICE, price + MARKER_COST * opened)
         return gain, price
 
-    def select(self, limit: float, *, min_gain: float = 0.0) -> None:
+    def select(self, limit: float, *, quoted_only: bool = False) -> None:
         """Greedily choose units and items by new weight per token while the spending stays under `limit`.
 
         Lazy greedy: a choice's worth only falls as facts get covered, so one popped whose fresh
-        worth still tops the heap is the best; what did not fit waits for a larger limit. `min_gain`: only
-        choices worth more are chosen (one worth less is dropped, not kept waiting).
+        worth still tops the heap is the best; what did not fit waits for a larger limit. `quoted_only`: only
+        choices holding a quoted fact not kept yet are chosen (any other is dropped, not kept waiting).
         """
         pending = self._waiting if self._started else self._choices
         self._started, self._waiting = True, []
@@ -827,8 +827,10 @@ class _Tree:
                 # it; one worth nothing now is dropped when pushed again: worth only falls as facts get covered.
                 waiting.append(choice)
                 continue
+            if quoted_only and not self._brings_quoted(choice):
+                continue
             gain, price = self._value(choice)
-            if gain <= min_gain:
+            if gain <= 0:
                 continue
             if self.spent + price > limit:
                 waiting.append(choice)
@@ -839,6 +841,11 @@ class _Tree:
             for chosen in self._choose(choice):  # what they enclose just got cheaper
                 for inner in chosen.inner if isinstance(chosen, _Item) else chosen.children or ():
                     self._push(inner)
+
+    def _brings_quoted(self, choice: _Choice) -> bool:
+        """Whether `choice` itself holds a fact later turns quote that no chosen line or item holds yet."""
+        quoted, covered = self._quoted, self.covered
+        return any(fact in quoted and fact not in covered for fact in choice.facts)
 
     def select_required(self, limit: float) -> None:
         """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit`.
