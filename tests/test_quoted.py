@@ -578,3 +578,12 @@ def test_a_stretch_is_part_of_the_cache_key_and_none_keeps_the_key_it_had() -> N
 def test_quoted_ratio_is_at_least_target_ratio_and_under_one(quoted_ratio: float) -> None:
     with pytest.raises(ConfigError, match='quoted_ratio must be at least target_ratio'):
         SummarizerConfig(quoted_ratio=quoted_ratio)
+
+
+def test_with_keep_quoted_facts_off_the_task_alone_takes_no_stretch() -> None:
+    """Off, no later turn is read: the facts are the task's, as in an agent run (the eval's blind figures), and keep to the budget."""
+    messages = history(BIG_TEXT, tool='read_log')
+    ids = ', '.join(f'req-{n:05d}' for n in range(11, 600, 3))
+    messages[0] = ModelRequest(parts=[UserPromptPart(f'Which of {ids} were slow?')])
+    summary = _log_summary(messages, keep_quoted_facts=False)
+    assert content_tokens(summary, estimate_tokens) <= 0.25 * estimate_tokens(BIG_TEXT) + 5
