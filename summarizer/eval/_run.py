@@ -31,6 +31,7 @@ from pydantic_ai.models.function import FunctionModel
 from ..core import JsonValue, SummarizerConfig, Turns, content_tokens
 from ..extractive import detect_kind
 from ..pipeline import (
+    Candidate,
     Compactor,
     OriginalStore,
     Report,
@@ -314,6 +315,8 @@ def _score_history(
     after = StoredHistory.parse(result.text) if result.text is not None else before
     reasons = {(f.message_index, f.part_index): f.reason for f in result.report.failures}
     later = Turns(before.messages)
+    # What each summary was asked with (its budget and quoted facts): where the head baseline finds its size.
+    asked = {(c.message_index, c.part_index): c for c in compactor.plan(before.messages).candidates}
     returns: list[ReturnScore] = []
     for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
         if len(candidate.text) <= min_chars:
@@ -342,7 +345,7 @@ def _score_history(
                 kind=str(detect_kind(candidate.content)),
                 tally=tally,
                 lost=lost,
-                digest=content_digest(candidate.content),
+                digest=_digest(asked.get(ref, candidate), compactor),
             )
         )
     failures = [
@@ -360,6 +363,12 @@ def _score_history(
         typed_parts=typed,
         typed_touched=touched,
     )
+
+
+def _digest(candidate: Candidate, compactor: Compactor) -> bytes:
+    """`candidate`'s request as `head_model` is asked it: its content, budget and quoted facts."""
+    budget = compactor.summarizer.budget_for(candidate)
+    return content_digest(candidate.content, budget_tokens=budget, quoted=candidate.quoted)
 
 
 _HISTORY_REFUSED = 'the rewrite failed the post-check'
