@@ -587,3 +587,14 @@ def test_with_keep_quoted_facts_off_the_task_alone_takes_no_stretch() -> None:
     messages[0] = ModelRequest(parts=[UserPromptPart(f'Which of {ids} were slow?')])
     summary = _log_summary(messages, keep_quoted_facts=False)
     assert content_tokens(summary, estimate_tokens) <= 0.25 * estimate_tokens(BIG_TEXT) + 5
+
+
+def test_a_config_setting_target_ratio_past_the_default_quoted_ratio_still_loads(tmp_path: Path) -> None:
+    """`target_ratio: 0.6` was valid before `quoted_ratio` came: unset, the stretch is simply off (as at target_ratio)."""
+    path = tmp_path / 'config.yaml'
+    path.write_text('target_ratio: 0.6\n', encoding='utf-8')
+    for config in (SummarizerConfig.load(path), SummarizerConfig().override(target_ratio=0.6)):
+        assert (config.target_ratio, config.quoted_ratio) == (0.6, 0.6)
+    assert SummarizerConfig().override(target_ratio=0.3).quoted_ratio == 0.5  # the default still applies below it
+    with pytest.raises(ConfigError, match='quoted_ratio must be at least target_ratio'):
+        SummarizerConfig().override(target_ratio=0.6, quoted_ratio=0.5)  # set both: held to it
