@@ -598,3 +598,21 @@ def test_a_config_setting_target_ratio_past_the_default_quoted_ratio_still_loads
     assert SummarizerConfig().override(target_ratio=0.3).quoted_ratio == 0.5  # the default still applies below it
     with pytest.raises(ConfigError, match='quoted_ratio must be at least target_ratio'):
         SummarizerConfig().override(target_ratio=0.6, quoted_ratio=0.5)  # set both: held to it
+
+
+def test_a_stretch_over_the_threshold_by_the_tokenizers_count_falls_back_to_the_budget() -> None:
+    """The embedded model spends estimated tokens: with a tokenizer that counts more, a summary stretched to the
+    ceiling is over the threshold, and the one at the budget (which fits) is kept rather than the original."""
+    text = '\n'.join(BIG_TEXT.split('\n')[:110])
+    messages = history(text, tool='read_log')
+    ids = ', '.join(f'req-{n:05d}' for n in range(11, 110, 2))
+    messages.append(ModelResponse(parts=[TextPart(f'The slow ones were {ids}.')]))
+
+    def denser(text: str) -> int:  # code and digits: a real tokenizer counts more than characters / 4
+        return (len(text) + 2) // 3
+
+    config = SummarizerConfig().override(keep_recent=0, threshold_tokens=1000)
+    result = asyncio.run(Compactor(config=config, tokenizer=denser).compact(messages))
+    assert result.report.failures == [] and result.report.summarized == 1
+    part = result.messages[2].parts[0]
+    assert isinstance(part, ToolReturnPart) and denser(str(part.content)) < 1000
