@@ -16,6 +16,7 @@ import threading
 import time
 import traceback
 import weakref
+from pathlib import Path
 
 import pytest
 from extractive_checks import kept_lines
@@ -637,3 +638,15 @@ def test_past_the_budget_a_diff_keeps_only_its_quoted_lines_and_the_headers_plac
         line for line in added if not OMISSION.fullmatch(line) and not any(fact in line for fact in (*quoted, *placing))
     ]
     assert stray == []
+
+
+def test_past_the_budget_the_budgets_own_lines_still_keep_to_it() -> None:
+    """The budget's pass overshoots by a few lines (estimates), which undoing used to take back: a larger limit for
+    quoted lines must not keep them. With nothing quoted held, the stretched summary is the budget's."""
+    messages = json.loads((Path(__file__).parent.parent / 'golden/histories/45_coding_relay_session.json').read_text())
+    content = messages[16]['parts'][0]['content']  # read_file of src/relay/retry.py, 4,231 tokens
+    assert isinstance(content, str) and content.startswith('"""src/relay/retry.py')
+    budget = estimate_tokens(content) // 4
+    at_budget = summarize(content, budget_tokens=budget, quoted=('not-in-it',))
+    stretched = summarize(content, budget_tokens=budget, quoted=('not-in-it',), quoted_budget_tokens=2 * budget)
+    assert content_tokens(at_budget) <= budget and stretched == at_budget

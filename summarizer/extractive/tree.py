@@ -162,10 +162,17 @@ def _select(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonVal
     tree.select_required(tree.spent + share * max(0.0, budget - tree.spent))
     tree.select(budget)
     if limit > budget:
-        # What did not fit and holds a fact later turns quote, not kept yet, may go on to the larger limit (with
-        # what places it); nothing else may: not a line whose headers alone are worth as much (a diff's).
+        # The budget's lines first kept to the budget (the estimates are close, not exact), as without a limit;
+        # then what did not fit and holds a fact later turns quote, not kept yet, may go on to the larger limit
+        # (with what places it); nothing else may: not a line whose headers alone are worth as much (a diff's).
+        _undo_past(tree, budget, deadline)
         tree.select(limit, quoted_only=True)
     tree.ensure_something()
+    return _undo_past(tree, limit, deadline)
+
+
+def _undo_past(tree: _Tree, limit: int, deadline: Deadline) -> JsonValue:
+    """`tree`'s summary once its last choices are undone until it is within `limit` (or nothing is left to undo)."""
     summary = tree.render()
     while tokens(summary) > limit and tree.undo():  # the estimates are close, not exact
         deadline.check()
@@ -301,7 +308,8 @@ class _Tree:
         """A column's cells: its texts and the items holding them (two lists, no tuple per cell to track)."""
         self._choices: list[_Choice] = []
         self._texts: list[tuple[_Text, _Item | None]] = []
-        self._done: list[tuple[_Choice, list[_Choice]]] = []
+        self._done: list[tuple[_Choice, list[_Choice], set[str], float]] = []
+        """Each choice made, with what it brought in, the facts it covered first and what it spent: what `undo` gives back."""
         self.covered: set[str] = set()
         self._heap: list[tuple[float, int, _Choice]] = []
         self._started = False
@@ -883,6 +891,7 @@ class _Tree:
     def _choose(self, choice: _Choice, *, placed: bool = True) -> list[_Choice]:
         """Choose `choice` and what it brings in; returns them all, whose enclosed choices just got cheaper."""
         closed = self._closed(choice, placed=placed)
+        spent, new = self.spent, {fact for item in (*closed, choice) for fact in item.facts} - self.covered
         self.spent += MARKER_COST * _runs_opened_all([*closed, choice])  # before they are marked chosen
         for item in (*closed, choice):
             if isinstance(item, _Item):
@@ -893,7 +902,7 @@ class _Tree:
             item.chosen = True
             self.covered.update(item.facts)
             self.spent += item.cost
-        self._done.append((choice, closed))
+        self._done.append((choice, closed, new, self.spent - spent))
         return [*closed, choice]
 
     def ensure_something(self) -> None:
@@ -923,15 +932,21 @@ class _Tree:
                     self._choose(inner)  # the short texts of the item it keeps: undone first if too much
 
     def undo(self) -> bool:
-        """Drop the last choice and what it brought in; False when there is nothing left to drop."""
+        """Drop the last choice and what it brought in; False when there is nothing left to drop.
+
+        What it covered and spent is given back, and it waits for the next `select`, as one that did not fit.
+        """
         if not self._done:
             return False
-        choice, closed = self._done.pop()
+        choice, closed, covered, spent = self._done.pop()
         for item in (choice, *closed):
             if not item.forced:
                 item.chosen = False
                 for unit in item.bundled if isinstance(item, _Item) else ():
                     unit.chosen = False
+                self._waiting.append(item)
+        self.covered -= covered
+        self.spent -= spent
         return True
 
     # -- rendering
