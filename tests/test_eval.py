@@ -551,3 +551,24 @@ async def test_the_head_baseline_matches_each_return_even_when_two_share_a_conte
     assert sizes[0][0] > 1.5 * sizes[0][1]  # the quoted lines took the first past its budget
     for summary, truncation in zip(*sizes, strict=True):
         assert 0.9 * summary <= truncation <= summary
+
+
+async def test_the_head_baseline_is_matched_to_the_first_other_model_wherever_it_is_listed(tmp_path: Path) -> None:
+    """`--model head --model extractive`: the baseline is still read at the extractive model's cut, told and blind."""
+    messages = _history(BIG_TEXT, after='The slow ones were ' + ', '.join(f'req-{n:05d}' for n in range(11, 600, 3)))
+    stored = [
+        EvalHistory(
+            name='log', path=tmp_path / 'log', stored=StoredHistory.parse(ModelMessagesTypeAdapter.dump_json(messages))
+        )
+    ]
+    config = SummarizerConfig().override(threshold_tokens=6_000)
+    models = eval_models(['head', 'extractive'], config)
+    assert list(models) == ['head', 'extractive']
+    run = await run_eval(stored, models=models, config=config, cache=SummaryCache(directory=None, size_limit_bytes=0))
+    assert [model.name for model in run.models] == ['head', 'extractive']  # in the order asked
+    baseline, ours = run.models
+    assert baseline.blind is not None and ours.blind is not None
+    for told in (True, False):
+        pair = (ours, baseline) if told else (ours.blind, baseline.blind)
+        summary, truncation = ([r.tally.tokens_after for h in score.histories for r in h.returns] for score in pair)
+        assert all(0.9 * s <= t <= s for s, t in zip(summary, truncation, strict=True))

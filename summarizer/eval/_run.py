@@ -252,7 +252,8 @@ async def run_eval(
     config = dataclasses.replace(config, keep_recent=0)
     blind = dataclasses.replace(config, keep_quoted_facts=False) if config.keep_quoted_facts else None
     scores: list[ModelScore] = []
-    for name, model in models.items():
+    # The baseline last, wherever it is listed: it is read at the cut of the first model compared with it.
+    for name, model in sorted(models.items(), key=lambda pair: pair[0] == HEAD):
         if name == HEAD and scores:
             # At the first model's cut, return by return, told and blind: its summaries' sizes, not the budgets
             # (a summary may take more to keep quoted lines). Not from the cache, whose key holds the budget.
@@ -270,6 +271,7 @@ async def run_eval(
         if blind is not None and name != HEAD:  # truncation ignores the quoted facts: its figures are blind already
             score.blind = await _score_model(name, model, histories, config=blind, cache=cache, min_chars=min_chars)
         scores.append(score)
+    scores.sort(key=lambda score: list(models).index(score.name))  # in the order asked
     return EvalRun(config=config, models=scores, histories=[history.name for history in histories], min_chars=min_chars)
 
 
