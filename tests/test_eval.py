@@ -30,7 +30,7 @@ from summarizer.core._shape import shape_mismatch
 from summarizer.core._tokens import content_tokens
 from summarizer.eval import EvalHistory, EvalRun, ModelScore, head, markdown, mentions, referred_facts, run_eval
 from summarizer.eval._metrics import ReturnScore, Tally, line_fidelity, score_return
-from summarizer.eval._run import HistoryScore, typed_parts
+from summarizer.eval._run import HistoryScore, eval_models, typed_parts
 from summarizer.extractive._kinds import detect_kind
 from summarizer.pipeline import SummaryCache
 from summarizer.stored._stored import StoredHistory
@@ -527,3 +527,48 @@ def test_golden_figures_gate_only_what_they_recorded_and_floors_the_rest(tmp_pat
         f'extractive: diff has no figures recorded in {figures}: record them again (--update-golden)',
         f'extractive: facts kept in context on code fell from 90.0% to -, more than 1% below the figure recorded in {figures}',
     ]
+
+
+async def test_the_head_baseline_matches_each_return_even_when_two_share_a_content(tmp_path: Path) -> None:
+    """One log in two histories, quoted at length in one only: its two summaries differ in size, and so must the cuts."""
+    ids = ', '.join(f'req-{n:05d}' for n in range(11, 600, 3))
+    stored = [
+        EvalHistory(name=name, path=tmp_path / name, stored=StoredHistory.parse(ModelMessagesTypeAdapter.dump_json(m)))
+        for name, m in (
+            ('quoting', _history(BIG_TEXT, after=f'The slow ones were {ids}.')),
+            ('quiet', _history(BIG_TEXT, after='Nothing stands out.')),
+        )
+    ]
+    config = SummarizerConfig().override(threshold_tokens=6_000)
+    run = await run_eval(
+        stored,
+        models=eval_models(['extractive'], config),
+        config=config,
+        cache=SummaryCache(directory=None, size_limit_bytes=0),
+    )
+    ours, baseline = run.models
+    sizes = [[r.tally.tokens_after for h in score.histories for r in h.returns] for score in (ours, baseline)]
+    assert sizes[0][0] > 1.5 * sizes[0][1]  # the quoted lines took the first past its budget
+    for summary, truncation in zip(*sizes, strict=True):
+        assert 0.9 * summary <= truncation <= summary
+
+
+async def test_the_head_baseline_is_matched_to_the_first_other_model_wherever_it_is_listed(tmp_path: Path) -> None:
+    """`--model head --model extractive`: the baseline is still read at the extractive model's cut, told and blind."""
+    messages = _history(BIG_TEXT, after='The slow ones were ' + ', '.join(f'req-{n:05d}' for n in range(11, 600, 3)))
+    stored = [
+        EvalHistory(
+            name='log', path=tmp_path / 'log', stored=StoredHistory.parse(ModelMessagesTypeAdapter.dump_json(messages))
+        )
+    ]
+    config = SummarizerConfig().override(threshold_tokens=6_000)
+    models = eval_models(['head', 'extractive'], config)
+    assert list(models) == ['head', 'extractive']
+    run = await run_eval(stored, models=models, config=config, cache=SummaryCache(directory=None, size_limit_bytes=0))
+    assert [model.name for model in run.models] == ['head', 'extractive']  # in the order asked
+    baseline, ours = run.models
+    assert baseline.blind is not None and ours.blind is not None
+    for told in (True, False):
+        pair = (ours, baseline) if told else (ours.blind, baseline.blind)
+        summary, truncation = ([r.tally.tokens_after for h in score.histories for r in h.returns] for score in pair)
+        assert all(0.9 * s <= t <= s for s, t in zip(summary, truncation, strict=True))

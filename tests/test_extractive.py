@@ -16,6 +16,7 @@ import threading
 import time
 import traceback
 import weakref
+from pathlib import Path
 
 import pytest
 from extractive_checks import kept_lines
@@ -608,3 +609,44 @@ def test_a_summarized_tree_leaves_no_garbage_for_the_cyclic_collector(content: J
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_past_the_budget_a_diff_keeps_only_its_quoted_lines_and_the_headers_placing_them() -> None:
+    """A hunk header brings its file header (`4 x MUST` + `MUST`): worth past `_QUOTED_BASE`, yet quoting nothing."""
+    files = [
+        '\n'.join(
+            [
+                f'diff --git a/src/mod{f}.py b/src/mod{f}.py',
+                f'--- a/src/mod{f}.py',
+                f'+++ b/src/mod{f}.py',
+                f'@@ -{f * 10 + 1},6 +{f * 10 + 1},7 @@ def handler_{f}():',
+                *(f'+    value_{f}_{k} = compute("key-{f:03d}-{k}", retries={k})' for k in range(3)),
+            ]
+        )
+        for f in range(300)
+    ]
+    text = '\n'.join(files)
+    quoted = tuple(f'key-{f:03d}-2' for f in range(0, 300, 50))
+    budget = estimate_tokens(text) // 20
+    at_budget = summarize(text, budget_tokens=budget, quoted=quoted)
+    stretched = summarize(text, budget_tokens=budget, quoted=quoted, quoted_budget_tokens=estimate_tokens(text) // 2)
+    assert isinstance(at_budget, str) and isinstance(stretched, str)
+    assert all(fact in stretched for fact in quoted)
+    placing = {f'src/mod{f}.py' for f in range(0, 300, 50)} | {f'handler_{f}()' for f in range(0, 300, 50)}
+    added = set(stretched.split('\n')) - set(at_budget.split('\n'))
+    stray = [
+        line for line in added if not OMISSION.fullmatch(line) and not any(fact in line for fact in (*quoted, *placing))
+    ]
+    assert stray == []
+
+
+def test_past_the_budget_the_budgets_own_lines_still_keep_to_it() -> None:
+    """The budget's pass overshoots by a few lines (estimates), which undoing used to take back: a larger limit for
+    quoted lines must not keep them. With nothing quoted held, the stretched summary is the budget's."""
+    messages = json.loads((Path(__file__).parent.parent / 'golden/histories/45_coding_relay_session.json').read_text())
+    content = messages[16]['parts'][0]['content']  # read_file of src/relay/retry.py, 4,231 tokens
+    assert isinstance(content, str) and content.startswith('"""src/relay/retry.py')
+    budget = estimate_tokens(content) // 4
+    at_budget = summarize(content, budget_tokens=budget, quoted=('not-in-it',))
+    stretched = summarize(content, budget_tokens=budget, quoted=('not-in-it',), quoted_budget_tokens=2 * budget)
+    assert content_tokens(at_budget) <= budget and stretched == at_budget

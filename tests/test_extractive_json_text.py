@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -115,3 +116,15 @@ def test_quoted_items_past_the_budget_stay_whole_and_the_text_still_parses() -> 
     assert not {int(fact) for fact in quoted} <= ids[0]  # the budget alone cannot hold them
     assert {int(fact) for fact in quoted} <= ids[1] and '\n  {\n    "id": ' in stretched  # its own style
     assert ids[0] <= ids[1] and all(n in ids[0] or str(n) in quoted for n in ids[1])  # nothing else past the budget
+
+
+def test_past_the_budget_a_json_texts_own_items_still_keep_to_the_budget() -> None:
+    """The style's overhead is found by trying: a try over the budget but under the quoted limit used to be kept,
+    its extra items quoting nothing. With nothing quoted held, the stretched text is the budget's."""
+    path = Path(__file__).parent.parent / 'golden/histories/35_coding_pr_review_mcp.json'
+    text = json.loads(path.read_text(encoding='utf-8'))[4]['parts'][0]['content']  # an MCP tool's PR files
+    assert isinstance(text, str) and text.startswith('[\n  {\n    "sha": ')
+    budget = estimate_tokens(text) // 4
+    at_budget = summarize(text, budget_tokens=budget, quoted=('not-in-it',))
+    stretched = summarize(text, budget_tokens=budget, quoted=('not-in-it',), quoted_budget_tokens=2 * budget)
+    assert isinstance(at_budget, str) and estimate_tokens(at_budget) <= budget and stretched == at_budget

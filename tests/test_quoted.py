@@ -578,3 +578,41 @@ def test_a_stretch_is_part_of_the_cache_key_and_none_keeps_the_key_it_had() -> N
 def test_quoted_ratio_is_at_least_target_ratio_and_under_one(quoted_ratio: float) -> None:
     with pytest.raises(ConfigError, match='quoted_ratio must be at least target_ratio'):
         SummarizerConfig(quoted_ratio=quoted_ratio)
+
+
+def test_with_keep_quoted_facts_off_the_task_alone_takes_no_stretch() -> None:
+    """Off, no later turn is read: the facts are the task's, as in an agent run (the eval's blind figures), and keep to the budget."""
+    messages = history(BIG_TEXT, tool='read_log')
+    ids = ', '.join(f'req-{n:05d}' for n in range(11, 600, 3))
+    messages[0] = ModelRequest(parts=[UserPromptPart(f'Which of {ids} were slow?')])
+    summary = _log_summary(messages, keep_quoted_facts=False)
+    assert content_tokens(summary, estimate_tokens) <= 0.25 * estimate_tokens(BIG_TEXT) + 5
+
+
+def test_a_config_setting_target_ratio_past_the_default_quoted_ratio_still_loads(tmp_path: Path) -> None:
+    """`target_ratio: 0.6` was valid before `quoted_ratio` came: unset, the stretch is simply off (as at target_ratio)."""
+    path = tmp_path / 'config.yaml'
+    path.write_text('target_ratio: 0.6\n', encoding='utf-8')
+    for config in (SummarizerConfig.load(path), SummarizerConfig().override(target_ratio=0.6)):
+        assert (config.target_ratio, config.quoted_ratio) == (0.6, 0.6)
+    assert SummarizerConfig().override(target_ratio=0.3).quoted_ratio == 0.5  # the default still applies below it
+    with pytest.raises(ConfigError, match='quoted_ratio must be at least target_ratio'):
+        SummarizerConfig().override(target_ratio=0.6, quoted_ratio=0.5)  # set both: held to it
+
+
+def test_a_stretch_over_the_threshold_by_the_tokenizers_count_falls_back_to_the_budget() -> None:
+    """The embedded model spends estimated tokens: with a tokenizer that counts more, a summary stretched to the
+    ceiling is over the threshold, and the one at the budget (which fits) is kept rather than the original."""
+    text = '\n'.join(BIG_TEXT.split('\n')[:110])
+    messages = history(text, tool='read_log')
+    ids = ', '.join(f'req-{n:05d}' for n in range(11, 110, 2))
+    messages.append(ModelResponse(parts=[TextPart(f'The slow ones were {ids}.')]))
+
+    def denser(text: str) -> int:  # code and digits: a real tokenizer counts more than characters / 4
+        return (len(text) + 2) // 3
+
+    config = SummarizerConfig().override(keep_recent=0, threshold_tokens=1000)
+    result = asyncio.run(Compactor(config=config, tokenizer=denser).compact(messages))
+    assert result.report.failures == [] and result.report.summarized == 1
+    part = result.messages[2].parts[0]
+    assert isinstance(part, ToolReturnPart) and denser(str(part.content)) < 1000

@@ -331,6 +331,11 @@ def _merge(config: SummarizerConfig, data: dict[str, object], *, base_dir: Path,
             changes[key] = _sub(ProviderBatchConfig, config.provider_batch, value, source=f'{source}: provider_batch')
         else:
             changes[key] = value
+    target = changes.get('target_ratio')
+    if 'quoted_ratio' not in changes and isinstance(target, int | float) and target > config.quoted_ratio:
+        # A target_ratio over the quoted_ratio it did not set (a config from before quoted_ratio, at 0.6): no
+        # stretch, as at quoted_ratio = target_ratio, rather than a config that no longer loads.
+        changes['quoted_ratio'] = target
     try:
         return dataclasses.replace(config, **changes)
     except (TypeError, ConfigError) as exc:

@@ -26,10 +26,12 @@ HEAD = 'head'
 
 
 def head_model(sizes: Mapping[bytes, int] | None = None) -> FunctionModel:
-    """Head truncation as a model; `sizes`: per content (`content_digest`), the tokens to cut it to, not its budget.
+    """Head truncation as a model; `sizes`: per request (`content_digest`), the tokens to cut it to, not its budget.
 
     The eval hands it the sizes of the compared model's own summaries, so that both are read at the same
-    cut, return by return: a model may spend past its budget on the lines later turns quote.
+    cut, return by return: a model may spend past its budget on the lines later turns quote. A request is
+    its content with its budget and quoted facts: one content in two conversations, quoted in one only,
+    gets two summaries of two sizes.
     """
     if not sizes:
         return embedded_model(HEAD, head)
@@ -42,15 +44,20 @@ def head_model(sizes: Mapping[bytes, int] | None = None) -> FunctionModel:
         quoted: tuple[str, ...] = (),
         quoted_budget_tokens: int | None = None,
     ) -> JsonValue:
-        del quoted, quoted_budget_tokens
-        return head(content, budget_tokens=sizes.get(content_digest(content), budget_tokens), max_items=max_items)
+        del quoted_budget_tokens
+        size = sizes.get(content_digest(content, budget_tokens=budget_tokens, quoted=quoted), budget_tokens)
+        return head(content, budget_tokens=size, max_items=max_items)
 
     return embedded_model(HEAD, matched)
 
 
-def content_digest(content: JsonValue) -> bytes:
-    """A content's name in `head_model`'s sizes: the digest of its compact JSON text."""
-    return hashlib.blake2b(json_text(content).encode('utf-8', 'surrogatepass'), digest_size=16).digest()
+def content_digest(content: JsonValue, *, budget_tokens: int, quoted: tuple[str, ...]) -> bytes:
+    """A request's name in `head_model`'s sizes: the digest of its content's compact JSON text, budget and quoted facts."""
+    digest = hashlib.blake2b(digest_size=16)
+    for field in (json_text(content), str(budget_tokens), *quoted):
+        text = field.encode('utf-8', 'surrogatepass')
+        digest.update(len(text).to_bytes(8, 'big') + text)  # length-prefixed: no two lists of fields run together
+    return digest.digest()
 
 
 def head(

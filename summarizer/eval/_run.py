@@ -31,6 +31,7 @@ from pydantic_ai.models.function import FunctionModel
 from ..core import JsonValue, SummarizerConfig, Turns, content_tokens
 from ..extractive import detect_kind
 from ..pipeline import (
+    Candidate,
     Compactor,
     OriginalStore,
     Report,
@@ -251,7 +252,8 @@ async def run_eval(
     config = dataclasses.replace(config, keep_recent=0)
     blind = dataclasses.replace(config, keep_quoted_facts=False) if config.keep_quoted_facts else None
     scores: list[ModelScore] = []
-    for name, model in models.items():
+    # The baseline last, wherever it is listed: it is read at the cut of the first model compared with it.
+    for name, model in sorted(models.items(), key=lambda pair: pair[0] == HEAD):
         if name == HEAD and scores:
             # At the first model's cut, return by return, told and blind: its summaries' sizes, not the budgets
             # (a summary may take more to keep quoted lines). Not from the cache, whose key holds the budget.
@@ -269,6 +271,7 @@ async def run_eval(
         if blind is not None and name != HEAD:  # truncation ignores the quoted facts: its figures are blind already
             score.blind = await _score_model(name, model, histories, config=blind, cache=cache, min_chars=min_chars)
         scores.append(score)
+    scores.sort(key=lambda score: list(models).index(score.name))  # in the order asked
     return EvalRun(config=config, models=scores, histories=[history.name for history in histories], min_chars=min_chars)
 
 
@@ -314,6 +317,8 @@ def _score_history(
     after = StoredHistory.parse(result.text) if result.text is not None else before
     reasons = {(f.message_index, f.part_index): f.reason for f in result.report.failures}
     later = Turns(before.messages)
+    # What each summary was asked with (its budget and quoted facts): where the head baseline finds its size.
+    asked = {(c.message_index, c.part_index): c for c in compactor.plan(before.messages).candidates}
     returns: list[ReturnScore] = []
     for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
         if len(candidate.text) <= min_chars:
@@ -342,7 +347,7 @@ def _score_history(
                 kind=str(detect_kind(candidate.content)),
                 tally=tally,
                 lost=lost,
-                digest=content_digest(candidate.content),
+                digest=_digest(asked.get(ref, candidate), compactor),
             )
         )
     failures = [
@@ -360,6 +365,12 @@ def _score_history(
         typed_parts=typed,
         typed_touched=touched,
     )
+
+
+def _digest(candidate: Candidate, compactor: Compactor) -> bytes:
+    """`candidate`'s request as `head_model` is asked it: its content, budget and quoted facts."""
+    budget = compactor.summarizer.budget_for(candidate)
+    return content_digest(candidate.content, budget_tokens=budget, quoted=candidate.quoted)
 
 
 _HISTORY_REFUSED = 'the rewrite failed the post-check'

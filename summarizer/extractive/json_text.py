@@ -120,22 +120,38 @@ def summarize(
     """
     style = _Style.of(text)
     compact = len(json.dumps(value, ensure_ascii=False, separators=(',', ':')))
-    limit = max(budget_tokens, quoted_budget_tokens or 0)
     scale = compact / max(len(text), 1)  # the style's overhead, from the original
     summary: JsonValue = value
     for _ in range(_TRIES):
         summary = summarize_value(
-            value,
-            budget_tokens=max(1, int(budget_tokens * scale)),
-            quoted=quoted,
-            quoted_budget_tokens=max(1, int(limit * scale)),
-            deadline=deadline,
+            value, budget_tokens=max(1, int(budget_tokens * scale)), quoted=quoted, deadline=deadline
         )
         written = style.write(summary)
         spent = estimate_tokens(written)
+        if spent <= budget_tokens:
+            break
+        scale *= budget_tokens / spent * 0.95
+    else:
+        # Its keys and numbers alone do not fit in this style (an indented object): compact JSON still
+        # parses as the same value, which beats keeping the original whole.
+        return _Style(indent=None, separators=(',', ':'), ensure_ascii=style.ensure_ascii).write(summary)
+    limit = quoted_budget_tokens or 0
+    if not quoted or limit <= budget_tokens:
+        return written
+    # The budget's summary is found, at the scale it fits; the quoted items may take it on to `limit`, and
+    # only they: the same budget, the quoted pass's limit scaled down until the text fits.
+    stretch = scale
+    for _ in range(_TRIES):
+        stretched = summarize_value(
+            value,
+            budget_tokens=max(1, int(budget_tokens * scale)),
+            quoted=quoted,
+            quoted_budget_tokens=max(1, int(limit * stretch)),
+            deadline=deadline,
+        )
+        stretched_text = style.write(stretched)
+        spent = estimate_tokens(stretched_text)
         if spent <= limit:
-            return written
-        scale *= limit / spent * 0.95
-    # Its keys and numbers alone do not fit in this style (an indented object): compact JSON still
-    # parses as the same value, which beats keeping the original whole.
-    return _Style(indent=None, separators=(',', ':'), ensure_ascii=style.ensure_ascii).write(summary)
+            return stretched_text
+        stretch *= limit / spent * 0.95
+    return written

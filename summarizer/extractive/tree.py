@@ -163,10 +163,17 @@ def _select(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonVal
     tree.select_required(tree.spent + share * max(0.0, budget - tree.spent))
     tree.select(budget)
     if limit > budget:
-        # What did not fit and holds a fact later turns quote (its gain counts `_QUOTED_BASE` for each) may go
-        # on to the larger limit; nothing else may.
-        tree.select(limit, min_gain=_QUOTED_BASE)
+        # The budget's lines first kept to the budget (the estimates are close, not exact), as without a limit;
+        # then what did not fit and holds a fact later turns quote, not kept yet, may go on to the larger limit
+        # (with what places it); nothing else may: not a line whose headers alone are worth as much (a diff's).
+        _undo_past(tree, budget, deadline)
+        tree.select(limit, quoted_only=True)
     tree.ensure_something()
+    return _undo_past(tree, limit, deadline)
+
+
+def _undo_past(tree: _Tree, limit: int, deadline: Deadline) -> JsonValue:
+    """`tree`'s summary once its last choices are undone until it is within `limit` (or nothing is left to undo)."""
     summary = tree.render()
     while tokens(summary) > limit and tree.undo():  # the estimates are close, not exact
         deadline.check()
@@ -302,7 +309,8 @@ class _Tree:
         """A column's cells: its texts and the items holding them (two lists, no tuple per cell to track)."""
         self._choices: list[_Choice] = []
         self._texts: list[tuple[_Text, _Item | None]] = []
-        self._done: list[tuple[_Choice, list[_Choice]]] = []
+        self._done: list[tuple[_Choice, list[_Choice], set[str], float]] = []
+        """Each choice made, with what it brought in, the facts it covered first and what it spent: what `undo` gives back."""
         self.covered: set[str] = set()
         self._heap: list[tuple[float, int, _Choice]] = []
         self._started = False
@@ -799,12 +807,12 @@ class _Tree:
             price = max(_MIN_PRICE, price + MARKER_COST * opened)
         return gain, price
 
-    def select(self, limit: float, *, min_gain: float = 0.0) -> None:
+    def select(self, limit: float, *, quoted_only: bool = False) -> None:
         """Greedily choose units and items by new weight per token while the spending stays under `limit`.
 
         Lazy greedy: a choice's worth only falls as facts get covered, so one popped whose fresh
-        worth still tops the heap is the best; what did not fit waits for a larger limit. `min_gain`: only
-        choices worth more are chosen (one worth less is dropped, not kept waiting).
+        worth still tops the heap is the best; what did not fit waits for a larger limit. `quoted_only`: only
+        choices holding a quoted fact not kept yet are chosen (any other is dropped, not kept waiting).
         """
         pending = self._waiting if self._started else self._choices
         self._started, self._waiting = True, []
@@ -828,8 +836,10 @@ class _Tree:
                 # it; one worth nothing now is dropped when pushed again: worth only falls as facts get covered.
                 waiting.append(choice)
                 continue
+            if quoted_only and not self._brings_quoted(choice):
+                continue
             gain, price = self._value(choice)
-            if gain <= min_gain:
+            if gain <= 0:
                 continue
             if self.spent + price > limit:
                 waiting.append(choice)
@@ -840,6 +850,11 @@ class _Tree:
             for chosen in self._choose(choice):  # what they enclose just got cheaper
                 for inner in chosen.inner if isinstance(chosen, _Item) else chosen.children or ():
                     self._push(inner)
+
+    def _brings_quoted(self, choice: _Choice) -> bool:
+        """Whether `choice` itself holds a fact later turns quote that no chosen line or item holds yet."""
+        quoted, covered = self._quoted, self.covered
+        return any(fact in quoted and fact not in covered for fact in choice.facts)
 
     def select_required(self, limit: float) -> None:
         """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit`.
@@ -877,6 +892,7 @@ class _Tree:
     def _choose(self, choice: _Choice, *, placed: bool = True) -> list[_Choice]:
         """Choose `choice` and what it brings in; returns them all, whose enclosed choices just got cheaper."""
         closed = self._closed(choice, placed=placed)
+        spent, new = self.spent, {fact for item in (*closed, choice) for fact in item.facts} - self.covered
         self.spent += MARKER_COST * _runs_opened_all([*closed, choice])  # before they are marked chosen
         for item in (*closed, choice):
             if isinstance(item, _Item):
@@ -887,7 +903,7 @@ class _Tree:
             item.chosen = True
             self.covered.update(item.facts)
             self.spent += item.cost
-        self._done.append((choice, closed))
+        self._done.append((choice, closed, new, self.spent - spent))
         return [*closed, choice]
 
     def ensure_something(self) -> None:
@@ -917,15 +933,21 @@ class _Tree:
                     self._choose(inner)  # the short texts of the item it keeps: undone first if too much
 
     def undo(self) -> bool:
-        """Drop the last choice and what it brought in; False when there is nothing left to drop."""
+        """Drop the last choice and what it brought in; False when there is nothing left to drop.
+
+        What it covered and spent is given back, and it waits for the next `select`, as one that did not fit.
+        """
         if not self._done:
             return False
-        choice, closed = self._done.pop()
+        choice, closed, covered, spent = self._done.pop()
         for item in (choice, *closed):
             if not item.forced:
                 item.chosen = False
                 for unit in item.bundled if isinstance(item, _Item) else ():
                     unit.chosen = False
+                self._waiting.append(item)
+        self.covered -= covered
+        self.spent -= spent
         return True
 
     # -- rendering

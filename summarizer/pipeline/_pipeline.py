@@ -141,7 +141,8 @@ class Compactor:
                 [candidate for candidate in due if _ref(candidate) not in skip],
                 max_tokens=self.config.max_content_tokens,
                 quoted=self.config.keep_quoted_facts,
-                whole_conversation=True,
+                # Only when the later turns are read: off, the facts are the task's, as in a run (the eval's blind).
+                whole_conversation=self.config.keep_quoted_facts,
             ),
             skipped=[_failure(candidate, skip[_ref(candidate)]) for candidate in due if _ref(candidate) in skip],
             returns_examined=found.returns_seen,

@@ -355,7 +355,7 @@ class Summarizer:
         try:
             async with self._limit(loop):
                 if isinstance(self.model, EmbeddedModel):
-                    summary = self._checked(candidate, await self._embedded(candidate, self.model, outcome))
+                    summary = await self._embedded_checked(candidate, self.model, outcome)
                 else:
                     summary = self.summary_from(
                         candidate, await self._call_with_retries(self.request_for(candidate), outcome)
@@ -386,7 +386,22 @@ class Summarizer:
             del self._flights[key]
         return outcome
 
-    async def _embedded(self, candidate: Candidate, model: EmbeddedModel, outcome: Outcome) -> JsonValue:
+    async def _embedded_checked(self, candidate: Candidate, model: EmbeddedModel, outcome: Outcome) -> JsonValue:
+        """An embedded model's summary of `candidate` that passes the checks, else `SummaryFailed`.
+
+        A summary stretched past its budget (`quoted_budget_for`) that fails them is made again at the budget:
+        the model spends estimated tokens, and a tokenizer that counts more (an exact one, on code) may find
+        the stretch over the threshold where the budget's summary is not.
+        """
+        stretch = self.quoted_budget_for(candidate)
+        summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=stretch)
+        if stretch is not None and self._problem(candidate, summary) is not None:
+            summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=None)
+        return self._checked(candidate, summary)
+
+    async def _embedded(
+        self, candidate: Candidate, model: EmbeddedModel, outcome: Outcome, *, quoted_budget_tokens: int | None
+    ) -> JsonValue:
         """An embedded model's summary of `candidate`, asked of it directly: no prompt, no answer to parse.
 
         Never retried: it is deterministic (`_retryable`).
@@ -398,7 +413,7 @@ class Summarizer:
                 budget_tokens=self.budget_for(candidate),
                 max_items=len(candidate.content) if isinstance(candidate.content, list) else None,
                 quoted=candidate.quoted,
-                quoted_budget_tokens=self.quoted_budget_for(candidate),
+                quoted_budget_tokens=quoted_budget_tokens,
             )
         outcome.input_tokens += candidate.tokens
         outcome.output_tokens += content_tokens(summary, self.tokenizer)
