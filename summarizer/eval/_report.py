@@ -85,7 +85,7 @@ def markdown(run: EvalRun, *, started: datetime, sources: list[str]) -> str:
             f'threshold {config.threshold_tokens} tokens, target ratio {config.target_ratio}, quoted ratio '
             f'{config.quoted_ratio}, keep_recent 0 (every oversized tool return is summarized), {_floors(config)}. '
             f'Tokens are estimates. The `head` baseline keeps the beginning of each return at the size of the '
-            f"first model's summary of it (told): the same cut. "
+            f"first model's summary of it, told and blind: the same cut. "
             f'*Accepted*: the returns whose summary passed every check, the rest keeping their original, '
             f'with why (*failures*). *Kept in context*: of the facts of a summarized return a later turn '
             f'holds, the share its summary keeps where a reader can tell what they are (in their original '
