@@ -21,6 +21,9 @@ for _name in [name for name in os.environ if name.startswith('SUMMARIZER_')]:
 _SESSION_FOLDER = tempfile.mkdtemp(prefix='summarizer-tests-')
 atexit.register(shutil.rmtree, _SESSION_FOLDER, ignore_errors=True)
 os.environ['SUMMARIZER_CACHE_DIR'] = str(Path(_SESSION_FOLDER) / 'cache')
+# The shipped local model (253 MB) likewise: assembled from its packages into this folder (about a second),
+# never into the user's `~/.cache/tool-return-summarizer/models`, where a file failing its check is replaced.
+os.environ['TRS_MODEL_DIR'] = str(Path(_SESSION_FOLDER) / 'models')
 
 ARTICLE = (
     'Researchers at Mandiant reported on 2025-03-14 that APT28 (Fancy Bear) used the HATVIBE loader '
