@@ -395,7 +395,9 @@ class Summarizer:
         """
         stretch = self.quoted_budget_for(candidate)
         summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=stretch)
-        if stretch is not None and self._problem(candidate, summary) is not None:
+        if stretch is not None:
+            if self._problem(candidate, summary) is None:
+                return summary  # checked already: the checks read every line, once is enough
             summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=None)
         return self._checked(candidate, summary)
 
