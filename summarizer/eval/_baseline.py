@@ -14,6 +14,7 @@ the token budget.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 
@@ -33,22 +34,7 @@ def head_model(sizes: Mapping[bytes, int] | None = None) -> FunctionModel:
     its content with its budget and quoted facts: one content in two conversations, quoted in one only,
     gets two summaries of two sizes.
     """
-    if not sizes:
-        return embedded_model(HEAD, head)
-
-    def matched(
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None = None,
-        quoted: tuple[str, ...] = (),
-        quoted_budget_tokens: int | None = None,
-    ) -> JsonValue:
-        del quoted_budget_tokens
-        size = sizes.get(content_digest(content, budget_tokens=budget_tokens, quoted=quoted), budget_tokens)
-        return head(content, budget_tokens=size, max_items=max_items)
-
-    return embedded_model(HEAD, matched)
+    return embedded_model(HEAD, functools.partial(head, sizes=sizes) if sizes else head)
 
 
 def content_digest(content: JsonValue, *, budget_tokens: int, quoted: tuple[str, ...]) -> bytes:
@@ -67,13 +53,16 @@ def head(
     max_items: int | None = None,
     quoted: tuple[str, ...] = (),
     quoted_budget_tokens: int | None = None,
+    sizes: Mapping[bytes, int] | None = None,
 ) -> JsonValue:
     """The head of `content` that fits `budget_tokens` estimated tokens (at least one character of text).
 
     `quoted` and `quoted_budget_tokens` are ignored: truncation is the alternative that knows nothing of
-    the conversation (`head_model` gives it the sizes to compare at).
+    the conversation. `sizes`: see `head_model`; a request it names is cut to its size, not its budget.
     """
-    del quoted, quoted_budget_tokens
+    del quoted_budget_tokens
+    if sizes:
+        budget_tokens = sizes.get(content_digest(content, budget_tokens=budget_tokens, quoted=quoted), budget_tokens)
     low, high = 1, max(min(_text_chars(content), budget_tokens * 4), 1)
     while low < high:  # the largest allowance that fits; the result grows with the allowance
         middle = (low + high + 1) // 2
