@@ -160,14 +160,18 @@ QUOTING = 'The slow one was req-00317 from 10.1.117.67, 2219 ms.'
 """A later turn quoting line 317 of BIG_TEXT: a line in the middle, nothing a blind summary favors."""
 
 
+def _log_summary(messages: list[ModelMessage], **overrides: object) -> str:
+    """The summary of the log `history` put at message 2, compacted with `overrides`."""
+    result = asyncio.run(compactor(**overrides).compact(messages))
+    part = result.messages[2].parts[0]
+    assert result.report.summarized == 1 and isinstance(part, ToolReturnPart) and isinstance(part.content, str)
+    return part.content
+
+
 def _summary_of_quoted_log(**overrides: object) -> str:
     messages = history(BIG_TEXT, tool='read_log')
     messages.append(ModelResponse(parts=[TextPart(QUOTING)]))
-    result = asyncio.run(compactor(**overrides).compact(messages))
-    assert result.report.summarized == 1
-    part = result.messages[2].parts[0]
-    assert isinstance(part, ToolReturnPart) and isinstance(part.content, str)
-    return part.content
+    return _log_summary(messages, **overrides)
 
 
 def test_the_pipeline_keeps_what_later_turns_quote() -> None:
@@ -512,20 +516,13 @@ _ROOMY = 6_000
 """A threshold under BIG_TEXT's 9,668 tokens and over half of them: the shares bind, not the threshold."""
 
 
-def _log_summary(messages: list[ModelMessage], **overrides: object) -> str:
-    result = asyncio.run(compactor(threshold_tokens=_ROOMY, **overrides).compact(messages))
-    part = result.messages[2].parts[0]
-    assert result.report.summarized == 1 and isinstance(part, ToolReturnPart) and isinstance(part.content, str)
-    return part.content
-
-
 def test_a_stored_history_keeps_every_line_it_quotes_past_the_budget_and_nothing_more() -> None:
     """The budget keeps some of 200 quoted lines; `quoted_ratio` lets the rest in, and no line that holds none."""
     messages = _quoting_many(200)
     quoted = [f'req-{n:05d}' for n in range(11, 600, 3)]
-    at_budget = _log_summary(messages, quoted_ratio=0.25)
+    at_budget = _log_summary(messages, threshold_tokens=_ROOMY, quoted_ratio=0.25)
     assert sum(mentions(at_budget, fact) for fact in quoted) < 150  # the budget alone cannot hold them
-    stretched = _log_summary(messages)
+    stretched = _log_summary(messages, threshold_tokens=_ROOMY)
     assert all(mentions(stretched, fact) for fact in quoted)
     tokens = estimate_tokens(BIG_TEXT)
     assert content_tokens(at_budget, estimate_tokens) <= 0.25 * tokens + 5 < content_tokens(stretched, estimate_tokens)
@@ -585,7 +582,7 @@ def test_with_keep_quoted_facts_off_the_task_alone_takes_no_stretch() -> None:
     messages = history(BIG_TEXT, tool='read_log')
     ids = ', '.join(f'req-{n:05d}' for n in range(11, 600, 3))
     messages[0] = ModelRequest(parts=[UserPromptPart(f'Which of {ids} were slow?')])
-    summary = _log_summary(messages, keep_quoted_facts=False)
+    summary = _log_summary(messages, threshold_tokens=_ROOMY, keep_quoted_facts=False)
     assert content_tokens(summary, estimate_tokens) <= 0.25 * estimate_tokens(BIG_TEXT) + 5
 
 
