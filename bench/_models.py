@@ -17,7 +17,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.usage import RequestUsage
 
 from summarizer.core._shape import JsonValue, items_marker
-from summarizer.pipeline._models import EmbeddedModel
+from summarizer.pipeline._models import EmbeddedModel, EmbeddedRequest
 
 
 def minimal_summary(
@@ -60,17 +60,9 @@ class TimedModel:
         self._embedded = EmbeddedModel(name, self._summary, time_limit=None)
         self.model = self._embedded if not latency else FunctionModel(self._after_latency, model_name=name)
 
-    def _summary(
-        self,
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
+    def _summary(self, request: EmbeddedRequest) -> JsonValue:
         started = time.perf_counter_ns()
-        summary = minimal_summary(content)
+        summary = minimal_summary(request.content)
         self.calls += 1
         self.busy_ns += time.perf_counter_ns() - started
         return summary

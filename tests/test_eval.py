@@ -32,7 +32,7 @@ from summarizer.eval import EvalHistory, EvalRun, ModelScore, head, markdown, me
 from summarizer.eval._metrics import ReturnScore, Tally, line_fidelity, score_return
 from summarizer.eval._run import HistoryScore, eval_models, typed_parts
 from summarizer.extractive._kinds import detect_kind
-from summarizer.pipeline import SummaryCache
+from summarizer.pipeline import EmbeddedRequest, SummaryCache
 from summarizer.stored._stored import StoredHistory
 
 LAST_LINE = 'log line 599: request id req-00599'
@@ -40,7 +40,7 @@ LAST_LINE = 'log line 599: request id req-00599'
 
 @pytest.mark.parametrize('content', [BIG_TEXT, BIG_LIST, BIG_OBJECT], ids=['string', 'list', 'object'])
 def test_head_keeps_the_beginning_within_the_budget(content: object) -> None:
-    summary = head(content, budget_tokens=200)  # type: ignore[arg-type]
+    summary = head(EmbeddedRequest(content=content, budget_tokens=200))  # type: ignore[arg-type]
     assert shape_mismatch(content, summary) is None  # type: ignore[arg-type]
     assert 150 < content_tokens(summary) <= 200  # type: ignore[arg-type]
     if isinstance(content, str):  # cut where the budget ends, and marked cut

@@ -32,7 +32,7 @@ from summarizer.extractive.budget import NO_DEADLINE
 from summarizer.extractive.lines import OMISSION
 from summarizer.pipeline import _models
 from summarizer.pipeline._check import summary_problem
-from summarizer.pipeline._models import embedded_model
+from summarizer.pipeline._models import EmbeddedRequest, embedded_model, extractive_summary
 
 
 @pytest.mark.parametrize('content', [BIG_TEXT, BIG_LIST, BIG_OBJECT], ids=['string', 'list', 'object'])
@@ -322,14 +322,7 @@ async def test_embedded_summaries_run_one_at_a_time_whatever_the_concurrency() -
     most = calls = 0
     lock = threading.Lock()
 
-    def slow_summarize(
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
+    def slow_summarize(request: EmbeddedRequest) -> JsonValue:
         nonlocal most, calls
         with lock:
             calls += 1
@@ -338,13 +331,7 @@ async def test_embedded_summaries_run_one_at_a_time_whatever_the_concurrency() -
         time.sleep(0.05)  # long enough for the others to start, if they could
         with lock:
             inside.pop()
-        return summarize(
-            content,
-            budget_tokens=budget_tokens,
-            max_items=max_items,
-            quoted=quoted,
-            quoted_budget_tokens=quoted_budget_tokens,
-        )
+        return extractive_summary(request)
 
     contents = [f'run {n}\n{BIG_TEXT}' for n in range(6)]  # six different contents: no single-flight
     model = embedded_model('slow', slow_summarize, time_limit=30)
@@ -373,25 +360,12 @@ async def test_an_embedded_request_its_caller_gives_up_on_never_runs_and_one_und
     calls: list[str] = []
     first_started, release = threading.Event(), threading.Event()
 
-    def blocking_summarize(
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
-        assert isinstance(content, str)
-        calls.append(content.split('\n', 1)[0])
+    def blocking_summarize(request: EmbeddedRequest) -> JsonValue:
+        assert isinstance(request.content, str)
+        calls.append(request.content.split('\n', 1)[0])
         first_started.set()
         release.wait(10)
-        return summarize(
-            content,
-            budget_tokens=budget_tokens,
-            max_items=max_items,
-            quoted=quoted,
-            quoted_budget_tokens=quoted_budget_tokens,
-        )
+        return extractive_summary(request)
 
     model = embedded_model('blocking', blocking_summarize, time_limit=30)
     first = asyncio.create_task(compactor(model).compact(history(f'first\n{BIG_TEXT}')))
@@ -430,22 +404,9 @@ async def test_without_threads_the_embedded_model_works_in_the_event_loops_threa
     """Where there are no threads (Pyodide), the model answers inline, as pydantic-ai runs sync functions there."""
     threads: list[int] = []
 
-    def recording(
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
+    def recording(request: EmbeddedRequest) -> JsonValue:
         threads.append(threading.get_ident())
-        return summarize(
-            content,
-            budget_tokens=budget_tokens,
-            max_items=max_items,
-            quoted=quoted,
-            quoted_budget_tokens=quoted_budget_tokens,
-        )
+        return extractive_summary(request)
 
     model = embedded_model('recording', recording, time_limit=30)
     await compactor(model).compact(history(f'threaded\n{BIG_TEXT}'))
@@ -460,39 +421,32 @@ async def test_a_request_waiting_behind_a_work_that_overruns_gives_up_at_its_own
     still gives up at its own deadline."""
     release = threading.Event()
 
-    def stubborn(
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
-        if content == 'stuck':
+    def stubborn(request: EmbeddedRequest) -> JsonValue:
+        if request.content == 'stuck':
             release.wait(10)  # never looks at its deadline
-        return content
+        return request.content
 
     model = embedded_model('stubborn', stubborn, time_limit=0.2)
-    stuck = asyncio.create_task(model.summarize('stuck', budget_tokens=1, max_items=None, quoted=()))
+    stuck = asyncio.create_task(model.summarize(EmbeddedRequest(content='stuck', budget_tokens=1)))
     await asyncio.sleep(0.05)
     try:
         async with asyncio.timeout(5):  # not the 10 s the stuck work takes
             with pytest.raises(WorkBudgetExceeded, match='after its 0.2 s time limit'):
-                await model.summarize('queued', budget_tokens=1, max_items=None, quoted=())
+                await model.summarize(EmbeddedRequest(content='queued', budget_tokens=1))
     finally:
         release.set()
     assert await stuck == 'stuck'
-    assert await model.summarize('after', budget_tokens=1, max_items=None, quoted=()) == 'after'
+    assert await model.summarize(EmbeddedRequest(content='after', budget_tokens=1)) == 'after'
 
 
 def test_a_model_used_in_many_event_loops_keeps_none_of_them_alive() -> None:
     """Each `asyncio.run` makes a loop: a model used in many keeps none of them alive once they are gone."""
-    model = embedded_model('extractive', summarize, time_limit=30)
+    model = embedded_model('extractive', extractive_summary, time_limit=30)
     loops: list[weakref.ref[asyncio.AbstractEventLoop]] = []
 
     async def ask() -> JsonValue:
         loops.append(weakref.ref(asyncio.get_running_loop()))
-        return await model.summarize(BIG_TEXT, budget_tokens=50, max_items=None, quoted=())
+        return await model.summarize(EmbeddedRequest(content=BIG_TEXT, budget_tokens=50))
 
     for _ in range(3):
         asyncio.run(ask())

@@ -19,10 +19,10 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from summarizer import CheckFailed, Compactor, SummarizerConfig, ToolRule, extractive
+from summarizer import CheckFailed, Compactor, SummarizerConfig, ToolRule
 from summarizer.core import JsonValue
 from summarizer.core._tokens import content_tokens
-from summarizer.pipeline import embedded_model
+from summarizer.pipeline import EmbeddedRequest, embedded_model, extractive_summary
 from summarizer.pipeline._check import check_history, check_integrity, integrity_problems
 
 
@@ -133,24 +133,9 @@ async def test_the_embedded_model_is_called_on_the_content_itself() -> None:
     """No prompt is written for it and read back: it gets the very content object, and its summary as it made it."""
     seen: list[object] = []
 
-    def spy(
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
-        seen.append(content)
-        made.append(
-            extractive.summarize(
-                content,
-                budget_tokens=budget_tokens,
-                max_items=max_items,
-                quoted=quoted,
-                quoted_budget_tokens=quoted_budget_tokens,
-            )
-        )
+    def spy(request: EmbeddedRequest) -> JsonValue:
+        seen.append(request.content)
+        made.append(extractive_summary(request))
         return made[-1]
 
     made: list[JsonValue] = []

@@ -25,8 +25,7 @@ from test_provider_batch_read_once import count_reads, make_inputs
 from summarizer import SummarizerConfig
 from summarizer.cli import main
 from summarizer.core._shape import JsonValue
-from summarizer.extractive import summarize as extractive_summarize
-from summarizer.pipeline._models import embedded_model
+from summarizer.pipeline._models import EmbeddedRequest, embedded_model, extractive_summary
 from summarizer.pipeline._pipeline import Compactor
 from summarizer.pipeline._summarize import Outcome, Summarizer
 from summarizer.stored._units import Done, StoredUnit, Where
@@ -62,27 +61,13 @@ class Counted:
     log: Path
     die_once: Path | None = None
 
-    def __call__(
-        self,
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
+    def __call__(self, request: EmbeddedRequest) -> JsonValue:
         if self.die_once is not None and not self.die_once.exists():
             self.die_once.touch()
             os._exit(1)  # the worker process dies mid-task, as an OOM kill would
         with self.log.open('a') as log:
-            log.write(hashlib.sha256(json.dumps(content).encode()).hexdigest() + '\n')
-        return extractive_summarize(
-            content,
-            budget_tokens=budget_tokens,
-            max_items=max_items,
-            quoted=quoted,
-            quoted_budget_tokens=quoted_budget_tokens,
-        )
+            log.write(hashlib.sha256(json.dumps(request.content).encode()).hexdigest() + '\n')
+        return extractive_summary(request)
 
 
 def by_id(row: dict[str, object]) -> int:
@@ -281,24 +266,11 @@ def test_an_unreachable_model_server_stops_the_ray_engine_with_one_line(
 class RejectedWhenMarked:
     """The extractive summarizer, except for contents holding `MARK-BAD`: their "summary" is twice the content."""
 
-    def __call__(
-        self,
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue:
+    def __call__(self, request: EmbeddedRequest) -> JsonValue:
+        content = request.content
         if 'MARK-BAD' in json.dumps(content):
             return content + content if isinstance(content, str) else content
-        return extractive_summarize(
-            content,
-            budget_tokens=budget_tokens,
-            max_items=max_items,
-            quoted=quoted,
-            quoted_budget_tokens=quoted_budget_tokens,
-        )
+        return extractive_summary(request)
 
 
 def test_a_shared_content_rejected_once_fails_every_row_holding_it_as_the_local_engine_does() -> None:

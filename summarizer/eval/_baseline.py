@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pydantic_ai.models.function import FunctionModel
 
 from ..core import DROPPED_TEXT, JsonValue, estimate_tokens, items_marker, json_text
-from ..pipeline import embedded_model
+from ..pipeline import EmbeddedRequest, embedded_model
 
 HEAD = 'head'
 
@@ -37,32 +37,24 @@ def head_model(sizes: Mapping[bytes, int] | None = None) -> FunctionModel:
     return embedded_model(HEAD, functools.partial(head, sizes=sizes) if sizes else head)
 
 
-def content_digest(content: JsonValue, *, budget_tokens: int, quoted: tuple[str, ...]) -> bytes:
+def content_digest(request: EmbeddedRequest) -> bytes:
     """A request's name in `head_model`'s sizes: the digest of its content's compact JSON text, budget and quoted facts."""
     digest = hashlib.blake2b(digest_size=16)
-    for field in (json_text(content), str(budget_tokens), *quoted):
+    for field in (json_text(request.content), str(request.budget_tokens), *request.quoted):
         text = field.encode('utf-8', 'surrogatepass')
         digest.update(len(text).to_bytes(8, 'big') + text)  # length-prefixed: no two lists of fields run together
     return digest.digest()
 
 
-def head(
-    content: JsonValue,
-    *,
-    budget_tokens: int,
-    max_items: int | None = None,
-    quoted: tuple[str, ...] = (),
-    quoted_budget_tokens: int | None = None,
-    sizes: Mapping[bytes, int] | None = None,
-) -> JsonValue:
-    """The head of `content` that fits `budget_tokens` estimated tokens (at least one character of text).
+def head(request: EmbeddedRequest, *, sizes: Mapping[bytes, int] | None = None) -> JsonValue:
+    """The head of the request's content that fits its budget in estimated tokens (at least one character of text).
 
-    `quoted` and `quoted_budget_tokens` are ignored: truncation is the alternative that knows nothing of
+    Its quoted facts and their stretch are ignored: truncation is the alternative that knows nothing of
     the conversation. `sizes`: see `head_model`; a request it names is cut to its size, not its budget.
     """
-    del quoted_budget_tokens
+    content, budget_tokens = request.content, request.budget_tokens
     if sizes:
-        budget_tokens = sizes.get(content_digest(content, budget_tokens=budget_tokens, quoted=quoted), budget_tokens)
+        budget_tokens = sizes.get(content_digest(request), budget_tokens)
     low, high = 1, max(min(_text_chars(content), budget_tokens * 4), 1)
     while low < high:  # the largest allowance that fits; the result grows with the allowance
         middle = (low + high + 1) // 2
@@ -71,6 +63,7 @@ def head(
         else:
             high = middle - 1
     summary = _cut(content, low)[0]
+    max_items = request.max_items
     return summary[:max_items] if isinstance(summary, list) and max_items is not None else summary
 
 

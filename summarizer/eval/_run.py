@@ -369,8 +369,7 @@ def _score_history(
 
 def _digest(candidate: Candidate, compactor: Compactor) -> bytes:
     """`candidate`'s request as `head_model` is asked it: its content, budget and quoted facts."""
-    budget = compactor.summarizer.budget_for(candidate)
-    return content_digest(candidate.content, budget_tokens=budget, quoted=candidate.quoted)
+    return content_digest(compactor.summarizer.embedded_request(candidate))
 
 
 _HISTORY_REFUSED = 'the rewrite failed the post-check'

@@ -13,7 +13,17 @@ It builds on `core` and `extractive` (the embedded model) and knows nothing of s
 
 from ._cache import SummaryCache, cache_folder
 from ._check import CheckFailed, IntegrityProblem, PartRef, check_integrity, compare_message_json, summary_problem
-from ._models import EXTRACTIVE, ModelBuildError, embedded_model, is_deterministic, model_id, resolve_model
+from ._models import (
+    EXTRACTIVE,
+    EmbeddedRequest,
+    EmbeddedSummarize,
+    ModelBuildError,
+    embedded_model,
+    extractive_summary,
+    is_deterministic,
+    model_id,
+    resolve_model,
+)
 from ._originals import (
     SEPARATOR,
     Ambiguous,
@@ -59,6 +69,8 @@ __all__ = [
     'CheckFailed',
     'Compaction',
     'Compactor',
+    'EmbeddedRequest',
+    'EmbeddedSummarize',
     'Failure',
     'HistorySession',
     'IntegrityProblem',
@@ -91,6 +103,7 @@ __all__ = [
     'describe',
     'embedded_model',
     'excluded',
+    'extractive_summary',
     'first_message_scope',
     'history_identity',
     'holds_omission_marker',

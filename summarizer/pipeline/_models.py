@@ -16,6 +16,7 @@ import sys
 import threading
 from collections.abc import Generator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Protocol
 
 import anyio.to_thread
@@ -143,22 +144,40 @@ def model_id(model: Model) -> str:
     return f'{identity}#{package_version()}' if is_deterministic(model) else identity
 
 
-class EmbeddedSummarize(Protocol):
-    """An offline summarizing function: `content` in, a summary of about `budget_tokens` out.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EmbeddedRequest:
+    """What an embedded summarizer is asked: one content, the size to bring it to, and the facts to keep.
 
-    `quoted`: facts of it the conversation holds, to keep; `quoted_budget_tokens`: how far the lines
-    holding them may take the summary past `budget_tokens` (None: no further).
+    One object rather than a list of keywords: every embedded summarizer, and every wrapper around one,
+    takes it whole and hands it on, so a field added here reaches them all without a signature changing.
     """
 
-    def __call__(
-        self,
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-    ) -> JsonValue: ...
+    content: JsonValue
+    budget_tokens: int
+    """About how many estimated tokens the summary may take."""
+    max_items: int | None = None
+    """The most items a list summary may keep: a summary of a list never has more items than the list."""
+    quoted: tuple[str, ...] = ()
+    """Facts of the content the conversation holds, to keep."""
+    quoted_budget_tokens: int | None = None
+    """How far the lines holding `quoted` facts may take the summary past `budget_tokens` (None: no further)."""
+
+
+class EmbeddedSummarize(Protocol):
+    """An offline summarizing function: a request in, a summary of its content, of the same JSON type, out."""
+
+    def __call__(self, request: EmbeddedRequest, /) -> JsonValue: ...
+
+
+def extractive_summary(request: EmbeddedRequest) -> JsonValue:
+    """The embedded extractive summarizer's answer to `request` (see `extractive.summarize`)."""
+    return extractive.summarize(
+        request.content,
+        budget_tokens=request.budget_tokens,
+        max_items=request.max_items,
+        quoted=request.quoted,
+        quoted_budget_tokens=request.quoted_budget_tokens,
+    )
 
 
 class EmbeddedModel(FunctionModel):
@@ -175,16 +194,8 @@ class EmbeddedModel(FunctionModel):
         self._time_limit = time_limit
         super().__init__(self._answer, model_name=name)
 
-    async def summarize(
-        self,
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None = None,
-    ) -> JsonValue:
-        """A summary of `content` of about `budget_tokens`, made in a worker thread in the process's turn.
+    async def summarize(self, request: EmbeddedRequest) -> JsonValue:
+        """A summary for `request`, made in a worker thread in the process's turn.
 
         `time_limit` seconds from the call (its wait for its turn included, see `_turn`), for a
         summarizer that looks at `extractive.current_deadline`. The thread is one nothing can stop: a
@@ -192,15 +203,7 @@ class EmbeddedModel(FunctionModel):
         next look at the deadline, or before it starts if it is still waiting its turn.
         """
         deadline = extractive.Deadline.after(self._time_limit)
-        work = functools.partial(
-            self._in_turn,
-            content,
-            budget_tokens=budget_tokens,
-            max_items=max_items,
-            quoted=quoted,
-            quoted_budget_tokens=quoted_budget_tokens,
-            deadline=deadline,
-        )
+        work = functools.partial(self._in_turn, request, deadline)
         if _INLINE:
             return work()
         try:
@@ -208,25 +211,10 @@ class EmbeddedModel(FunctionModel):
         finally:
             deadline.abandon()  # answered, or given up on: a thread still waiting or at work stops
 
-    def _in_turn(
-        self,
-        content: JsonValue,
-        *,
-        budget_tokens: int,
-        max_items: int | None,
-        quoted: tuple[str, ...],
-        quoted_budget_tokens: int | None,
-        deadline: extractive.Deadline,
-    ) -> JsonValue:
+    def _in_turn(self, request: EmbeddedRequest, deadline: extractive.Deadline) -> JsonValue:
         with extractive.within(deadline), _turn(deadline):
             deadline.check()
-            return self._summarize(
-                content,
-                budget_tokens=budget_tokens,
-                max_items=max_items,
-                quoted=quoted,
-                quoted_budget_tokens=quoted_budget_tokens,
-            )
+            return self._summarize(request)
 
     async def _answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         """What it answers a summary prompt (its `<tool_content>` block), as a real model would."""
@@ -234,7 +222,9 @@ class EmbeddedModel(FunctionModel):
         if block is None:
             raise ValueError(f'the {self.model_name} model needs a <tool_content> block in the prompt')
         summary = await self.summarize(
-            block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+            EmbeddedRequest(
+                content=block.content, budget_tokens=block.budget_tokens, max_items=block.max_items, quoted=block.quoted
+            )
         )
         response = _respond(summary, block.shape, info)
         # Usage as our own estimate: left empty, `FunctionModel` would estimate it by tokenizing the
@@ -253,7 +243,7 @@ def is_deterministic(model: Model) -> bool:
 
 def extractive_model(*, time_limit: float | None = None) -> EmbeddedModel:
     """The embedded extractive model; `time_limit`: seconds it may work on one request (it stops itself)."""
-    return embedded_model(EXTRACTIVE, extractive.summarize, time_limit=time_limit)
+    return embedded_model(EXTRACTIVE, extractive_summary, time_limit=time_limit)
 
 
 def embedded_model(name: str, summarize: EmbeddedSummarize, *, time_limit: float | None = None) -> EmbeddedModel:

@@ -61,7 +61,7 @@ from ..core import (
 )
 from ._cache import SummaryCache, cache_key
 from ._check import summary_problem
-from ._models import SUMMARY_KEY, EmbeddedModel, is_deterministic, model_id, resolve_model
+from ._models import SUMMARY_KEY, EmbeddedModel, EmbeddedRequest, is_deterministic, model_id, resolve_model
 from ._originals import read_hint_tokens
 from ._prompts import PromptBook
 from ._servers import context_window, streams
@@ -401,6 +401,16 @@ class Summarizer:
             summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=None)
         return self._checked(candidate, summary)
 
+    def embedded_request(self, candidate: Candidate, *, quoted_budget_tokens: int | None = None) -> EmbeddedRequest:
+        """What an embedded model is asked for `candidate`: its content at its budget, keeping its quoted facts."""
+        return EmbeddedRequest(
+            content=candidate.content,
+            budget_tokens=self.budget_for(candidate),
+            max_items=len(candidate.content) if isinstance(candidate.content, list) else None,
+            quoted=candidate.quoted,
+            quoted_budget_tokens=quoted_budget_tokens,
+        )
+
     async def _embedded(
         self, candidate: Candidate, model: EmbeddedModel, outcome: Outcome, *, quoted_budget_tokens: int | None
     ) -> JsonValue:
@@ -410,13 +420,7 @@ class Summarizer:
         """
         outcome.attempts += 1
         async with asyncio.timeout(self.config.timeout_seconds):
-            summary = await model.summarize(
-                candidate.content,
-                budget_tokens=self.budget_for(candidate),
-                max_items=len(candidate.content) if isinstance(candidate.content, list) else None,
-                quoted=candidate.quoted,
-                quoted_budget_tokens=quoted_budget_tokens,
-            )
+            summary = await model.summarize(self.embedded_request(candidate, quoted_budget_tokens=quoted_budget_tokens))
         outcome.input_tokens += candidate.tokens
         outcome.output_tokens += content_tokens(summary, self.tokenizer)
         return summary
