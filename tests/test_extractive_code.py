@@ -6,6 +6,7 @@ from extractive_checks import kept_lines
 
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.outline import enclosing
 
 SOURCE = [
     'import json',
@@ -89,3 +90,26 @@ def test_a_kept_code_line_brings_its_definitions() -> None:
         before = kept[: kept.index(wanted)]
         assert any('def execute_batch_3(' in line for line in before)
         assert any(line.lstrip(' \t0123456789').startswith('class ') for line in before)
+
+
+def test_a_body_under_a_signature_over_several_lines_is_placed_by_its_def() -> None:
+    """`) -> Optional[Node]:` closes the bracket `def check(` opened at its indentation: the body is placed by both,
+    numbered or not, and the next method by its class alone."""
+    source = [
+        'class Rebuilder:',
+        '    def check(',
+        '        self,',
+        '        node: Node,',
+        '    ) -> Optional[Node]:',
+        '        comment = node.comment',
+        '        return parse(comment)',
+        '',
+        '    def visit(self, node: Node) -> None:',
+        '        pass',
+    ]
+    numbered = [f'{number:>6}\t{line}' for number, line in enumerate(source, start=1)]
+    for lines in (source, numbered):
+        chains = enclosing(ContentKind.CODE, lines)
+        assert chains[6] == (4, 1, 0)  # `return parse(...)`: the closing line, the `def`, the class
+        assert chains[4] == (1, 0)
+        assert chains[8] == (0,)  # `def visit` is the class's, not the first method's

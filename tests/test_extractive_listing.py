@@ -6,6 +6,7 @@ from extractive_checks import kept_lines
 
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.outline import enclosing
 
 FILES = [f'src/billing/module_{n}.py' for n in range(8)]
 GREP = '\n'.join(
@@ -38,3 +39,79 @@ def test_a_find_listing_keeps_whole_paths() -> None:
     kept = kept_lines(FIND, summary)
     assert './assets/img/product_0321.webp' in kept
     assert len(kept) >= 8
+
+
+def _grep_with_context(files: int) -> str:
+    """`grep -n -C` over Python sources: per file, a run of context around matches inside a method whose
+    signature runs over several lines, then `--` and a far run of the same file."""
+    runs: list[str] = []
+    for n in range(files):
+        path = f'pkg/rebuilder_{n}.py'
+        runs.append(
+            '\n'.join(
+                [
+                    f'{path}-40-)',
+                    f'{path}-41-',
+                    f'{path}:42:from pkg.ast import parse_type_comment',
+                    '--',
+                    f'{path}-300-    def check_comment_{n}(',
+                    f'{path}-301-        self,',
+                    f'{path}-302-        node: Union["ast.Assign", "ast.With"],',
+                    f'{path}-303-    ) -> Optional[NodeNG]:',
+                    f'{path}-304-        comment = getattr(node, "type_comment", None)',
+                    f'{path}-305-        if not comment:',
+                    f'{path}-306-            return None',
+                    f'{path}-307-        try:',
+                    f'{path}:308:            tree_{n} = parse_type_comment(comment)',
+                    f'{path}-309-        except SyntaxError:',
+                    f'{path}-310-            return None',
+                    '--',
+                    f'{path}:520:        result_{n} = parse_type_comment(text)  # {"padding " * 6}',
+                ]
+            )
+        )
+    return '\n--\n'.join(runs)
+
+
+def test_a_kept_grep_match_brings_the_definition_grep_printed_around_it() -> None:
+    """A match inside a method comes with the method's `def` (and the line closing its signature), as a code line
+    does: both are lines of its run, at consecutive numbers, with less indentation."""
+    grep = _grep_with_context(6)
+    assert detect_kind(grep) is ContentKind.LISTING
+    summary = summarize(grep, budget_tokens=350, quoted=('tree_3',))
+    assert isinstance(summary, str)
+    kept = kept_lines(grep, summary)
+    match = 'pkg/rebuilder_3.py:308:            tree_3 = parse_type_comment(comment)'
+    assert match in kept
+    placing = ['pkg/rebuilder_3.py-300-    def check_comment_3(', 'pkg/rebuilder_3.py-303-    ) -> Optional[NodeNG]:']
+    assert [line for line in kept if line in placing] == placing
+    assert 'pkg/rebuilder_3.py-307-        try:' in kept  # the nearest parent too
+
+
+def test_grep_runs_place_only_within_their_own_lines() -> None:
+    """A line is placed by lines of its own run only: not across `--`, another file, or a gap in the numbers."""
+    grep = _grep_with_context(2)
+    lines = grep.split('\n')
+    chains = enclosing(ContentKind.LISTING, lines)
+    far = lines.index('pkg/rebuilder_0.py:520:        result_0 = parse_type_comment(text)  # ' + 'padding ' * 6)
+    assert chains[far] == ()  # its run is itself: the method above it is in another run
+    body = lines.index('pkg/rebuilder_1.py-305-        if not comment:')
+    assert [lines[at] for at in chains[body]] == [
+        'pkg/rebuilder_1.py-303-    ) -> Optional[NodeNG]:',
+        'pkg/rebuilder_1.py-300-    def check_comment_1(',
+    ]
+    gap = ['a.py:10:    def run(self):', 'a.py:12:        return self.value']  # line 11 not printed: no run
+    assert enclosing(ContentKind.LISTING, gap) == [(), ()]
+    assert enclosing(ContentKind.LISTING, FIND.split('\n')[:5]) == [()] * 5
+
+
+def test_each_file_is_named_by_its_first_match_not_the_context_above_it() -> None:
+    """The line that must show a file is its first match: `-40-)` above it says nothing of what grep found (the
+    first file's may still come with the opening of the text)."""
+    grep = _grep_with_context(6)
+    summary = summarize(grep, budget_tokens=200)
+    assert isinstance(summary, str)
+    kept = kept_lines(grep, summary)
+    for n in range(6):
+        assert f'pkg/rebuilder_{n}.py:42:from pkg.ast import parse_type_comment' in kept
+    assert not [line for line in kept[3:] if line.endswith('-40-)')]

@@ -7,7 +7,9 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
 
 - every kind: the indentation parents, each the nearest line above with less indentation (a numbered
   read's line number read past): a method's class, a block's function, a YAML field's record, a
-  traceback's frame;
+  traceback's frame. In code, a line that closes a bracket opened at its own indentation (`) -> None:`
+  under `def load(`, `],` under `"items": [`) is placed by the line that opened it, so a function whose
+  signature runs over several lines still places its body under its `def`;
 - a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`);
 - records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
 - prose and Markdown: the headings above it, each level's nearest;
@@ -17,7 +19,9 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   its own (no timestamp), the line just above it, which names where it happened (`src/pay.ts:141:24`
   over `Type error: ...`, the source line over pytest's `E   KeyError`).
 
-Listings (`grep -n`, `find`) have none: each of their lines says where it is.
+- `grep -n` output: within a run of lines of one file at consecutive numbers (`-A`/`-B`/`-C` context),
+  the indentation parents of the code they show, so a match inside a function brings the function's
+  `def` where grep printed it. Lines of other listings (`find`, `ls`) say where they are and have none.
 The work is linear: one pass with a stack over the lines, looking at the work's deadline
 (`budget.current_deadline`) every `CHUNK` lines, so a huge text stops in time as the rest does.
 """
@@ -32,6 +36,7 @@ from ._kinds import ContentKind, stamped
 from .budget import current_deadline
 from .diff import COMMIT
 from .lines import ALARM
+from .listing import GREP_LINE
 from .shell import TEST_HEADER, VERDICT_LINE
 
 __all__ = ('MAX_DEPTH', 'enclosing', 'indent')
@@ -61,12 +66,12 @@ _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     """For each of `lines`, the indices of the lines that place it, nearest first (see the module's docstring)."""
     if kind is ContentKind.LISTING:
-        return [()] * len(lines)
+        return _grep_runs(lines)
     if kind is ContentKind.DIFF:
         return _diff(lines)
     deadline = current_deadline()
     depths = in_chunks(deadline.check, lambda chunk: map(indent, chunk), lines)
-    chains = _indentation(depths)
+    chains = _indentation(lines, depths, brackets=kind is ContentKind.CODE)
     extra = _EXTRA.get(kind)
     if extra is None:
         return chains  # an indentation chain holds every enclosing line already
@@ -84,14 +89,23 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
 
 def indent(line: str) -> int:
     """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it."""
-    if line[:1].isdigit() or line[:1] == ' ':
-        line = _NUMBERING.sub('', line, count=1)
+    line = _past_number(line)
     content = line.lstrip(' \t')
     return len(line) - len(content) if content.strip() else -1
 
 
-def _indentation(depths: Sequence[int]) -> list[tuple[int, ...]]:
-    """Each line's indentation parents (`depths`: each line's `indent`): the nearest line above with less, and so on."""
+def _past_number(line: str) -> str:
+    """`line` without a numbered read's line number (`  12→`, `12:`, `12` and a tab)."""
+    return _NUMBERING.sub('', line, count=1) if line[:1].isdigit() or line[:1] == ' ' else line
+
+
+def _indentation(lines: Sequence[str], depths: Sequence[int], *, brackets: bool) -> list[tuple[int, ...]]:
+    """Each line's indentation parents (`depths`: each line's `indent`): the nearest line above with less, and so on.
+
+    `brackets` (code): a line opening with a closing bracket at the indentation of an open line (`) -> None:` under
+    `def load(`) is placed by that line, and the lines under it by both. Not in prose, where a scraped page's
+    `] Pricing` closes a link and the line above it is another menu entry.
+    """
     chains: list[tuple[int, ...]] = []
     stack: list[tuple[int, int, tuple[int, ...]]] = []
     """(indentation, index, chain) of the lines still open: each less indented than the one above it."""
@@ -102,11 +116,51 @@ def _indentation(depths: Sequence[int]) -> list[tuple[int, ...]]:
         if depth < 0:
             chains.append(())
             continue
-        while stack and stack[-1][0] >= depth:
+        while stack and stack[-1][0] > depth:
             stack.pop()
-        chain = (stack[-1][1], *stack[-1][2])[:MAX_DEPTH] if stack else ()
+        sibling = stack.pop() if stack and stack[-1][0] == depth else None
+        if brackets and sibling is not None and _past_number(lines[index]).lstrip(' \t')[:1] in _CLOSERS:
+            chain = (sibling[1], *sibling[2])[:MAX_DEPTH]  # placed by the line that opened the bracket
+        else:
+            chain = (stack[-1][1], *stack[-1][2])[:MAX_DEPTH] if stack else ()
         chains.append(chain)
         stack.append((depth, index, chain))
+    return chains
+
+
+_CLOSERS = frozenset(')]}')
+
+
+def _grep_runs(lines: Sequence[str]) -> list[tuple[int, ...]]:
+    """`grep -n` output: each line's indentation parents among the lines of its run (see the module's docstring).
+
+    A run is the lines of one file at consecutive numbers; a line of another form (`--`, `find` output) ends it.
+    """
+    chains: list[tuple[int, ...]] = [()] * len(lines)
+    run: list[int] = []
+    """The indices of the run being read."""
+    codes: list[str] = []
+    """What grep printed of each of its lines, past `path:12:` or `path-12-`."""
+    at: tuple[str, int] | None = None
+    """The path and number the next line of the run would have."""
+    deadline = current_deadline()
+    for index, line in enumerate((*lines, '')):  # the empty line ends the last run
+        if index % CHUNK == 0:
+            deadline.check()
+        match = GREP_LINE.match(line)
+        place = None if match is None else (match.group(1), int(match.group(2) or match.group(3)))
+        if place != at and len(run) > 1:
+            code_depths = [indent(code) for code in codes]
+            for line_index, chain in zip(run, _indentation(codes, code_depths, brackets=True), strict=True):
+                chains[line_index] = tuple(run[parent] for parent in chain)
+        if place != at:
+            run, codes = [], []
+        if match is not None and place is not None:
+            run.append(index)
+            codes.append(line[match.end() :])
+            at = (place[0], place[1] + 1)
+        else:
+            at = None
     return chains
 
 
