@@ -166,3 +166,21 @@ def test_a_format_patch_mail_keeps_its_subject() -> None:
         summary = summarize(text, budget_tokens=len(text) // 16, quoted=quoted)
         assert isinstance(summary, str)
         assert 'Subject: [PATCH] Fixed #30856 -- Combined fast-delete queries.' in kept_lines(text, summary)
+
+
+def test_a_kept_removed_line_comes_with_the_line_that_replaced_it() -> None:
+    """`-    result = compute_3(...)` alone would say the call went; it was changed. The n-th removed line of a run
+    brings the n-th added line after it; a removed line no added line follows, and an added line, bring none."""
+    lines = _file_diff('src/app/handlers.py', 8)
+    lines[-1:] = ['@@ -600,3 +600,2 @@ def cleanup():', '-    legacy_flush()', '     return None']
+    removed = lines.index('-    result = compute_3(context_3_0)')
+    chains = enclosing(ContentKind.DIFF, lines)
+    assert chains[removed][-1] == removed + 1 and lines[removed + 1].startswith('+    result = compute_3(')
+    assert chains[removed + 1] == chains[removed][:-1]  # an added line: its hunk and file only
+    assert chains[lines.index('-    legacy_flush()')] == (len(lines) - 3, 0)  # a deletion: nothing replaced it
+    text = '\n'.join(lines)
+    summary = summarize(text, budget_tokens=len(text) // 20, quoted=('compute_3(context_3_0)',))
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    at = kept.index('-    result = compute_3(context_3_0)')
+    assert kept[at + 1] == '+    result = compute_3(context_3_0, strict=True)'

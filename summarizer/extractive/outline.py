@@ -10,7 +10,9 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   traceback's frame. In code, a line that closes a bracket opened at its own indentation (`) -> None:`
   under `def load(`, `],` under `"items": [`) is placed by the line that opened it, so a function whose
   signature runs over several lines still places its body under its `def`;
-- a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`);
+- a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`); a removed
+  line, the added line that took its place (the n-th `+` line after a run of `-` lines, for the n-th
+  of them), so a change never shows only what it took away;
 - records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
 - prose and Markdown: the headings above it, each level's nearest;
 - search results as text: the result's `Title:` and `URL:` lines;
@@ -181,7 +183,8 @@ def _closure(chains: Sequence[tuple[int, ...]], index: int) -> tuple[int, ...]:
 
 
 def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
-    """A line's hunk header and its file's header lines; a hunk header's file header lines."""
+    """A line's hunk header and its file's header lines (and a removed line its replacement); a hunk header's file's."""
+    replaced_by = _replacements(lines)
     chains: list[tuple[int, ...]] = []
     files: tuple[int, ...] = ()
     hunk: int | None = None
@@ -204,8 +207,26 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
             hunk = index
             chains.append(files)
             continue
-        chains.append(files if hunk is None else (hunk, *files))
+        chain = files if hunk is None else (hunk, *files)
+        added = replaced_by.get(index)
+        chains.append(chain if added is None else (*chain, added))
     return chains
+
+
+def _replacements(lines: Sequence[str]) -> dict[int, int]:
+    """Each removed line of a diff that a run of added lines follows: the added line in its place in that run."""
+    found: dict[int, int] = {}
+    index = 0
+    while index < len(lines):
+        removed = index
+        while index < len(lines) and lines[index][:1] == '-' and not _file_header(lines, index):
+            index += 1
+        added = index
+        while index < len(lines) and lines[index][:1] == '+' and not _file_header(lines, index):
+            index += 1
+        found.update(zip(range(removed, added), range(added, index)))  # as many pairs as the shorter run has
+        index = max(index, removed + 1)
+    return found
 
 
 def _file_header(lines: Sequence[str], index: int) -> bool:
