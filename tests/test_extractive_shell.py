@@ -343,3 +343,56 @@ def test_with_room_for_quoted_lines_a_run_keeps_its_error_beside_every_quoted_fr
         '========================= 1 failed, 59 passed in 0.40s ==========================',
     ):
         assert line in kept, line
+
+
+def _pytest_ra(tests: int) -> str:
+    """`pytest -rA` of a suite against a local server: one failure, then every passing test's captured access log
+    under its banner (`=== PASSES ===`), and a `PASSED` line per test in the short summary."""
+    lines = ['============================= test session starts ==============================', 'rootdir: /code/shop']
+    lines += [f'tests/test_api.py::test_endpoint_{n} PASSED [{n * 100 // tests:3d}%]' for n in range(tests)]
+    lines += [
+        '=================================== FAILURES ===================================',
+        '______________________________ test_refund_twice _______________________________',
+        '    def test_refund_twice(client):',
+        '>       assert client.refund("ord_00042").status == 409',
+        'E       AssertionError: assert 500 == 409',
+        '',
+        'tests/test_api.py:88: AssertionError',
+        '==================================== PASSES ====================================',
+    ]
+    for n in range(tests):
+        lines += [
+            f'_______________________________ test_endpoint_{n} _______________________________',
+            '----------------------------- Captured stderr call -----------------------------',
+            f'127.0.0.1 - - [05/May/2026 12:11:{n % 60:02d}] "GET /orders/ord_{n:05d}?page={n} HTTP/1.1" 200 {n * 7}',
+        ]
+    lines.append('=========================== short test summary info ============================')
+    lines += [f'PASSED tests/test_api.py::test_endpoint_{n}' for n in range(tests)]
+    lines += [
+        'FAILED tests/test_api.py::test_refund_twice - AssertionError: assert 500 == 409',
+        f'========================= 1 failed, {tests} passed in 3.20s =========================',
+    ]
+    return '\n'.join(lines)
+
+
+def test_what_pytest_ra_prints_of_passing_tests_gives_way_to_the_failure() -> None:
+    """The access logs of 60 passing tests hold paths and numbers by the hundred; the failure's lines come first,
+    and the room left goes to the run, not to lines about tests that passed, unless a later turn quotes one."""
+    text = _pytest_ra(60)
+    summary = summarize(text, budget_tokens=estimate_tokens(text) // 6)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    for line in (
+        'E       AssertionError: assert 500 == 409',
+        'tests/test_api.py:88: AssertionError',
+        'FAILED tests/test_api.py::test_refund_twice - AssertionError: assert 500 == 409',
+    ):
+        assert line in kept
+    passes = text.split('\n').index('==================================== PASSES ====================================')
+    banner = '______________________________ test_refund_twice _______________________________'
+    assert kept.index(banner) < kept.index('E       AssertionError: assert 500 == 409') < passes
+    about_passing = [line for line in kept if line.startswith(('127.0.0.1 ', 'PASSED ', '____', '----'))]
+    assert len(about_passing) <= 3  # the failure's banner, and one passing test's at most: not 60 of them
+    quoted = summarize(text, budget_tokens=estimate_tokens(text) // 6, quoted=('/orders/ord_00017?page=17',))
+    assert isinstance(quoted, str)
+    assert any('/orders/ord_00017?page=17' in line for line in kept_lines(text, quoted))

@@ -12,6 +12,12 @@ Next come the lines an agent's next command starts from: pytest's `rootdir:` (th
 the next command in) and the location under a failure (`tests/test_x.py:88: AssertionError`, the
 file and line it opens next). pytest's section banners (`=== FAILURES ===`, `=== short test summary
 info ===`) are separators, 20 tokens of `=` each: the lines under them are what counts.
+
+pytest's `=== PASSES ===` section (`-rA`, `-rP`) is the captured output of every test that passed,
+each under a banner naming it: a server's access log, a warning printed on the way. It holds names
+and numbers the fact scan counts, a few tokens a line, and would win the budget from the failure a
+reader came for: its lines weigh less than nothing (`PASSING`), unless a later turn quotes them, and
+so do the `PASSED tests/test_api.py::test_get` lines `-rA` adds to the short test summary.
 """
 
 from __future__ import annotations
@@ -70,6 +76,13 @@ _RAN = re.compile(r'^Ran \d+ tests? in ', re.MULTILINE)
 _OK = re.compile(r'OK(?: \(|$)')
 """unittest's passing verdict (`OK`, `OK (skipped=2)`), a verdict only under its `Ran 12 tests in 0.01s`: alone,
 `OK` is what many a command prints once per step (`redis-cli SET`), each 2 tokens of `VERDICT` otherwise."""
+_PASSES = re.compile(r'^=+ PASSES =+\r?$', re.MULTILINE)
+_PASSED = re.compile(r'^PASSED ', re.MULTILINE)
+"""A passing test in pytest's short test summary (`-rA`): `PASSED tests/test_api.py::test_get`, one a test."""
+_SECTION = re.compile(r'=+ .+ =+\r?$')
+"""A pytest section banner (`=== short test summary info ===`, the verdict): where the `PASSES` section ends."""
+PASSING = -HIGH
+"""The bonus of a line of pytest's `PASSES` section: more than the facts of a name or two weigh, less than a quoted fact."""
 _SEPARATOR = re.compile(r'_(?: _)+\s*')
 """pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
@@ -99,7 +112,20 @@ def line_bonuses(lines: Joined) -> list[float]:
                 result[frame] = MUST
     if lines:
         result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
+    _passing(lines, result)
     return result
+
+
+def _passing(lines: Joined, result: list[float]) -> None:
+    """Give pytest's lines about tests that passed the `PASSING` bonus: its `PASSES` section and `PASSED` lines."""
+    for index in lines.matching(_PASSED):
+        result[index] = PASSING
+    for start in lines.matching(_PASSES):
+        result[start] = PASSING
+        for index in range(start + 1, len(lines)):
+            if _SECTION.match(lines.lines[index]):
+                break
+            result[index] = PASSING
 
 
 def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:
