@@ -42,3 +42,38 @@ def _check_gap(dropped: list[str], marked: int | None, *, before: str) -> None:
         assert marked == len(dropped), f'a marker says {marked}, {len(dropped)} lines were dropped before {before!r}'
     else:
         assert not any(line.strip() for line in dropped), f'lines dropped without a marker before {before!r}'
+
+
+SITE_MENU = (
+    '[![Acme logo]] ',
+    'Product',
+    '[',
+    'Acme in GitHub',
+    'Sync issues both ways',
+    '] [![] ',
+    'Acme in ServiceNow',
+    '] [![] ',
+    'Acme in HubSpot',
+    '] [',
+    'B2B Marketing',
+    '] [',
+    'DevOps Teams',
+    '] ',
+    'Sign in',
+)
+"""A site's menu as a scrape leaves it: each link's brackets on lines of their own, around its labels."""
+MENU_LABELS = frozenset(line for line in SITE_MENU if line[:1].isalpha())
+"""Its labels, some holding names the fact scan counts (`GitHub`, `B2B`)."""
+SHORT_LINES = {
+    'headings': ['## Installation', '### Upgrading'],
+    'list items': ['- Python', '- PostgreSQL', '* Redis', '1. Docker'],
+    'key: value lines': ['Status: stable', 'Region: eu-west-1', 'Owner: Dana Ruiz'],
+    'fenced code': ['```bash', 'make build', 'make install', 'acme sync', '```'],
+    'indented code': ['Build it with:', '    make build', '    make install', '    acme sync'],
+    'table rows': ['| Plan | Seats |', '| --- | --- |', '| Team | Unlimited |'],
+    'table rows without a leading pipe': ['Plan|Seats|', '---|---|', 'Team|Unlimited|'],
+    'table rows without a last pipe': ['| Plan | Seats', '| --- | ---', '| Team | Unlimited'],
+    'aligned columns': ['Plan     Seats', 'Team     Unlimited', 'Scale    Unlimited'],
+    'figures': ['Downloads 28', 'Abstract Views 143', 'Citations 7'],
+}
+"""Short lines a reader came for that hold no sentence: a page keeps them, between two menus or not."""

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from extractive_checks import kept_lines
+import time
 
-from summarizer.extractive import summarize
+import pytest
+from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines
+
+from summarizer.extractive import prose, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.lines import Joined
 
 SECTIONS = ['Overview', 'Installation', 'Configuration', 'Upgrading from 3.x', 'Known issues']
 MARKDOWN = '\n'.join(
@@ -102,3 +106,63 @@ def test_a_bracketed_line_in_a_code_block_is_no_menu() -> None:
     kept = kept_lines(text, summary)
     assert 'url = "https://wms.example.com/api/v2"' in kept
     assert '[tool.shop-sync.warehouse]' in kept
+
+
+_SHORT_OR_TITLED = {
+    **SHORT_LINES,
+    'a line under a heading': ['# Acme Pricing', 'Team Plan'],
+    'a setext heading': ['Acme Pricing', '============'],
+}
+
+
+@pytest.mark.parametrize('lines', _SHORT_OR_TITLED.values(), ids=_SHORT_OR_TITLED)
+def test_short_lines_between_menus_stay(lines: list[str]) -> None:
+    """With room for the whole page, a menu's labels still go (`prose.CHROME`: worth less than nothing),
+    while each kind of short line that is no label stays, between two menus."""
+    text = '\n'.join([*SITE_MENU, '', *lines, '', *SITE_MENU])
+    assert detect_kind(text) is ContentKind.PROSE
+    summary = summarize(text, budget_tokens=2000)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert all(line in kept for line in lines)
+    assert not MENU_LABELS & set(kept)
+
+
+def test_a_menu_label_a_later_turn_quotes_is_kept() -> None:
+    text = '\n'.join([*SITE_MENU, '# Acme', *_NOTES[:20]])
+    summary = summarize(text, budget_tokens=200, quoted=('HubSpot',))
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert 'Acme in HubSpot' in kept
+    assert 'Acme in GitHub' not in kept
+
+
+def test_a_short_line_by_a_link_is_no_menu() -> None:
+    """One or two short lines beside a link are a caption or a byline, not a menu."""
+    text = '\n'.join([*_NOTES[:8], '[Dana Ruiz] ', 'Incident Commander', *_NOTES[8:16]])
+    summary = summarize(text, budget_tokens=2000)
+    assert isinstance(summary, str)
+    assert 'Incident Commander' in kept_lines(text, summary)
+
+
+def test_short_lines_without_a_link_are_no_menu() -> None:
+    """Names a line each with no link's bracket among them (`ls` output read as text): what a reader asked for."""
+    names = ['AUTHORS', 'CONTRIBUTING', 'Dockerfile', 'LICENSE', 'Makefile', 'README', 'docs', 'scripts', 'tests']
+    text = '\n'.join(['Files in the repository root', *names])
+    summary = summarize(text, budget_tokens=2000)
+    assert isinstance(summary, str)
+    assert kept_lines(text, summary) == text.split('\n')
+
+
+@pytest.mark.parametrize(
+    'line',
+    ['Glean in GitHub ' * 40_000 + '.', '] [' * 200_000, 'scite.' * 100_000 + ',', 'Home |' + ' ' * 300_000 + '|'],
+    ids=['words then a period', 'brackets', 'dotted words', 'a pipe far from the last'],
+)
+def test_a_long_line_that_is_almost_a_label_is_read_in_linear_time(line: str) -> None:
+    """Each of 600 KB fails to be a label only at its end: a pattern with two ways to match would take hours."""
+    lines = Joined(['[Home] ', 'Blog', 'Docs', line])
+    started = time.monotonic()
+    bonuses = prose.line_bonuses(lines)
+    assert time.monotonic() - started < 2  # about 0.02 s
+    assert bonuses[1] == prose.CHROME

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from extractive_checks import kept_lines
+from collections.abc import Sequence
+
+import pytest
+from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines
 
 from summarizer.core._shape import JsonValue, shape_mismatch
 from summarizer.extractive import summarize
@@ -99,3 +102,75 @@ def test_a_link_line_a_later_turn_quotes_is_kept() -> None:
     summary = summarize(text, budget_tokens=400, quoted=('X2CRM',))
     assert isinstance(summary, str)
     assert '* [X2CRM Development] ' in kept_lines(text, summary)
+
+
+_PAGE_TEXT = [
+    'The tools differ most in how they escalate an alert that nobody acknowledges.',
+    'Some page the whole rotation at once, others walk a chain of responders one by one.',
+    'Most teams keep the default schedules for their first quarter on a new tool.',
+    'Reports of noisy alerts fell once the routing rules were tuned by the teams themselves.',
+]
+_TOOLS = ['PagerDuty', 'OpsGenie', 'FireHydrant', 'VictorOps', 'SquadCast', 'AlertOps']
+_SECTIONS = ['Operations Guide', 'Reliability Notes', 'Platform Review', 'Field Report', 'Buyer Guide', 'Tool Survey']
+"""What each page's title is about, on the line under it: a label, but no menu's."""
+
+
+def _result_with_menu(n: int, lines: Sequence[str] = ()) -> str:
+    return '\n'.join(
+        [
+            f'Title: Incident response tooling, part {n}',
+            f'URL: https://ops.example.com/incident-tooling-{n}',
+            'Score: None',
+            f'Text: Incident response tooling, part {n}',
+            _SECTIONS[n],
+            *SITE_MENU,
+            *lines,
+            f'# Incident response tooling, part {n}',
+            f'Teams paging through {_TOOLS[n]} cut their median response to {4 + n} minutes in 2025.',
+            *_PAGE_TEXT,
+        ]
+    )
+
+
+_MENU_PAGES = '\n\n'.join(_result_with_menu(n) for n in range(6))
+
+
+def test_a_menu_broken_over_lines_stays_out() -> None:
+    """A menu's labels on lines of their own (`Acme in GitHub` between `[` and `] [![] `) hold names the
+    fact scan counts: the budget goes to each result's title, url and first sentence instead."""
+    assert detect_kind(_MENU_PAGES) is ContentKind.SEARCH
+    summary = summarize(_MENU_PAGES, budget_tokens=500)
+    assert isinstance(summary, str)
+    kept = kept_lines(_MENU_PAGES, summary)
+    assert not set(kept) & set(SITE_MENU)
+    for n in range(6):
+        assert f'Title: Incident response tooling, part {n}' in kept
+        assert f'URL: https://ops.example.com/incident-tooling-{n}' in kept
+        assert f'Teams paging through {_TOOLS[n]} cut their median response to {4 + n} minutes in 2025.' in kept
+
+
+def test_with_room_for_the_page_the_menu_still_goes_and_the_line_under_the_title_stays() -> None:
+    summary = summarize(_MENU_PAGES, budget_tokens=5000)
+    assert isinstance(summary, str)
+    kept = kept_lines(_MENU_PAGES, summary)
+    assert not MENU_LABELS & set(kept)
+    assert all(section in kept for section in _SECTIONS)  # under each page's title (`Text: ...`)
+
+
+@pytest.mark.parametrize('lines', SHORT_LINES.values(), ids=SHORT_LINES)
+def test_short_lines_between_menus_stay(lines: list[str]) -> None:
+    text = '\n\n'.join([_result_with_menu(0, [*lines, *SITE_MENU]), _result_with_menu(1), _result_with_menu(2)])
+    assert detect_kind(text) is ContentKind.SEARCH
+    summary = summarize(text, budget_tokens=5000)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert all(line in kept for line in lines)
+    assert not MENU_LABELS & set(kept)
+
+
+def test_a_menu_label_a_later_turn_quotes_is_kept() -> None:
+    summary = summarize(_MENU_PAGES, budget_tokens=500, quoted=('ServiceNow',))
+    assert isinstance(summary, str)
+    kept = kept_lines(_MENU_PAGES, summary)
+    assert 'Acme in ServiceNow' in kept
+    assert 'Acme in HubSpot' not in kept

@@ -2,32 +2,53 @@
 
 Headings are a document's outline; the first line under each says what the section is about.
 A scraped web page also holds its site's chrome: menus and link lists (`* [AI Consulting]`,
-`[![]]`, `1. [Introduction]`), lines of nothing but links. They hold names the fact scan counts
-(`SugarCRM`), and, a few tokens each, would win the budget from the sentences a reader came for:
-they weigh less than nothing (`chrome`), unless a later turn quotes what they hold.
+`[![]]`, `1. [Introduction]`), lines of nothing but links, and the runs of short lines a menu's
+labels leave when the scrape breaks its links over lines (`[`, `Glean in GitHub`, `] [`). They
+hold names the fact scan counts (`SugarCRM`, `GitHub`), and, a few tokens each, would win the
+budget from the sentences a reader came for: they weigh less than nothing (`chrome`), unless a
+later turn quotes what they hold.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
 
 from .lines import HIGH, LOW, MID, Joined
 
+_UNDERLINE = re.compile(r'^[=-]{3,}[ \t]*$', re.MULTILINE)
+"""A Setext heading's underline (`Pricing` over `=======`), or a rule across the page."""
 _RULES = (
-    (re.compile(r'^[ \t]{0,3}#{1,6} |^[ \t]*<h[1-6]\b|^[=-]{3,}[ \t]*$', re.IGNORECASE | re.MULTILINE), MID),
+    (re.compile(r'^[ \t]{0,3}#{1,6} |^[ \t]*<h[1-6]\b', re.IGNORECASE | re.MULTILINE), MID),
+    (_UNDERLINE, MID),
     (re.compile(r'^[ \t]*(?:[-*+]|\d+[.)]) \S|^[ \t]*\|', re.MULTILINE), 0.25),
 )
 
 
-_CHROME = re.compile(
+_LINKS = re.compile(
     r'^[ \t]*(?:[-*+][ \t]+|\d+[.)][ \t]+)?(?:!?\[(?:!?\[[^\[\]\n]*\])?[^\[\]\n]*\](?!\()[ \t]*)+$|^\[#{1,6} ',
     re.MULTILINE,
 )
 """A line of nothing but links and images whose targets the scrape dropped, in a list or not (`* [Careers]`,
 `![]![] [Get A Free AI Chatbot]`), or the start of a heading inside a link (`[### HealthCare`): a page's
 navigation, not its text. A link with its target (`- [Commits](https://...)`) is a reference, and stays a line.
-No two ways to match a character (no `[` inside a link's text but one image or link): linear on any line."""
+No two ways to match a character (no `[` in a link's text but one image or link): linear on any line."""
+_BETWEEN = r'(?:[\[\]!›»·•]|\|(?![ \t]*\r?$)| (?! )|&amp;)'
+"""What stands between a menu's labels: a link's brackets, an image's `!`, breadcrumb marks, a pipe but a last
+one (`Retrieval Strategy|Adaptive|` is a table's row), one space (two set words apart in a table's columns)."""
+_LABEL = re.compile(
+    rf'^[ ]{{0,3}}(?![|\s]|$){_BETWEEN}*+'
+    rf'(?:[^\W\d_](?:[^\W_]|[\'’&+-]|\.(?=[^\W_]))*+{_BETWEEN}*+){{0,6}}+[ \t]*\r?$',
+    re.MULTILINE,
+)
+"""A menu's label, or the brackets and images of the links around labels (`Glean in GitHub`, `] [![] `,
+`B2B Marketing`, `Home | Blog`): at most six words, each starting with a letter (`B2B`, `scite.ai`, `R&D`),
+and nothing else. So no sentence or field (`.`, `,`, `:`), no number, no list item, heading or code (`- `,
+`#`, `=`, `(`); no table row (`|` first or last) and no indented line. Possessive quantifiers, and a word
+that starts where what stands between ends: one way to match a line, linear on any line."""
+_RUN = 3
+"""Labels come in runs this long at least: a menu. One or two short lines are a caption, a byline, a name."""
 CHROME = -HIGH
 """The bonus of such a line: more than the facts of a name or two weigh, less than a quoted fact."""
 _FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)', re.MULTILINE)
@@ -45,15 +66,31 @@ def line_bonuses(lines: Joined) -> list[float]:
 
 
 def chrome(lines: Joined, bonuses: list[float]) -> None:
-    """Give the lines of a page's chrome (see the module's docstring) that no rule values the `CHROME` bonus.
+    """Give the lines of a page's chrome (see the module's docstring) the `CHROME` bonus.
 
-    Not inside a fenced code block: a TOML table's `[tool.ruff]` or a printed `[1, 2, 3]` is code a reader
-    came for, and the header names the keys under it.
+    A line of nothing but links is chrome unless a rule values it more than the line under a
+    heading. A menu's label is chrome in a run of `_RUN` or more labels and link lines that holds
+    a link's bracket, unless it is a title or names what one is about: over a Setext underline, or
+    under a line a rule values as a heading or title does (`## Pricing`, `Title:`, a page's first
+    `Text:` line). Without a bracket the run is no scraped page's (`ls` output, `import re` lines:
+    names a reader came for). Never inside a fenced code block: a TOML table's `[tool.ruff]` or a
+    printed `[1, 2, 3]` is code a reader came for.
     """
-    found = lines.matching(_CHROME)
-    fences = lines.matching(_FENCE) if found else []
-    for index in found:
-        if bisect.bisect_right(fences, index) % 2:
-            continue  # after an odd number of fences: inside a code block
-        if bonuses[index] <= LOW:
-            bonuses[index] = CHROME
+    links = set(lines.matching(_LINKS))
+    labels = lines.matching(_LABEL)
+    if not links and not labels:
+        return
+    fences = lines.matching(_FENCE)
+    titles: set[int] = {index - 1 for index in lines.matching(_UNDERLINE)} if labels else set()
+    valued = list(bonuses)  # as the rules left them: a line made chrome here is no title of the one under it
+    found = [index for index in sorted(links.union(labels)) if not bisect.bisect_right(fences, index) % 2]
+    for _, group in itertools.groupby(enumerate(found), lambda pair: pair[1] - pair[0]):  # runs of consecutive lines
+        run = [index for _, index in group]
+        menu = len(run) >= _RUN and any('[' in lines.lines[index] or ']' in lines.lines[index] for index in run)
+        for index in run:
+            if index in links:
+                is_chrome = valued[index] <= LOW
+            else:
+                is_chrome = menu and index not in titles and (index == 0 or valued[index - 1] < MID)
+            if is_chrome:
+                bonuses[index] = CHROME
