@@ -409,3 +409,24 @@ def test_colored_pytest_ra_keeps_the_failure_and_verdict_after_its_passes() -> N
     kept = kept_lines(text, summarize(text, budget_tokens=estimate_tokens(text) // 6))
     assert failed in kept
     assert verdict in kept
+
+
+def test_pytest_ra_keeps_a_coverage_gate_failure_printed_after_its_passes() -> None:
+    """pytest-cov (before 5) prints its report under a `---- coverage: ... ----` rule between the `PASSES` section
+    and the short test summary: the section ends there, so its failing gate is no line about passing tests."""
+    lines = _pytest_ra(60).split('\n')
+    summary_at = lines.index('=========================== short test summary info ============================')
+    gate = 'FAIL Required test coverage of 90% not reached. Total coverage: 71.40%'
+    lines[summary_at:summary_at] = [
+        '---------- coverage: platform linux, python 3.11.7-final-0 -----------',
+        'Name                Stmts   Miss  Cover',
+        '---------------------------------------',
+        'shop/api.py           212     61    71%',
+        'TOTAL                 212     61    71%',
+        '',
+        gate,
+    ]
+    text = '\n'.join(lines)
+    kept = kept_lines(text, summarize(text, budget_tokens=estimate_tokens(text) // 6))
+    assert gate in kept
+    assert not [line for line in kept if line.startswith('127.0.0.1 ')][1:]  # the passing tests' logs still go
