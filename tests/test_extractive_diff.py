@@ -184,3 +184,22 @@ def test_a_kept_removed_line_comes_with_the_line_that_replaced_it() -> None:
     kept = kept_lines(text, summary)
     at = kept.index('-    result = compute_3(context_3_0)')
     assert kept[at + 1] == '+    result = compute_3(context_3_0, strict=True)'
+
+
+def test_a_changed_last_line_without_a_newline_comes_with_its_replacement() -> None:
+    """A file's last line changed where the file ends without a newline: git prints `\\ No newline at end of file`
+    under the removed line, then the added one. That mark is no line of the change: the pair holds across it."""
+    lines = [
+        'diff --git a/VERSION b/VERSION',
+        '--- a/VERSION',
+        '+++ b/VERSION',
+        '@@ -1,2 +1,2 @@',
+        ' release: stable',
+        '-version: 2.4.1',
+        '\\ No newline at end of file',
+        '+version: 2.5.0',
+        '\\ No newline at end of file',
+    ]
+    chains = enclosing(ContentKind.DIFF, lines)
+    assert chains[5] == (3, 0, 7)
+    assert chains[6] == (3, 0)  # the mark itself: no removed line

@@ -115,3 +115,15 @@ def test_each_file_is_named_by_its_first_match_not_the_context_above_it() -> Non
     for n in range(6):
         assert f'pkg/rebuilder_{n}.py:42:from pkg.ast import parse_type_comment' in kept
     assert not [line for line in kept[3:] if line.endswith('-40-)')]
+
+
+def test_a_line_number_too_long_for_an_int_is_no_grep_line() -> None:
+    """A grep-like line whose number runs to thousands of digits (Python refuses to read past 4300) is read as
+    no line of grep's: the listing around it is still summarized, and its runs still placed."""
+    lines = [f'src/app.py:{n}:    total_{n} = {n}' for n in range(1, 120)]
+    lines.insert(60, f'src/app.py:{"7" * 5000}:    boom')
+    assert detect_kind('\n'.join(lines)) is ContentKind.LISTING
+    assert enclosing(ContentKind.LISTING, lines)[60] == ()
+    summary = summarize('\n'.join(lines), budget_tokens=300)
+    assert isinstance(summary, str)
+    assert 'src/app.py:1:    total_1 = 1' in kept_lines('\n'.join(lines), summary)

@@ -396,3 +396,37 @@ def test_what_pytest_ra_prints_of_passing_tests_gives_way_to_the_failure() -> No
     quoted = summarize(text, budget_tokens=estimate_tokens(text) // 6, quoted=('/orders/ord_00017?page=17',))
     assert isinstance(quoted, str)
     assert any('/orders/ord_00017?page=17' in line for line in kept_lines(text, quoted))
+
+
+def test_colored_pytest_ra_keeps_the_failure_and_verdict_after_its_passes() -> None:
+    """With `--color=yes` pytest prints `=== PASSES ===` plain but the banners after it in color: the section
+    still ends at the short test summary, so its `FAILED` line and the verdict are no lines about passing tests."""
+    lines = _pytest_ra(60).split('\n')
+    banner = lines.index('=========================== short test summary info ============================')
+    lines[banner] = f'\x1b[36m\x1b[1m{lines[banner]}\x1b[0m'
+    failed, verdict = f'\x1b[31m{lines[-2]}\x1b[0m', f'\x1b[31m{lines[-1]}\x1b[0m'
+    text = '\n'.join([*lines[:-2], failed, verdict])
+    kept = kept_lines(text, summarize(text, budget_tokens=estimate_tokens(text) // 6))
+    assert failed in kept
+    assert verdict in kept
+
+
+def test_pytest_ra_keeps_a_coverage_gate_failure_printed_after_its_passes() -> None:
+    """pytest-cov (before 5) prints its report under a `---- coverage: ... ----` rule between the `PASSES` section
+    and the short test summary: the section ends there, so its failing gate is no line about passing tests."""
+    lines = _pytest_ra(60).split('\n')
+    summary_at = lines.index('=========================== short test summary info ============================')
+    gate = 'FAIL Required test coverage of 90% not reached. Total coverage: 71.40%'
+    lines[summary_at:summary_at] = [
+        '---------- coverage: platform linux, python 3.11.7-final-0 -----------',
+        'Name                Stmts   Miss  Cover',
+        '---------------------------------------',
+        'shop/api.py           212     61    71%',
+        'TOTAL                 212     61    71%',
+        '',
+        gate,
+    ]
+    text = '\n'.join(lines)
+    kept = kept_lines(text, summarize(text, budget_tokens=estimate_tokens(text) // 6))
+    assert gate in kept
+    assert not [line for line in kept if line.startswith('127.0.0.1 ')][1:]  # the passing tests' logs still go

@@ -12,8 +12,9 @@ import re
 
 from .lines import LOW, MUST, Joined
 
-GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d+):|-(\d+)-)', re.MULTILINE)
-"""A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path."""
+GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE)
+"""A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
+A number has 12 digits at most: no file is longer, and Python reads no `int` of over 4300 digits."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:

@@ -221,10 +221,13 @@ def _replacements(lines: Sequence[str]) -> dict[int, int]:
         removed = index
         while index < len(lines) and lines[index][:1] == '-' and not _file_header(lines, index):
             index += 1
+        removed_end = index
+        if removed < index < len(lines) and lines[index].startswith('\\ '):
+            index += 1  # `\ No newline at end of file` under the last removed line: the added ones still follow
         added = index
         while index < len(lines) and lines[index][:1] == '+' and not _file_header(lines, index):
             index += 1
-        found.update(zip(range(removed, added), range(added, index)))  # as many pairs as the shorter run has
+        found.update(zip(range(removed, removed_end), range(added, index)))  # as many pairs as the shorter run has
         index = max(index, removed + 1)
     return found
 

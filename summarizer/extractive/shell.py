@@ -79,8 +79,11 @@ _OK = re.compile(r'OK(?: \(|$)')
 _PASSES = re.compile(r'^=+ PASSES =+\r?$', re.MULTILINE)
 _PASSED = re.compile(r'^PASSED ', re.MULTILINE)
 """A passing test in pytest's short test summary (`-rA`): `PASSED tests/test_api.py::test_get`, one a test."""
-_SECTION = re.compile(r'=+ .+ =+\r?$')
-"""A pytest section banner (`=== short test summary info ===`, the verdict): where the `PASSES` section ends."""
+_SECTION = re.compile(r'(?:\x1b\[[\d;]*m)*=+ .+ =+(?:\x1b\[[\d;]*m)*\r?$|-+ (?!Captured ).+ -+\r?$')
+"""A pytest section banner (`=== short test summary info ===`, the verdict): where the `PASSES` section ends. In
+color too (`--color=yes`): pytest prints `=== PASSES ===` plain, the banners after it in color codes. Or a plugin's
+rule (`---- coverage: platform linux ----`, `---- generated xml file: ... ----`): a passing test's own are
+`---- Captured stdout call ----`."""
 PASSING = -HIGH
 """The bonus of a line of pytest's `PASSES` section: more than the facts of a name or two weigh, less than a quoted fact."""
 _SEPARATOR = re.compile(r'_(?: _)+\s*')
