@@ -7,9 +7,10 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
 
 - every kind: the indentation parents, each the nearest line above with less indentation (a numbered
   read's line number read past): a method's class, a block's function, a YAML field's record, a
-  traceback's frame. In code, a line that closes a bracket opened at its own indentation (`) -> None:`
-  under `def load(`, `],` under `"items": [`) is placed by the line that opened it, so a function whose
-  signature runs over several lines still places its body under its `def`;
+  traceback's frame. In code, a line that starts with a closing bracket (`) -> None:` under `def load(`,
+  `],` under `"items": [`) is placed by the nearest line above at its own indentation, the one that
+  opened the bracket in code laid out as formatters lay it out, so a function whose signature runs
+  over several lines still places its body under its `def`;
 - a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`); a removed
   line, the added line that took its place (the n-th `+` line after a run of `-` lines, for the n-th
   of them), so a change never shows only what it took away;
@@ -122,7 +123,7 @@ def _indentation(lines: Sequence[str], depths: Sequence[int], *, brackets: bool)
             stack.pop()
         sibling = stack.pop() if stack and stack[-1][0] == depth else None
         if brackets and sibling is not None and _past_number(lines[index]).lstrip(' \t')[:1] in _CLOSERS:
-            chain = (sibling[1], *sibling[2])[:MAX_DEPTH]  # placed by the line that opened the bracket
+            chain = (sibling[1], *sibling[2])[:MAX_DEPTH]  # the bracket's opener, as formatters lay code out
         else:
             chain = (stack[-1][1], *stack[-1][2])[:MAX_DEPTH] if stack else ()
         chains.append(chain)
