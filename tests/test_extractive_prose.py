@@ -9,7 +9,7 @@ from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines
 
 from summarizer.extractive import prose, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.lines import Joined
+from summarizer.extractive.lines import NOISE, Joined
 
 SECTIONS = ['Overview', 'Installation', 'Configuration', 'Upgrading from 3.x', 'Known issues']
 MARKDOWN = '\n'.join(
@@ -47,7 +47,7 @@ _NOTES = [
 
 def test_a_line_of_facts_under_a_menu_like_line_is_worth_its_facts() -> None:
     """A list item of nothing but a link whose target the scrape dropped (`* [Checkout]`) weighs less than
-    nothing for itself (`prose.CHROME`), not against the lines it places: the item under it, its facts in
+    nothing for itself (`lines.NOISE`), not against the lines it places: the item under it, its facts in
     full, still beats a line of nothing."""
     text = '\n'.join(
         [
@@ -117,7 +117,7 @@ _SHORT_OR_TITLED = {
 
 @pytest.mark.parametrize('lines', _SHORT_OR_TITLED.values(), ids=_SHORT_OR_TITLED)
 def test_short_lines_between_menus_stay(lines: list[str]) -> None:
-    """With room for the whole page, a menu's labels still go (`prose.CHROME`: worth less than nothing),
+    """With room for the whole page, a menu's labels still go (`lines.NOISE`: worth less than nothing),
     while each kind of short line that is no label stays, between two menus."""
     text = '\n'.join([*SITE_MENU, '', *lines, '', *SITE_MENU])
     assert detect_kind(text) is ContentKind.PROSE
@@ -165,4 +165,4 @@ def test_a_long_line_that_is_almost_a_label_is_read_in_linear_time(line: str) ->
     started = time.monotonic()
     bonuses = prose.line_bonuses(lines)
     assert time.monotonic() - started < 2  # about 0.02 s
-    assert bonuses[1] == prose.CHROME
+    assert bonuses[1] == NOISE

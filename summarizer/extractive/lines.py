@@ -151,6 +151,9 @@ HIGH = 10.0
 MID = 3.0
 """A line worth a specific fact (a changed line of a diff, a warning, a heading)."""
 LOW = 1.0
+NOISE = -HIGH
+"""A line its kind weighs less than nothing (a scraped page's menu, what tests that passed printed): more than
+the facts of a name or two weigh, less than a quoted fact, so it is kept only where a later turn quotes it."""
 
 
 def words_pattern(*words: str) -> re.Pattern[str]:

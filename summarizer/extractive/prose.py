@@ -5,7 +5,7 @@ A scraped web page also holds its site's chrome: menus and link lists (`* [AI Co
 `[![]]`, `1. [Introduction]`), lines of nothing but links, and the runs of short lines a menu's
 labels leave when the scrape breaks its links over lines (`[`, `Glean in GitHub`, `] [`). They
 hold names the fact scan counts (`SugarCRM`, `GitHub`), and, a few tokens each, would win the
-budget from the sentences a reader came for: they weigh less than nothing (`chrome`), unless a
+budget from the sentences a reader came for: they weigh less than nothing (`lines.NOISE`), unless a
 later turn quotes what they hold.
 """
 
@@ -15,7 +15,7 @@ import bisect
 import itertools
 import re
 
-from .lines import HIGH, LOW, MID, Joined
+from .lines import LOW, MID, NOISE, Joined
 
 _UNDERLINE = re.compile(r'^[=-]{3,}[ \t]*$', re.MULTILINE)
 """A Setext heading's underline (`Pricing` over `=======`), or a rule across the page."""
@@ -49,8 +49,6 @@ and nothing else. So no sentence or field (`.`, `,`, `:`), no number, no list it
 that starts where what stands between ends: one way to match a line, linear on any line."""
 _RUN = 3
 """Labels come in runs this long at least: a menu. One or two short lines are a caption, a byline, a name."""
-CHROME = -HIGH
-"""The bonus of such a line: more than the facts of a name or two weigh, less than a quoted fact."""
 _FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)', re.MULTILINE)
 """A fenced code block's opening or closing line: what stands between two is code (`[tool.ruff]`, `[1, 2, 3]`), no menu."""
 
@@ -66,7 +64,7 @@ def line_bonuses(lines: Joined) -> list[float]:
 
 
 def chrome(lines: Joined, bonuses: list[float]) -> None:
-    """Give the lines of a page's chrome (see the module's docstring) the `CHROME` bonus.
+    """Give the lines of a page's chrome (see the module's docstring) the `NOISE` bonus.
 
     A line of nothing but links is chrome unless a rule values it more than the line under a
     heading. A menu's label is chrome in a run of `_RUN` or more labels and link lines that holds
@@ -93,4 +91,4 @@ def chrome(lines: Joined, bonuses: list[float]) -> None:
             else:
                 is_chrome = menu and index not in titles and (index == 0 or valued[index - 1] < MID)
             if is_chrome:
-                bonuses[index] = CHROME
+                bonuses[index] = NOISE

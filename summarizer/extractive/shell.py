@@ -16,7 +16,7 @@ info ===`) are separators, 20 tokens of `=` each: the lines under them are what 
 pytest's `=== PASSES ===` section (`-rA`, `-rP`) is the captured output of every test that passed,
 each under a banner naming it: a server's access log, a warning printed on the way. It holds names
 and numbers the fact scan counts, a few tokens a line, and would win the budget from the failure a
-reader came for: its lines weigh less than nothing (`PASSING`), unless a later turn quotes them, and
+reader came for: its lines weigh less than nothing (`lines.NOISE`), unless a later turn quotes them, and
 so do the `PASSED tests/test_api.py::test_get` lines `-rA` adds to the short test summary.
 """
 
@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from .lines import HIGH, LOW, MID, MUST, Joined
+from .lines import HIGH, LOW, MID, MUST, NOISE, Joined
 
 VERDICT = 2 * MUST
 """The verdict first: whether the run passed, before which tests failed and why."""
@@ -84,8 +84,6 @@ _SECTION = re.compile(r'(?:\x1b\[[\d;]*m)*=+ .+ =+(?:\x1b\[[\d;]*m)*\r?$|-+ (?!C
 color too (`--color=yes`): pytest prints `=== PASSES ===` plain, the banners after it in color codes. Or a plugin's
 rule (`---- coverage: platform linux ----`, `---- generated xml file: ... ----`): a passing test's own are
 `---- Captured stdout call ----`."""
-PASSING = -HIGH
-"""The bonus of a line of pytest's `PASSES` section: more than the facts of a name or two weigh, less than a quoted fact."""
 _SEPARATOR = re.compile(r'_(?: _)+\s*')
 """pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
@@ -120,15 +118,15 @@ def line_bonuses(lines: Joined) -> list[float]:
 
 
 def _passing(lines: Joined, result: list[float]) -> None:
-    """Give pytest's lines about tests that passed the `PASSING` bonus: its `PASSES` section and `PASSED` lines."""
+    """Give pytest's lines about tests that passed the `NOISE` bonus: its `PASSES` section and `PASSED` lines."""
     for index in lines.matching(_PASSED):
-        result[index] = PASSING
+        result[index] = NOISE
     for start in lines.matching(_PASSES):
-        result[start] = PASSING
+        result[start] = NOISE
         for index in range(start + 1, len(lines)):
             if _SECTION.match(lines.lines[index]):
                 break
-            result[index] = PASSING
+            result[index] = NOISE
 
 
 def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:

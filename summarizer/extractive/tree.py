@@ -793,7 +793,7 @@ class _Tree:
         if closed:
             facts = dict.fromkeys(choice.facts).keys() | {fact for item in closed for fact in item.facts}
             new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
-            # What places a line adds its bonus, never takes one away: a page's menu line (`prose.CHROME`)
+            # What places a line adds its bonus, never takes one away: a page's menu line (`lines.NOISE`)
             # weighs less than nothing for itself, not against the line of facts it stands over.
             gain = sum(weights[fact] for fact in new) + choice.bonus + sum(max(0.0, item.bonus) for item in closed)
             price = choice.cost + sum(item.cost for item in closed)
