@@ -39,7 +39,6 @@ from ..pipeline import (
     SummaryCache,
     is_deterministic,
     resolve_model,
-    walk,
 )
 from ..stored import StoredCompaction, StoredHistory, compact_stored
 from ._baseline import HEAD, content_digest, head_model
@@ -317,10 +316,10 @@ def _score_history(
     after = StoredHistory.parse(result.text) if result.text is not None else before
     reasons = {(f.message_index, f.part_index): f.reason for f in result.report.failures}
     later = Turns(before.messages)
-    # What each summary was asked with (its budget and quoted facts): where the head baseline finds its size.
-    asked = {(c.message_index, c.part_index): c for c in compactor.plan(before.messages).candidates}
     returns: list[ReturnScore] = []
-    for candidate in walk(before.messages, config=compactor.config, tokenizer=compactor.tokenizer).candidates:
+    # Every oversized return (`keep_recent` is 0), as the compaction asked its summary: with its budget and quoted
+    # facts, where the head baseline finds its size.
+    for candidate in compactor.plan(before.messages).candidates:
         if len(candidate.text) <= min_chars:
             continue
         ref = (candidate.message_index, candidate.part_index)
@@ -347,7 +346,7 @@ def _score_history(
                 kind=str(detect_kind(candidate.content)),
                 tally=tally,
                 lost=lost,
-                digest=_digest(asked.get(ref, candidate), compactor),
+                digest=_digest(candidate, compactor),
             )
         )
     failures = [
