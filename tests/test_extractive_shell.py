@@ -135,6 +135,19 @@ def test_a_pytest_failure_stands_under_its_tests_banner() -> None:
     assert kept[kept.index(error) - 1] == '>       assert refund(Decimal("10.005")) == Decimal("10.01")'
 
 
+_REFUND_RUN_HEAD = [
+    '============================= test session starts ==============================',
+    'collected 60 items',
+    *[f'tests/test_refunds.py::test_case_{n} PASSED [{n * 100 // 60:3d}%]' for n in range(59)],
+    'tests/test_refunds.py::test_refund_rounding FAILED [100%]',
+    '=================================== FAILURES ===================================',
+    '____________________________ test_refund_rounding _____________________________',
+    '',
+    '    def test_refund_rounding():',
+]
+"""A pytest run of 60 tests up to its one failing test's `def` line: the failure's body is each test's own."""
+
+
 def _long_traceback_run() -> str:
     """A failing pytest run in its long format: frames with their source, `_ _ _` between them, the raise last."""
     frames = [
@@ -145,14 +158,7 @@ def _long_traceback_run() -> str:
     ]
     return '\n'.join(
         [
-            '============================= test session starts ==============================',
-            'collected 60 items',
-            *[f'tests/test_refunds.py::test_case_{n} PASSED [{n * 100 // 60:3d}%]' for n in range(59)],
-            'tests/test_refunds.py::test_refund_rounding FAILED [100%]',
-            '=================================== FAILURES ===================================',
-            '____________________________ test_refund_rounding _____________________________',
-            '',
-            '    def test_refund_rounding():',
+            *_REFUND_RUN_HEAD,
             '        order = make_order(total="19.99")',
             '>       refund(order, ratio=1 / 3)',
             '',
@@ -307,14 +313,7 @@ def test_with_room_for_quoted_lines_a_run_keeps_its_error_beside_every_quoted_fr
     frames = [(f'/srv/shop/shop/mod_{n:02d}.py', 10 + 7 * n, f'step_{n:02d}') for n in range(25)]
     run = '\n'.join(
         [
-            '============================= test session starts ==============================',
-            'collected 60 items',
-            *[f'tests/test_refunds.py::test_case_{n} PASSED [{n * 100 // 60:3d}%]' for n in range(59)],
-            'tests/test_refunds.py::test_refund_rounding FAILED [100%]',
-            '=================================== FAILURES ===================================',
-            '____________________________ test_refund_rounding _____________________________',
-            '',
-            '    def test_refund_rounding():',
+            *_REFUND_RUN_HEAD,
             '>       refund(make_order(total="19.99"), ratio=1 / 3)',
             '',
             *[
