@@ -73,8 +73,9 @@ def cache_key(
 
     `quoted`, the facts later turns quote (kept verbatim), is part of it: the same content quoted
     differently in two conversations gets two summaries, the same content quoted alike (or not at
-    all) shares one. So is `quoted_budget_tokens`, how far their lines may take a summary, when set. Text is hashed as UTF-8, a lone surrogate (valid in JSON text) as `surrogatepass`
-    encodes it, so every content has a key.
+    all) shares one. So is `quoted_budget_tokens`, how far their lines may take a summary, when set.
+    Text is hashed as UTF-8, a lone surrogate (valid in JSON text) as `surrogatepass` encodes it, so
+    every content has a key.
 
     `call`, the tool's name and the arguments it was called with, is in it too when the model is shown
     them (a real model's prompt names them; ('', '') for the embedded model, which gets the content only):
