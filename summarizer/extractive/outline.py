@@ -15,6 +15,8 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   line, the added line that took its place (the n-th `+` line after a run of `-` lines, for the n-th
   of them), so a change never shows only what it took away;
 - records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
+- a table's rows (CSV, TSV, Markdown, psql, `kubectl get`): its header line, which names the columns, in
+  records, prose and command output;
 - prose and Markdown: the headings above it, each level's nearest;
 - search results as text: the result's `Title:` and `URL:` lines;
 - test output: the section banner of the test it reports (`____ test_login ____`);
@@ -31,6 +33,8 @@ The work is linear: one pass with a stack over the lines, looking at the work's 
 
 from __future__ import annotations
 
+import csv
+import itertools
 import re
 from collections.abc import Callable, Sequence
 
@@ -357,15 +361,107 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
     return result
 
 
-def _test_output(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
-    return [(*banner, *above) for banner, above in zip(_banners(lines, depths), _above_trouble(lines, depths))]
+def _tables(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each row of a table, the table's header line: what says which column a value is in.
+
+    Three ways a text writes a table (see `_table_rows`): delimited (CSV, TSV: a header of names first
+    in its block, then rows of as many fields), ruled (a header over a line of dashes: Markdown's
+    `|---|---|`, psql's `----+----`, `kubectl describe`'s events), and aligned under a header of
+    capitalized names (`NAME  READY  STATUS`, `ps aux`, `docker ps`).
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    deadline = current_deadline()
+    index = 0
+    while index < len(lines):
+        if index % CHUNK == 0:
+            deadline.check()
+        first, end = _table_rows(lines, index)
+        for row in range(first, end):
+            if row % CHUNK == 0:
+                deadline.check()
+            result[row] = (index,)
+        index = max(end, index + 1)
+    return result
+
+
+def _table_rows(lines: Sequence[str], header: int) -> tuple[int, int]:
+    """The rows `lines[header]` heads, as (first, end); empty (`end <= first`) when it heads no table."""
+    line = lines[header]
+    if header + 1 < len(lines) and _RULED.match(lines[header + 1]) and line.strip() and not _RULED.match(line):
+        return header + 2, _block_end(lines, header + 2)
+    if header and lines[header - 1].strip():
+        return 0, 0  # a delimited or aligned table's header starts its block
+    if _CAPITALIZED.match(line):
+        return header + 1, _block_end(lines, header + 1)
+    for delimiter in _DELIMITERS:
+        fields = _fields(line, delimiter)
+        if fields < 2 or not _names(line, delimiter):
+            continue
+        end = header + 1
+        while end < len(lines) and _fields(lines[end], delimiter) == fields:
+            end += 1
+        if end - header > _MIN_ROWS:
+            return header + 1, end
+    return 0, 0
+
+
+def _block_end(lines: Sequence[str], start: int) -> int:
+    """Where the block of lines from `start` ends: its first blank line, or the text's end."""
+    end = start
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return end
+
+
+def _fields(line: str, delimiter: str) -> int:
+    """How many fields `line` holds between `delimiter`s: by counting, or as the `csv` module reads a quoted one."""
+    if '"' not in line:
+        return line.count(delimiter) + 1
+    return len(next(csv.reader([line], delimiter=delimiter)))  # one line in, one row out (`[]` for '')
+
+
+def _names(line: str, delimiter: str) -> bool:
+    """Whether `line`'s fields are column names: short, and none of them empty, a number, or a sentence.
+
+    Between pipes a name stands in spaces (`| name | size |`); else right by its delimiters, as CSV and TSV write
+    them: `Text, with, commas` is a sentence.
+    """
+    fields = line.strip(' |\r').split(delimiter) if delimiter == '|' else line.rstrip('\r').split(delimiter)
+    return all(_COLUMN_NAME.fullmatch(field.strip(' ') if delimiter == '|' else field.strip('"')) for field in fields)
+
+
+_RULED = re.compile(
+    r'[ \t]*+[|+]?[ \t]*+:?-{3,}+:?(?:(?:[ \t]*+[|+][ \t]*+|[ \t]++):?-{3,}+:?)++[ \t]*+[|+]?[ \t]*+\r?$'
+)
+"""A line of dashes under a header, in columns (`|---|:--:|`, `----+----`, `----  ------`): two at least, so a
+Setext heading's underline (one run of dashes) is no table's. Possessive, and what stands between two columns
+matched one way: linear on any line."""
+_CAPITALIZED = re.compile(r'[ \t]*+[A-Z%#][A-Z0-9_%#/().:-]*+(?: ++[A-Z%#][A-Z0-9_%#/().:-]*+){2,}+[ \t]*+\r?$')
+"""A header of three names or more in capitals (`NAME  READY  STATUS`, `USER  PID %CPU`): the rows under it are
+aligned to it. Names and spaces are told apart by one character: one way to match a line."""
+_DELIMITERS = (',', '\t', ';', '|')
+_COLUMN_NAME = re.compile(r'(?=[^\d\s])[\w%#/().:-]++(?: [\w%#/().:-]++){0,3}+')
+"""A column's name: one to four words, not starting with a digit (a row's value starts so): no sentence."""
+_MIN_ROWS = 2
+"""Rows of as many fields a delimited header needs under it: two lines alike by chance are no table."""
+
+
+def _joined(
+    *extras: Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]],
+) -> Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]:
+    """The enclosing lines each of `extras` gives a line, in their order (nearest first)."""
+
+    def joined(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+        return [tuple(itertools.chain(*found)) for found in zip(*(extra(lines, depths) for extra in extras))]
+
+    return joined
 
 
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
-    ContentKind.RECORDS: _records,
-    ContentKind.PROSE: _headings,
+    ContentKind.RECORDS: _joined(_tables, _records),
+    ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _test_output,
+    ContentKind.SHELL: _joined(_tables, _banners, _above_trouble),
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and
