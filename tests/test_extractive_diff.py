@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
+from summarizer.core import content_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.outline import enclosing
@@ -131,7 +132,7 @@ def test_git_show_keeps_each_commits_subject_before_its_hunks() -> None:
 
 def test_a_commit_of_git_log_p_is_placed_by_no_file_of_the_commit_before() -> None:
     """The subject of the second commit of `git log -p` (required) stands in no hunk of the first one's last file:
-    choosing it brings in no hunk header of another commit."""
+    choosing it brings in no hunk header of another commit, only its own `commit` line."""
     lines: list[str] = []
     for number, subject in enumerate(['Fixed #30856 -- Combined fast-delete queries.', 'Retry refunds on 503.']):
         lines += [
@@ -140,7 +141,7 @@ def test_a_commit_of_git_log_p_is_placed_by_no_file_of_the_commit_before() -> No
         ]
     second = lines.index('commit 16c66f45193fa65125ca06328817927d6bbc2b21')
     chains = enclosing(ContentKind.DIFF, lines)
-    assert all(chains[index] == () for index in range(second, second + 5))
+    assert chains[second : second + 5] == [(), (second,), (second,), (second,), (second,)]
     assert chains[second + 9] == (second + 6,)  # its own file's `--- a/` line under its `diff --git`
 
 
@@ -203,3 +204,40 @@ def test_a_changed_last_line_without_a_newline_comes_with_its_replacement() -> N
     chains = enclosing(ContentKind.DIFF, lines)
     assert chains[5] == (3, 0, 7)
     assert chains[6] == (3, 0)  # the mark itself: no removed line
+
+
+SUBJECTS = [
+    'Fix retry loop ignoring timeout',
+    'Add parquet exporter',
+    'Bump pydantic to 2.9',
+    'Refactor watcher into its own module',
+    'Handle empty config file',
+    'Make rate limiter count once per request',
+    'Persist telemetry opt-out',
+    'Fix Windows path normalization',
+]
+
+
+def test_git_log_keeps_each_commits_subject_under_its_commit_line() -> None:
+    """`git log --stat`, no patches: a reader looks for a change by what it is for, and needs its sha to show it."""
+    lines: list[str] = []
+    for number, subject in enumerate(SUBJECTS):
+        lines += _commit_header(number, subject)[:-1]
+        lines += [
+            '',
+            f'    The old code reset state {number} on every attempt, so a slow server kept the loop alive.',
+            f'    Closes #{800 + number}. Reviewed-by: Grace Hopper <grace@example.org>',
+            '',
+            *(f' src/syncer/module_{number}_{k}.py | {k * 7 + 3:3d} ++++++++---' for k in range(4)),
+            f' 4 files changed, {number * 9 + 20} insertions(+), {number + 4} deletions(-)',
+            '',
+        ]
+    text = '\n'.join(lines)
+    assert detect_kind(text) is ContentKind.DIFF
+    summary = summarize(text, budget_tokens=content_tokens(text) * 3 // 10)  # each commit's marker costs too
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    for number, subject in enumerate(SUBJECTS):
+        assert f'    {subject}' in kept
+        commits_above = [line for line in kept[: kept.index(f'    {subject}')] if line.startswith('commit ')]
+        assert commits_above[-1].startswith(f'commit {number}6c66f45')  # its sha, over it

@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
+from .diff import COMMIT
 from .shell import TEST_HEADER, VERDICT_LINE
 
 __all__ = ('ContentKind', 'detect_kind', 'stamped')
@@ -23,7 +24,7 @@ class ContentKind(StrEnum):
     """The kinds of tool output the embedded model summarizes each in its own way."""
 
     DIFF = 'diff'
-    """A unified diff: `diff --git`, `---`/`+++` file headers, `@@` hunk headers."""
+    """A unified diff: `diff --git`, `---`/`+++` file headers, `@@` hunk headers; or `git log`'s commits."""
     CODE = 'code'
     """Source code, or a numbered file read (`cat -n`: `    12\\t...`, or `12: ...`)."""
     SHELL = 'shell'
@@ -52,6 +53,8 @@ _M = re.MULTILINE
 _DIFF_GIT = re.compile(r'^diff --git ', _M)
 _DIFF_FILES = re.compile(r'^--- \S.*\n\+\+\+ \S', _M)
 _HUNK = re.compile(r'^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@', _M)
+_AUTHOR = re.compile(r'^Author: ', _M)
+"""A commit's author line (`git log`): with `commit <sha>` lines, the log of a repository."""
 _NUMBERED = re.compile(r'^ *\d+(?:\t|[:|-](?: |$)|→)', _M)
 """A numbered file read: `cat -n` (`    12\\t`), `12: `, `12| `, `12→`, or `grep -n` in one file (`12-`)."""
 _GREP = re.compile(r'^(?=[^\s:]*[/.][A-Za-z])[\w./~@+-]+?[:-]\d+[:-]', _M)
@@ -153,6 +156,8 @@ def _text_kind(text: str) -> ContentKind:
     if stripped[0] in '[{' and _is_json_container(text):
         return ContentKind.JSON_TEXT
     if _DIFF_GIT.search(sample) or (_DIFF_FILES.search(sample) and _HUNK.search(sample)):
+        return ContentKind.DIFF
+    if len(COMMIT.findall(sample)) >= 2 and len(_AUTHOR.findall(sample)) >= 2:  # `git log` without its patches
         return ContentKind.DIFF
     lines = sum(1 for line in sample.splitlines() if line.strip())
     if sum(map(len, _BASE64.findall(sample))) > 0.8 * len(stripped):  # an encoded file: no lines to keep

@@ -1,4 +1,4 @@
-"""Unified diffs (`git diff`, `git show`, patches): the file headers first, then the hunk headers.
+"""Unified diffs (`git diff`, `git show`, patches) and `git log`: the file headers first, then the hunk headers.
 
 Without `diff --git a/… b/…` and `@@ -41,7 +41,8 @@` a reader cannot tell which file or line a
 change is in, so they are required: chosen before any other line, as many as half the budget holds
@@ -7,7 +7,9 @@ A hunk header cannot be placed without its file's header, so file headers (`FILE
 headers (`MUST`): one line per file, `diff --git` where the diff has them (its `---`/`+++` lines
 repeat its paths, and come last), else the `---`/`+++` pair. In `git show` or `git log -p`, a commit's
 subject (the first line of its message) says what the change is for, and is required next (`SUBJECT`),
-as is a `git format-patch` mail's `Subject: [PATCH] ...` line.
+as is a `git format-patch` mail's `Subject: [PATCH] ...` line. So is each subject of a `git log` without
+patches, the log a reader searches for the change that did something; a kept subject brings its `commit`
+line (`outline`), whose sha names the change for `git show`.
 Then changed lines, then context lines.
 """
 

@@ -11,7 +11,8 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   `],` under `"items": [`) is placed by the nearest line above at its own indentation, the one that
   opened the bracket in code laid out as formatters lay it out, so a function whose signature runs
   over several lines still places its body under its `def`;
-- a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`); a removed
+- a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`); a commit's
+  author, date and message (`git log`, `git show`), its `commit` line, which names it; a removed
   line, the added line that took its place (the n-th `+` line after a run of `-` lines, for the n-th
   of them), so a change never shows only what it took away;
 - records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
@@ -194,12 +195,15 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
     files: tuple[int, ...] = ()
     hunk: int | None = None
     git = any(line.startswith('diff --git ') for line in lines)
+    commit: tuple[int, ...] = ()
+    """The commit line whose header and message the lines are (`git log`), until its first file's header."""
     for index, line in enumerate(lines):
         if COMMIT.match(line):  # `git log -p`: a commit's header and message are in no file of the one before
-            files, hunk = (), None
+            files, hunk, commit = (), None, (index,)
             chains.append(())
             continue
         if _file_header(lines, index):
+            commit = ()
             if line.startswith('diff --git ') or (not git and line.startswith('--- ')):
                 files, hunk = (index,), None
                 chains.append(())
@@ -213,6 +217,7 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
             chains.append(files)
             continue
         chain = files if hunk is None else (hunk, *files)
+        chain = chain or commit
         added = replaced_by.get(index)
         chains.append(chain if added is None else (*chain, added))
     return chains
