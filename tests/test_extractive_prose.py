@@ -166,3 +166,53 @@ def test_a_long_line_that_is_almost_a_label_is_read_in_linear_time(line: str) ->
     bonuses = prose.line_bonuses(lines)
     assert time.monotonic() - started < 2  # about 0.02 s
     assert bonuses[1] == NOISE
+
+
+def _page(nav: int, paragraphs: int) -> str:
+    """A documentation page as `curl` returns it: head, a navigation list a link a line, the article."""
+    return '\n'.join(
+        [
+            '<!DOCTYPE html>',
+            '<html lang="en">',
+            '<head>',
+            '  <meta charset="utf-8">',
+            '  <title>Retry policy | Acme SDK docs</title>',
+            '  <link rel="stylesheet" href="/static/css/main.8f3a2b.css">',
+            "  <script>window.dataLayer=window.dataLayer||[];gtag('config','G-ABC123',{anonymize_ip:true});</script>",
+            '</head>',
+            '<body>',
+            '<nav><ul class="nav">',
+            *(
+                f'  <li class="nav-item"><a class="nav-link" href="/docs/v3/guide-{k}">Guide {k}</a></li>'
+                for k in range(nav)
+            ),
+            '</ul></nav>',
+            '<main><article><h1 class="title">Retry policy</h1>',
+            *(
+                f'<p>Option {k} of <code>retry_policy</code> sets how long the client waits after a 429 response: '
+                f'{k * 250} ms at first, doubled up to 30 s.</p>'
+                for k in range(paragraphs)
+            ),
+            '<p>When retries run out the client raises <code>RetryExhausted</code>, the last response attached.</p>',
+            '</article></main>',
+            '</body>',
+            '</html>',
+        ]
+    )
+
+
+def test_a_raw_html_page_keeps_its_title_and_headings_over_its_markup() -> None:
+    """What a browser shows is what a reader of a fetched page came for: its title, its headings, its
+    paragraphs; not its scripts, style sheets and navigation, which are most of its characters."""
+    page = _page(nav=40, paragraphs=12)
+    assert detect_kind(page) is ContentKind.PROSE
+    summary = summarize(page, budget_tokens=250, quoted=('RetryExhausted',))
+    assert isinstance(summary, str)
+    kept = kept_lines(page, summary)
+    assert '  <title>Retry policy | Acme SDK docs</title>' in kept
+    assert '<main><article><h1 class="title">Retry policy</h1>' in kept
+    assert any('RetryExhausted' in line for line in kept)
+    assert not any('nav-item' in line or '<script>' in line or '<link ' in line for line in kept)
+    bonuses = prose.line_bonuses(Joined(page.split('\n')))
+    paragraph = page.split('\n').index(next(line for line in page.split('\n') if line.startswith('<p>Option 3 ')))
+    assert bonuses[paragraph] >= 0  # a paragraph in tags is text

@@ -6,7 +6,8 @@ A scraped web page also holds its site's chrome: menus and link lists (`* [AI Co
 labels leave when the scrape breaks its links over lines (`[`, `Glean in GitHub`, `] [`). They
 hold names the fact scan counts (`SugarCRM`, `GitHub`), and, a few tokens each, would win the
 budget from the sentences a reader came for: they weigh less than nothing (`lines.NOISE`), unless a
-later turn quotes what they hold.
+later turn quotes what they hold. So do a raw HTML page's lines of markup (`markup`): its scripts, style
+sheets and head tags, and lines of tags with little text, a navigation list's `<li><a href=...>` lines.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from .lines import LOW, MID, NOISE, Joined
 _UNDERLINE = re.compile(r'^[=-]{3,}[ \t]*$', re.MULTILINE)
 """A Setext heading's underline (`Pricing` over `=======`), or a rule across the page."""
 _RULES = (
-    (re.compile(r'^[ \t]{0,3}#{1,6} |^[ \t]*<h[1-6]\b', re.IGNORECASE | re.MULTILINE), MID),
+    (re.compile(r'^[ \t]{0,3}#{1,6} ', re.MULTILINE), MID),
+    (re.compile(r'<(?:h[1-6]|title)\b', re.IGNORECASE), MID),  # an HTML heading, or the page's title, where it stands
     (_UNDERLINE, MID),
     (re.compile(r'^[ \t]*(?:[-*+]|\d+[.)]) \S|^[ \t]*\|', re.MULTILINE), 0.25),
 )
@@ -60,7 +62,40 @@ def line_bonuses(lines: Joined) -> list[float]:
         if result[index - 1] == MID and result[index] < MID:  # the line under a heading
             result[index] = max(result[index], LOW)
     chrome(lines, result)
+    markup(lines, result)
     return result
+
+
+def markup(lines: Joined, bonuses: list[float]) -> None:
+    """Give the lines of a raw HTML page that are markup with little text the `NOISE` bonus.
+
+    A page fetched as HTML spends most of its characters on what no reader reads: `<script>` and
+    `<style>` blocks, `<link>` and `<meta>` tags, and navigation lists, whose `<li><a href=...>` lines
+    hold a word or two of text in a hundred characters of tags. They weigh as a scraped page's menus do,
+    unless a rule values them as a heading or a later turn quotes them; the article's paragraphs, headings
+    and code stay what is read.
+    """
+    if '<' not in lines.text:
+        return
+    for index in lines.matching(_NOT_TEXT):
+        if bonuses[index] < MID:
+            bonuses[index] = NOISE
+    for index in lines.matching(_TAGGED):
+        line = lines.lines[index]
+        if bonuses[index] < MID and len(_TAG.sub('', line).strip()) < _TEXT_SHARE * len(line):
+            bonuses[index] = NOISE
+
+
+_NOT_TEXT = re.compile(
+    r'^[ \t]*+<(?:script|style|link|meta|noscript|svg|path|iframe|!--)(?![\w-])', re.IGNORECASE | re.MULTILINE
+)
+"""A line that opens what a browser does not show as text: a script, a style sheet, a tag of the page's head."""
+_TAGGED = re.compile(r'^(?:[^<\n]*+<[^<>\n]*+>){3}', re.MULTILINE)
+"""A line of three tags or more: markup, whose share of text tells a paragraph from a menu."""
+_TAG = re.compile(r'<[^<>\n]*+>')
+_TEXT_SHARE = 0.2
+"""Below this share of its characters in text (its tags taken out), a line is markup: `<li class="nav-item"><a
+href="/docs/6">Section 6</a></li>` holds 9 characters of text in 56."""
 
 
 def chrome(lines: Joined, bonuses: list[float]) -> None:
