@@ -33,3 +33,16 @@ def test_error_lines_are_kept_and_repeats_are_folded_with_a_count() -> None:
     assert all(line in kept for line in errors)
     assert any(line.endswith('similar lines omitted …') for line in summary.split('\n'))
     assert sum('heartbeat ok' in line for line in kept) <= 3
+
+
+def test_a_repeated_line_holding_a_quoted_url_is_not_folded_away() -> None:
+    """A fact of several tokens (a URL with its query) is held by a line as a whole, not as one of its tokens:
+    the line that holds it is kept, not folded into the first line like it."""
+    lines = [
+        f'2025-02-03T10:00:{n:02d}.000Z INFO  http GET /api/orders?page={n}&per_page=50 200 {12 + n}ms'
+        for n in range(60)
+    ]
+    text = '\n'.join(lines)
+    summary = summarize(text, budget_tokens=120, quoted=('/api/orders?page=37&per_page=50',))
+    assert isinstance(summary, str)
+    assert lines[37] in kept_lines(text, summary)

@@ -429,3 +429,29 @@ def test_pytest_ra_keeps_a_coverage_gate_failure_printed_after_its_passes() -> N
     kept = kept_lines(text, summarize(text, budget_tokens=estimate_tokens(text) // 6))
     assert gate in kept
     assert not [line for line in kept if line.startswith('127.0.0.1 ')][1:]  # the passing tests' logs still go
+
+
+def test_command_output_lines_alike_but_for_their_numbers_fold_with_a_count() -> None:
+    """The same warning for every line of a module (`least_angle.py:30: DeprecationWarning: ...`) is read once: the
+    first copy stays, the others are one marker that counts them, and the room goes to the failure."""
+    warnings = [
+        f'sklearn/linear_model/least_angle.py:{30 + 7 * n}: DeprecationWarning: `np.float` is a deprecated alias '
+        'for the builtin `float`. To silence this warning, use `float` by itself.'
+        for n in range(40)
+    ]
+    text = '\n'.join(
+        [
+            '$ python -m pytest tests/test_lars.py -q',
+            *warnings,
+            'F.',
+            'FAILED tests/test_lars.py::test_lars_path_positive - ValueError: alpha must be positive, got -0.5',
+            '1 failed, 1 passed, 40 warnings in 1.92s',
+        ]
+    )
+    assert detect_kind(text) is ContentKind.SHELL
+    summary = summarize(text, budget_tokens=150)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert 'FAILED tests/test_lars.py::test_lars_path_positive - ValueError: alpha must be positive, got -0.5' in kept
+    assert sum(line in kept for line in warnings) == 1
+    assert any(line.endswith('similar lines omitted …') for line in summary.split('\n'))

@@ -71,7 +71,7 @@ _LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|C
 _SHELL_MARK = re.compile(
     rf'^(?:{VERDICT_LINE}|{TEST_HEADER}\w|Traceback \(most recent call last\):'
     r'|(?:FAILED|ERROR|PASSED) [\w./-]+(?:::|\.py)|\$ \S|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
-    r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w.]+(?:Error|Exception): |E {3}'
+    r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w./-]+\.py:\d+: \w*Warning: |[\w.]+(?:Error|Exception): |E {3}'
     r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
     r'|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
     r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b)',

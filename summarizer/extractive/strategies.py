@@ -21,7 +21,7 @@ LINE_BONUSES: dict[ContentKind, LineBonuses] = {
     ContentKind.PROSE: prose.line_bonuses,
 }
 """A kind missing here (other, JSON text read as lines) gets no bonuses: facts and trouble words decide."""
-SIGNATURES: dict[ContentKind, Callable[[str], str]] = {ContentKind.LOG: log.signature}
+SIGNATURES: dict[ContentKind, Callable[[str], str]] = {ContentKind.LOG: log.signature, ContentKind.SHELL: log.signature}
 """Kinds whose lines alike but for their numbers fold into one (see `log`)."""
 WHOLE_LINES = frozenset({ContentKind.LISTING})
 """Kinds whose lines are never cut into pieces, however long."""

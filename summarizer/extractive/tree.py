@@ -41,8 +41,8 @@ from ..core import (
     fact_kinds,
     in_chunks,
     items_marker,
+    mentions,
     quoted_strings,
-    token_set,
 )
 from . import lines as text_lines
 from ._kinds import ContentKind, detect_kind
@@ -509,9 +509,11 @@ class _Tree:
         return sorted(offered)
 
     def _holds_quoted(self, text: str) -> bool:
-        """Whether `text` holds a fact later turns quote: only one holding it as a substring can (its tokens tell)."""
-        quoted = self._quoted
-        return any(fact in text for fact in quoted) and not token_set(text).isdisjoint(quoted)
+        """Whether `text` holds a fact later turns quote, whole (`mentions`): a token, or a phrase or URL of several.
+
+        Only a text holding it as a substring can, which is told first in one C call a fact.
+        """
+        return any(fact in text and mentions(text, fact) for fact in self._quoted)
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the units whose text holds it, where none has it as a fact yet.
