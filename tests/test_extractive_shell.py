@@ -429,3 +429,18 @@ def test_pytest_ra_keeps_a_coverage_gate_failure_printed_after_its_passes() -> N
     kept = kept_lines(text, summarize(text, budget_tokens=estimate_tokens(text) // 6))
     assert gate in kept
     assert not [line for line in kept if line.startswith('127.0.0.1 ')][1:]  # the passing tests' logs still go
+
+
+def test_cargos_right_aligned_status_lines_place_nothing_and_djangos_indented_lines_still_do() -> None:
+    """Cargo right-aligns its status word to the 12th column: `     Running` is no child of `    Finished` or of
+    `   Compiling`. Django's `    Creating table x` ends its word there too, and is a child of its heading."""
+    from summarizer.extractive.outline import enclosing
+
+    cargo = [
+        '   Compiling invoices v0.9.1 (/srv/billing/invoices)',
+        '    Finished `test` profile [unoptimized + debuginfo] target(s) in 14.22s',
+        '     Running unittests src/lib.rs (target/debug/deps/invoices-6f1e2d9a0b3c4d5e)',
+    ]
+    assert enclosing(ContentKind.SHELL, cargo) == [(), (), ()]
+    django = ['  Synchronizing apps without migrations:', '    Creating tables...', '    Creating table shop_order']
+    assert enclosing(ContentKind.SHELL, django)[2] == (0,)
