@@ -455,3 +455,206 @@ def test_command_output_lines_alike_but_for_their_numbers_fold_with_a_count() ->
     assert 'FAILED tests/test_lars.py::test_lars_path_positive - ValueError: alpha must be positive, got -0.5' in kept
     assert sum(line in kept for line in warnings) == 1
     assert any(line.endswith('similar lines omitted …') for line in summary.split('\n'))
+
+
+_CRATES = ('anyhow', 'bytes', 'chrono', 'hashbrown', 'itoa', 'memchr', 'once_cell', 'rand', 'regex', 'tokio')
+CARGO_BUILD = '\n'.join(
+    [
+        '    Updating crates.io index',
+        '     Locking 71 packages to latest compatible versions',
+        '  Downloaded 3 crates (412.0 KB) in 0.61s',
+        *[f'   Compiling {_CRATES[n % 10]}-{n // 10} v{n % 4}.{n}.{n % 7}' for n in range(70)],
+        '   Compiling invoices v0.9.1 (/srv/billing/invoices)',
+        'error[E0425]: cannot find value `tax_rate` in this scope',
+        '  --> invoices/src/totals.rs:57:31',
+        '   |',
+        '57 |     let tax = subtotal * tax_rate;',
+        '   |                          ^^^^^^^^ not found in this scope',
+        '',
+        'error[E0277]: the trait bound `Cents: From<f64>` is not satisfied',
+        '   --> invoices/src/render.rs:203:18',
+        '    |',
+        '203 |     let shown = Cents::from(amount * 100.0);',
+        '    |                 ^^^^^ the trait `From<f64>` is not implemented for `Cents`',
+        '',
+        'Some errors have detailed explanations: E0277, E0425.',
+        'For more information about an error, try `rustc --explain E0277`.',
+        'error: could not compile `invoices` (lib) due to 2 previous errors',
+    ]
+)
+"""A `cargo build` of 70 dependencies and one crate that fails with two errors, each over its location."""
+
+
+def test_a_cargo_build_keeps_its_errors_their_locations_and_its_verdict_not_its_progress() -> None:
+    """What a reader of a failed build opens next is the file and line under each error (`--> src/x.rs:57:31`);
+    the verdict says which crate failed and how often. The `Compiling` lines are the dependencies that built."""
+    assert detect_kind(CARGO_BUILD) is ContentKind.SHELL
+    summary = summarize(CARGO_BUILD, budget_tokens=estimate_tokens(CARGO_BUILD) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(CARGO_BUILD, summary)
+    for line in (
+        'error[E0425]: cannot find value `tax_rate` in this scope',
+        '  --> invoices/src/totals.rs:57:31',
+        'error[E0277]: the trait bound `Cents: From<f64>` is not satisfied',
+        '   --> invoices/src/render.rs:203:18',
+        'error: could not compile `invoices` (lib) due to 2 previous errors',
+    ):
+        assert line in kept, (line, summary)
+    assert not [line for line in kept if line.lstrip().startswith(('Compiling ', 'Updating ', 'Locking '))]
+
+
+def _go_package(name: str, tests: int) -> list[str]:
+    lines: list[str] = []
+    for n in range(tests):
+        lines += [f'=== RUN   Test{name}Case{n}', f'--- PASS: Test{name}Case{n} (0.0{n % 10}s)']
+    return [*lines, 'PASS', f'ok  \texample.com/mailer/internal/{name.lower()}\t0.{tests}s']
+
+
+GO_TEST = '\n'.join(
+    [
+        *_go_package('Templates', 25),
+        *_go_package('Queue', 25),
+        '=== RUN   TestSendBatchSplitsAtLimit',
+        '    send_test.go:61: batch 1: 500 recipients',
+        '    send_test.go:61: batch 2: 500 recipients',
+        '    send_test.go:74: got 3 batches, want 2',
+        '    send_test.go:75: last batch has 1 recipients, want 0',
+        '--- FAIL: TestSendBatchSplitsAtLimit (0.02s)',
+        *[f'=== RUN   TestSendCase{n}\n--- PASS: TestSendCase{n} (0.00s)' for n in range(20)],
+        'FAIL',
+        'FAIL\texample.com/mailer/internal/send\t0.31s',
+        'FAIL',
+    ]
+)
+"""`go test -v ./...` over three packages of passing tests, one of which fails with the `t.Errorf` lines of why."""
+
+
+def test_a_go_test_run_keeps_the_failing_tests_messages_not_the_passing_tests() -> None:
+    """Why a Go test failed is what it printed between its `=== RUN` and its `--- FAIL:` (`send_test.go:74: got 3
+    batches, want 2`); the `=== RUN` and `--- PASS:` lines of the tests that passed are progress."""
+    assert detect_kind(GO_TEST) is ContentKind.SHELL
+    summary = summarize(GO_TEST, budget_tokens=estimate_tokens(GO_TEST) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(GO_TEST, summary)
+    for line in (
+        '=== RUN   TestSendBatchSplitsAtLimit',
+        '    send_test.go:74: got 3 batches, want 2',
+        '    send_test.go:75: last batch has 1 recipients, want 0',
+        '--- FAIL: TestSendBatchSplitsAtLimit (0.02s)',
+        'FAIL\texample.com/mailer/internal/send\t0.31s',
+    ):
+        assert line in kept, (line, summary)
+    assert not [line for line in kept if line.startswith('ok  \t')]
+    # One passing test's lines may fill budget left over, for a fact sixty of them repeat (`(0.00s)`): not 70
+    passing = [line for line in kept if line.startswith(('=== RUN ', '--- PASS: ')) and 'BatchSplits' not in line]
+    assert len(passing) <= 2, passing
+
+
+CARGO_TEST = '\n'.join(
+    [
+        *[f'   Compiling {_CRATES[n % 10]}-{n // 10} v{n % 4}.{n}.{n % 7}' for n in range(30)],
+        '   Compiling invoices v0.9.1 (/srv/billing/invoices)',
+        '    Finished `test` profile [unoptimized + debuginfo] target(s) in 14.22s',
+        '     Running unittests src/lib.rs (target/debug/deps/invoices-6f1e2d9a0b3c4d5e)',
+        '',
+        'running 41 tests',
+        *[f'test totals::tests::case_{n} ... ok' for n in range(20)],
+        'test render::tests::rounds_half_cents ... FAILED',
+        *[f'test render::tests::case_{n} ... ok' for n in range(20)],
+        '',
+        'failures:',
+        '',
+        '---- render::tests::rounds_half_cents stdout ----',
+        "thread 'render::tests::rounds_half_cents' panicked at invoices/src/render.rs:311:9:",
+        'assertion `left == right` failed',
+        '  left: "12.34"',
+        ' right: "12.35"',
+        'note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace',
+        '',
+        'test result: FAILED. 40 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.03s',
+        '',
+        'error: test failed, to rerun pass `--lib`',
+    ]
+)
+"""`cargo test` of one crate, a test of which panics. (Cargo lists the failing tests again under a second
+`failures:` line before the verdict, left out here: `kept_lines` cannot tell two equal lines apart.)"""
+
+
+def test_a_cargo_test_run_keeps_its_verdict_and_the_failing_tests_panic() -> None:
+    """`cargo test`: the verdict (`test result: FAILED. ...`), then why: the failing test's panic, where it was
+    (`panicked at invoices/src/render.rs:311:9:`) and its message, with the values it compared."""
+    assert detect_kind(CARGO_TEST) is ContentKind.SHELL
+    summary = summarize(CARGO_TEST, budget_tokens=estimate_tokens(CARGO_TEST) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(CARGO_TEST, summary)
+    for line in (
+        'test result: FAILED. 40 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.03s',
+        "thread 'render::tests::rounds_half_cents' panicked at invoices/src/render.rs:311:9:",
+        'assertion `left == right` failed',
+        '  left: "12.34"',
+        ' right: "12.35"',
+    ):
+        assert line in kept, (line, summary)
+    assert not [line for line in kept if line.endswith(' ... ok') or line.lstrip().startswith('Compiling ')]
+
+
+_PIP_HEAD = [
+    *[f'Requirement already satisfied: {name} in ./.venv/lib/python3.12/site-packages (from -r requirements.txt (line {n}))'
+      for n, name in enumerate(('urllib3>=1.21.1,<3', 'idna<4,>=2.5', 'certifi>=2017.4.17', 'click>=8.1', 'jinja2>=3.1'
+                                , 'itsdangerous>=2.1', 'blinker>=1.6', 'markupsafe>=2.0', 'packaging>=23', 'six>=1.5')
+                               * 3)],
+    *[line for n in range(12) for line in (
+        f'Collecting vendor-lib-{n}==1.{n}.0 (from -r requirements.txt (line {40 + n}))',
+        f'  Downloading vendor_lib_{n}-1.{n}.0-py3-none-any.whl.metadata (2.{n} kB)',
+        f'  Using cached vendor_lib_{n}-1.{n}.0-py3-none-any.whl (1{n}8 kB)',
+    )],
+]  # fmt: skip
+
+
+def test_a_pip_install_keeps_its_error_or_what_it_installed_over_what_was_there() -> None:
+    """pip's progress (`Requirement already satisfied: `, `Collecting `, `  Downloading `) is what it found in order;
+    a reader needs whether it installed (`Successfully installed ...`) or why not (`ERROR: ...`)."""
+    failed = '\n'.join(
+        [
+            *_PIP_HEAD,
+            'Collecting stripe-billing==4.2.0 (from -r requirements.txt (line 58))',
+            'ERROR: Could not find a version that satisfies the requirement stripe-billing==4.2.0 (from versions: 3.9.1)',
+            'ERROR: No matching distribution found for stripe-billing==4.2.0',
+        ]
+    )
+    installed = '\n'.join(
+        [
+            *_PIP_HEAD,
+            'Installing collected packages: ' + ', '.join(f'vendor-lib-{n}' for n in range(12)),
+            'Successfully installed ' + ' '.join(f'vendor-lib-{n}-1.{n}.0' for n in range(12)),
+            '',
+            '[notice] A new release of pip is available: 24.0 -> 24.2',
+        ]
+    )
+    for text, wanted in (
+        (failed, 'ERROR: No matching distribution found for stripe-billing==4.2.0'),
+        (installed, 'Successfully installed ' + ' '.join(f'vendor-lib-{n}-1.{n}.0' for n in range(12))),
+    ):
+        assert detect_kind(text) is ContentKind.SHELL
+        summary = summarize(text, budget_tokens=estimate_tokens(text) // 5)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        assert wanted in kept, summary
+        # One may fill budget left over, for the folder thirty of them repeat (`./.venv/lib/...`): not 30
+        assert len([line for line in kept if line.startswith('Requirement already satisfied: ')]) <= 1
+        assert not [line for line in kept if line.startswith(('  Using cached ', '  Downloading '))]
+
+
+def test_cargos_right_aligned_status_lines_place_nothing_and_djangos_indented_lines_still_do() -> None:
+    """Cargo right-aligns its status word to the 12th column: `     Running` is no child of `    Finished` or of
+    `   Compiling`. Django's `    Creating table x` ends its word there too, and is a child of its heading."""
+    from summarizer.extractive.outline import enclosing
+
+    cargo = [
+        '   Compiling invoices v0.9.1 (/srv/billing/invoices)',
+        '    Finished `test` profile [unoptimized + debuginfo] target(s) in 14.22s',
+        '     Running unittests src/lib.rs (target/debug/deps/invoices-6f1e2d9a0b3c4d5e)',
+    ]
+    assert enclosing(ContentKind.SHELL, cargo) == [(), (), ()]
+    django = ['  Synchronizing apps without migrations:', '    Creating tables...', '    Creating table shop_order']
+    assert enclosing(ContentKind.SHELL, django)[2] == (0,)

@@ -196,3 +196,28 @@ def test_a_long_text_is_told_from_its_head_and_tail() -> None:
     """The traceback at the end of a 2 MB build log still makes it shell output; the middle is not read."""
     text = 'compiling module\n' * 120_000 + TRACEBACK
     assert detect_kind(text) is ContentKind.SHELL
+
+
+def test_a_cargo_build_and_a_pip_install_are_command_output() -> None:
+    """Progress alone (no error, no verdict of a test run) still tells the tool: cargo's `Compiling x v1.0` and
+    pip's `Requirement already satisfied: `/`Collecting x`, not prose."""
+    cargo = '\n'.join(
+        [
+            '    Updating crates.io index',
+            *[f'   Compiling crate{n} v0.{n}.1' for n in range(40)],
+            '    Finished `dev` profile [unoptimized + debuginfo] target(s) in 14.22s',
+        ]
+    )
+    pip = '\n'.join(
+        [
+            *[
+                f'Requirement already satisfied: lib{n}>=1.{n} in ./.venv/lib/python3.12/site-packages'
+                for n in range(20)
+            ],
+            'Collecting requests==2.32.3 (from -r requirements.txt (line 3))',
+            '  Using cached requests-2.32.3-py3-none-any.whl (64 kB)',
+        ]
+    )
+    assert detect_kind(cargo) is ContentKind.SHELL
+    assert detect_kind(pip) is ContentKind.SHELL
+    assert detect_kind('Collecting stamps is a hobby of mine.\nCollecting coins is another.') is ContentKind.PROSE

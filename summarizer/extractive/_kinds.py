@@ -28,7 +28,8 @@ class ContentKind(StrEnum):
     CODE = 'code'
     """Source code, or a numbered file read (`cat -n`: `    12\\t...`, or `12: ...`)."""
     SHELL = 'shell'
-    """Command and test output: tracebacks, pytest, unittest, Go and Jest runs, compiler errors, `$ ` prompts."""
+    """Command and test output: tracebacks, pytest, unittest, Go, Jest and cargo runs, compiler errors, cargo's and
+    pip's progress, `$ ` prompts."""
     LOG = 'log'
     """Timestamped or leveled lines."""
     LISTING = 'listing'
@@ -74,7 +75,8 @@ _SHELL_MARK = re.compile(
     r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w./-]+\.py:\d+: \w*Warning: |[\w.]+(?:Error|Exception): |E {3}'
     r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
     r'|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
-    r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b)',
+    r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b'
+    r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$))',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -7,7 +7,8 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
 
 - every kind: the indentation parents, each the nearest line above with less indentation (a numbered
   read's line number read past): a method's class, a block's function, a YAML field's record, a
-  traceback's frame. In code, a line that starts with a closing bracket (`) -> None:` under `def load(`,
+  traceback's frame (in command output, cargo's right-aligned status lines, `   Compiling x v1.0`, have none).
+  In code, a line that starts with a closing bracket (`) -> None:` under `def load(`,
   `],` under `"items": [`) is placed by the nearest line above at its own indentation, the one that
   opened the bracket in code laid out as formatters lay it out, so a function whose signature runs
   over several lines still places its body under its `def`;
@@ -65,8 +66,14 @@ _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
 _TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
 _RULE = re.compile(r'[-=_~*]{10,}\r?$')
 """A line drawn across (unittest's `-----` between a failure's header, traceback and the next): a separator, no place."""
-_NAMES_ITSELF = re.compile(rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)[ :\t]|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: ')
-"""A test runner's line that says which test, package or run it is about: it needs no line above to place it."""
+_NAMES_ITSELF = re.compile(
+    rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)(?:[ :\t]|\r?$)|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: |test \S+ \.\.\. '
+    r'|(?:error|warning)(?:\[\w+\])?: |[ \t]+[\w.-]+\.go:\d+: '
+)
+"""A line that says which test, package or run it is about, or where it happened: it needs no line above to place
+it. A test runner's (`FAIL: test_x`, Go's lone `FAIL` over its package's, `cargo test`'s `test a::b ... FAILED`), a
+Go test's message (`    send_test.go:74: got 3, want 2`), and rustc's `error[E0308]: ...` and `warning: ...`, whose
+location is the `--> src/a.rs:118:24` under it (placed by it, indented) and the line above it the last one's."""
 _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 """What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""
 
@@ -79,6 +86,8 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
         return _diff(lines)
     deadline = current_deadline()
     depths = in_chunks(deadline.check, lambda chunk: map(indent, chunk), lines)
+    if kind is ContentKind.SHELL:
+        _flatten_status(lines, depths)
     chains = _indentation(lines, depths, brackets=kind is ContentKind.CODE)
     extra = _EXTRA.get(kind)
     if extra is None:
@@ -100,6 +109,33 @@ def indent(line: str) -> int:
     line = _past_number(line)
     content = line.lstrip(' \t')
     return len(line) - len(content) if content.strip() else -1
+
+
+def _flatten_status(lines: Sequence[str], depths: list[int]) -> None:
+    """Give cargo's status lines (`   Compiling serde v1.0`, `    Finished ...`) no indentation in `depths`.
+
+    Cargo right-aligns its status word to end at the 12th column, so `     Running` stands deeper than the
+    `    Finished` and `   Compiling` over it and would be placed by them: its spaces say nothing of where it is.
+    """
+    deadline = current_deadline()
+    for index, line in enumerate(lines):
+        if index % CHUNK == 0:
+            deadline.check()
+        if 0 < depths[index] < _STATUS_END and line[_STATUS_END : _STATUS_END + 1] == ' ':
+            status = _STATUS.match(line)
+            if status is not None and status.end() == _STATUS_END + 1:
+                depths[index] = 0
+
+
+_STATUS = re.compile(
+    r' +(?:Compiling|Checking|Finished|Running|Doc-tests|Fresh|Updating|Locking|Adding|Removing|Downloading|Downloaded'
+    r'|Blocking|Documenting|Generated|Installing|Installed|Replacing|Packaging|Packaged|Verifying|Archiving|Uploading'
+    r'|Uploaded|Waiting|Published) '
+)
+"""Cargo's status words, not any word ending at the 12th column: Django's migrate prints `    Creating table x` under
+`  Synchronizing apps without migrations:`, which does place it."""
+_STATUS_END = 12
+"""Where cargo's right-aligned status word ends (`   Compiling`, `  Downloaded`)."""
 
 
 def _past_number(line: str) -> str:
@@ -346,7 +382,8 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
     pytest's failing source line (`>       raise KeyError(sku)`): it is the place, and the line above it
     only more source. Nor is a test runner's line naming its test, package or run (`FAIL: test_x (...)`,
     `--- FAIL: TestX`, `FAIL<tab>example.com/shop<tab>0.4s`, `Tests: 1 failed`): above it stand other
-    tests' lines.
+    tests' lines. Nor a line saying where it happened itself (a Go test's `    a_test.go:74: got 3`), nor
+    rustc's `error[E0308]: ...`, whose place is the `-->` line under it: above it ends the diagnostic before.
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
     previous: int | None = None
