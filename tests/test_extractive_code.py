@@ -289,3 +289,35 @@ def test_definitions_rank_high_and_control_flow_and_calls_do_not() -> None:
     assert [line for line, bonus in zip(definitions, bonuses) if bonus < HIGH] == []
     assert [line for line, bonus in zip(statements, bonuses[len(definitions) :]) if bonus > LOW] == []  # `return`
     assert bonuses[-len(routes) :] == [MID] * len(routes)
+
+
+FORMATTERS = [
+    *[
+        line
+        for n in range(12)
+        for line in (
+            f'export function formatLine{n}(value: number, currency = "EUR"): string {{',
+            f'  return `${{value.toFixed(2)}} ${{currency}} (line {n})`;',
+            '}',
+        )
+    ],
+    'const app = express();',
+    "app.get('/ledger/:account', async (req, res) => {",
+    '  res.json(await ledger.balance(req.params.account));',
+    '});',
+    "app.post('/ledger/entries', async (req, res) => {",
+    '  res.status(201).json(await ledger.post(req.body));',
+    '});',
+]
+
+
+def test_definitions_alike_but_for_a_number_leave_room_for_the_distinct_ones() -> None:
+    """Twelve `formatLineN` helpers, then the routes: the first helper and the routes are kept, not every helper
+    (each of which would otherwise weigh as much as the first, and more than a route)."""
+    text = _numbered(FORMATTERS)
+    summary = summarize(text, budget_tokens=180)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    for wanted in ('export function formatLine0(', "app.get('/ledger/:account'", "app.post('/ledger/entries'"):
+        assert any(wanted in line for line in kept), wanted
+    assert sum('export function formatLine' in line for line in kept) < 12

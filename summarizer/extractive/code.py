@@ -19,7 +19,9 @@ What counts as a definition (`HIGH`), in the languages agents read most:
 - a function bound to a name: `export const handler = async (event) => {`, `onSave: function () {`.
 
 Control flow is none (`if (`, `for (`, `while (`, `switch (`, `catch (`, `else if`, `return`, ...), nor
-is a call (`foo(x);`, `withRetry(() => {`). Imports are as high as a definition; a route's registration
+is a call (`foo(x);`, `withRetry(() => {`). A definition like one above it but for its numbers
+(`formatLine3` after `formatLine0`), or the same again, weighs half as much: generated or copied
+helpers do not crowd out the distinct definitions. Imports are as high as a definition; a route's registration
 (`app.post('/orders', ...`, `router.get(`, `http.HandleFunc("/x"`, Django's `path(`) weighs as a
 decorator (`@app.route(`, `@GetMapping(`): `MID`, what a reader looking for an endpoint searches for.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import re
 
+from .budget import current_deadline
 from .lines import HIGH, LOW, MID, Joined
 
 _NUMBER = r'^(?:[ \t]*\d+(?:\t|[:|→-] ?))?'
@@ -74,8 +77,8 @@ _ROUTE = (
     r'|handle|handlefunc|match|group|mount|ws)\( *[\'"`]/|(?:re_)?path\( *r?[\'"])'
 )
 """A route's registration: `app.post('/orders', ...`, `router.get("/x"`, `r.GET("/x"`, `Route::get('/x'`."""
+_DEFINITION_LINE = re.compile(_NUMBER + _DEFINITION, re.MULTILINE)
 _RULES = (
-    (re.compile(_NUMBER + _DEFINITION, re.MULTILINE), HIGH),
     (
         re.compile(
             _NUMBER + r'[ \t]*(?:from [\w.]+ import |import |#include |using \w|package |require\()', re.MULTILINE
@@ -90,8 +93,22 @@ _RULES = (
 """Each pattern is anchored at a line start (see `shell._RULES`) and reads a line once: an indentation and a word are
 read whole (`*+`, `++`: never given back to try the line again from inside them), the words before a name are each
 followed by a space, so no two ways to split them compete, and each `[^\\n]*` is tried from one place."""
+_ALIKE = HIGH / 2
+"""A definition like one above it but for its numbers (`formatLine3` after `formatLine0`, `test_case_12`), or the
+same again (`def __init__(self):` of another class): still above a body's line, no longer level with the distinct
+definitions it would crowd out (each stays `HIGH`). In a read without numbers the tree then folds a line seen
+before as a repeat, whose facts count and whose tokens do not; it still comes with a kept line it places."""
+_DIGITS = re.compile(r'\d+')
 
 
 def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
-    return lines.bonuses(_RULES)
+    result = lines.bonuses(_RULES)
+    current_deadline().check()
+    shapes: set[str] = set()
+    """The definitions seen, their digits left out (a numbered read's line number with the rest)."""
+    for index in lines.matching(_DEFINITION_LINE):
+        shape = _DIGITS.sub('', lines.lines[index])
+        result[index] = max(result[index], _ALIKE if shape in shapes else HIGH)
+        shapes.add(shape)
+    return result
