@@ -291,6 +291,41 @@ def test_definitions_rank_high_and_control_flow_and_calls_do_not() -> None:
     assert bonuses[-len(routes) :] == [MID] * len(routes)
 
 
+INVOICE_CS = [
+    'namespace Shop.Billing',
+    '{',
+    '    public sealed class InvoiceService',
+    '    {',
+    *[
+        line
+        for n in range(6)
+        for line in (
+            f'        public decimal Total{n}(IEnumerable<Line> lines)',
+            '        {',
+            f'            var sum = lines.Where(l => l.Region == "region-{n}").Sum(l => l.Amount * {n + 2});',
+            f'            return Math.Round(sum, {n});',
+            '        }',
+            '',
+        )
+    ],
+    '    }',
+    '}',
+]
+
+
+def test_a_kept_body_line_brings_its_method_and_class_where_braces_stand_alone() -> None:
+    """C#'s layout puts a block's `{` on a line of its own: the body under it is still placed by the signature above
+    the brace and by the class, numbered or not."""
+    for text in ('\n'.join(INVOICE_CS), _numbered(INVOICE_CS)):
+        summary = summarize(text, budget_tokens=90, quoted=('region-4',))
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        wanted = next(line for line in kept if 'region-4' in line)
+        before = kept[: kept.index(wanted)]
+        assert any(line.endswith('public decimal Total4(IEnumerable<Line> lines)') for line in before)
+        assert any(line.endswith('public sealed class InvoiceService') for line in before)
+
+
 FORMATTERS = [
     *[
         line
