@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines
 
-from summarizer.extractive import summarize
+from summarizer.extractive import code, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.lines import HIGH, LOW, MID, Joined
 from summarizer.extractive.outline import enclosing
 
 SOURCE = [
@@ -113,3 +114,245 @@ def test_a_body_under_a_signature_over_several_lines_is_placed_by_its_def() -> N
         assert chains[6] == (4, 1, 0)  # `return parse(...)`: the closing line, the `def`, the class
         assert chains[4] == (1, 0)
         assert chains[8] == (0,)  # `def visit` is the class's, not the first method's
+
+
+def _numbered(lines: list[str]) -> str:
+    return '\n'.join(f'{number:>6}\t{line}' for number, line in enumerate(lines, start=1))
+
+
+CART_TS = [
+    "import { randomUUID } from 'node:crypto';",
+    "import type { APIGatewayProxyEvent } from 'aws-lambda';",
+    "import { pool } from './db';",
+    '',
+    'export class CartService {',
+    '  constructor(private readonly maxItems = 40, private readonly region = "eu-west-1") {}',
+    '',
+    '  async addItem(cartId: string, sku: string, quantity: number): Promise<void> {',
+    *[
+        f"    await pool.query('INSERT INTO cart_items_{n} (cart_id, sku, qty) VALUES ($1, $2, $3)', [cartId, sku, {n}]);"
+        for n in range(8)
+    ],
+    '  }',
+    '',
+    '  get total(): number {',
+    *[f'    const line{n} = this.lines[{n}].price * 1.{n}9 + {n * 7};' for n in range(8)],
+    '    return 0;',
+    '  }',
+    '',
+    '  static fromJSON(raw: string): CartService {',
+    *[f"    const field{n} = JSON.parse(raw)['f{n}'] ?? 'default-{n}';" for n in range(8)],
+    '    return new CartService();',
+    '  }',
+    '}',
+    '',
+    'export const handler = async (event: APIGatewayProxyEvent) => {',
+    *[f"  const header{n} = event.headers['x-trace-{n}'] ?? randomUUID();" for n in range(8)],
+    '  return { statusCode: 200 };',
+    '};',
+]
+
+
+def test_a_typescript_class_read_keeps_its_class_and_methods_with_their_numbers() -> None:
+    """`export class`, its methods without a `function` keyword (`async addItem(...)`, `get total()`, `static
+    fromJSON(...)`, the constructor) and an arrow function bound to an exported name are its outline."""
+    text = _numbered(CART_TS)
+    assert detect_kind(text) is ContentKind.CODE
+    summary = summarize(text, budget_tokens=260)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    for number, line in enumerate(CART_TS, start=1):
+        if line.lstrip().startswith(('export ', 'async addItem(', 'get total(', 'static fromJSON(', 'constructor(')):
+            assert f'{number:>6}\t{line}' in kept
+    assert not any('INSERT INTO cart_items_5' in line for line in kept)  # bodies are what went
+
+
+def _bodies(head: list[str], signatures: tuple[str, ...], body: str, close: str) -> list[str]:
+    """`head`, then each signature over a body of six lines holding facts of their own, and its closing line."""
+    lines = list(head)
+    for m, signature in enumerate(signatures):
+        lines += [signature, *(body.format(m=m, n=n) for n in range(6)), close, '']
+    return lines
+
+
+JAVA_METHODS = (
+    '    public static List<String> parse(String s) throws IOException {',
+    '    protected BigDecimal total(List<InvoiceLine> lines) {',
+    '    Map<String, Integer> countByCustomer(List<Invoice> invoices) {',
+    '    static String format(Invoice invoice) {',
+    '    Optional<Invoice> findById(UUID id) {',
+    '    final void archive(Invoice invoice, Instant at) {',
+)
+INVOICES_JAVA = [
+    *_bodies(
+        ['package com.example.billing;', '', 'import java.util.List;', '', 'public final class InvoiceParser {'],
+        JAVA_METHODS,
+        '        LOG.info("invoice-{m}{n} posted to ledger L-{m}{n}", ids.get({m}{n}));',
+        '    }',
+    ),
+    '}',
+]
+
+
+def test_a_java_file_keeps_its_class_and_method_signatures() -> None:
+    text = '\n'.join(INVOICES_JAVA)
+    assert detect_kind(text) is ContentKind.CODE
+    summary = summarize(text, budget_tokens=220)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert {'public final class InvoiceParser {', *JAVA_METHODS} <= set(kept)
+    assert sum('LOG.info(' in line for line in kept) < 12  # of 36: the bodies are what went
+
+
+KOTLIN_FUNS = (
+    '    override fun onCreate(savedInstanceState: Bundle?) {',
+    '    private suspend fun refresh(orderId: Long): Order {',
+    '    fun render(state: UiState) {',
+    '    internal fun <T> retry(times: Int, block: () -> T): T {',
+)
+GO_FUNCS = (
+    'func (s *Server) Handle(w http.ResponseWriter, r *http.Request) {',
+    'func (s *Server) Close() error {',
+    'func NewServer(store *Store) *Server {',
+    'func (s *Server) shard(key string) int {',
+)
+
+
+ACTIVITY_KT = [
+    *_bodies(
+        ['package com.example.shop', '', 'class OrdersActivity : AppCompatActivity() {'],
+        KOTLIN_FUNS,
+        '        total += api.fetchPart(orderId, "segment-{m}{n}")',
+        '    }',
+    ),
+    '}',
+]
+SERVER_GO = _bodies(
+    ['package server', ''], GO_FUNCS, '\tw.Header().Set("X-Shard-{m}{n}", strconv.Itoa(s.store.Shard({m}{n})))', '}'
+)
+
+
+def test_kotlin_funs_and_go_methods_on_receivers_are_kept() -> None:
+    for source, wanted in ((ACTIVITY_KT, KOTLIN_FUNS), (SERVER_GO, GO_FUNCS)):
+        text = '\n'.join(source)
+        assert detect_kind(text) is ContentKind.CODE
+        summary = summarize(text, budget_tokens=150)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        assert set(wanted) <= set(kept)
+
+
+def test_definitions_rank_high_and_control_flow_and_calls_do_not() -> None:
+    """Methods and classes in the languages agents read get `HIGH`, a route's registration `MID` (as a decorator);
+    a block of control flow or a call no more than a `return` line's `LOW`: they look alike (`name(...) {`) but for
+    their first word or their end."""
+    definitions = [
+        'export default class App extends React.Component {',
+        'export abstract class Repository<T> implements Store<T> {',
+        'sealed interface Shape',
+        'data class User(val id: Int, val name: String)',
+        'export type Handler = (event: Event) => void;',
+        '    public record Point(int x, int y) {',
+        '  static from(raw: string): Money {',
+        '  set total(value: number) {',
+        '  #validate(input) {',
+        '  constructor(private readonly limit = 50) {}',
+        '    public async Task<IActionResult> Get(int id)',
+        '    List<Order> findByCustomer(String customerId);',
+        '    @objc private func tap(_ sender: UIButton) {',
+        '  handleClick = () => {',
+        '  onSave: async (event) => {',
+        'pub(crate) async fn run(&self) -> Result<()> {',
+        '    12\t  async create(input: unknown) {',
+    ]
+    statements = [
+        '    if (x) {',
+        '    } else if (retries > 3) {',
+        '    else if (retries > 3) {',
+        '    for (const item of items) {',
+        '    while (running) {',
+        '    switch (kind) {',
+        '    catch (e) {',
+        '    return render(view);',
+        '    return new Comparator<Order>() {',
+        '    await db.query(sql, [id]);',
+        '    save(order);',
+        '    withRetry(() => {',
+        "    describe('orders', () => {",
+        '    using (var connection = Open()) {',
+        '    synchronized (lock) {',
+        '    async with session.get(url) as response:',
+        '    VStack(spacing: 8) {',
+    ]
+    routes = ["app.post('/orders', async (req, res) => {", '  router.get("/health", health)', '\tr.GET("/ping", ping)']
+    bonuses = code.line_bonuses(Joined([*definitions, *statements, *routes]))
+    assert [line for line, bonus in zip(definitions, bonuses) if bonus < HIGH] == []
+    assert [line for line, bonus in zip(statements, bonuses[len(definitions) :]) if bonus > LOW] == []  # `return`
+    assert bonuses[-len(routes) :] == [MID] * len(routes)
+
+
+INVOICE_CS = [
+    'namespace Shop.Billing',
+    '{',
+    '    public sealed class InvoiceService',
+    '    {',
+    *[
+        line
+        for n in range(6)
+        for line in (
+            f'        public decimal Total{n}(IEnumerable<Line> lines)',
+            '        {',
+            f'            var sum = lines.Where(l => l.Region == "region-{n}").Sum(l => l.Amount * {n + 2});',
+            f'            return Math.Round(sum, {n});',
+            '        }',
+            '',
+        )
+    ],
+    '    }',
+    '}',
+]
+
+
+def test_a_kept_body_line_brings_its_method_and_class_where_braces_stand_alone() -> None:
+    """C#'s layout puts a block's `{` on a line of its own: the body under it is still placed by the signature above
+    the brace and by the class, numbered or not."""
+    for text in ('\n'.join(INVOICE_CS), _numbered(INVOICE_CS)):
+        summary = summarize(text, budget_tokens=90, quoted=('region-4',))
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        wanted = next(line for line in kept if 'region-4' in line)
+        before = kept[: kept.index(wanted)]
+        assert any(line.endswith('public decimal Total4(IEnumerable<Line> lines)') for line in before)
+        assert any(line.endswith('public sealed class InvoiceService') for line in before)
+
+
+FORMATTERS = [
+    *[
+        line
+        for n in range(12)
+        for line in (
+            f'export function formatLine{n}(value: number, currency = "EUR"): string {{',
+            f'  return `${{value.toFixed(2)}} ${{currency}} (line {n})`;',
+            '}',
+        )
+    ],
+    'const app = express();',
+    "app.get('/ledger/:account', async (req, res) => {",
+    '  res.json(await ledger.balance(req.params.account));',
+    '});',
+    "app.post('/ledger/entries', async (req, res) => {",
+    '  res.status(201).json(await ledger.post(req.body));',
+    '});',
+]
+
+
+def test_definitions_alike_but_for_a_number_leave_room_for_the_distinct_ones() -> None:
+    """Twelve `formatLineN` helpers, then the routes: the first helper and the routes are kept, not every helper
+    (each of which would otherwise weigh as much as the first, and more than a route)."""
+    text = _numbered(FORMATTERS)
+    summary = summarize(text, budget_tokens=180)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    for wanted in ('export function formatLine0(', "app.get('/ledger/:account'", "app.post('/ledger/entries'"):
+        assert any(wanted in line for line in kept), wanted
+    assert sum('export function formatLine' in line for line in kept) < 12

@@ -3,38 +3,112 @@
 A reader of a summarized file needs its outline (imports, classes, functions with their
 signatures) to know what is there, and the lines holding what the conversation quotes (pinned as
 quoted facts) to edit them. A numbered read keeps its numbers: kept lines are never rewritten.
+
+What counts as a definition (`HIGH`), in the languages agents read most:
+
+- a declaration by its keyword, after any modifiers (`export default`, `public abstract`, `sealed`,
+  `data`, `pub(crate)`, `async`, an annotation on the same line): `class`, `interface`, `enum`,
+  `struct`, `trait`, `impl`, `record`, `object`, `type X =`, `def`, `fn`, `fun`, `func` (Go's
+  receivers too: `func (s *Server) Handle(`), `function`;
+- a method without such a keyword: a name and its parameters after a modifier (`public Foo(int x)`,
+  `public void Run()` with its block on the next line), after a return type where a block opens
+  or the line ends in `);` (`public static List<String> parse(String s) throws IOException {`,
+  `List<Order> find(String id);` in an interface), or alone where a block opens (a JS/TS class's or
+  object literal's `async create(input: unknown) {`, `get total(): number {`,
+  `constructor(private readonly x = 50) {}`);
+- a function bound to a name: `export const handler = async (event) => {`, `onSave: function () {`.
+
+Control flow is none (`if (`, `for (`, `while (`, `switch (`, `catch (`, `else if`, `return`, ...), nor
+is a call (`foo(x);`, `withRetry(() => {`). A definition like one above it but for its numbers
+(`formatLine3` after `formatLine0`), or the same again, weighs half as much: generated or copied
+helpers do not crowd out the distinct definitions. Imports are as high as a definition; a route's registration
+(`app.post('/orders', ...`, `router.get(`, `http.HandleFunc("/x"`, Django's `path(`) weighs as a
+decorator (`@app.route(`, `@GetMapping(`): `MID`, what a reader looking for an endpoint searches for.
 """
 
 from __future__ import annotations
 
 import re
 
+from .budget import current_deadline
 from .lines import HIGH, LOW, MID, Joined
 
 _NUMBER = r'^(?:[ \t]*\d+(?:\t|[:|→-] ?))?'
 """The line number of a numbered read, read past."""
+_CONTROL = (
+    r'(?:if|else|elif|for|foreach|while|do|switch|case|when|catch|except|try|finally|with|using|lock|fixed'
+    r'|synchronized|return|throw|raise|yield|await|new|delete|typeof|sizeof|instanceof|in|of|is|as|not|and|or'
+    r'|assert|print|echo|puts|defer|go|goto|guard|until|unless|match|select|super|this)\b'
+)
+"""Words that start a statement, not a definition: `if (x) {`, `else if`, `return foo(x)`, `await save(x);`."""
+_MODIFIER = (
+    r'(?:export|default|declare|public|private|protected|internal|fileprivate|open|static|abstract|sealed|final'
+    r'|data|value|inner|annotation|override|async|suspend|partial|readonly|virtual|unsafe|extern|native'
+    r'|strictfp|operator|infix|tailrec|external|const|mutating|convenience|required|pub(?:\([\w:]+\))?'
+    r'|@\w+(?:\([^)\n]*\))?) +'
+)
+"""A word before a definition saying how it may be used: any number of them, each followed by a space."""
+_DECLARATION = (
+    r'(?:(?:class|interface|enum|struct|union|trait|impl|mod|namespace|type|def|fn|fun|func|@interface)'
+    r'(?:[ \t]+[\w$(<*]|<)|(?:object|record|module|extension|protocol)[ \t]+[A-Z\'"]|function\b)'
+)
+"""A definition by its keyword. Those also words of prose (`object`, `record`, `module`) want a name that
+starts with a capital, as their names do, so a docstring's `    object to compare` is none."""
+_TYPE = rf'(?!{_CONTROL})[\w$<][\w$.<>\[\],?*&]*+ +'
+"""A word before a method's name: a modifier or its return type (`List<String>`, `char*`, `Task<int>`)."""
+_NAME = rf'(?!{_CONTROL})[*#&]*+[\w$]++(?:<[^\n()]*>)?\?? *\('
+"""A method's name, its type parameters and the bracket opening its parameters."""
+_OPENS = r'[^\n]*(?:[\w\])?!]|[^=\s]>) *\{ *\}? *\r?$'
+"""The rest of a line ending in the block it opens, not a callback's (`=> {`) nor an argument's (`({`, `, {`)."""
+_BOUND = (
+    r'(?:(?:const|let|var|val) +)?[\w$]++ *(?:(?:: *[^=\n]*)?=|:) *(?:async +)?'
+    r'(?:function\b|lambda\b|\([^()\n]*\) *(?::[^=\n]*)?=>|[\w$]+ *=>)'
+)
+"""A function bound to a name, as a variable, a class field or an object's property: `const f = async (x) =>`."""
+_DEFINITION = (
+    rf'[ \t]*+(?!{_CONTROL})(?:(?:{_MODIFIER})*(?:{_DECLARATION}|{_BOUND})|(?:{_MODIFIER})+(?:{_TYPE}){{0,3}}{_NAME}'
+    rf'|(?:{_TYPE}){{1,3}}{_NAME}(?:{_OPENS}|[^\n]*\) *; *\r?$)|(?![A-Z]){_NAME}{_OPENS})'
+)
+"""After a modifier, a name and its parameters are a definition whatever follows (`public void Run()`, its block on
+the next line); after a return type, where a block opens or the line ends in `);` (an interface's method); alone,
+where a block opens, unless it starts with a capital (a call taking a trailing closure: `VStack(spacing: 8) {`)."""
+_ROUTE = (
+    r'[ \t]*+(?:[\w$]+(?:\.[\w$]+)*(?:\.|::)(?i:get|post|put|patch|delete|del|head|options|all|use|route|any'
+    r'|handle|handlefunc|match|group|mount|ws)\( *[\'"`]/|(?:re_)?path\( *r?[\'"])'
+)
+"""A route's registration: `app.post('/orders', ...`, `router.get("/x"`, `r.GET("/x"`, `Route::get('/x'`."""
+_DEFINITION_LINE = re.compile(_NUMBER + _DEFINITION, re.MULTILINE)
 _RULES = (
     (
         re.compile(
-            _NUMBER + r'[ \t]*(?:(?:async )?def |class |(?:export )?(?:default )?(?:async )?function[ \t*]|func |'
-            r'(?:pub(?:\([\w:]+\))? )?(?:fn|struct|enum|trait|impl|mod|type) |interface |(?:public|private|protected)'
-            r' [\w<>\[\], ]*\w+ *\(|(?:const|let|var) \w+ *= *(?:async )?(?:\(|function))',
-            re.MULTILINE,
-        ),
-        HIGH,
-    ),
-    (
-        re.compile(
-            _NUMBER + r'[ \t]*(?:from [\w.]+ import |import |#include |using |package |require\()', re.MULTILINE
+            _NUMBER + r'[ \t]*(?:from [\w.]+ import |import |#include |using \w|package |require\()', re.MULTILINE
         ),
         HIGH,
     ),
     (re.compile(_NUMBER + r'[ \t]*@\w', re.MULTILINE), MID),
+    (re.compile(_NUMBER + _ROUTE, re.MULTILINE), MID),
     (re.compile(_NUMBER + r'[ \t]*(?:raise |throw )', re.MULTILINE), MID),
     (re.compile(_NUMBER + r'[ \t]*(?:return |yield )', re.MULTILINE), LOW),
 )
+"""Each pattern is anchored at a line start (see `shell._RULES`) and reads a line once: an indentation and a word are
+read whole (`*+`, `++`: never given back to try the line again from inside them), the words before a name are each
+followed by a space, so no two ways to split them compete, and each `[^\\n]*` is tried from one place."""
+_ALIKE = HIGH / 2
+"""A definition like one above it but for its numbers (`formatLine3` after `formatLine0`, `test_case_12`), or the
+same again (`def __init__(self):` of another class): still above a body's line, no longer level with the distinct
+definitions it would crowd out (each stays `HIGH`). In a read without numbers the tree then folds a line seen
+before as a repeat, whose facts count and whose tokens do not; it still comes with a kept line it places."""
+_DIGITS = re.compile(r'\d+')
 
 
 def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
-    return lines.bonuses(_RULES)
+    result = lines.bonuses(_RULES)
+    current_deadline().check()
+    shapes: set[str] = set()
+    """The definitions seen, their digits left out (a numbered read's line number with the rest)."""
+    for index in lines.matching(_DEFINITION_LINE):
+        shape = _DIGITS.sub('', lines.lines[index])
+        result[index] = max(result[index], _ALIKE if shape in shapes else HIGH)
+        shapes.add(shape)
+    return result

@@ -11,7 +11,8 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   In code, a line that starts with a closing bracket (`) -> None:` under `def load(`,
   `],` under `"items": [`) is placed by the nearest line above at its own indentation, the one that
   opened the bracket in code laid out as formatters lay it out, so a function whose signature runs
-  over several lines still places its body under its `def`;
+  over several lines still places its body under its `def`. So does a line that starts with `{`: the block
+  of the signature above it, where the brace goes on a line of its own (C#);
 - a diff: the line's hunk header and its file's header (`diff --git`, else `---`/`+++`); a commit's
   author, date and message (`git log`, `git show`), its `commit` line, which names it; a removed
   line, the added line that took its place (the n-th `+` line after a run of `-` lines, for the n-th
@@ -147,7 +148,8 @@ def _indentation(lines: Sequence[str], depths: Sequence[int], *, brackets: bool)
     """Each line's indentation parents (`depths`: each line's `indent`): the nearest line above with less, and so on.
 
     `brackets` (code): a line opening with a closing bracket at the indentation of an open line (`) -> None:` under
-    `def load(`) is placed by that line, and the lines under it by both. Not in prose, where a scraped page's
+    `def load(`) is placed by that line, and the lines under it by both; so is a line opening with `{`, under the
+    signature whose block it opens (`public void Run()` over `{`). Not in prose, where a scraped page's
     `] Pricing` closes a link and the line above it is another menu entry.
     """
     chains: list[tuple[int, ...]] = []
@@ -163,7 +165,7 @@ def _indentation(lines: Sequence[str], depths: Sequence[int], *, brackets: bool)
         while stack and stack[-1][0] > depth:
             stack.pop()
         sibling = stack.pop() if stack and stack[-1][0] == depth else None
-        if brackets and sibling is not None and _past_number(lines[index]).lstrip(' \t')[:1] in _CLOSERS:
+        if brackets and sibling is not None and _placed_by(lines[index], lines[sibling[1]]):
             chain = (sibling[1], *sibling[2])[:MAX_DEPTH]  # the bracket's opener, as formatters lay code out
         else:
             chain = (stack[-1][1], *stack[-1][2])[:MAX_DEPTH] if stack else ()
@@ -172,7 +174,18 @@ def _indentation(lines: Sequence[str], depths: Sequence[int], *, brackets: bool)
     return chains
 
 
+def _placed_by(line: str, sibling: str) -> bool:
+    """Whether `line` is placed by `sibling`, the line above it at its indentation (see `_indentation`).
+
+    It is if it closes the bracket `sibling` opened, or opens the block of the signature `sibling` is (`public void
+    Run()` over `{`, C#'s layout); not if it opens the next of a list of objects (`{` under the `},` closing one).
+    """
+    start = _past_number(line).lstrip(' \t')[:1]
+    return start in _CLOSERS or (start == '{' and _past_number(sibling).lstrip(' \t')[:1] not in _BRACKETS)
+
+
 _CLOSERS = frozenset(')]}')
+_BRACKETS = frozenset(')]}{[(')
 
 
 def _grep_runs(lines: Sequence[str]) -> list[tuple[int, ...]]:
