@@ -241,3 +241,17 @@ def test_git_log_keeps_each_commits_subject_under_its_commit_line() -> None:
         assert f'    {subject}' in kept
         commits_above = [line for line in kept[: kept.index(f'    {subject}')] if line.startswith('commit ')]
         assert commits_above[-1].startswith(f'commit {number}6c66f45')  # its sha, over it
+
+
+def test_every_file_of_a_diff_stays_when_its_lines_hold_quoted_facts() -> None:
+    """The agent wrote the change, so the turns before it name every identifier in it: facts to keep compete for
+    the budget with the headers. A long path's header still stays: a diff without one of its files reads as
+    another change."""
+    paths = ['src/shop/internals/sql/compiler_for_inserts.py', 'tests/test_cart.py', 'tests/test_pricing.py']
+    lines = [line for path in paths for line in _file_diff(path, 2)]
+    text = '\n'.join(lines)
+    quoted = tuple(f'{name}_{hunk}' for hunk in range(2) for name in ('compute', 'render', 'handler'))
+    summary = summarize(text, budget_tokens=150, quoted=quoted)  # a fifth of its 728 tokens
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert all(f'diff --git a/{path} b/{path}' in kept for path in paths)

@@ -56,7 +56,9 @@ _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
 a kind requires (`lines.MUST`: a diff's headers) may take before anything else; less when later turns quote
 facts, which then compete for the rest (headers holding them first), unless the lines holding those have room
-of their own past the budget (`quoted_budget_tokens`)."""
+of their own past the budget (`quoted_budget_tokens`). The lines of a kind's first rank above `MUST` (a diff's
+file headers, a test run's verdict) keep the larger share: a diff shown without one of its files reads as another
+change."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
@@ -159,8 +161,9 @@ def _summarize_tree(tree: _Tree, budget: int, limit: int, deadline: Deadline) ->
 
 
 def _select(tree: _Tree, budget: int, limit: int, deadline: Deadline) -> JsonValue:
+    room = max(0.0, budget - tree.spent)
     share = _REQUIRED_SHARE_QUOTED if tree.quoted and limit <= budget else _REQUIRED_SHARE
-    tree.select_required(tree.spent + share * max(0.0, budget - tree.spent))
+    tree.select_required(tree.spent + share * room, first=tree.spent + _REQUIRED_SHARE * room)
     tree.select(budget)
     if limit > budget:
         # The budget's lines first kept to the budget (the estimates are close, not exact), as without a limit;
@@ -858,8 +861,8 @@ class _Tree:
         quoted, covered = self._quoted, self.covered
         return any(fact in quoted and fact not in covered for fact in choice.facts)
 
-    def select_required(self, limit: float) -> None:
-        """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit`.
+    def select_required(self, limit: float, *, first: float) -> None:
+        """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit` (the first rank's: `first`).
 
         By rank (how many times `MUST` the bonus is: a diff's file header before the hunk headers it
         places, however long its paths), then best worth first.
@@ -868,9 +871,11 @@ class _Tree:
             (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
             key=lambda unit: (-(unit.bonus // MUST), -self._value(unit)[0] / unit.cost, unit.position),
         )
+        top = required[0].bonus // MUST if required else 0.0
+        top = top if top > 1 else math.inf  # a rank over `MUST`'s own: a listing's every file is no diff's
         for unit in required:
             self._step()
-            if self.spent + self._value(unit)[1] <= limit:
+            if self.spent + self._value(unit)[1] <= (first if unit.bonus // MUST == top else limit):
                 self._choose(unit)
 
     def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
