@@ -658,3 +658,330 @@ def test_cargos_right_aligned_status_lines_place_nothing_and_djangos_indented_li
     assert enclosing(ContentKind.SHELL, cargo) == [(), (), ()]
     django = ['  Synchronizing apps without migrations:', '    Creating tables...', '    Creating table shop_order']
     assert enclosing(ContentKind.SHELL, django)[2] == (0,)
+
+
+def _jest_suite(n: int) -> list[str]:
+    return [f'PASS src/lib/money{n}.test.ts', *[f'  ✓ rounds {k} cents half up ({k + 1} ms)' for k in range(6)]]
+
+
+JEST = '\n'.join(
+    [
+        '> vitrine@3.2.0 test',
+        '> jest --ci',
+        '',
+        *[line for n in range(8) for line in _jest_suite(n)],
+        'FAIL src/cart/totals.test.ts',
+        '  totals',
+        '    ✓ sums the lines (2 ms)',
+        '    ✕ takes the discount off before VAT (9 ms)',
+        '    ✓ is zero when empty (1 ms)',
+        '',
+        '  ● totals › takes the discount off before VAT',
+        '',
+        '    expect(received).toBe(expected) // Object.is equality',
+        '',
+        '    Expected: 108',
+        '    Received: 110.4',
+        '',
+        '      25 |     const cart = makeCart([{ sku: "mug", price: 100 }]);',
+        '      26 |     cart.discount("TEN");',
+        '    > 27 |     expect(cart.total()).toBe(108);',
+        '         |                          ^',
+        '      28 |   });',
+        '',
+        '      at Object.<anonymous> (src/cart/totals.test.ts:27:26)',
+        '',
+        'Test Suites: 1 failed, 8 passed, 9 total',
+        'Tests:       1 failed, 50 passed, 51 total',
+        'Snapshots:   0 total',
+        'Time:        3.104 s',
+        'Ran all test suites.',
+    ]
+)
+"""`jest --ci` over nine suites, one test of which fails an assertion."""
+
+
+def test_a_jest_run_keeps_why_and_where_a_test_failed_not_the_suites_that_passed() -> None:
+    """The failing test (`✕`), its header (`● suite › test`), what it compared (`Expected`/`Received`), the source line
+    and the frame it failed at, and both verdicts; a passing suite's `PASS` and `✓` lines are what went well."""
+    assert detect_kind(JEST) is ContentKind.SHELL
+    summary = summarize(JEST, budget_tokens=estimate_tokens(JEST) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(JEST, summary)
+    for line in (
+        'FAIL src/cart/totals.test.ts',
+        '    ✕ takes the discount off before VAT (9 ms)',
+        '  ● totals › takes the discount off before VAT',
+        '    Expected: 108',
+        '    Received: 110.4',
+        '    > 27 |     expect(cart.total()).toBe(108);',
+        '      at Object.<anonymous> (src/cart/totals.test.ts:27:26)',
+        'Test Suites: 1 failed, 8 passed, 9 total',
+        'Tests:       1 failed, 50 passed, 51 total',
+    ):
+        assert line in kept, (line, summary)
+    assert len([line for line in kept if line.startswith('PASS ')]) <= 1, summary
+    assert not [line for line in kept if line.lstrip().startswith('✓ ')], summary
+
+
+def test_vitest_and_mocha_runs_keep_the_failures_message_and_their_verdicts() -> None:
+    """Vitest writes a failure's message and location at the left edge under ` FAIL  file > test`, its verdicts
+    right-aligned (`      Tests  1 failed | ...`); Mocha numbers a failure (`  1) suite`) under `N failing`."""
+    vitest = '\n'.join(
+        [
+            ' RUN  v2.0.5 /srv/vitrine',
+            '',
+            *[f' ✓ src/lib/money{n}.test.ts (12 tests) {n + 3}ms' for n in range(30)],
+            ' ❯ src/cart/totals.test.ts (3 tests | 1 failed) 11ms',
+            '   × totals > takes the discount off before VAT 6ms',
+            '     → expected 110.4 to be 108 // Object.is equality',
+            '',
+            '⎯⎯⎯⎯⎯⎯⎯ Failed Tests 1 ⎯⎯⎯⎯⎯⎯⎯',
+            '',
+            ' FAIL  src/cart/totals.test.ts > totals > takes the discount off before VAT',
+            'AssertionError: expected 110.4 to be 108 // Object.is equality',
+            '',
+            '- Expected',
+            '+ Received',
+            '',
+            '- 108',
+            '+ 110.4',
+            '',
+            ' ❯ src/cart/totals.test.ts:27:26',
+            '     25|     const cart = makeCart([{ sku: "mug", price: 100 }]);',
+            '     26|     cart.discount("TEN");',
+            '     27|     expect(cart.total()).toBe(108);',
+            '       |                          ^',
+            '',
+            '⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯⎯[1/1]⎯',
+            '',
+            ' Test Files  1 failed | 30 passed (31)',
+            '      Tests  1 failed | 362 passed (363)',
+            '   Start at  09:12:44',
+            '   Duration  2.87s (transform 301ms, setup 0ms, collect 912ms, tests 188ms, environment 1ms, prepare 840ms)',
+        ]
+    )
+    mocha = '\n'.join(
+        [
+            '',
+            '  money',
+            *[f'    ✔ rounds {n} cents half up' for n in range(40)],
+            '',
+            '  totals',
+            '    ✔ sums the lines',
+            '    1) takes the discount off before VAT',
+            '',
+            '',
+            '  41 passing (86ms)',
+            '  1 failing',
+            '',
+            '  1) totals',
+            '       takes the discount off before VAT:',
+            '',
+            '      AssertionError: expected 110.4 to equal 108',
+            '      + expected - actual',
+            '',
+            '      -110.4',
+            '      +108',
+            '',
+            '      at Context.<anonymous> (test/totals.test.js:27:26)',
+            '      at process.processImmediate (node:internal/timers:478:21)',
+        ]
+    )
+    for text, wanted in (
+        (
+            vitest,
+            (
+                ' FAIL  src/cart/totals.test.ts > totals > takes the discount off before VAT',
+                'AssertionError: expected 110.4 to be 108 // Object.is equality',
+                ' ❯ src/cart/totals.test.ts:27:26',
+                ' Test Files  1 failed | 30 passed (31)',
+                '      Tests  1 failed | 362 passed (363)',
+            ),
+        ),
+        (
+            mocha,
+            (
+                '  1) totals',
+                '      AssertionError: expected 110.4 to equal 108',
+                '      at Context.<anonymous> (test/totals.test.js:27:26)',
+                '  41 passing (86ms)',
+                '  1 failing',
+            ),
+        ),
+    ):
+        assert detect_kind(text) is ContentKind.SHELL
+        summary = summarize(text, budget_tokens=estimate_tokens(text) // 4)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        for line in wanted:
+            assert line in kept, (line, summary)
+        assert len([line for line in kept if line.lstrip().startswith(('✓ ', '✔ '))]) <= 1, summary
+
+
+def test_tsc_errors_in_either_format_keep_the_verdict_over_the_table_of_files() -> None:
+    """`tsc`'s verdict (`Found 9 errors in 3 files.`) says how much is wrong; its table of errors per file, after it,
+    counts the same errors again."""
+    files = ('src/routes/[slug]/page.tsx', 'src/store/cart.ts', 'src/api/client.ts')
+    errors = [(files[n % 3], n * 7 + 4, n % 4 + 2) for n in range(9)]
+    table = ['Errors  Files', *[f'     3  {name}:{4 + 7 * n}' for n, name in enumerate(files)]]
+    plain = '\n'.join(
+        [
+            '> vitrine@3.2.0 typecheck',
+            '> tsc --noEmit -p tsconfig.json',
+            '',
+            *[
+                f"{name}({line},{column}): error TS2345: Argument of type 'number' is not assignable to parameter "
+                "of type 'string'."
+                for name, line, column in errors
+            ],
+            '',
+            'Found 9 errors in 3 files.',
+            '',
+            *table,
+        ]
+    )
+    pretty = '\n'.join(
+        [
+            *[
+                text
+                for name, line, column in errors
+                for text in (
+                    f"{name}:{line}:{column} - error TS2345: Argument of type 'number' is not assignable to parameter"
+                    + " of type 'string'.",
+                    '',
+                    f'{line}     render(count);',
+                    '                ~~~~~',
+                    '',
+                )
+            ],
+            '',
+            'Found 9 errors in 3 files.',
+            '',
+            *table,
+        ]
+    )
+    for text in (plain, pretty):
+        assert detect_kind(text) is ContentKind.SHELL
+        summary = summarize(text, budget_tokens=estimate_tokens(text) // 4)
+        assert isinstance(summary, str)
+        kept = kept_lines(text, summary)
+        assert 'Found 9 errors in 3 files.' in kept, summary
+        assert [line for line in kept if ' error TS2345: ' in line], summary
+
+
+ESLINT = '\n'.join(
+    [
+        *[
+            line
+            for n, name in enumerate(('src/api/client.ts', 'src/cart/totals.ts', 'src/lib/money.ts', 'src/ui/Cart.tsx'))
+            for line in (
+                f'/home/ci/vitrine/{name}',
+                *[
+                    f'  {8 + 6 * k}:{k + 1}  warning  Unexpected console statement                    no-console'
+                    for k in range(5)
+                ],
+                f"  {40 + n}:7  error    '{('retry', 'vat', 'cents', 'row')[n]}' is assigned a value but never used"
+                + '  @typescript-eslint/no-unused-vars',
+                '',
+            )
+        ],
+        '✖ 24 problems (4 errors, 20 warnings)',
+        '',
+    ]
+)
+"""ESLint's stylish report of four files, five warnings and an error each."""
+
+
+def test_an_eslint_report_keeps_each_error_under_its_file_and_its_verdict() -> None:
+    """An ESLint problem (`  40:7  error  ...  rule`) names its line, not its file: the header above it does."""
+    assert detect_kind(ESLINT) is ContentKind.SHELL
+    summary = summarize(ESLINT, budget_tokens=estimate_tokens(ESLINT) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(ESLINT, summary)
+    assert '✖ 24 problems (4 errors, 20 warnings)' in kept, summary
+    errors = [line for line in kept if '  error  ' in line]
+    assert errors, summary
+    lines = ESLINT.split('\n')
+    for error in errors:
+        header = next(line for line in reversed(lines[: lines.index(error)]) if line.startswith('/'))
+        assert header in kept, (error, summary)
+        assert kept.index(header) < kept.index(error)
+
+
+TERRAFORM_PLAN = '\n'.join(
+    [
+        *[f'aws_sqs_queue.jobs[{n}]: Refreshing state... [id=https://sqs.eu-west-1.amazonaws.com/1234/jobs-{n}]'
+          for n in range(12)],
+        '',
+        'Terraform used the selected providers to generate the following execution plan. Resource actions are',
+        'indicated with the following symbols:',
+        '  ~ update in-place',
+        '-/+ destroy and then create replacement',
+        '',
+        'Terraform will perform the following actions:',
+        '',
+        *[
+            line
+            for n in range(6)
+            for line in (
+                f'  # aws_sqs_queue.jobs[{n}] will be updated in-place',
+                '  ~ resource "aws_sqs_queue" "jobs" {',
+                f'        id                         = "https://sqs.eu-west-1.amazonaws.com/1234/jobs-{n}"',
+                '      ~ tags                       = {',
+                f'          ~ "Team" = "payments-{n}" -> "checkout-{n}"',
+                '            # (2 unchanged elements hidden)',
+                '        }',
+                '        # (14 unchanged attributes hidden)',
+                '    }',
+                '',
+            )
+        ],
+        '  # aws_elasticache_cluster.sessions must be replaced',
+        '-/+ resource "aws_elasticache_cluster" "sessions" {',
+        '      ~ arn                      = "arn:aws:elasticache:eu-west-1:1234:cluster:sessions" -> (known after apply)',
+        '      ~ engine_version           = "6.2" -> "7.1" # forces replacement',
+        '      ~ id                       = "sessions" -> (known after apply)',
+        '        # (18 unchanged attributes hidden)',
+        '    }',
+        '',
+        'Plan: 1 to add, 6 to change, 1 to destroy.',
+        '',
+        '─────────────────────────────────────────────────────────────────────────────',
+        '',
+        "Note: You didn't use the -out option to save this plan, so Terraform can't guarantee to take exactly these",
+        'actions if you run "terraform apply" now.',
+    ]
+)  # fmt: skip
+"""A Terraform plan changing six queues' tags in place and replacing a cache cluster for its engine version."""
+
+
+def test_a_terraform_plan_keeps_its_verdict_and_the_resource_it_replaces_with_why() -> None:
+    """What a plan does (`Plan: 1 to add, 6 to change, 1 to destroy.`), what it destroys (`# x must be replaced`) and
+    why (the attribute that `# forces replacement`), over the refresh's progress and the nested blocks it updates."""
+    assert detect_kind(TERRAFORM_PLAN) is ContentKind.SHELL
+    summary = summarize(TERRAFORM_PLAN, budget_tokens=estimate_tokens(TERRAFORM_PLAN) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(TERRAFORM_PLAN, summary)
+    for line in (
+        'Plan: 1 to add, 6 to change, 1 to destroy.',
+        '  # aws_elasticache_cluster.sessions must be replaced',
+        '      ~ engine_version           = "6.2" -> "7.1" # forces replacement',
+    ):
+        assert line in kept, (line, summary)
+    assert not [line for line in kept if ': Refreshing state... ' in line], summary
+
+
+def test_a_plans_attribute_is_placed_by_its_resource_and_an_eslint_problem_by_its_file() -> None:
+    """A changed attribute's block starts `-/+ resource ...` at the left edge, under the `# x must be replaced` line
+    that names it; an ESLint problem's `  40:7` is no numbered read's line number."""
+    from summarizer.extractive.outline import enclosing
+
+    plan = TERRAFORM_PLAN.split('\n')
+    attribute = plan.index('      ~ engine_version           = "6.2" -> "7.1" # forces replacement')
+    assert (
+        plan.index('  # aws_elasticache_cluster.sessions must be replaced')
+        in enclosing(ContentKind.SHELL, plan)[attribute]
+    )
+    eslint = ESLINT.split('\n')
+    assert enclosing(ContentKind.SHELL, eslint)[6] == (0,)

@@ -221,3 +221,105 @@ def test_a_cargo_build_and_a_pip_install_are_command_output() -> None:
     assert detect_kind(cargo) is ContentKind.SHELL
     assert detect_kind(pip) is ContentKind.SHELL
     assert detect_kind('Collecting stamps is a hobby of mine.\nCollecting coins is another.') is ContentKind.PROSE
+
+
+def test_tsc_errors_in_both_formats_and_a_terraform_plan_are_command_output() -> None:
+    """`tsc` prints `path(line,col): error TS2322: ...`, or with `--pretty` (`tsc -b`) `path:line:col - error TS...`;
+    neither is gcc's `path:line:col: error:`. A Terraform plan's `  ~ resource "x" "y" {` blocks read as code."""
+    plain = '\n'.join(
+        [
+            '> web@2.0.0 typecheck',
+            '> tsc --noEmit',
+            '',
+            *[
+                f"src/routes/[slug]/page{n}.tsx({n + 3},{n + 1}): error TS2304: Cannot find name 'Locale{n}'."
+                for n in range(12)
+            ],
+            '',
+            'Found 12 errors in 12 files.',
+        ]
+    )
+    pretty = '\n'.join(
+        line
+        for n in range(12)
+        for line in (
+            f"src/store/cart{n}.ts:{n + 10}:7 - error TS2741: Property 'currency' is missing in type 'Price'.",
+            '',
+            f'{n + 10}   const price: Price = {{ amount: {n} }};',
+            '          ~~~~~',
+            '',
+        )
+    )
+    plan = '\n'.join(
+        [
+            'Terraform will perform the following actions:',
+            '',
+            *[
+                line
+                for n in range(4)
+                for line in (
+                    f'  # aws_sqs_queue.jobs[{n}] will be updated in-place',
+                    '  ~ resource "aws_sqs_queue" "jobs" {',
+                    f'        id                         = "https://sqs.eu-west-1.amazonaws.com/1234/jobs-{n}"',
+                    '      ~ visibility_timeout_seconds = 30 -> 120',
+                    '        # (14 unchanged attributes hidden)',
+                    '    }',
+                    '',
+                )
+            ],
+            'Plan: 0 to add, 4 to change, 0 to destroy.',
+        ]
+    )
+    for text in (plain, pretty, plan):
+        assert detect_kind(text) is ContentKind.SHELL, text[:200]
+
+
+TYPESCRIPT_TEST_SOURCE = """\
+import { describe, expect, it } from "vitest";
+import { summarize } from "./report";
+
+describe("summarize", () => {
+  it("counts the failures", () => {
+    const text = "FAIL src/a.test.ts\\nTests: 1 failed, 3 passed";
+    expect(summarize(text)).toEqual({ failed: 1, passed: 3 });
+  });
+
+  it("reads tsc's verdict", () => {
+    // Found 2 errors in 1 file.
+    expect(summarize("Found 2 errors in 1 file.").errors).toBe(2);
+  });
+});
+"""
+
+HCL_SOURCE = """\
+terraform {
+  required_providers {
+    aws = {
+      source  = "hashicorp/aws"
+      version = "~> 5.0"
+    }
+  }
+}
+
+# Changing engine_version: take a snapshot first, the plan says
+# aws_db_instance.main must be replaced
+resource "aws_db_instance" "main" {
+  identifier     = "orders-prod"
+  engine         = "postgres"
+  engine_version = "16.1"
+  # aws_db_instance.replica will be replaced
+  instance_class = "db.r6g.large"
+
+  lifecycle {
+    prevent_destroy = true
+  }
+}
+"""
+
+
+def test_typescript_and_terraform_sources_stay_code() -> None:
+    """Source that mentions what the tools print (a test of a report parser, an HCL comment naming a plan's line) is
+    still code: a tool's lines are told whole, at a line's start; a plan's over its resource's block, which starts
+    with the action's symbol (`  ~ resource`), as source never does."""
+    assert detect_kind(TYPESCRIPT_TEST_SOURCE) is ContentKind.CODE
+    assert detect_kind(HCL_SOURCE) is ContentKind.CODE

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from .diff import COMMIT
-from .shell import TEST_HEADER, VERDICT_LINE
+from .shell import ESLINT_PROBLEM, TERRAFORM_BLOCK, TERRAFORM_CHANGE, TEST_HEADER, TSC_ERROR, VERDICT_LINE
 
 __all__ = ('ContentKind', 'detect_kind', 'stamped')
 
@@ -28,8 +28,8 @@ class ContentKind(StrEnum):
     CODE = 'code'
     """Source code, or a numbered file read (`cat -n`: `    12\\t...`, or `12: ...`)."""
     SHELL = 'shell'
-    """Command and test output: tracebacks, pytest, unittest, Go, Jest and cargo runs, compiler errors, cargo's and
-    pip's progress, `$ ` prompts."""
+    """Command and test output: tracebacks, pytest, unittest, Go, Jest, Vitest, Mocha and cargo runs, compiler errors
+    (`tsc`'s too), ESLint's report, cargo's and pip's progress, Terraform's plans and applies, `$ ` prompts."""
     LOG = 'log'
     """Timestamped or leveled lines."""
     LISTING = 'listing'
@@ -75,8 +75,10 @@ _SHELL_MARK = re.compile(
     r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w./-]+\.py:\d+: \w*Warning: |[\w.]+(?:Error|Exception): |E {3}'
     r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
     r'|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
-    r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|(?:PASS|FAIL) \S+\.(?:test|spec)\.[cm]?[jt]sx?\b'
-    r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$))',
+    r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|[ \t]*(?:PASS|FAIL|[✓✕×❯]) +\S+\.(?:test|spec)\.[cm]?[jt]sx?\b|[ \t]*● .+ › '
+    r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$)'
+    rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
+    r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized))',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -22,7 +22,12 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   records, prose and command output;
 - prose and Markdown: the headings above it, each level's nearest;
 - search results as text: the result's `Title:` and `URL:` lines;
-- test output: the section banner of the test it reports (`____ test_login ____`);
+- test output: the section banner of the test it reports (`____ test_login ____`); Vitest's failure header
+  (` FAIL  src/a.test.ts > test`) for the message and frames it writes at the left edge under it;
+- command output: a Terraform plan's resource block (`-/+ resource "aws_db_instance" "main" {`), the line naming
+  the resource above it (`  # aws_db_instance.main must be replaced`), so a changed attribute comes with what
+  changes; a boxed Terraform diagnostic's lines (`│   on main.tf line 12`), its `│ Error: ...`; an ESLint problem
+  (`  12:5  error  ...`), by its indentation, the line naming its file;
 - test output and logs: for a line of trouble (an error, a failure, a warning) that is no record of
   its own (no timestamp), the line just above it, which names where it happened (`src/pay.ts:141:24`
   over `Type error: ...`, the source line over pytest's `E   KeyError`).
@@ -47,7 +52,15 @@ from .budget import current_deadline
 from .diff import COMMIT
 from .lines import ALARM
 from .listing import GREP_LINE
-from .shell import TEST_HEADER, VERDICT_LINE
+from .shell import (
+    ESLINT_PROBLEM,
+    TERRAFORM_BLOCK,
+    TERRAFORM_CHANGE,
+    TEST_HEADER,
+    TSC_ERROR,
+    VERDICT_LINE,
+    VITEST_FAILURE,
+)
 
 __all__ = ('MAX_DEPTH', 'enclosing', 'indent')
 
@@ -65,16 +78,22 @@ _NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'em
 """... and by a name: a record shows one of each where it has them (`id_: '3'` and `filename: plan.docx`)."""
 _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
 _TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
-_RULE = re.compile(r'[-=_~*]{10,}\r?$')
-"""A line drawn across (unittest's `-----` between a failure's header, traceback and the next): a separator, no place."""
+_RULE = re.compile(r'[-=_~*]{10,}\r?$|⎯{3,}')
+"""A line drawn across (unittest's `-----` between a failure's header, traceback and the next; Vitest's `⎯⎯⎯ Failed
+Tests 1 ⎯⎯⎯` and `⎯⎯⎯[1/2]⎯` around a failure): a separator, no place."""
 _NAMES_ITSELF = re.compile(
     rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)(?:[ :\t]|\r?$)|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: |test \S+ \.\.\. '
-    r'|(?:error|warning)(?:\[\w+\])?: |[ \t]+[\w.-]+\.go:\d+: '
+    r'|(?:error|warning)(?:\[\w+\])?: |[ \t]+[\w.-]+\.go:\d+: |[ \t]+FAIL +\S|[ \t]*[●✕×❯] '
+    rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}|(?:│ )?(?:Error|Warning): |.*# forces replacement\r?$'
 )
 """A line that says which test, package or run it is about, or where it happened: it needs no line above to place
-it. A test runner's (`FAIL: test_x`, Go's lone `FAIL` over its package's, `cargo test`'s `test a::b ... FAILED`), a
-Go test's message (`    send_test.go:74: got 3, want 2`), and rustc's `error[E0308]: ...` and `warning: ...`, whose
-location is the `--> src/a.rs:118:24` under it (placed by it, indented) and the line above it the last one's."""
+it. A test runner's (`FAIL: test_x`, Go's lone `FAIL` over its package's, `cargo test`'s `test a::b ... FAILED`,
+Jest's `  ● Suite › test` and `  ✕ test`, Vitest's ` FAIL  src/a.test.ts > test`), a Go test's message
+(`    send_test.go:74: got 3, want 2`), a `tsc` error (`src/a.ts(12,5): error TS2322: ...`), and rustc's
+`error[E0308]: ...` and `warning: ...`, whose location is the `--> src/a.rs:118:24` under it (placed by it,
+indented) and the line above it the last one's; so Terraform's `Error: ...`. Or a line its indentation places: an
+ESLint problem (`  12:5  error  ...`, under its file), a Terraform resource's attribute that `# forces replacement`
+(in its resource), a plan's `  # aws_db_instance.main will be destroyed` (above it ends the resource before)."""
 _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 """What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""
 
@@ -88,7 +107,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     deadline = current_deadline()
     depths = in_chunks(deadline.check, lambda chunk: map(indent, chunk), lines)
     if kind is ContentKind.SHELL:
-        _flatten_status(lines, depths)
+        _shell_depths(lines, depths)
     chains = _indentation(lines, depths, brackets=kind is ContentKind.CODE)
     extra = _EXTRA.get(kind)
     if extra is None:
@@ -112,22 +131,34 @@ def indent(line: str) -> int:
     return len(line) - len(content) if content.strip() else -1
 
 
-def _flatten_status(lines: Sequence[str], depths: list[int]) -> None:
-    """Give cargo's status lines (`   Compiling serde v1.0`, `    Finished ...`) no indentation in `depths`.
+def _shell_depths(lines: Sequence[str], depths: list[int]) -> None:
+    """Correct `depths` where command output's indentation says something else than `indent` reads.
 
-    Cargo right-aligns its status word to end at the 12th column, so `     Running` stands deeper than the
-    `    Finished` and `   Compiling` over it and would be placed by them: its spaces say nothing of where it is.
+    Cargo's status lines (`   Compiling serde v1.0`, `    Finished ...`) get none: cargo right-aligns its status
+    word to end at the 12th column, so `     Running` stands deeper than the `    Finished` and `   Compiling` over
+    it and would be placed by them, its spaces saying nothing of where it is; so do Vitest's summary lines, right-aligned
+    to end their label at the 11th column (` Test Files  1 failed`, `      Tests  1 failed`). Vitest's rules
+    (`⎯⎯⎯ Failed Tests 1 ⎯⎯⎯`, dozens of tokens) place nothing, as a blank line. ESLint's problem lines
+    (`  12:5  error  ...`) get their own: `indent` reads `  12:` past as a numbered read's line number, and their
+    indentation puts them under the line naming their file.
     """
     deadline = current_deadline()
     for index, line in enumerate(lines):
         if index % CHUNK == 0:
             deadline.check()
-        if 0 < depths[index] < _STATUS_END and line[_STATUS_END : _STATUS_END + 1] == ' ':
+        if depths[index] == 0 and line[:1] in ' \t' and _ESLINT_PROBLEM.match(line):
+            depths[index] = len(line) - len(line.lstrip(' \t'))
+        elif line[:1] == '⎯':
+            depths[index] = -1
+        elif 0 < depths[index] < _VITEST_END and line[_VITEST_END : _VITEST_END + 2] == '  ' and _VITEST.match(line):
+            depths[index] = 0
+        elif 0 < depths[index] < _STATUS_END and line[_STATUS_END : _STATUS_END + 1] == ' ':
             status = _STATUS.match(line)
             if status is not None and status.end() == _STATUS_END + 1:
                 depths[index] = 0
 
 
+_ESLINT_PROBLEM = re.compile(ESLINT_PROBLEM)
 _STATUS = re.compile(
     r' +(?:Compiling|Checking|Finished|Running|Doc-tests|Fresh|Updating|Locking|Adding|Removing|Downloading|Downloaded'
     r'|Blocking|Documenting|Generated|Installing|Installed|Replacing|Packaging|Packaged|Verifying|Archiving|Uploading'
@@ -135,6 +166,9 @@ _STATUS = re.compile(
 )
 """Cargo's status words, not any word ending at the 12th column: Django's migrate prints `    Creating table x` under
 `  Synchronizing apps without migrations:`, which does place it."""
+_VITEST = re.compile(r' *(?:Test Files|Tests|Start at|Duration|Snapshots|Type Errors|Errors)  ')
+"""The labels of Vitest's summary, right-aligned to end at `_VITEST_END`."""
+_VITEST_END = 11
 _STATUS_END = 12
 """Where cargo's right-aligned status word ends (`   Compiling`, `  Downloaded`)."""
 
@@ -416,6 +450,56 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
     return result
 
 
+def _sections(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """In command output, the header of the section a line is in, where its indentation does not say so.
+
+    - A Terraform resource's block (`  ~ resource "aws_s3_bucket" "logs" {`, `-/+ resource ...`): the line just above
+      it that names the resource and what the plan does to it (`  # aws_db_instance.main must be replaced`, which
+      `-/+` leaves to the right of it), so a changed attribute comes with what changes;
+    - Terraform's boxed diagnostic: its `│ ` lines (`│   on main.tf line 12, in resource ...:`), the `│ Error: ...`
+      over them, up to the box's end;
+    - Vitest's failure: the lines under its ` FAIL  src/a.test.ts > test` header, which Vitest writes at the left
+      edge, up to its rule (`⎯⎯⎯[1/2]⎯`), the next header or `_SECTION_LINES` lines.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    previous: int | None = None
+    """The last line with something in it."""
+    header: int | None = None
+    """The header of the Vitest failure or Terraform diagnostic the lines are in, if any."""
+    box = False
+    for index, line in enumerate(lines):
+        if not line.strip():
+            continue
+        if _DIAGNOSTIC.match(line) or _VITEST_FAILURE.match(line):
+            header, box = index, line.startswith('│')
+        elif header is not None and not _in_section(line, index - header, box=box):
+            header = None
+        elif header is not None:
+            result[index] = (header,)
+        elif previous is not None and _RESOURCE.match(line) and _CHANGE.match(lines[previous]):
+            result[index] = (previous,)
+        previous = index
+    return result
+
+
+def _in_section(line: str, after: int, *, box: bool) -> bool:
+    """Whether `line`, `after` lines under a section's header (see `_sections`), is still in it.
+
+    In the `box` (a diagnostic's `│ ` lines), or before Vitest's rule; within `_SECTION_LINES`.
+    """
+    inside = line[:1] == '│' if box else _VITEST_RULE.match(line) is None
+    return inside and after <= _SECTION_LINES
+
+
+_DIAGNOSTIC = re.compile(r'│ (?:Error|Warning): ')
+_VITEST_FAILURE = re.compile(VITEST_FAILURE)
+_VITEST_RULE = re.compile(r'[ \t]*⎯')
+_SECTION_LINES = 200
+"""The most lines a Vitest failure's or a diagnostic's header places: a section never closed places no more."""
+_RESOURCE = re.compile(TERRAFORM_BLOCK)
+_CHANGE = re.compile(TERRAFORM_CHANGE)
+
+
 def _tables(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """Each row of a table, the table's header line: what says which column a value is in.
 
@@ -516,7 +600,7 @@ _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[in
     ContentKind.RECORDS: _joined(_tables, _records),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _joined(_tables, _banners, _above_trouble),
+    ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble),
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and

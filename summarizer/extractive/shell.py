@@ -1,23 +1,36 @@
 """Command and test output: errors, the exception of a traceback and its last frames, the verdict.
 
 What a reader acts on after a command is whether it failed and why: the verdict first (`=== 1 failed,
-47 passed ===`, `Ran 12 tests`, `FAILED (failures=1)`, Jest's `Tests: 1 failed, 5 passed`, Go's
-`FAIL<tab>example.com/shop<tab>0.41s`, `cargo test`'s `test result: FAILED. 40 passed; 1 failed`,
-cargo's `error: could not compile 'x' (lib) due to 2 previous errors`, pip's `Successfully installed`;
-ranked above every other required line), then the failures (`FAILED t.py::test_x`, unittest's
-`FAIL: test_x`, Go's `--- FAIL: TestX`, Jest's `FAIL src/a.test.ts`, pytest's `E   ` lines, a
-compiler's `file:line:col: error:` or rustc's `error[E0308]: ...`, pip's `ERROR: ...`) and for a
-traceback the exception line and the frames nearest to it (the place that raised); for a panic, Go's
-`panic: ...` and Rust's `thread 'x' panicked at src/a.rs:3:9:` with the message under it.
+47 passed ===`, `Ran 12 tests`, `FAILED (failures=1)`, Jest's `Test Suites: 1 failed, 6 passed` and
+`Tests: 1 failed, 5 passed`, Vitest's `Test Files  1 failed | 3 passed`, Mocha's `5 passing (12ms)` and
+`1 failing`, Go's `FAIL<tab>example.com/shop<tab>0.41s`, `cargo test`'s `test result: FAILED. 40 passed;
+1 failed`, cargo's `error: could not compile 'x' (lib) due to 2 previous errors`, `tsc`'s `Found 14 errors
+in 4 files.`, ESLint's `✖ 12 problems (3 errors, 9 warnings)`, pip's `Successfully installed`,
+Terraform's `Plan: 0 to add, 5 to change, 1 to destroy.`, `Apply complete! Resources: ...` and `No
+changes.`; ranked above every other required line), then the failures (`FAILED t.py::test_x`,
+unittest's `FAIL: test_x`, Go's `--- FAIL: TestX`, Jest's `FAIL src/a.test.ts` and `● Suite › test`,
+Vitest's ` FAIL  src/a.test.ts > test`, pytest's `E   ` lines, a compiler's `file:line:col: error:`,
+`tsc`'s `src/a.ts(12,5): error TS2322: ...` (or `src/a.ts:12:5 - error TS2322: ...`), rustc's
+`error[E0308]: ...`, ESLint's `  12:5  error  ...`, pip's `ERROR: ...`, npm's `npm ERR!` and
+`npm error`, Terraform's `Error: ...`, boxed in `│` or not) and for a traceback the exception line and
+the frames nearest to it (the place that raised); for a panic, Go's `panic: ...` and Rust's
+`thread 'x' panicked at src/a.rs:3:9:` with the message under it.
 
 Why a Go test failed is what it printed (`    send_test.go:74: got 3, want 2`, its `t.Errorf`): the
-lines a failing test printed weigh `HIGH`, its last `MUST` (see `_go_failures`).
+lines a failing test printed weigh `HIGH`, its last `MUST` (see `_go_failures`). Why a JavaScript test
+failed is in the block under its header (see `_js_failures`): the message, what it compared (`Expected:
+90.5`, `Received: 95.25`), the failing source line (`> 42 |`) and the first frame of the test's own
+(`at Object.<anonymous> (src/a.test.ts:42:34)`); the failing test in the run's list (Jest's `✕ test`,
+Vitest's `× test`) weighs `HIGH` too. What a Terraform plan does is named a resource a line (`  #
+aws_s3_bucket.logs will be updated in-place`, `HIGH`; `must be replaced` and `will be destroyed` twice
+that), and why a resource is replaced by its attribute that `# forces replacement` (`HIGH`).
 
 Next come the lines an agent's next command starts from: pytest's `rootdir:` (the folder it runs
 the next command in) and the location of a failure (`tests/test_x.py:88: AssertionError`, rustc's
-`  --> src/ledger.rs:118:24` under its error: the file and line it opens next). pytest's section
-banners (`=== FAILURES ===`, `=== short test summary info ===`) are separators, 20 tokens of `=`
-each: the lines under them are what counts.
+`  --> src/ledger.rs:118:24` under its error, Vitest's ` ❯ src/a.test.ts:42:34`, Terraform's
+`│   on main.tf line 12`: the file and line it opens next). pytest's section banners (`=== FAILURES ===`,
+`=== short test summary info ===`) are separators, 20 tokens of `=` each: the lines under them are
+what counts; `tsc`'s table of errors per file (`Errors  Files`) counts again the errors above it (`LOW`).
 
 What went well weighs less than nothing (`lines.NOISE`), unless a later turn quotes it: it holds
 names and numbers the fact scan counts, a few tokens a line, by the dozen, and would win the budget
@@ -25,9 +38,11 @@ from the failure a reader came for. So do pytest's `=== PASSES ===` section (`-r
 captured output of every test that passed, each under a banner naming it) and the `PASSED
 tests/test_api.py::test_get` lines `-rA` adds to the short test summary; Go's `=== RUN` and
 `--- PASS:` lines; the progress of cargo (`   Compiling serde v1.0.193`), of `cargo test` (`test a::b
-... ok`) and of pip (`Requirement already satisfied: `, `Collecting `, `Downloading `). Beside a
-failure, so do the verdicts of the packages and test binaries that passed (Go's `ok<tab>pkg<tab>0.2s`,
-`test result: ok.`); without one, they are what the run says.
+... ok`), of pip (`Requirement already satisfied: `, `Collecting `, `Downloading `) and of Terraform
+(`x: Refreshing state...`, `Still creating...`, `terraform init`'s `- Installing`). Beside a failure
+(a required line but a verdict saying all passed), so do the verdicts of the packages, test files and
+tests that passed (Go's `ok<tab>pkg<tab>0.2s`, `test result: ok.`, Jest's `PASS src/a.test.ts`, a
+passing test's `✓ adds tax (3 ms)` in Jest, Vitest and Mocha); without one, they are what the run says.
 """
 
 from __future__ import annotations
@@ -36,29 +51,58 @@ import bisect
 import re
 from collections.abc import Sequence
 
-from .lines import HIGH, LOW, MID, MUST, NOISE, Joined
+from .lines import ALARM, HIGH, LOW, MID, MUST, NOISE, Joined
 
 VERDICT = 2 * MUST
 """The verdict first: whether the run passed, before which tests failed and why."""
 VERDICT_LINE = (
     r'=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
-    r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|Tests: +\d+ (?:failed|passed)|FAIL\t\S+\t\d+(?:\.\d+)?s'
+    r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|FAIL\t\S+\t\d+(?:\.\d+)?s'
+    r'|(?:Tests|Test Suites): +\d+ (?:failed|passed|skipped|todo)\b|[ \t]*(?:Tests|Test Files) +\d+ (?:failed|passed)\b'
+    r'|[ \t]*\d+ (?:passing \(\d|failing\r?$)|Found \d+ errors?\b|✖ \d+ problems? \('
     r'|test result: (?:ok|FAILED)\. |error: (?:could not compile `|aborting due to )|Successfully installed '
+    r'|Plan: \d+ to add, |(?:Apply|Destroy) complete! Resources: |No changes\. (?:Your i|I)nfrastructure '
 )
 """The start of a run's verdict line, per tool (a pattern's text, to match at a line start): pytest's
 `=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
 `Tests: 1 failed, 4 passed`, Go's `FAIL\tpkg\t0.01s`, `cargo test`'s `test result: FAILED. 3 passed; 1 failed; ...`,
 cargo's and rustc's `error: could not compile 'x' (lib) due to 2 previous errors` (`x` in backquotes) and `error: aborting due to ...`,
-pip's `Successfully installed x-1.0`. What ranks it, tells command output and places nothing."""
+pip's `Successfully installed x-1.0`; Jest's `Test Suites: 1 failed, 6 passed, 7 total`, Vitest's right-aligned
+` Test Files  1 failed | 3 passed (4)` and `      Tests  1 failed | 38 passed (39)`, Mocha's `  38 passing (2s)` and
+`  1 failing`, `tsc`'s `Found 14 errors in 4 files.` (`Found 1 error.`), ESLint's `✖ 12 problems (3 errors, 9
+warnings)`, Terraform's `Plan: 1 to add, 0 to change, 0 to destroy.`, `Apply complete! Resources: ...`, `Destroy
+complete! ...` and `No changes. Your infrastructure matches the configuration.`. What ranks it, tells command output
+and places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
+
+TSC_ERROR = r'[^\s(:]+\.\w+(?:\(\d+,\d+\): |:\d+:\d+ - )error TS\d+: '
+"""The start of a `tsc` diagnostic, as a pattern's text: `src/a.ts(12,5): error TS2322: ...`, or with `--pretty` (as
+`tsc --build` and a terminal print it) `src/a.ts:12:5 - error TS2322: ...`. The path may hold brackets (`[id].tsx`)."""
+ESLINT_PROBLEM = r'[ \t]+\d+:\d+ +(?:error|warning) +\S'
+"""The start of one problem in ESLint's report (`  12:5  error  'x' is never used  no-unused-vars`), as a pattern's
+text: indented under the line naming its file, which places it."""
+VITEST_FAILURE = r'[ \t]*FAIL +\S+ (?:> |\[ )'
+"""The start of the header of a failing test's block in Vitest's report, as a pattern's text: ` FAIL  src/a.test.ts >
+Suite > test`, or ` FAIL  src/a.test.ts [ src/a.test.ts ]` for a file that failed to run."""
+TERRAFORM_CHANGE = (
+    r'[ \t]*# [\w-]+\.\S+(?: \([^)\n]*\))? (?:will be (?:created|updated in-place|read during apply|destroyed|replaced)'
+    r'|must be replaced|has changed|has been deleted)\r?$'
+)
+"""Terraform's line naming a resource a plan changes, whole, as a pattern's text: `  # aws_s3_bucket.logs will be
+created`, `  # aws_db_instance.main must be replaced` (`(deposed object 1a2b)` after the address), or a refresh found
+changed outside Terraform (`has changed`, `has been deleted`)."""
+TERRAFORM_BLOCK = r' *(?:[-+~]|-/\+|\+/-|<=) (?:resource|data) "'
+"""The start of the block of a resource a plan changes (`  ~ resource "aws_s3_bucket" "logs" {`, `-/+ resource ...`,
+` <= data ...`), as a pattern's text: its action's symbol before it, which source code has not."""
 
 _RULES = (
     (re.compile(rf'^(?:{VERDICT_LINE})', re.MULTILINE), VERDICT),
     (
         re.compile(
-            r'^(?:(?:FAILED|FAIL|ERROR)[ :]|--- FAIL: '
-            r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
+            r'^(?:(?:FAILED|FAIL|ERROR)[ :]|--- FAIL: |[ \t]+FAIL +\S|[ \t]*● \S'
+            r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|npm error |make(?:\[\d+\])?: \*\*\*'
+            rf'|{TSC_ERROR}|[ \t]+\d+:\d+ +error +\S|(?:│ )?Error: '
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at )',
             re.MULTILINE,
         ),
@@ -66,13 +110,28 @@ _RULES = (
     ),
     (
         re.compile(
-            r'^(?:\$ |Traceback \(most recent call last\)|rootdir: |[\w./-]+\.\w+:\d+: [A-Z][\w.]*$|[ \t]*--> \S+:\d+)',
+            r'^[ \t]*# [\w-]+\.\S+(?: \([^)\n]*\))? (?:will be (?:destroyed|replaced)|must be replaced)\r?$',
+            re.MULTILINE,
+        ),
+        2 * HIGH,
+    ),
+    (
+        re.compile(
+            r'^(?:\$ |Traceback \(most recent call last\)|rootdir: |[\w./-]+\.\w+:\d+: [A-Z][\w.]*$|[ \t]*--> \S+:\d+'
+            rf'|[ \t]*[✕×✗✘] \S|[ \t]*> +\d+ \||[ \t]*❯ \S+:\d+:\d+|[ \t]*❯ .*\| \d+ failed\)|{TERRAFORM_CHANGE}'
+            r'|│ +on \S+ line \d+)',
             re.MULTILINE,
         ),
         HIGH,
     ),
-    (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b'), HIGH),
-    (re.compile(r'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: )', re.MULTILINE), MID),
+    (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b|# forces replacement\b'), HIGH),
+    (
+        re.compile(
+            r'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |[ \t]+\d+:\d+ +warning +\S|(?:│ )?Warning: )',
+            re.MULTILINE,
+        ),
+        MID,
+    ),
     (re.compile(r'(?=e)\bexit (?:code|status) \d+'), MID),
     (
         re.compile(
@@ -105,7 +164,9 @@ _PROGRESS = re.compile(
     r'|[ \t]*(?:Updating (?:crates\.io index|git repository )|Locking \d+ packages?|Blocking waiting for file lock'
     r'|Downloaded \d+ crates? |Downloading crates \.\.\.)'
     r'|test .+ \.\.\. (?:ok|ignored)\b|Requirement already satisfied: |Collecting \S|[ \t]*(?:Downloading|Using cached) \S'
-    r'|[ \t]+━|go: downloading )',
+    r'|[ \t]+━|go: downloading '
+    r'|[^\s:]+: (?:Refreshing state\.\.\.|Still \w+\.\.\. \[|Reading\.\.\.|Read complete after )'
+    r'|- (?:Finding|Installing|Installed|Reusing previous version of|Using previously-installed) \S)',
     re.MULTILINE,
 )
 """Progress lines of work that went well, one a test, a crate or a package: Go's `=== RUN TestX`, `=== PAUSE`,
@@ -113,11 +174,16 @@ _PROGRESS = re.compile(
 (and `Checking`, `Downloaded`, `Fresh`, ..., each a crate at a version), `Updating crates.io index`,
 `Locking 71 packages`, `cargo test`'s `test a::b ... ok`, pip's `Requirement already satisfied: `, `Collecting `,
 `Downloading ` (indented under its `Collecting` or not, as pip 24 prints the wheels it fetches after resolving),
-`  Using cached ` and its progress bars (`   ━━━━━━ 1.2/1.2 MB`), `go: downloading`."""
-_PASSED_UNIT = re.compile(r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. )', re.MULTILINE)
-"""The verdict of one package or test binary that passed: Go's `ok  \tpkg\t0.2s` (and `?   \tpkg\t[no test files]`,
-the `PASS` over it), `cargo test`'s `test result: ok. 12 passed; ...`. Noise beside a failure, the run's verdict
-without one."""
+`  Using cached ` and its progress bars (`   ━━━━━━ 1.2/1.2 MB`), `go: downloading`; Terraform's
+`aws_s3_bucket.logs: Refreshing state... [id=logs]`, `Still creating... [10s elapsed]`, `Reading...`, `Read complete
+after 1s` and `terraform init`'s `- Installing hashicorp/aws v5.31.0...` (and `Finding`, `Installed`, `Reusing`)."""
+_PASSED_UNIT = re.compile(
+    r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. |[ \t]*PASS +\S|[ \t]*[✓✔√] \S)', re.MULTILINE
+)
+"""The verdict of one package, test binary, test file or test that passed: Go's `ok  \tpkg\t0.2s` (and
+`?   \tpkg\t[no test files]`, the `PASS` over it), `cargo test`'s `test result: ok. 12 passed; ...`, Jest's
+`PASS src/a.test.ts` and `  ✓ adds tax (3 ms)`, Mocha's `  ✔ adds tax`, Vitest's ` ✓ src/a.test.ts (6 tests) 3ms`.
+Noise beside a failure, the run's verdict without one."""
 _GO_LINE = re.compile(
     r'^(?:[ \t]*(?:=== (?P<run>RUN|CONT|NAME|PAUSE) +|--- (?P<end>PASS|FAIL|SKIP): )(?P<test>\S+)'
     r'|(?P<package>PASS|FAIL|ok |\? )|(?P<message>[ \t]+)[\w.-]+\.go:\d+: )',
@@ -132,6 +198,26 @@ _PANICKED = re.compile(r"^thread '[^'\n]*' panicked at \S+:\d+:\d+:\r?$", re.MUL
 """A Rust panic (Rust 1.73 on) whose message is on the lines under it: `thread 'x' panicked at src/a.rs:3:9:`."""
 _PANIC_LINES = 4
 """The most lines of a Rust panic's message kept with it: `assertion failed`, `  left: 1`, ` right: 2`."""
+_JS_HEADER = re.compile(
+    rf'^(?:(?P<jest>[ \t]*● \S)|(?P<vitest>{VITEST_FAILURE})|(?P<mocha>[ \t]*\d+\) \S))', re.MULTILINE
+)
+"""The header of a failing test's block (see `_js_failures`): Jest's `  ● Suite › test`, Vitest's ` FAIL  src/a.test.ts >
+Suite > test` (` FAIL  src/a.test.ts [ src/a.test.ts ]` for a file that failed to run), Mocha's `  1) Suite`."""
+_MOCHA_FAILING = re.compile(r'^[ \t]*\d+ failing\r?$', re.MULTILINE)
+_VITEST_RULE = re.compile(r'[ \t]*⎯')
+_COMPARED = re.compile(r'(?:[-+] )?(?:Expected|Received)\b|\+ expected - actual\b')
+"""What a failed assertion compared: Jest's `Expected: 90.5`, `Received: 95.25` (`Expected length:`, `Received
+value:`, ...), a diff's `- Expected` / `+ Received` heads (Jest, Vitest), Mocha's `+ expected - actual`."""
+_VALUE = re.compile(r': +\S')
+"""A value after what was compared (`Expected: 90.5`), not a diff's head (`- Expected`, `+ Received`)."""
+_DIFF_LINES = 8
+"""The most lines of a failed assertion's diff weighed: its first two (`- 90.5`, `+ 95.25`) `HIGH`, the rest `MID`."""
+_JS_FRAME = re.compile(r'at (?:[^\n()]*\()?[^\s()]+:\d+:\d+\)?\r?$')
+"""A Node stack frame, indentation read past: `at Object.<anonymous> (src/a.test.ts:42:34)`, `at src/a.test.ts:42:34`."""
+_FOREIGN_FRAME = re.compile(r'node_modules/|\(?node:|\(internal/')
+"""A frame in a dependency or in Node itself: not where the test failed."""
+_TSC_TABLE = re.compile(r'^Errors +Files\r?$', re.MULTILINE)
+_TSC_ROW = re.compile(r' +\d+ +\S')
 _SEPARATOR = re.compile(r'_(?: _)+\s*')
 """pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
@@ -163,6 +249,8 @@ def line_bonuses(lines: Joined) -> list[float]:
         result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
     _go_failures(lines, result)
     _panics(lines, result)
+    _js_failures(lines, result)
+    _tsc_table(lines, result)
     _passing(lines, result)
     return result
 
@@ -233,7 +321,7 @@ def _passing(lines: Joined, result: list[float]) -> None:
         result[index] = NOISE
     units = lines.matching(_PASSED_UNIT)
     passed = set(units)
-    if any(bonus >= MUST and index not in passed for index, bonus in enumerate(result)):
+    if any(_fails(lines.lines[index], bonus) and index not in passed for index, bonus in enumerate(result)):
         for index in units:
             result[index] = NOISE
     for start in lines.matching(_PASSES):
@@ -242,6 +330,92 @@ def _passing(lines: Joined, result: list[float]) -> None:
             if _SECTION.match(lines.lines[index]):
                 break
             result[index] = NOISE
+
+
+def _fails(line: str, bonus: float) -> bool:
+    """Whether a line of `bonus` says the run failed.
+
+    A required line does, but a verdict without a word of trouble: `Tests: 39 passed, 39 total` says all went well.
+    """
+    return bonus >= MUST and (bonus < VERDICT or ALARM.search(line) is not None)
+
+
+def _js_failures(lines: Joined, result: list[float]) -> None:
+    """Weigh what a JavaScript test runner says of each failing test, in the block under the header naming it.
+
+    A header is `MUST`: Jest's `  ● Checkout › applies the coupon`, Vitest's ` FAIL  src/a.test.ts > Checkout >
+    applies the coupon`, Mocha's `  1) Checkout` (the title goes on, indented, under it) after its `N failing`
+    verdict; before that verdict, Mocha's numbered line is the failing test in the run's list, `HIGH` as Jest's
+    `✕` line is. In its block (see `_failure_block`), why the test failed and where.
+    """
+    failing = lines.matching(_MOCHA_FAILING)
+    mocha_from = failing[0] if failing else len(lines)
+    headers: list[tuple[int, bool]] = []
+    """(index, whether indentation bounds its block) of each header, in order."""
+    for match in _JS_HEADER.finditer(lines.text):
+        index = bisect.bisect_right(lines.starts, match.start()) - 1
+        if match.group('mocha') is not None and index < mocha_from:
+            result[index] = max(result[index], HIGH)
+            continue
+        headers.append((index, match.group('vitest') is None))
+    for position, (header, indented) in enumerate(headers):
+        result[header] = max(result[header], MUST)
+        end = headers[position + 1][0] if position + 1 < len(headers) else len(lines)
+        _failure_block(lines.lines, header, end, indented=indented, result=result)
+
+
+def _failure_block(lines: Sequence[str], header: int, end: int, *, indented: bool, result: list[float]) -> None:
+    """Weigh the block of one failing JavaScript test, the lines after its `header` up to `end` at most.
+
+    `HIGH`: the message (the first line after the title: `expect(received).toBe(expected)`, `AssertionError: expected
+    95.25 to equal 90.5`, `TypeError: ...`), the values compared (Jest's `Expected: 90.5` and `Received: 95.25`, or a
+    diff's first two lines, `- 90.5` and `+ 95.25`, under its heads, `- Expected`/`+ Received` or Mocha's `+ expected
+    - actual`, which weigh `MID` as a few more lines of the diff do), and the first stack frame outside `node_modules`
+    and Node's own (`at Object.<anonymous> (src/a.test.ts:42:34)`), the place a reader opens. The failing source
+    line (Jest's `>  42 |`) and Vitest's location (` ❯ src/a.test.ts:42:34`) are the rules'.
+
+    The block ends at Vitest's rule (`⎯⎯⎯⎯[1/2]⎯`) or, `indented` (Jest, Mocha), at a line indented no deeper than
+    its header: Vitest writes the message and the frames of a failure at the left edge, under its ` FAIL ` header.
+    """
+    depth = len(lines[header]) - len(lines[header].lstrip(' \t'))
+    message = not indented  # Vitest's message is the line under its header; Jest's and Mocha's follow a blank line
+    titled = not indented
+    framed = compared = False
+    diff_lines = 0
+    for index in range(header + 1, end):
+        line = lines[index]
+        content = line.lstrip(' \t')
+        if not content.strip():
+            message, titled = message or not titled, True
+            continue
+        if _VITEST_RULE.match(line) or (indented and len(line) - len(content) <= depth):
+            return
+        if message:
+            result[index] = max(result[index], HIGH)
+            message = False
+            compared = compared or _COMPARED.match(content) is not None
+        elif _COMPARED.match(content):
+            result[index] = max(result[index], HIGH if _VALUE.search(content) else MID)
+            compared = True
+        elif compared and content[:1] in '-+' and diff_lines < _DIFF_LINES:
+            result[index] = max(result[index], HIGH if diff_lines < 2 else MID)
+            diff_lines += 1
+        elif not framed and _JS_FRAME.match(content) and not _FOREIGN_FRAME.search(content):
+            result[index] = max(result[index], HIGH)
+            framed = True
+
+
+def _tsc_table(lines: Joined, result: list[float]) -> None:
+    """Weigh `tsc`'s table of errors per file (`Errors  Files`, then `     4  src/a.ts:3`) `LOW`, and no more.
+
+    It counts again the errors listed above it: the paths it repeats would win it the budget from the errors.
+    """
+    for header in lines.matching(_TSC_TABLE):
+        result[header] = LOW
+        for index in range(header + 1, len(lines)):
+            if not _TSC_ROW.match(lines.lines[index]):
+                break
+            result[index] = LOW
 
 
 def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:
