@@ -324,6 +324,8 @@ class _Phrases:
 _WORD_RUN = re.compile(r'\w+')
 _FEW_PHRASES = 16
 """Up to this many quoted phrases are looked for one by one in each text (see `_Phrases`)."""
+_FEW_TOKENS = 64
+"""Up to this many quoted tokens are looked for one by one in a text before its tokens are read (`_holds_quoted`)."""
 
 
 class _Tree:
@@ -569,6 +571,8 @@ class _Tree:
         if self._quoted_phrases.held(text):
             return True
         tokens = self._quoted_tokens
+        if len(tokens) > _FEW_TOKENS:  # the text's tokens read once, not a look for each fact
+            return not token_set(text).isdisjoint(tokens)
         return any(fact in text for fact in tokens) and not token_set(text).isdisjoint(tokens)
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
@@ -586,8 +590,10 @@ class _Tree:
         missing = [fact for fact in quoted if fact not in held]
         if not missing:
             return
+        check = self._deadline.check
         for choice in self._choices:
             if isinstance(choice, _Unit):
+                check()  # each unit is looked at for every missing fact: thousands of looks between two checks
                 pinned = [fact for fact in missing if fact in choice.text and fact not in choice.facts]
                 if pinned:
                     choice.facts = (*choice.facts, *pinned)
