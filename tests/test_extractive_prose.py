@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import pytest
@@ -216,3 +217,23 @@ def test_a_raw_html_page_keeps_its_title_and_headings_over_its_markup() -> None:
     bonuses = prose.line_bonuses(Joined(page.split('\n')))
     paragraph = page.split('\n').index(next(line for line in page.split('\n') if line.startswith('<p>Option 3 ')))
     assert bonuses[paragraph] >= 0  # a paragraph in tags is text
+
+
+def test_an_rss_feeds_links_are_text_not_a_pages_head_tags() -> None:
+    """`<link>https://...</link>` is a feed item's URL, what a reader follows; a page's head `<link rel=...>` is not."""
+    items = [
+        [
+            '<item>',
+            f'<title>Post number {n} about caching</title>',
+            f'<link>https://blog.example.com/posts/{n}-caching</link>',
+            f'<description>Some summary text of the post {n} that goes on for a while and says things.</description>',
+            '</item>',
+        ]
+        for n in range(30)
+    ]
+    text = '\n'.join(['<?xml version="1.0"?>', '<rss><channel>', *itertools.chain(*items), '</channel></rss>'])
+    summary = summarize(text, budget_tokens=800)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert sum(line.startswith('<title>Post') for line in kept) >= 10
+    assert sum(line.startswith('<link>') for line in kept) >= 10

@@ -109,3 +109,17 @@ def test_a_long_line_that_is_almost_a_table_line_is_read_in_linear_time(line: st
     chains = enclosing(ContentKind.PROSE, lines)
     assert time.monotonic() - started < 2  # about 0.05 s
     assert chains == [()] * len(lines)
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        'id,name,notes\n1,a,"x"\n2,b,"y"\n3,big,"' + 'lorem ' * 30_000 + '"\n',
+        '$ ./gen\nValueError: bad\n\nkey,"' + 'word ' * 40_000 + '"\n',
+    ],
+    ids=['a row', 'first in its block'],
+)
+def test_a_quoted_field_longer_than_the_csv_modules_limit_is_no_error(text: str) -> None:
+    """The `csv` module refuses a field over 128 KB (`field larger than field limit`): a line holding one is no row."""
+    summary = summarize(text, budget_tokens=200)
+    assert isinstance(summary, str) and summary

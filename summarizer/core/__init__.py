@@ -38,7 +38,7 @@ from ._config import (
     SummarizerConfig,
     ToolRule,
 )
-from ._facts import all_parts, fact_kinds, mentions, quoted_strings, referred_facts, token_set
+from ._facts import all_parts, fact_kinds, mention_pattern, mentions, quoted_strings, referred_facts, token_set
 from ._grounding import CUT, Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
 from ._lazy import lazy_exports
 from ._pg_url import SCHEME, PgUrl, secrets_in
@@ -132,6 +132,7 @@ __all__ = [
     'json_text',
     'lazy_exports',
     'make_folders',
+    'mention_pattern',
     'mentions',
     'message_texts',
     'nested_deeper_than',

@@ -459,9 +459,19 @@ def mentions(text: str, fact: str) -> bool:
     token goes on at either end. Reads all of `text`: to test many facts against one text, test
     them against its `token_set`.
     """
+    pattern = mention_pattern(fact)
+    return fact in token_set(text) if pattern is None else pattern.search(text) is not None
+
+
+def mention_pattern(fact: str) -> re.Pattern[str] | None:
+    """What finds `fact` whole in a text (see `mentions`); None for a single token, which `token_set` holds.
+
+    For a caller testing many facts against many texts: compiled once a fact, not looked up in `re`'s cache of
+    512 patterns, which thousands of facts would go round.
+    """
     if _TOKEN.fullmatch(fact):
-        return fact in token_set(text)
-    return re.search(rf'(?<![\w.-]){re.escape(fact)}(?!\w|[.-]\w)', text) is not None
+        return None
+    return re.compile(rf'(?<![\w.-]){re.escape(fact)}(?!\w|[.-]\w)')
 
 
 def quoted_strings(text: str) -> list[str]:

@@ -130,5 +130,16 @@ def split_rows(lines: Sequence[str]) -> list[tuple[str, ...]]:
     commas = Counter(line.count(',') for line in sample)
     count, agreeing = commas.most_common(1)[0] if commas else (0, 0)
     if count >= 2 and agreeing >= _PRESENT * len(sample):
-        return [tuple(next(csv.reader([line]), ())) for line in lines]  # line by line: rows stay aligned with lines
+        try:
+            return [tuple(next(csv.reader([line]), ())) for line in lines]  # line by line: rows stay aligned with lines
+        except csv.Error:  # a quoted field over the module's limit (128 KB): that line is one cell
+            return [_csv_row(line) for line in lines]
     return list(map(tuple, map(str.split, lines)))
+
+
+def _csv_row(line: str) -> tuple[str, ...]:
+    """`line`'s cells as CSV, or `line` whole where the `csv` module refuses it (`field larger than field limit`)."""
+    try:
+        return tuple(next(csv.reader([line]), ()))
+    except csv.Error:
+        return (line,)

@@ -556,7 +556,10 @@ def _fields(line: str, delimiter: str) -> int:
     """How many fields `line` holds between `delimiter`s: by counting, or as the `csv` module reads a quoted one."""
     if '"' not in line:
         return line.count(delimiter) + 1
-    return len(next(csv.reader([line], delimiter=delimiter)))  # one line in, one row out (`[]` for '')
+    try:
+        return len(next(csv.reader([line], delimiter=delimiter)))  # one line in, one row out (`[]` for '')
+    except csv.Error:  # a quoted field over the module's limit (128 KB): a blob, no table's row
+        return 0
 
 
 def _names(line: str, delimiter: str) -> bool:

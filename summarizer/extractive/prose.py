@@ -87,9 +87,12 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
 
 
 _NOT_TEXT = re.compile(
-    r'^[ \t]*+<(?:script|style|link|meta|noscript|svg|path|iframe|!--)(?![\w-])', re.IGNORECASE | re.MULTILINE
+    r'^[ \t]*+<(?:(?:script|style|noscript|svg|iframe|!--)(?![\w-])|(?:link|meta|path)[ \t/])',
+    re.IGNORECASE | re.MULTILINE,
 )
-"""A line that opens what a browser does not show as text: a script, a style sheet, a tag of the page's head."""
+"""A line that opens what a browser does not show as text: a script, a style sheet, a tag of the page's head. A
+`<link`, `<meta` or `<path` only with attributes, as HTML and SVG write them: an RSS feed's `<link>https://...</link>`
+is an item's URL, a config's `<path>/var/lib</path>` a value."""
 _TAGGED = re.compile(r'^(?:[^<\n]*+<[^<>\n]*+>){3}', re.MULTILINE)
 """A line of three tags or more: markup, whose share of text tells a paragraph from a menu."""
 _TAG = re.compile(r'<[^<>\n]*+>')

@@ -41,8 +41,9 @@ from ..core import (
     fact_kinds,
     in_chunks,
     items_marker,
-    mentions,
+    mention_pattern,
     quoted_strings,
+    token_set,
 )
 from . import lines as text_lines
 from ._kinds import ContentKind, detect_kind
@@ -283,6 +284,50 @@ _Path = tuple[str, ...]
 """A JSON path with list positions as `*`: the values under one path form a column."""
 
 
+class _Phrases:
+    r"""Quoted facts of several tokens, each with its pattern (`core.mention_pattern`), looked for in many texts.
+
+    A few are looked for one by one. More are found by a word of each (a run of `\w`, the rarest among them): a
+    fact found whole has each of its words whole in the text, its ends held by the pattern's look-arounds, so a
+    text is read for its words once, and only the facts of words it holds are looked for, not thousands per item
+    of a long list.
+    """
+
+    def __init__(self, phrases: Sequence[tuple[str, re.Pattern[str]]]) -> None:
+        self._each: list[tuple[str, re.Pattern[str]]] = []
+        self._by_word: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        if len(phrases) <= _FEW_PHRASES:
+            self._each = list(phrases)
+            return
+        words = {fact: _WORD_RUN.findall(fact) for fact, _ in phrases}
+        counts = Counter(word for found in words.values() for word in set(found))
+        for fact, pattern in phrases:
+            if words[fact]:
+                self._by_word.setdefault(min(words[fact], key=counts.__getitem__), []).append((fact, pattern))
+            else:
+                self._each.append((fact, pattern))
+
+    def held(self, text: str) -> bool:
+        """Whether `text` holds one of the facts whole."""
+        if any(fact in text and pattern.search(text) for fact, pattern in self._each):
+            return True
+        by_word = self._by_word
+        if not by_word:
+            return False
+        for word in set(_WORD_RUN.findall(text)):
+            found = by_word.get(word)
+            if found is not None and any(fact in text and pattern.search(text) for fact, pattern in found):
+                return True
+        return False
+
+
+_WORD_RUN = re.compile(r'\w+')
+_FEW_PHRASES = 16
+"""Up to this many quoted phrases are looked for one by one in each text (see `_Phrases`)."""
+_FEW_TOKENS = 64
+"""Up to this many quoted tokens are looked for one by one in a text before its tokens are read (`_holds_quoted`)."""
+
+
 class _Tree:
     """The content as choices (units, items) with costs and facts, and the greedy that makes them."""
 
@@ -300,6 +345,11 @@ class _Tree:
         self._deadline = deadline
         self._steps = 0
         self._quoted = frozenset(quoted)
+        patterns = {fact: mention_pattern(fact) for fact in self._quoted}
+        self._quoted_tokens = frozenset(fact for fact, pattern in patterns.items() if pattern is None)
+        """The quoted facts of one token, which a text holds when its `token_set` does."""
+        self._quoted_phrases = _Phrases([(fact, pattern) for fact, pattern in patterns.items() if pattern is not None])
+        """The quoted facts of several tokens (a name, a phrase, a URL), each with what finds it whole."""
         self._kinds: dict[str, str] = {}
         self._found: dict[str, tuple[str, ...]] = {}
         self._fields: dict[str, tuple[tuple[str, ...], float, float]] = {}
@@ -514,9 +564,16 @@ class _Tree:
     def _holds_quoted(self, text: str) -> bool:
         """Whether `text` holds a fact later turns quote, whole (`mentions`): a token, or a phrase or URL of several.
 
-        Only a text holding it as a substring can, which is told first in one C call a fact.
+        Only a text holding it as a substring can, which is told first in one C call a fact; then a phrase's
+        pattern, compiled once, and the text's tokens, read once for all the tokens quoted (it runs per item
+        of a long list: `mentions` per fact read a text's tokens again for each).
         """
-        return any(fact in text and mentions(text, fact) for fact in self._quoted)
+        if self._quoted_phrases.held(text):
+            return True
+        tokens = self._quoted_tokens
+        if len(tokens) > _FEW_TOKENS:  # the text's tokens read once, not a look for each fact
+            return not token_set(text).isdisjoint(tokens)
+        return any(fact in text for fact in tokens) and not token_set(text).isdisjoint(tokens)
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the units whose text holds it, where none has it as a fact yet.
@@ -533,8 +590,10 @@ class _Tree:
         missing = [fact for fact in quoted if fact not in held]
         if not missing:
             return
+        check = self._deadline.check
         for choice in self._choices:
             if isinstance(choice, _Unit):
+                check()  # each unit is looked at for every missing fact: thousands of looks between two checks
                 pinned = [fact for fact in missing if fact in choice.text and fact not in choice.facts]
                 if pinned:
                     choice.facts = (*choice.facts, *pinned)
