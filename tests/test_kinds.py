@@ -323,3 +323,35 @@ def test_typescript_and_terraform_sources_stay_code() -> None:
     with the action's symbol (`  ~ resource`), as source never does."""
     assert detect_kind(TYPESCRIPT_TEST_SOURCE) is ContentKind.CODE
     assert detect_kind(HCL_SOURCE) is ContentKind.CODE
+
+
+def _commits(count: int) -> list[str]:
+    return [
+        line
+        for number in range(count)
+        for line in (
+            f'commit {number}6c66f45193fa65125ca06328817927d6bbc2b2{number}',
+            'Author: Ada Lovelace <ada@example.org>',
+            f'Date:   Mon Oct {number + 7} 10:00:00 2019 +0200',
+            '',
+            f'    Fix retry loop {number}',
+            '',
+        )
+    ]
+
+
+def test_git_log_output_is_a_diff_and_a_document_quoting_two_commits_is_not() -> None:
+    """`git log` opens with its first commit (a prompt at most above it); release notes that quote two commits
+    under sixty paragraphs keep their headings and prose rules."""
+    assert detect_kind('\n'.join(_commits(3))) is ContentKind.DIFF
+    assert detect_kind('\n'.join(['$ git log -3', *_commits(3)])) is ContentKind.DIFF
+    notes = [
+        '# Release 4.2',
+        '',
+        *(f'Paragraph {k} explains what changed in the scheduler and why operators should care.' for k in range(60)),
+        '',
+        '## The commits',
+        '',
+        *_commits(2),
+    ]
+    assert detect_kind('\n'.join(notes)) is ContentKind.PROSE

@@ -161,7 +161,7 @@ def _text_kind(text: str) -> ContentKind:
         return ContentKind.JSON_TEXT
     if _DIFF_GIT.search(sample) or (_DIFF_FILES.search(sample) and _HUNK.search(sample)):
         return ContentKind.DIFF
-    if len(COMMIT.findall(sample)) >= 2 and len(_AUTHOR.findall(sample)) >= 2:  # `git log` without its patches
+    if _git_log(sample):
         return ContentKind.DIFF
     lines = sum(1 for line in sample.splitlines() if line.strip())
     if sum(map(len, _BASE64.findall(sample))) > 0.8 * len(stripped):  # an encoded file: no lines to keep
@@ -189,6 +189,25 @@ def _text_kind(text: str) -> ContentKind:
         return ContentKind.SHELL
     # Fewer than three lines (a field's value, a one-line message) are too few to tell code by.
     return ContentKind.CODE if lines >= 3 and _is_code(sample, lines) else ContentKind.PROSE
+
+
+def _git_log(sample: str) -> bool:
+    """Whether `sample` is `git log` output without its patches: it opens with a commit, and holds two with authors.
+
+    Opens with: within its first few lines (a `$ git log` prompt above it), so a document quoting two commits
+    further down (release notes) stays a document.
+    """
+    first = COMMIT.search(sample)
+    return (
+        first is not None
+        and sample.count('\n', 0, first.start()) < _GIT_LOG_START
+        and len(COMMIT.findall(sample)) >= 2
+        and len(_AUTHOR.findall(sample)) >= 2
+    )
+
+
+_GIT_LOG_START = 3
+"""Lines above a `git log`'s first commit at most: a prompt, the command, a blank line."""
 
 
 def _is_code(sample: str, lines: int) -> bool:
