@@ -46,3 +46,19 @@ def test_a_repeated_line_holding_a_quoted_url_is_not_folded_away() -> None:
     summary = summarize(text, budget_tokens=120, quoted=('/api/orders?page=37&per_page=50',))
     assert isinstance(summary, str)
     assert lines[37] in kept_lines(text, summary)
+
+
+def test_a_logs_last_record_is_kept_though_it_is_like_the_first() -> None:
+    """Where a log ended (its latest record) is what a reader checks first, a repeat of the first line's shape or
+    not: it is never folded into that line."""
+    lines = [
+        f'2025-02-03T10:{n // 60:02d}:{n % 60:02d}.000Z INFO  http GET /api/orders/{n} 200 {12 + n}ms'
+        for n in range(90)
+    ]
+    lines[40] = '2025-02-03T10:00:40.000Z ERROR payments charge ord_40 failed: upstream timeout after 5000ms'
+    text = '\n'.join(lines)
+    summary = summarize(text, budget_tokens=200)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert lines[40] in kept
+    assert kept[-1] == lines[-1]

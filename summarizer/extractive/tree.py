@@ -660,11 +660,12 @@ class _Tree:
         offered: dict[int, list[tuple[int, str, tuple[str, ...], float]]] = {}
         """Line index -> its pieces offered as units: (piece number, piece, facts, bonus)."""
         fillers_end = len(plain) - _TAIL_LINES
+        last = len(plain) - 1  # a text's last line, a repeat or not, says where it ended (a log's latest record)
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if key in seen and bonuses[number] < HIGH and not self._holds_quoted(line):
+            if key in seen and bonuses[number] < HIGH and number != last and not self._holds_quoted(line):
                 counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
                 continue
             seen.add(key)
