@@ -72,8 +72,8 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
     A page fetched as HTML spends most of its characters on what no reader reads: `<script>` and
     `<style>` blocks, `<link>` and `<meta>` tags, and navigation lists, whose `<li><a href=...>` lines
     hold a word or two of text in a hundred characters of tags. They weigh as a scraped page's menus do,
-    unless a rule values them as a heading or a later turn quotes them; the article's paragraphs, headings
-    and code stay what is read.
+    unless a rule values them as a heading or a later turn quotes them; the article's paragraphs, headings,
+    table cells and code stay what is read.
     """
     if '<' not in lines.text:
         return
@@ -82,7 +82,11 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
             bonuses[index] = NOISE
     for index in lines.matching(_TAGGED):
         line = lines.lines[index]
-        if bonuses[index] < MID and len(_TAG.sub('', line).strip()) < _TEXT_SHARE * len(line):
+        if (
+            bonuses[index] < MID
+            and len(_TAG.sub('', line).strip()) < _TEXT_SHARE * len(line)
+            and not _CELL.search(line)
+        ):
             bonuses[index] = NOISE
 
 
@@ -96,6 +100,8 @@ is an item's URL, a config's `<path>/var/lib</path>` a value."""
 _TAGGED = re.compile(r'^(?:[^<\n]*+<[^<>\n]*+>){3}', re.MULTILINE)
 """A line of three tags or more: markup, whose share of text tells a paragraph from a menu."""
 _TAG = re.compile(r'<[^<>\n]*+>')
+_CELL = re.compile(r'<t[dh][\s>]', re.IGNORECASE)
+"""A table's cell: data however styled (an invoice's `<td style="...">$1,357.40</td>`), no page's chrome."""
 _TEXT_SHARE = 0.2
 """Below this share of its characters in text (its tags taken out), a line is markup: `<li class="nav-item"><a
 href="/docs/6">Section 6</a></li>` holds 9 characters of text in 56."""
