@@ -985,3 +985,38 @@ def test_a_plans_attribute_is_placed_by_its_resource_and_an_eslint_problem_by_it
     )
     eslint = ESLINT.split('\n')
     assert enclosing(ContentKind.SHELL, eslint)[6] == (0,)
+
+
+def test_unittests_passing_lines_give_way_to_its_failure() -> None:
+    """`python -m unittest -v` / Django's runner: a line a passing test, then the failure's block. Beside a failure
+    the passing tests' lines weigh nothing, so the budget goes to what failed and why."""
+    passing = [f'test_total_{n} (shop.tests.CartTests.test_total_{n}) ... ok' for n in range(60)]
+    text = '\n'.join(
+        [
+            *passing[:30],
+            'test_refund_rounding (shop.tests.RefundTests.test_refund_rounding) ... FAIL',
+            *passing[30:],
+            'test_legacy_export (shop.tests.ExportTests.test_legacy_export) ... skipped "needs S3"',
+            '',
+            '======================================================================',
+            'FAIL: test_refund_rounding (shop.tests.RefundTests.test_refund_rounding)',
+            '----------------------------------------------------------------------',
+            'Traceback (most recent call last):',
+            '  File "/code/shop/tests.py", line 212, in test_refund_rounding',
+            '    self.assertEqual(refund.amount, Decimal("10.05"))',
+            "AssertionError: Decimal('10.04') != Decimal('10.05')",
+            '',
+            '----------------------------------------------------------------------',
+            'Ran 62 tests in 0.412s',
+            '',
+            'FAILED (failures=1, skipped=1)',
+        ]
+    )
+    assert detect_kind(text) is ContentKind.SHELL
+    summary = summarize(text, budget_tokens=120)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert "AssertionError: Decimal('10.04') != Decimal('10.05')" in kept
+    assert '    self.assertEqual(refund.amount, Decimal("10.05"))' in kept
+    assert 'FAILED (failures=1, skipped=1)' in kept
+    assert not any(line in kept for line in passing)
