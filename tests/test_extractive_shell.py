@@ -1020,3 +1020,25 @@ def test_unittests_passing_lines_give_way_to_its_failure() -> None:
     assert '    self.assertEqual(refund.amount, Decimal("10.05"))' in kept
     assert 'FAILED (failures=1, skipped=1)' in kept
     assert not any(line in kept for line in passing)
+
+
+def test_a_cargo_build_that_passed_keeps_its_finished_line() -> None:
+    """`cargo run`: whether the build passed is its `Finished` line, beside the program's own errors after it: the
+    program failed, not the build."""
+    finished = '    Finished `dev` profile [unoptimized + debuginfo] target(s) in 12.84s'
+    text = '\n'.join(
+        [
+            '    Updating crates.io index',
+            *(f'   Compiling dep{n} v0.{n}.0' for n in range(80)),
+            '   Compiling app v0.1.0 (/home/dev/app)',
+            finished,
+            '     Running `target/debug/app`',
+            *(f'order ord_{7000 + n} total {n * 13 % 900}.{n % 100:02d} EUR status shipped' for n in range(60)),
+            'warning: 3 orders had no carrier',
+            'error: export failed: disk full (wrote 2.1 GB of 3.0 GB)',
+        ]
+    )
+    assert detect_kind(text) is ContentKind.SHELL
+    summary = summarize(text, budget_tokens=55)
+    assert isinstance(summary, str)
+    assert finished in kept_lines(text, summary)

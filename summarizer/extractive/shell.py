@@ -62,6 +62,7 @@ VERDICT_LINE = (
     r'|[ \t]*\d+ (?:passing \(\d|failing\r?$)|Found \d+ errors?\b|✖ \d+ problems? \('
     r'|test result: (?:ok|FAILED)\. |error: (?:could not compile `|aborting due to )|Successfully installed '
     r'|Plan: \d+ to add, |(?:Apply|Destroy) complete! Resources: |No changes\. (?:Your i|I)nfrastructure '
+    r'|[ \t]*Finished `?\w+`? (?:profile \[|target\(s\) in )'
 )
 """The start of a run's verdict line, per tool (a pattern's text, to match at a line start): pytest's
 `=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
@@ -71,7 +72,9 @@ pip's `Successfully installed x-1.0`; Jest's `Test Suites: 1 failed, 6 passed, 7
 ` Test Files  1 failed | 3 passed (4)` and `      Tests  1 failed | 38 passed (39)`, Mocha's `  38 passing (2s)` and
 `  1 failing`, `tsc`'s `Found 14 errors in 4 files.` (`Found 1 error.`), ESLint's `✖ 12 problems (3 errors, 9
 warnings)`, Terraform's `Plan: 1 to add, 0 to change, 0 to destroy.`, `Apply complete! Resources: ...`, `Destroy
-complete! ...` and `No changes. Your infrastructure matches the configuration.`. What ranks it, tells command output
+complete! ...` and `No changes. Your infrastructure matches the configuration.`, cargo's `    Finished `dev` profile
+[unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`). What ranks it, tells
+command output
 and places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
