@@ -240,10 +240,13 @@ def test_an_rss_feeds_links_are_text_not_a_pages_head_tags() -> None:
 
 
 def test_a_styled_table_row_of_an_html_email_is_data_not_markup() -> None:
-    """An invoice's rows hold a few characters of text among their inline styles: they are what the mail says."""
+    """An invoice's rows hold a few characters of text among their inline styles: they are what the mail says. So
+    is a `<summary>`'s title among its tags."""
     style = 'style="padding:4px 8px;border-bottom:1px solid #e5e7eb;font-family:Helvetica,Arial,sans-serif"'
     rows = [f'<tr><td {style}>Line {k}</td><td {style}>$1,{k}57.40</td></tr>' for k in range(3)]
     nav = '<li class="nav-item"><a class="nav-link" href="/account/billing/invoices">Invoices</a></li>'
-    bonuses = prose.line_bonuses(Joined(['<table>', *rows, '</table>', '<ul>', nav, nav, '</ul>']))
+    details = '<details><summary><b>Config</b></summary>'
+    bonuses = prose.line_bonuses(Joined(['<table>', *rows, '</table>', '<ul>', nav, nav, '</ul>', details]))
     assert all(bonus >= 0 for bonus in bonuses[1:4])
     assert bonuses[6] == NOISE
+    assert bonuses[9] >= 0  # a collapsed section's title in Markdown

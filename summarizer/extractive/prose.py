@@ -100,8 +100,9 @@ is an item's URL, a config's `<path>/var/lib</path>` a value."""
 _TAGGED = re.compile(r'^(?:[^<\n]*+<[^<>\n]*+>){3}', re.MULTILINE)
 """A line of three tags or more: markup, whose share of text tells a paragraph from a menu."""
 _TAG = re.compile(r'<[^<>\n]*+>')
-_CELL = re.compile(r'<t[dh][\s>]', re.IGNORECASE)
-"""A table's cell: data however styled (an invoice's `<td style="...">$1,357.40</td>`), no page's chrome."""
+_CELL = re.compile(r'<(?:t[dh]|summary|caption)[\s>]', re.IGNORECASE)
+"""A table's cell or caption, a collapsed section's title: text however styled (an invoice's `<td style="...">$1,357.40</td>`,
+Markdown's `<details><summary><b>Config</b></summary>`), no page's chrome."""
 _TEXT_SHARE = 0.2
 """Below this share of its characters in text (its tags taken out), a line is markup: `<li class="nav-item"><a
 href="/docs/6">Section 6</a></li>` holds 9 characters of text in 56."""
