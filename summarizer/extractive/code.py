@@ -95,8 +95,8 @@ read whole (`*+`, `++`: never given back to try the line again from inside them)
 followed by a space, so no two ways to split them compete, and each `[^\\n]*` is tried from one place."""
 _ALIKE = HIGH / 2
 """A definition like one above it but for its numbers (`formatLine3` after `formatLine0`, `test_case_12`), or the
-same again (`def __init__(self):` of another class): still above a body's line, no longer level with the distinct
-definitions it would crowd out (each stays `HIGH`). In a read without numbers the tree then folds a line seen
+same again (`def __init__(self):` of another class): still above a body's line, below the distinct definitions it
+would crowd out (each stays `HIGH`). In a read without numbers the tree then folds a line seen
 before as a repeat, whose facts count and whose tokens do not; it still comes with a kept line it places."""
 _DIGITS = re.compile(r'\d+')
 
