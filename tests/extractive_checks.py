@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import re
 
+from summarizer.extractive import summarize
 from summarizer.pipeline._originals import READ_HINT
 
 MARKER = re.compile(rf'^… (\d+) (?:similar )?lines? omitted …(?:{re.escape(READ_HINT)})?$')
 """A marker, with the pipeline's hint naming the read tool when the original was stored."""
+
+
+def summary_lines(
+    text: str, *, budget_tokens: int, quoted: tuple[str, ...] = (), quoted_budget_tokens: int | None = None
+) -> list[str]:
+    """The lines of `text` its summary at `budget_tokens` keeps (`kept_lines`), the summary checked to be a string."""
+    summary = summarize(text, budget_tokens=budget_tokens, quoted=quoted, quoted_budget_tokens=quoted_budget_tokens)
+    assert isinstance(summary, str)
+    return kept_lines(text, summary)
 
 
 def kept_lines(original: str, summary: str) -> list[str]:

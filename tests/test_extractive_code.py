@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from extractive_checks import kept_lines
+from extractive_checks import summary_lines
 
-from summarizer.extractive import code, summarize
+from summarizer.extractive import code
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.lines import HIGH, LOW, MID, Joined
 from summarizer.extractive.outline import enclosing
@@ -38,9 +38,7 @@ NUMBERED = '\n'.join(f'{number:6}\t{line}' for number, line in enumerate(SOURCE,
 
 def test_a_numbered_read_keeps_its_outline_and_the_quoted_line_verbatim() -> None:
     assert detect_kind(NUMBERED) is ContentKind.CODE
-    summary = summarize(NUMBERED, budget_tokens=400, quoted=('adjust_17',))
-    assert isinstance(summary, str)
-    kept = kept_lines(NUMBERED, summary)
+    kept = summary_lines(NUMBERED, budget_tokens=400, quoted=('adjust_17',))
     assert '     5\tclass InventoryStore:' in kept
     assert '     8\t    def __init__(self, root: Path) -> None:' in kept
     assert any(line.endswith('    def adjust_17(self, sku: str, delta: int) -> int:') for line in kept)
@@ -52,9 +50,7 @@ def test_a_numbered_read_keeps_its_outline_and_the_quoted_line_verbatim() -> Non
 def test_plain_source_keeps_imports_and_signatures() -> None:
     text = '\n'.join(SOURCE)
     assert detect_kind(text) is ContentKind.CODE
-    summary = summarize(text, budget_tokens=300)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=300)
     assert {'import json', 'from pathlib import Path', 'class InventoryStore:'} <= set(kept)
 
 
@@ -84,9 +80,7 @@ def test_a_kept_code_line_brings_its_definitions() -> None:
     numbered = '\n'.join(f'{number:>6}\t{line}' for number, line in enumerate(COMPILER.split('\n'), start=1))
     for text in (COMPILER, numbered):
         wanted = next(line for line in text.split('\n') if 'fetch_returned_rows_3(' in line)
-        summary = summarize(text, budget_tokens=120, quoted=('self.connection.ops.fetch_returned_rows_3',))
-        assert isinstance(summary, str)
-        kept = kept_lines(text, summary)
+        kept = summary_lines(text, budget_tokens=120, quoted=('self.connection.ops.fetch_returned_rows_3',))
         assert wanted in kept
         before = kept[: kept.index(wanted)]
         assert any('def execute_batch_3(' in line for line in before)
@@ -158,9 +152,7 @@ def test_a_typescript_class_read_keeps_its_class_and_methods_with_their_numbers(
     fromJSON(...)`, the constructor) and an arrow function bound to an exported name are its outline."""
     text = _numbered(CART_TS)
     assert detect_kind(text) is ContentKind.CODE
-    summary = summarize(text, budget_tokens=260)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=260)
     for number, line in enumerate(CART_TS, start=1):
         if line.lstrip().startswith(('export ', 'async addItem(', 'get total(', 'static fromJSON(', 'constructor(')):
             assert f'{number:>6}\t{line}' in kept
@@ -197,9 +189,7 @@ INVOICES_JAVA = [
 def test_a_java_file_keeps_its_class_and_method_signatures() -> None:
     text = '\n'.join(INVOICES_JAVA)
     assert detect_kind(text) is ContentKind.CODE
-    summary = summarize(text, budget_tokens=220)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=220)
     assert {'public final class InvoiceParser {', *JAVA_METHODS} <= set(kept)
     assert sum('LOG.info(' in line for line in kept) < 12  # of 36: the bodies are what went
 
@@ -236,9 +226,7 @@ def test_kotlin_funs_and_go_methods_on_receivers_are_kept() -> None:
     for source, wanted in ((ACTIVITY_KT, KOTLIN_FUNS), (SERVER_GO, GO_FUNCS)):
         text = '\n'.join(source)
         assert detect_kind(text) is ContentKind.CODE
-        summary = summarize(text, budget_tokens=150)
-        assert isinstance(summary, str)
-        kept = kept_lines(text, summary)
+        kept = summary_lines(text, budget_tokens=150)
         assert set(wanted) <= set(kept)
 
 
@@ -317,9 +305,7 @@ def test_a_kept_body_line_brings_its_method_and_class_where_braces_stand_alone()
     """C#'s layout puts a block's `{` on a line of its own: the body under it is still placed by the signature above
     the brace and by the class, numbered or not."""
     for text in ('\n'.join(INVOICE_CS), _numbered(INVOICE_CS)):
-        summary = summarize(text, budget_tokens=90, quoted=('region-4',))
-        assert isinstance(summary, str)
-        kept = kept_lines(text, summary)
+        kept = summary_lines(text, budget_tokens=90, quoted=('region-4',))
         wanted = next(line for line in kept if 'region-4' in line)
         before = kept[: kept.index(wanted)]
         assert any(line.endswith('public decimal Total4(IEnumerable<Line> lines)') for line in before)
@@ -350,9 +336,7 @@ def test_definitions_alike_but_for_a_number_leave_room_for_the_distinct_ones() -
     """Twelve `formatLineN` helpers, then the routes: the first helper and the routes are kept, not every helper
     (each of which would otherwise weigh as much as the first, and more than a route)."""
     text = _numbered(FORMATTERS)
-    summary = summarize(text, budget_tokens=180)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=180)
     for wanted in ('export function formatLine0(', "app.get('/ledger/:account'", "app.post('/ledger/entries'"):
         assert any(wanted in line for line in kept), wanted
     assert sum('export function formatLine' in line for line in kept) < 12

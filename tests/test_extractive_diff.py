@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extractive_checks import kept_lines
+from extractive_checks import kept_lines, summary_lines
 
 from summarizer.core import content_tokens
 from summarizer.extractive import summarize
@@ -77,9 +77,7 @@ def test_a_quoted_line_of_a_long_diff_beats_the_headers_of_other_files() -> None
         lines += [f'+    value_{number}_{j} = lookup("key-{number}-{j}")' for j in range(8)]
         lines += [f'     tail_{j}()' for j in range(3)]
     text = '\n'.join(lines)
-    summary = summarize(text, budget_tokens=980, quoted=('key-59-3',))
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=980, quoted=('key-59-3',))
     quoted = '+    value_59_3 = lookup("key-59-3")'
     assert quoted in kept
     before = kept[: kept.index(quoted)]
@@ -97,9 +95,7 @@ def test_a_removed_comment_line_is_no_file_header() -> None:
     assert placing[lines.index('-DROP INDEX idx_orders_customer;')] == (2, 1, 0)  # its hunk, then its file
     assert placing[lines.index('--- drop the index first')] == (2, 1, 0)
     text = '\n'.join(lines)
-    summary = summarize(text, budget_tokens=60, quoted=('idx_orders_customer',))
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=60, quoted=('idx_orders_customer',))
     assert kept[:3] == ['--- a/db/migrate.sql', '+++ b/db/migrate.sql', '@@ -1,40 +1,39 @@']
     assert '-DROP INDEX idx_orders_customer;' in kept
 
@@ -122,9 +118,7 @@ def test_git_show_keeps_each_commits_subject_before_its_hunks() -> None:
     text = '\n'.join(commits)
     assert detect_kind(text) is ContentKind.DIFF
     for quoted in ((), ('compute_2', 'handler_3')):
-        summary = summarize(text, budget_tokens=len(text) // 16, quoted=quoted)
-        assert isinstance(summary, str)
-        kept = kept_lines(text, summary)
+        kept = summary_lines(text, budget_tokens=len(text) // 16, quoted=quoted)
         assert '    Fixed #30856 -- Combined fast-delete queries.' in kept
         assert '    Retry refunds on 503.' in kept
         assert 'diff --git a/src/shop/pay.py b/src/shop/pay.py' in kept
@@ -180,9 +174,7 @@ def test_a_kept_removed_line_comes_with_the_line_that_replaced_it() -> None:
     assert chains[removed + 1] == chains[removed][:-1]  # an added line: its hunk and file only
     assert chains[lines.index('-    legacy_flush()')] == (len(lines) - 3, 0)  # a deletion: nothing replaced it
     text = '\n'.join(lines)
-    summary = summarize(text, budget_tokens=len(text) // 20, quoted=('compute_3(context_3_0)',))
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=len(text) // 20, quoted=('compute_3(context_3_0)',))
     at = kept.index('-    result = compute_3(context_3_0)')
     assert kept[at + 1] == '+    result = compute_3(context_3_0, strict=True)'
 
@@ -234,9 +226,7 @@ def test_git_log_keeps_each_commits_subject_under_its_commit_line() -> None:
         ]
     text = '\n'.join(lines)
     assert detect_kind(text) is ContentKind.DIFF
-    summary = summarize(text, budget_tokens=content_tokens(text) * 3 // 10)  # each commit's marker costs too
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=content_tokens(text) * 3 // 10)  # each commit's marker costs too
     for number, subject in enumerate(SUBJECTS):
         assert f'    {subject}' in kept
         commits_above = [line for line in kept[: kept.index(f'    {subject}')] if line.startswith('commit ')]
@@ -251,7 +241,5 @@ def test_every_file_of_a_diff_stays_when_its_lines_hold_quoted_facts() -> None:
     lines = [line for path in paths for line in _file_diff(path, 2)]
     text = '\n'.join(lines)
     quoted = tuple(f'{name}_{hunk}' for hunk in range(2) for name in ('compute', 'render', 'handler'))
-    summary = summarize(text, budget_tokens=150, quoted=quoted)  # a fifth of its 728 tokens
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=150, quoted=quoted)  # a fifth of its 728 tokens
     assert all(f'diff --git a/{path} b/{path}' in kept for path in paths)

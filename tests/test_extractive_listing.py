@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extractive_checks import kept_lines
+from extractive_checks import kept_lines, summary_lines
 
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
@@ -19,9 +19,7 @@ FIND = '\n'.join(f'./assets/img/product_{n:04d}.webp' for n in range(400))
 
 def test_grep_lines_are_whole_and_each_file_shows() -> None:
     assert detect_kind(GREP) is ContentKind.LISTING
-    summary = summarize(GREP, budget_tokens=600)
-    assert isinstance(summary, str)
-    kept = kept_lines(GREP, summary)
+    kept = summary_lines(GREP, budget_tokens=600)
     assert all(any(line.startswith(f'{path}:') for line in kept) for path in FILES)
 
 
@@ -34,9 +32,7 @@ def test_grep_keeps_the_quoted_identifier() -> None:
 
 def test_a_find_listing_keeps_whole_paths() -> None:
     assert detect_kind(FIND) is ContentKind.LISTING
-    summary = summarize(FIND, budget_tokens=200, quoted=('./assets/img/product_0321.webp',))
-    assert isinstance(summary, str)
-    kept = kept_lines(FIND, summary)
+    kept = summary_lines(FIND, budget_tokens=200, quoted=('./assets/img/product_0321.webp',))
     assert './assets/img/product_0321.webp' in kept
     assert len(kept) >= 8
 
@@ -78,9 +74,7 @@ def test_a_kept_grep_match_brings_the_definition_grep_printed_around_it() -> Non
     does: both are lines of its run, at consecutive numbers, with less indentation."""
     grep = _grep_with_context(6)
     assert detect_kind(grep) is ContentKind.LISTING
-    summary = summarize(grep, budget_tokens=350, quoted=('tree_3',))
-    assert isinstance(summary, str)
-    kept = kept_lines(grep, summary)
+    kept = summary_lines(grep, budget_tokens=350, quoted=('tree_3',))
     match = 'pkg/rebuilder_3.py:308:            tree_3 = parse_type_comment(comment)'
     assert match in kept
     placing = ['pkg/rebuilder_3.py-300-    def check_comment_3(', 'pkg/rebuilder_3.py-303-    ) -> Optional[NodeNG]:']
@@ -109,9 +103,7 @@ def test_each_file_is_named_by_its_first_match_not_the_context_above_it() -> Non
     """The line that must show a file is its first match: `-40-)` above it says nothing of what grep found (the
     first file's may still come with the opening of the text)."""
     grep = _grep_with_context(6)
-    summary = summarize(grep, budget_tokens=200)
-    assert isinstance(summary, str)
-    kept = kept_lines(grep, summary)
+    kept = summary_lines(grep, budget_tokens=200)
     for n in range(6):
         assert f'pkg/rebuilder_{n}.py:42:from pkg.ast import parse_type_comment' in kept
     assert not [line for line in kept[3:] if line.endswith('-40-)')]

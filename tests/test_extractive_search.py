@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines
+from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines, summary_lines
 
 from summarizer.core._shape import JsonValue, shape_mismatch
 from summarizer.extractive import summarize
@@ -48,9 +48,7 @@ TEXT = '\n\n'.join(
 
 def test_search_results_as_text_keep_titles_and_urls() -> None:
     assert detect_kind(TEXT) is ContentKind.SEARCH
-    summary = summarize(TEXT, budget_tokens=300)
-    assert isinstance(summary, str)
-    kept = kept_lines(TEXT, summary)
+    kept = summary_lines(TEXT, budget_tokens=300)
     assert all(f'URL: https://docs.example.org/guides/rate-limits-{n}' in kept for n in range(8))
 
 
@@ -87,9 +85,7 @@ def test_a_scraped_pages_menus_and_link_lists_stay_out() -> None:
     from the page's sentences a few tokens at a time: a reader wants titles, urls and what the page says."""
     text = '\n\n'.join(_scraped(n) for n in range(6))
     assert detect_kind(text) is ContentKind.SEARCH
-    summary = summarize(text, budget_tokens=400)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=400)
     assert not set(kept) & set(_MENU)
     for n in range(6):
         assert f'Title: Agent platforms compared, part {n}' in kept
@@ -139,9 +135,7 @@ def test_a_menu_broken_over_lines_stays_out() -> None:
     """A menu's labels on lines of their own (`Acme in GitHub` between `[` and `] [![] `) hold names the
     fact scan counts: the budget goes to each result's title, url and first sentence instead."""
     assert detect_kind(_MENU_PAGES) is ContentKind.SEARCH
-    summary = summarize(_MENU_PAGES, budget_tokens=500)
-    assert isinstance(summary, str)
-    kept = kept_lines(_MENU_PAGES, summary)
+    kept = summary_lines(_MENU_PAGES, budget_tokens=500)
     assert not set(kept) & set(SITE_MENU)
     for n in range(6):
         assert f'Title: Incident response tooling, part {n}' in kept
@@ -150,9 +144,7 @@ def test_a_menu_broken_over_lines_stays_out() -> None:
 
 
 def test_with_room_for_the_page_the_menu_still_goes_and_the_line_under_the_title_stays() -> None:
-    summary = summarize(_MENU_PAGES, budget_tokens=5000)
-    assert isinstance(summary, str)
-    kept = kept_lines(_MENU_PAGES, summary)
+    kept = summary_lines(_MENU_PAGES, budget_tokens=5000)
     assert not MENU_LABELS & set(kept)
     assert all(section in kept for section in _SECTIONS)  # under each page's title (`Text: ...`)
 
@@ -161,16 +153,12 @@ def test_with_room_for_the_page_the_menu_still_goes_and_the_line_under_the_title
 def test_short_lines_between_menus_stay(lines: list[str]) -> None:
     text = '\n\n'.join([_result_with_menu(0, [*lines, *SITE_MENU]), _result_with_menu(1), _result_with_menu(2)])
     assert detect_kind(text) is ContentKind.SEARCH
-    summary = summarize(text, budget_tokens=5000)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=5000)
     assert all(line in kept for line in lines)
     assert not MENU_LABELS & set(kept)
 
 
 def test_a_menu_label_a_later_turn_quotes_is_kept() -> None:
-    summary = summarize(_MENU_PAGES, budget_tokens=500, quoted=('ServiceNow',))
-    assert isinstance(summary, str)
-    kept = kept_lines(_MENU_PAGES, summary)
+    kept = summary_lines(_MENU_PAGES, budget_tokens=500, quoted=('ServiceNow',))
     assert 'Acme in ServiceNow' in kept
     assert 'Acme in HubSpot' not in kept

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from extractive_checks import kept_lines
+from extractive_checks import kept_lines, summary_lines
 
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
@@ -55,9 +55,7 @@ TRACEBACK = '\n'.join(
 
 def test_a_pytest_run_keeps_its_failure_and_summary_lines() -> None:
     assert detect_kind(PYTEST) is ContentKind.SHELL
-    summary = summarize(PYTEST, budget_tokens=350)
-    assert isinstance(summary, str)
-    kept = kept_lines(PYTEST, summary)
+    kept = summary_lines(PYTEST, budget_tokens=350)
     assert '======================== 1 failed, 150 passed in 4.21s =========================' in kept
     assert any(line.startswith('FAILED tests/test_orders.py::test_refund_rounding') for line in kept)
     assert "E       AssertionError: assert Decimal('6.67') == Decimal('6.66')" in kept
@@ -66,9 +64,7 @@ def test_a_pytest_run_keeps_its_failure_and_summary_lines() -> None:
 
 def test_a_traceback_keeps_the_exception_and_its_last_frames() -> None:
     assert detect_kind(TRACEBACK) is ContentKind.SHELL
-    summary = summarize(TRACEBACK, budget_tokens=250)
-    assert isinstance(summary, str)
-    kept = kept_lines(TRACEBACK, summary)
+    kept = summary_lines(TRACEBACK, budget_tokens=250)
     assert "decimal.InvalidOperation: [<class 'decimal.ConversionSyntax'>]" in kept
     assert '  File "/srv/shop/shop/csvio.py", line 9, in parse_price' in kept
     assert '    return Decimal(text)' in kept
@@ -78,9 +74,7 @@ def test_a_traceback_keeps_the_exception_and_its_last_frames() -> None:
 def test_a_pytest_run_keeps_where_it_ran_and_where_the_failure_is() -> None:
     """The lines an agent acts on next: `rootdir:` (the folder its next command runs in) and the
     `file:line: Error` location of the failure (the file it opens next)."""
-    summary = summarize(PYTEST, budget_tokens=300)
-    assert isinstance(summary, str)
-    kept = kept_lines(PYTEST, summary)
+    kept = summary_lines(PYTEST, budget_tokens=300)
     assert 'rootdir: /srv/shop' in kept
     assert 'tests/test_orders.py:88: AssertionError' in kept
 
@@ -100,9 +94,7 @@ COMPILER = '\n'.join(
 
 
 def test_a_line_of_trouble_comes_with_the_line_above_that_says_where() -> None:
-    summary = summarize(COMPILER, budget_tokens=120)
-    assert isinstance(summary, str)
-    kept = kept_lines(COMPILER, summary)
+    kept = summary_lines(COMPILER, budget_tokens=120)
     error = "Type error: Property 'lineItems' does not exist on type 'CheckoutSession'. (TS2339)"
     assert error in kept and kept[kept.index(error) - 1] == './src/lib/api/orders.ts:217:14'
 
@@ -126,9 +118,7 @@ def test_a_pytest_failure_stands_under_its_tests_banner() -> None:
             '======================== 1 failed, 239 passed in 4.21s =========================',
         ]
     )
-    summary = summarize(text, budget_tokens=160)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=160)
     error = "E       AssertionError: assert Decimal('10.00') == Decimal('10.01')"
     banner = '____________________________ test_refund_rounding _____________________________'
     assert error in kept and banner in kept and kept.index(banner) < kept.index(error)
@@ -203,9 +193,7 @@ def test_a_failing_run_keeps_its_verdict_and_its_error_when_later_turns_quote_it
 def test_the_separator_between_two_frames_is_no_exception() -> None:
     """pytest's `_ _ _` line follows a frame that is not the last: the exception is further down."""
     run = _long_traceback_run()
-    summary = summarize(run, budget_tokens=90)
-    assert isinstance(summary, str)
-    kept = kept_lines(run, summary)
+    kept = summary_lines(run, budget_tokens=90)
     assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ ' not in kept
     assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
 
@@ -247,9 +235,7 @@ def test_an_ok_a_command_prints_is_no_verdict() -> None:
 
 def test_the_separator_between_two_frames_is_no_exception_with_windows_line_ends() -> None:
     run = _long_traceback_run().replace('\n', '\r\n')
-    summary = summarize(run, budget_tokens=90)
-    assert isinstance(summary, str)
-    kept = kept_lines(run, summary)
+    kept = summary_lines(run, budget_tokens=90)
     assert '_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ \r' not in kept
     assert '========================= 1 failed, 59 passed in 0.40s ==========================' in kept
     # the budget goes to why it failed, not to the separator and the frames above it: in the `E` line or in
@@ -378,9 +364,7 @@ def test_what_pytest_ra_prints_of_passing_tests_gives_way_to_the_failure() -> No
     """The access logs of 60 passing tests hold paths and numbers by the hundred; the failure's lines come first,
     and the room left goes to the run, not to lines about tests that passed, unless a later turn quotes one."""
     text = _pytest_ra(60)
-    summary = summarize(text, budget_tokens=estimate_tokens(text) // 6)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 6)
     for line in (
         'E       AssertionError: assert 500 == 409',
         'tests/test_api.py:88: AssertionError',
@@ -1013,9 +997,7 @@ def test_unittests_passing_lines_give_way_to_its_failure() -> None:
         ]
     )
     assert detect_kind(text) is ContentKind.SHELL
-    summary = summarize(text, budget_tokens=120)
-    assert isinstance(summary, str)
-    kept = kept_lines(text, summary)
+    kept = summary_lines(text, budget_tokens=120)
     assert "AssertionError: Decimal('10.04') != Decimal('10.05')" in kept
     assert '    self.assertEqual(refund.amount, Decimal("10.05"))' in kept
     assert 'FAILED (failures=1, skipped=1)' in kept
