@@ -133,13 +133,16 @@ def split_rows(lines: Sequence[str]) -> list[tuple[str, ...]]:
         try:
             return [tuple(next(csv.reader([line]), ())) for line in lines]  # line by line: rows stay aligned with lines
         except csv.Error:  # a quoted field over the module's limit (128 KB): that line is one cell
-            return [_csv_row(line) for line in lines]
+            return [cells if (cells := csv_cells(line)) is not None else (line,) for line in lines]
     return list(map(tuple, map(str.split, lines)))
 
 
-def _csv_row(line: str) -> tuple[str, ...]:
-    """`line`'s cells as CSV, or `line` whole where the `csv` module refuses it (`field larger than field limit`)."""
+def csv_cells(line: str, delimiter: str = ',') -> tuple[str, ...] | None:
+    """`line`'s cells as CSV (none for an empty line); None where the `csv` module refuses it, a blob and no row.
+
+    It refuses a quoted field over its limit (128 KB: `field larger than field limit`).
+    """
     try:
-        return tuple(next(csv.reader([line]), ()))
+        return tuple(next(csv.reader([line], delimiter=delimiter), ()))
     except csv.Error:
-        return (line,)
+        return None

@@ -41,7 +41,6 @@ The work is linear: one pass with a stack over the lines, looking at the work's 
 
 from __future__ import annotations
 
-import csv
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -52,6 +51,7 @@ from .budget import current_deadline
 from .diff import COMMIT
 from .lines import ALARM
 from .listing import GREP_LINE
+from .notable import csv_cells
 from .shell import (
     ESLINT_PROBLEM,
     TERRAFORM_BLOCK,
@@ -556,10 +556,8 @@ def _fields(line: str, delimiter: str) -> int:
     """How many fields `line` holds between `delimiter`s: by counting, or as the `csv` module reads a quoted one."""
     if '"' not in line:
         return line.count(delimiter) + 1
-    try:
-        return len(next(csv.reader([line], delimiter=delimiter)))  # one line in, one row out (`[]` for '')
-    except csv.Error:  # a quoted field over the module's limit (128 KB): a blob, no table's row
-        return 0
+    cells = csv_cells(line, delimiter)
+    return 0 if cells is None else len(cells)  # a line `csv` refuses is a blob, no table's row
 
 
 def _names(line: str, delimiter: str) -> bool:
