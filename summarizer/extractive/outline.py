@@ -60,6 +60,7 @@ from .shell import (
     TSC_ERROR,
     VERDICT_LINE,
     VITEST_FAILURE,
+    VITEST_RULE,
 )
 
 __all__ = ('MAX_DEPTH', 'enclosing', 'indent')
@@ -487,13 +488,12 @@ def _in_section(line: str, after: int, *, box: bool) -> bool:
 
     In the `box` (a diagnostic's `│ ` lines), or before Vitest's rule; within `_SECTION_LINES`.
     """
-    inside = line[:1] == '│' if box else _VITEST_RULE.match(line) is None
+    inside = line[:1] == '│' if box else VITEST_RULE.match(line) is None
     return inside and after <= _SECTION_LINES
 
 
 _DIAGNOSTIC = re.compile(r'│ (?:Error|Warning): ')
 _VITEST_FAILURE = re.compile(VITEST_FAILURE)
-_VITEST_RULE = re.compile(r'[ \t]*⎯')
 _SECTION_LINES = 200
 """The most lines a Vitest failure's or a diagnostic's header places: a section never closed places no more."""
 _RESOURCE = re.compile(TERRAFORM_BLOCK)

@@ -74,22 +74,25 @@ pip's `Successfully installed x-1.0`; Jest's `Test Suites: 1 failed, 6 passed, 7
 warnings)`, Terraform's `Plan: 1 to add, 0 to change, 0 to destroy.`, `Apply complete! Resources: ...`, `Destroy
 complete! ...` and `No changes. Your infrastructure matches the configuration.`, cargo's `    Finished `dev` profile
 [unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`). What ranks it, tells
-command output
-and places nothing."""
+command output and places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
 
 TSC_ERROR = r'[^\s(:]+\.\w+(?:\(\d+,\d+\): |:\d+:\d+ - )error TS\d+: '
 """The start of a `tsc` diagnostic, as a pattern's text: `src/a.ts(12,5): error TS2322: ...`, or with `--pretty` (as
 `tsc --build` and a terminal print it) `src/a.ts:12:5 - error TS2322: ...`. The path may hold brackets (`[id].tsx`)."""
-ESLINT_PROBLEM = r'[ \t]+\d+:\d+ +(?:error|warning) +\S'
+_ESLINT_AT = r'[ \t]+\d+:\d+ +'
+"""Where an ESLint problem is, indented under the line naming its file (`  12:5  `), as a pattern's text."""
+ESLINT_PROBLEM = rf'{_ESLINT_AT}(?:error|warning) +\S'
 """The start of one problem in ESLint's report (`  12:5  error  'x' is never used  no-unused-vars`), as a pattern's
 text: indented under the line naming its file, which places it."""
 VITEST_FAILURE = r'[ \t]*FAIL +\S+ (?:> |\[ )'
 """The start of the header of a failing test's block in Vitest's report, as a pattern's text: ` FAIL  src/a.test.ts >
 Suite > test`, or ` FAIL  src/a.test.ts [ src/a.test.ts ]` for a file that failed to run."""
+_TERRAFORM_RESOURCE = r'[ \t]*# [\w-]+\.\S+(?: \([^)\n]*\))? '
+"""The start of a plan's line naming a resource (`  # aws_s3_bucket.logs `, `(deposed object 1a2b)` after it)."""
 TERRAFORM_CHANGE = (
-    r'[ \t]*# [\w-]+\.\S+(?: \([^)\n]*\))? (?:will be (?:created|updated in-place|read during apply|destroyed|replaced)'
+    rf'{_TERRAFORM_RESOURCE}(?:will be (?:created|updated in-place|read during apply|destroyed|replaced)'
     r'|must be replaced|has changed|has been deleted)\r?$'
 )
 """Terraform's line naming a resource a plan changes, whole, as a pattern's text: `  # aws_s3_bucket.logs will be
@@ -105,7 +108,7 @@ _RULES = (
         re.compile(
             r'^(?:(?:FAILED|FAIL|ERROR)[ :]|--- FAIL: |[ \t]+FAIL +\S|[ \t]*● \S'
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|npm error |make(?:\[\d+\])?: \*\*\*'
-            rf'|{TSC_ERROR}|[ \t]+\d+:\d+ +error +\S|(?:│ )?Error: '
+            rf'|{TSC_ERROR}|{_ESLINT_AT}error +\S|(?:│ )?Error: '
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at )',
             re.MULTILINE,
         ),
@@ -113,7 +116,7 @@ _RULES = (
     ),
     (
         re.compile(
-            r'^[ \t]*# [\w-]+\.\S+(?: \([^)\n]*\))? (?:will be (?:destroyed|replaced)|must be replaced)\r?$',
+            rf'^{_TERRAFORM_RESOURCE}(?:will be (?:destroyed|replaced)|must be replaced)\r?$',
             re.MULTILINE,
         ),
         2 * HIGH,
@@ -130,7 +133,7 @@ _RULES = (
     (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b|# forces replacement\b'), HIGH),
     (
         re.compile(
-            r'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |[ \t]+\d+:\d+ +warning +\S|(?:│ )?Warning: )',
+            rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: )',
             re.MULTILINE,
         ),
         MID,
@@ -210,7 +213,8 @@ _JS_HEADER = re.compile(
 """The header of a failing test's block (see `_js_failures`): Jest's `  ● Suite › test`, Vitest's ` FAIL  src/a.test.ts >
 Suite > test` (` FAIL  src/a.test.ts [ src/a.test.ts ]` for a file that failed to run), Mocha's `  1) Suite`."""
 _MOCHA_FAILING = re.compile(r'^[ \t]*\d+ failing\r?$', re.MULTILINE)
-_VITEST_RULE = re.compile(r'[ \t]*⎯')
+VITEST_RULE = re.compile(r'[ \t]*⎯')
+"""Vitest's rule around a failure (`⎯⎯⎯⎯[1/2]⎯`): where the block under a failure's header ends."""
 _COMPARED = re.compile(r'(?:[-+] )?(?:Expected|Received)\b|\+ expected - actual\b')
 """What a failed assertion compared: Jest's `Expected: 90.5`, `Received: 95.25` (`Expected length:`, `Received
 value:`, ...), a diff's `- Expected` / `+ Received` heads (Jest, Vitest), Mocha's `+ expected - actual`."""
@@ -395,7 +399,7 @@ def _failure_block(lines: Sequence[str], header: int, end: int, *, indented: boo
         if not content.strip():
             message, titled = message or not titled, True
             continue
-        if _VITEST_RULE.match(line) or (indented and len(line) - len(content) <= depth):
+        if VITEST_RULE.match(line) or (indented and len(line) - len(content) <= depth):
             return
         if message:
             result[index] = max(result[index], HIGH)
