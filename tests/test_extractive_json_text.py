@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from summarizer.core import ungrounded
 from summarizer.core._shape import ITEMS_OMITTED, shape_mismatch
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
@@ -53,16 +54,49 @@ def test_an_object_in_a_string_keeps_every_key_and_its_number_literals() -> None
     assert value['rows'] and len(value['rows']) < len(ROWS)
 
 
-def test_an_indented_object_too_wide_for_its_style_comes_back_compact() -> None:
-    """Every key and number of an indented object exceeds the budget in its own style: compact JSON fits."""
+def test_an_object_whose_keys_fill_the_budget_keeps_fewer_keys_with_their_values() -> None:
+    """Keeping all 40 engines would cut every value to `…`: some engines stay whole, a marker counts the rest."""
     stats = {f'engine_{n:02d}': {'malicious': n % 7, 'undetected': 60 - n, 'category': 'clean'} for n in range(40)}
-    text = json.dumps({'indicator': '203.0.113.77', 'last_analysis_results': stats}, indent=2)
-    budget = 650  # its 40 `"category": "…"` included: a string dropped whole is never blank
+    original = {'indicator': '203.0.113.77', 'last_analysis_results': stats}
+    text = json.dumps(original, indent=2)
+    budget = 300
     summary = summarize(text, budget_tokens=budget)
     assert isinstance(summary, str) and estimate_tokens(summary) <= budget
+    assert summary.startswith('{\n  "indicator": "203.0.113.77",\n')  # its own style
     value = json.loads(summary)
-    assert isinstance(value, dict) and list(value) == ['indicator', 'last_analysis_results']
-    assert '\n' not in summary
+    engines = value['last_analysis_results']
+    kept = [key for key in engines if key.startswith('engine_')]
+    assert 0 < len(kept) < 40 and list(engines)[-1] == f'… {40 - len(kept)} keys omitted …'
+    assert all(engines[key] == stats[key] for key in kept)  # values, not `…`
+    assert ungrounded(text, summary, own_words=False) is None
+
+
+def test_a_quoted_key_is_kept_among_fewer_keys() -> None:
+    dependencies = {f'library-{n}': f'^{n % 9}.{n % 13}.{n % 7}' for n in range(120)}
+    text = json.dumps({'name': 'orders-api', 'version': '3.4.1', 'dependencies': dependencies}, indent=2)
+    summary = summarize(text, budget_tokens=300, quoted=('library-97',))
+    assert isinstance(summary, str)
+    value = json.loads(summary)
+    assert value['name'] == 'orders-api' and value['version'] == '3.4.1'
+    assert value['dependencies']['library-97'] == dependencies['library-97']
+    assert list(value['dependencies'])[-1].endswith('keys omitted …')
+
+
+def test_an_object_too_wide_for_its_style_even_with_fewer_keys_comes_back_compact() -> None:
+    """Two keys an object, at the least, still exceed the budget in their style: compact JSON is as near as it gets."""
+    stats = {f'engine_{n:02d}': {'malicious': n % 7, 'undetected': 60 - n, 'category': 'clean'} for n in range(40)}
+    text = json.dumps({'indicator': '203.0.113.77', 'last_analysis_results': stats}, indent=2)
+    summary = summarize(text, budget_tokens=40)
+    assert isinstance(summary, str) and '\n' not in summary
+    assert list(json.loads(summary)) == ['indicator', 'last_analysis_results']
+    assert ungrounded(text, summary, own_words=False) is None
+
+
+def test_json_nested_past_what_python_reads_is_summarized_as_text() -> None:
+    text = '[' * 5000 + ']' * 5000
+    assert detect_kind(text) is not ContentKind.JSON_TEXT
+    summary = summarize(text, budget_tokens=100)
+    assert isinstance(summary, str) and len(summary) < len(text)
 
 
 def _patch(module: str, n: int) -> str:

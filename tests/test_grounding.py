@@ -9,6 +9,7 @@ import pytest
 from helpers import compactor, history, summarizer_model
 
 from summarizer.core import READ_HINT, GroundingKind, JsonValue, OriginalText, grounded_line, ungrounded
+from summarizer.core._shape import shape_mismatch
 
 LINES = [
     '============================= test session starts ==============================',
@@ -132,6 +133,30 @@ def test_a_string_holding_json_is_read_as_json() -> None:
     assert (
         ungrounded(original, filled, own_words=False) == "$ (JSON).error: a value where the original has none ('run()')"
     )
+
+
+def test_json_text_may_drop_keys_an_object_content_may_not() -> None:
+    """JSON text may keep some keys of an object, in order, with a null under the marker counting the others."""
+    record = {'name': 'orders-api', 'version': '3.4.1', 'main': 'dist/index.js', 'license': 'MIT'}
+    kept = {'name': 'orders-api', 'version': '3.4.1', '… 2 keys omitted …': None}
+    assert ungrounded(json.dumps(record), json.dumps(kept), own_words=False) is None
+    assert shape_mismatch(record, kept) is not None  # an object content keeps every key
+    wrong = [
+        {'name': 'orders-api', 'version': '3.4.1', '… 3 keys omitted …': None},  # miscounted
+        {'version': '3.4.1', 'name': 'orders-api', '… 2 keys omitted …': None},  # out of order
+        {'name': 'orders-api', 'author': 'ops', '… 3 keys omitted …': None},  # a key the original has not
+        {'name': 'orders-api', 'version': '3.4.1', '… 2 keys omitted …': 'main, license'},  # words of its own
+        {
+            'name': 'orders-api',
+            'version': '3.4.1',
+            'main': 'dist/index.js',
+            'license': 'MIT',
+            '… 0 keys omitted …': None,
+        },
+        {'name': 'orders-api', 'version': '9.9.9', '… 2 keys omitted …': None},  # a value not in the original
+    ]
+    for summary in wrong:
+        assert ungrounded(json.dumps(record), json.dumps(summary), own_words=False) is not None, summary
 
 
 def test_a_list_of_facts_stands_on_no_line_whatever_it_lists() -> None:

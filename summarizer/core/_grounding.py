@@ -328,6 +328,8 @@ class _Grounder:
                     return reason
         elif is_dict(summary):
             for key, value in cast('dict[str, JsonValue]', original).items():
+                if key not in summary:  # dropped from JSON text, which the shape check allowed
+                    continue
                 reason = self.problem(value, cast('JsonValue', summary[key]), f'{path}.{key}')
                 if reason:
                     return reason
@@ -357,7 +359,10 @@ class _Grounder:
 
 
 def _same_json(original: str, summary: str) -> tuple[JsonValue, JsonValue] | None:
-    """Both texts parsed, when both hold a JSON list or object and the summary keeps the original's shape."""
+    """Both texts parsed, when both hold a JSON list or object and the summary keeps the original's shape.
+
+    Its objects may keep fewer keys, with `_shape.keys_marker` last (`shape_mismatch(keys_omitted=True)`).
+    """
     parsed: list[JsonValue] = []
     for text in (original, summary):
         stripped = text.strip()
@@ -367,7 +372,7 @@ def _same_json(original: str, summary: str) -> tuple[JsonValue, JsonValue] | Non
             parsed.append(json.loads(stripped))
         except (ValueError, RecursionError):
             return None
-    if not isinstance(parsed[0], (list, dict)) or shape_mismatch(parsed[0], parsed[1]) is not None:
+    if not isinstance(parsed[0], (list, dict)) or shape_mismatch(parsed[0], parsed[1], keys_omitted=True) is not None:
         return None
     return parsed[0], parsed[1]
 

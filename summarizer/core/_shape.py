@@ -52,6 +52,16 @@ def items_marker(count: int) -> str:
     return f'… {count} {"item" if count == 1 else "items"} omitted …'
 
 
+def keys_marker(count: int) -> str:
+    """The last key of an object in JSON text whose other `count` keys were dropped; its value is null.
+
+    Only a summary of JSON text may drop keys (`shape_mismatch(keys_omitted=True)`): the text still
+    parses as an object, while an object content keeps every key, as its caller may read any of them.
+    A key, not a value: a summary keeps every key it is given and a null as it is, never cut.
+    """
+    return f'… {count} {"key" if count == 1 else "keys"} omitted …'
+
+
 MAX_DEPTH = 200
 """Contents nested deeper are never summarized: pydantic cannot serialize much deeper (about 255
 levels), and the recursive shape functions here would approach Python's recursion limit."""
@@ -168,8 +178,14 @@ _STR_ONLY = frozenset({str})
 _ROOT = '$'
 
 
-def shape_mismatch(original: JsonValue, summary: object, path: str = _ROOT) -> str | None:
-    """Why `summary` breaks the shape contract of `original`, or None when it keeps it."""
+def shape_mismatch(
+    original: JsonValue, summary: object, path: str = _ROOT, *, keys_omitted: bool = False
+) -> str | None:
+    """Why `summary` breaks the shape contract of `original`, or None when it keeps it.
+
+    `keys_omitted`: objects may drop keys, keeping the others in order with a null under `keys_marker`
+    last, as a summary of JSON text may.
+    """
     if isinstance(original, str):
         if not isinstance(summary, str):
             return f'{path}: expected a string, got {_kind(summary)}'
@@ -185,16 +201,29 @@ def shape_mismatch(original: JsonValue, summary: object, path: str = _ROOT) -> s
     if isinstance(original, list):
         if not is_list(summary):
             return f'{path}: expected a list, got {_kind(summary)}'
-        return _line_up(original, summary, path)
+        return _line_up(original, summary, path, keys_omitted=keys_omitted)
     if not is_dict(summary):
         return f'{path}: expected an object, got {_kind(summary)}'
-    if list(summary) != list(original):
+    if list(summary) != list(original) and not (keys_omitted and _keeps_keys(original, summary)):
         return f'{path}: keys {list(summary)[:8]} differ from the original keys {list(original)[:8]}'
     for key, item in original.items():
-        reason = shape_mismatch(item, summary[key], f'{path}.{key}')
-        if reason:
-            return reason
+        if key in summary:
+            reason = shape_mismatch(item, summary[key], f'{path}.{key}', keys_omitted=keys_omitted)
+            if reason:
+                return reason
     return None
+
+
+def _keeps_keys(original: dict[str, JsonValue], summary: dict[object, object]) -> bool:
+    """Whether `summary`'s keys are some of `original`'s in order, then a null under `keys_marker` counting the others."""
+    keys = list(summary)
+    dropped = len(original) - len(keys) + 1
+    last = keys_marker(dropped)
+    if dropped < 1 or keys[-1] != last or summary[last] is not None or last in original:
+        return False
+    places = {key: place for place, key in enumerate(original)}
+    kept = [places.get(key, -1) if isinstance(key, str) else -1 for key in keys[:-1]]
+    return -1 not in kept and kept == sorted(kept)  # each an original key, in the original's order
 
 
 def _blank(text: str) -> bool:
@@ -217,7 +246,7 @@ def number_text(value: float) -> str:
     return int.__repr__(value) if isinstance(value, int) else float.__repr__(value)
 
 
-def _line_up(original: list[JsonValue], summary: list[object], path: str) -> str | None:
+def _line_up(original: list[JsonValue], summary: list[object], path: str, *, keys_omitted: bool) -> str | None:
     """Each summary item is the original item at its place, or a marker standing for the next N of them; all told.
 
     A string reading like a marker is the original item where it equals it (a kept item that
@@ -234,7 +263,10 @@ def _line_up(original: list[JsonValue], summary: list[object], path: str) -> str
             return f'{path}[{index}]: one item more than the original {len(original)} ({_brief(item)})'
         if not _conforms(original[position], item):
             if isinstance(original[position], (list, dict)):  # what in it does not match, and where
-                return shape_mismatch(original[position], item, f'{path}[{index}]')
+                reason = shape_mismatch(original[position], item, f'{path}[{index}]', keys_omitted=keys_omitted)
+                if reason:
+                    return reason
+                continue
             return (
                 f'{path}[{index}]: not original item {position} ({_brief(item)}): kept items keep their order, '
                 "and dropped ones need '… N items omitted …' in their place"

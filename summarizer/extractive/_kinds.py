@@ -220,6 +220,6 @@ def _is_code(sample: str, lines: int) -> bool:
 def _is_json_container(text: str) -> bool:
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past what `json` reads: summarized as text
         return False
     return isinstance(value, (list, dict))

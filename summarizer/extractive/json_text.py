@@ -2,10 +2,15 @@ r"""JSON inside a string (`json.dumps(rows)` returned as text): summarized by it
 
 Cutting such a string by lines would leave broken JSON, and most LangChain tool messages and MCP
 tools return exactly this. So the text is parsed, its value summarized as records are (`tree`:
-fewer list items, `… N items omitted …` in the place of those dropped, every key of an object), and
-written back in the original's style (indent, separators, `\\u` escapes), so the summary still
-parses, as the same JSON type, and reads like the original. A number keeps its literal (`1E2`
-stays `1E2`): numbers are parsed as their own text.
+fewer list items, `… N items omitted …` in the place of those dropped), and written back in the
+original's style (indent, separators, `\\u` escapes), so the summary still parses, as the same JSON
+type, and reads like the original. A number keeps its literal (`1E2` stays `1E2`): numbers are
+parsed as their own text.
+
+An object keeps every key while its keys take at most half the budget. Past that (a `package.json`'s
+dependencies, an API's record of a hundred fields), keeping them all would leave every value cut to
+`…`: the largest objects keep fewer keys instead, those holding a quoted fact first, then the first
+in order, and end with `"… N keys omitted …": null` for the others (`_fewer_keys`).
 """
 
 from __future__ import annotations
@@ -13,10 +18,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Self, cast
 
-from ..core import JsonValue, estimate_tokens
+from ..core import JsonValue, estimate_tokens, keys_marker, plain_text
 from .budget import NO_DEADLINE, Deadline
 from .tree import summarize_value
 
@@ -25,6 +30,8 @@ __all__ = ('parse', 'summarize')
 _INDENT = re.compile(r'\n([ \t]+)\S')
 _TRIES = 4
 """Shrinking rounds when the written-back text overshoots the budget (the style costs more than compact JSON)."""
+_KEYS_SHARE = 0.5
+"""The most of the budget the keys of a summary's objects may take, so that values have room (`_fewer_keys`)."""
 
 
 class _Number(float):
@@ -100,7 +107,7 @@ def parse(text: str) -> JsonValue | None:
     """The list or object `text` holds (numbers keeping their literals), else None."""
     try:
         value = json.loads(text, parse_float=_Number, parse_int=_integer, parse_constant=_Number)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return cast(JsonValue, value) if isinstance(value, (list, dict)) else None
 
@@ -121,6 +128,7 @@ def summarize(
     style = _Style.of(text)
     compact = len(json.dumps(value, ensure_ascii=False, separators=(',', ':')))
     scale = compact / max(len(text), 1)  # the style's overhead, from the original
+    value = _fewer_keys(value, room=int(budget_tokens * scale * _KEYS_SHARE), quoted=quoted)
     summary: JsonValue = value
     for _ in range(_TRIES):
         summary = summarize_value(
@@ -155,3 +163,106 @@ def summarize(
             return stretched_text
         stretch *= limit / spent * 0.95
     return written
+
+
+def _fewer_keys(value: JsonValue, *, room: int, quoted: tuple[str, ...]) -> JsonValue:
+    """`value` with its largest objects keeping fewer keys, until the keys kept take about `room` tokens at most.
+
+    Objects at the same place (the records of a list, the `owner` of each) form one group: a list
+    drops items rather than keys, so a group's keys count once, as its largest object's; and the
+    keys under a key dropped count no more. The group keeping the most keys is halved, the deepest
+    first on a tie, again and again, down to `_FEWEST_KEYS`: records of a few fields each keep their keys, and one map of a
+    hundred names gives way first. An object keeps the keys whose key or value holds a quoted fact,
+    then its first ones, in their order, and a null under `keys_marker` last. `value` itself is
+    returned when its keys fit (most contents), or nest too deep to count.
+    """
+    groups: dict[_Place, _Group] = {}
+    roots: list[_Place] = []
+    """The groups under no object: the value's own, or its items'."""
+    stack: list[tuple[JsonValue, _Place, _Place | None, str]] = [(value, (), None, '')]
+    while stack:  # iterative: the text's nesting is not bounded by the content's depth guard
+        item, place, parent, key = stack.pop()
+        if isinstance(item, dict):
+            if len(place) > _MAX_PLACE:
+                return value
+            group = groups.get(place)
+            if group is None:
+                group = groups[place] = _Group(depth=len(place))
+                (groups[parent].children.setdefault(key, []) if parent is not None else roots).append(place)
+            if len(item) > len(group.keys):
+                group.keys = list(item)
+            stack.extend((inner, (*place, name), place, name) for name, inner in item.items())
+        elif isinstance(item, list):
+            stack.extend((inner, (*place, _ITEM), parent, key) for inner in item)
+    for group in groups.values():
+        group.costs = [estimate_tokens(key) + 1 for key in group.keys]
+        group.kept = len(group.keys)
+    marker_cost = estimate_tokens(keys_marker(10)) + 2
+    changed = False
+    while True:
+        reached: list[_Group] = []
+        spent = sum(_spent(groups, place, reached, marker_cost) for place in roots)
+        largest = max(reached, key=lambda group: (group.kept, group.depth), default=None)
+        if spent <= room or largest is None or largest.kept <= _FEWEST_KEYS:
+            break
+        largest.kept = max(largest.kept // 2, _FEWEST_KEYS)
+        changed = True
+    if not changed:
+        return value
+    return _keeping(value, (), {place: group.kept for place, group in groups.items()}, quoted)
+
+
+_Place = tuple[object, ...]
+"""Where an object stands in a value: the keys to it, a list's items as `_ITEM`."""
+_ITEM = object()
+"""A list's item in a place (`_fewer_keys`): no key is this object."""
+_FEWEST_KEYS = 2
+"""An object keeps at least this many keys (all, if it has fewer): a name or an id, and what it is about."""
+_MAX_PLACE = 64
+"""Objects nested deeper are not counted (`_fewer_keys`): the counting recurses, and no real output nests so."""
+
+
+@dataclass(slots=True)
+class _Group:
+    """The objects at one place of a value (`_fewer_keys`): their keys, and how many they keep."""
+
+    depth: int
+    keys: list[str] = field(default_factory=list[str])
+    """The keys of its largest object."""
+    costs: list[int] = field(default_factory=list[int])
+    kept: int = 0
+    children: dict[str, list[_Place]] = field(default_factory=dict[str, list[_Place]])
+    """The groups under each key, wherever lists stand between."""
+
+
+def _spent(groups: dict[_Place, _Group], place: _Place, reached: list[_Group], marker_cost: int) -> int:
+    """The tokens the keys the group at `place` keeps take, and those of the groups under them; each one reached too."""
+    group = groups[place]
+    reached.append(group)
+    spent = sum(group.costs[: group.kept]) + (marker_cost if group.kept < len(group.keys) else 0)
+    for key in group.keys[: group.kept]:
+        spent += sum(_spent(groups, child, reached, marker_cost) for child in group.children.get(key, ()))
+    return spent
+
+
+def _keeping(value: JsonValue, place: _Place, kept: dict[_Place, int], quoted: tuple[str, ...]) -> JsonValue:
+    """`value`, at `place`, with each object keeping at most its group's `kept` count of keys (see `_fewer_keys`)."""
+    if isinstance(value, list):
+        inner = (*place, _ITEM)
+        return [_keeping(item, inner, kept, quoted) for item in value]
+    if not isinstance(value, dict):
+        return value
+    count = kept.get(place, len(value))
+    keys: list[str] = list(value)
+    if count < len(value) and keys_marker(len(value) - count) not in value:
+        holding = [key for key in keys if any(fact in f'{key}\n{plain_text(value[key])}' for fact in quoted)]
+        chosen = dict.fromkeys(holding[:count])
+        for key in keys:
+            if len(chosen) >= count:
+                break
+            chosen[key] = None
+        keys = [key for key in keys if key in chosen]
+    result = {key: _keeping(value[key], (*place, key), kept, quoted) for key in keys}
+    if len(keys) < len(value):
+        result[keys_marker(len(value) - len(keys))] = None
+    return result
