@@ -166,7 +166,7 @@ def test_a_menu_label_a_later_turn_quotes_is_kept() -> None:
 
 _TOPICS = ['Rollouts', 'Observability', 'Budgets', 'Security', 'Staffing', 'Vendors']
 _TAGS = ['* [Machine learning] ', '* [Platform teams] ', '* [Why Do Most Rollouts Fail?] ', '* [Case studies] ']
-"""A page's tag links as a scrape leaves them, their targets dropped."""
+"""A page's tag links as a scrape leaves them, their targets dropped: one names trouble (`Fail`)."""
 _OPENINGS = [
     '‘Agents’ now run a third of the rollouts at large platform teams, a survey of 400 engineers finds.',
     '“Observability first” is the rule that teams adopting agents in 2025 say they wish they had followed.',
@@ -206,13 +206,14 @@ def _exa_result(n: int) -> str:
 _EXA_RESULTS = '\n\n\n'.join(_exa_result(n) for n in range(len(_TOPICS)))
 
 
-def test_each_result_keeps_its_first_sentence_and_no_tag_links_or_empty_fields() -> None:
+@pytest.mark.parametrize('budget', [550, 1500], ids=['a quarter', 'room left over'])
+def test_each_result_keeps_its_first_sentence_and_no_tag_links_or_empty_fields(budget: int) -> None:
     """What a reader wants of each result (issue 37): its title, url, date and first sentence (the `Text:` line,
     whatever it starts with), at a quarter of the results' tokens (`target_ratio`). The page's tag links
-    (`* [Case studies]`) and its empty fields (`Summary: None`) say nothing of it: the
+    (`* [Case studies]`, one naming trouble) and its empty fields (`Summary: None`) say nothing of it: the
     budget left over goes to its paragraphs."""
     assert detect_kind(_EXA_RESULTS) is ContentKind.SEARCH
-    kept = summary_lines(_EXA_RESULTS, budget_tokens=550)
+    kept = summary_lines(_EXA_RESULTS, budget_tokens=budget)
     for n in range(len(_TOPICS)):
         assert f'Title: Agents in production, part {n}: {_TOPICS[n]}' in kept
         assert f'URL: https://platform.example.net/agents-in-production-{n}' in kept
