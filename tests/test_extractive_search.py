@@ -162,3 +162,61 @@ def test_a_menu_label_a_later_turn_quotes_is_kept() -> None:
     kept = summary_lines(_MENU_PAGES, budget_tokens=500, quoted=('ServiceNow',))
     assert 'Acme in ServiceNow' in kept
     assert 'Acme in HubSpot' not in kept
+
+
+_TOPICS = ['Rollouts', 'Observability', 'Budgets', 'Security', 'Staffing', 'Vendors']
+_TAGS = ['* [Machine learning] ', '* [Platform teams] ', '* [Why Do Most Rollouts Fail?] ', '* [Case studies] ']
+"""A page's tag links as a scrape leaves them, their targets dropped: one names trouble (`Fail`)."""
+_OPENINGS = [
+    '‘Agents’ now run a third of the rollouts at large platform teams, a survey of 400 engineers finds.',
+    '“Observability first” is the rule that teams adopting agents in 2025 say they wish they had followed.',
+    'Agent budgets overran their plans by 40% in the first year at most of the companies surveyed.',
+    '**Security** reviews of agent actions took 3 days on average, twice as long as reviews of scripts.',
+    '¿Who staffs the agents? Most teams moved two engineers to it without any new hires at all.',
+    '"Vendors promise more than agents deliver", the survey’s authors conclude after 18 months of data.',
+]
+"""Each result's first sentence, on its `Text:` line: most start with no letter (a quote mark, `**`, `¿`)."""
+
+
+def _exa_result(n: int) -> str:
+    topic = _TOPICS[n]
+    return '\n'.join(
+        [
+            f'Title: Agents in production, part {n}: {topic}',
+            f'URL: https://platform.example.net/agents-in-production-{n}',
+            f'ID: https://platform.example.net/agents-in-production-{n}',
+            'Score: None',
+            f'Published Date: 2025-0{n + 1}-15T00:00:00.000Z',
+            'Author: Rowan Pike',
+            'Image: None',
+            'Favicon: None',
+            'Extras: None',
+            'Subpages: None',
+            f'Text: {_OPENINGS[n]}',
+            *[
+                f'Paragraph {k} on {topic.lower()} weighs what the agents did against what the teams expected of them.'
+                for k in range(10)
+            ],
+            *_TAGS,
+            'Summary: None',
+        ]
+    )
+
+
+_EXA_RESULTS = '\n\n\n'.join(_exa_result(n) for n in range(len(_TOPICS)))
+
+
+@pytest.mark.parametrize('budget', [550, 1500], ids=['a quarter', 'room left over'])
+def test_each_result_keeps_its_first_sentence_and_no_tag_links_or_empty_fields(budget: int) -> None:
+    """What a reader wants of each result (issue 37): its title, url, date and first sentence (the `Text:` line,
+    whatever it starts with), at a quarter of the results' tokens (`target_ratio`). The page's tag links
+    (`* [Case studies]`, one naming trouble) and its empty fields (`Summary: None`) say nothing of it: the
+    budget left over goes to its paragraphs."""
+    assert detect_kind(_EXA_RESULTS) is ContentKind.SEARCH
+    kept = summary_lines(_EXA_RESULTS, budget_tokens=budget)
+    for n in range(len(_TOPICS)):
+        assert f'Title: Agents in production, part {n}: {_TOPICS[n]}' in kept
+        assert f'URL: https://platform.example.net/agents-in-production-{n}' in kept
+        assert f'Published Date: 2025-0{n + 1}-15T00:00:00.000Z' in kept
+        assert f'Text: {_OPENINGS[n]}' in kept
+    assert not set(kept) & {*_TAGS, 'Summary: None', 'Score: None'}

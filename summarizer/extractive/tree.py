@@ -1109,7 +1109,8 @@ def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[flo
     bonuses = LINE_BONUSES[kind](lines) if kind in LINE_BONUSES and several else [0.0] * len(lines)
     if kind not in LINE_BONUSES or kind in _PLAIN_KINDS:  # the others name their own trouble lines
         for number in lines.matching(ALARM):
-            bonuses[number] = max(bonuses[number], _ALARM_BONUS)
+            if bonuses[number] >= 0:  # a page's menu stays chrome whatever it names (`* [Why Projects Fail]`)
+                bonuses[number] = max(bonuses[number], _ALARM_BONUS)
     standing_out = notable_rows(split_rows(lines.lines)) if kind in TABLES and several else {}
     return bonuses, standing_out
 
