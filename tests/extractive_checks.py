@@ -38,7 +38,10 @@ def kept_lines(original: str, summary: str) -> list[str]:
             assert pending is None, 'two markers in a row'
             pending = int(marker.group(1))
             continue
-        found = lines.index(line, position)  # ValueError: a line that is no original line (in order)
+        if pending is not None and position + pending < len(lines) and lines[position + pending] == line:
+            found = position + pending  # where the marker says: a line the text repeats may stand before it too
+        else:
+            found = lines.index(line, position)  # ValueError: a line that is no original line (in order)
         _check_gap(lines[position:found], pending, before=line)
         kept.append(line)
         pending = None

@@ -441,6 +441,121 @@ def test_command_output_lines_alike_but_for_their_numbers_fold_with_a_count() ->
     assert any(line.endswith('similar lines omitted …') for line in summary.split('\n'))
 
 
+_GEOKIT = '/srv/geo/.venv/lib/python3.11/site-packages/geokit'
+_CELLSIZE = (
+    'DeprecationWarning: `gk.Grid.cellsize` is deprecated, use `gk.Grid.resolution`. Reading it still works and '
+    'returns the same value; it will be removed in a future release.'
+)
+_ORIGIN = 'DeprecationWarning: `gk.Grid.origin` is deprecated, use `gk.Grid.bounds[:2]`.'
+_SCHEDULE = (
+    'Deprecated since geokit 2.4; for the removal schedule see https://geokit.example.org/changes/2.4.html#removals'
+)
+"""The second line of each geokit deprecation: the warning's message runs over two lines, its source line under them."""
+_CELLSIZE_SOURCES = (
+    '  step = grid.cellsize / 2,',
+    '  h = np.arange(0, grid.cellsize * lags, grid.cellsize)',
+    '  radius = max(grid.cellsize, min_radius)',
+    '  return grid.cellsize ** 2 * np.sum(weights)',
+)
+_FUTURE = (
+    "FutureWarning: the default of resample= will change from 'nearest' to 'bilinear' in geokit 3.0; pass it to keep "
+    'the current behaviour.'
+)
+FIT_WARNINGS = '\n'.join(
+    [
+        '$ python scripts/fit_surfaces.py --region alps',
+        *[
+            line
+            for n in range(12)
+            for line in (
+                f'{_GEOKIT}/{("kriging", "variogram", "kriging", "smoothing")[n % 4]}.py:{40 + 37 * n}: {_CELLSIZE}',
+                _SCHEDULE,
+                _CELLSIZE_SOURCES[n % 4],
+            )
+        ],
+        *[
+            line
+            for n in range(3)
+            for line in (f'{_GEOKIT}/grid.py:{120 + 9 * n}: {_ORIGIN}', _SCHEDULE, f'  x0, y0 = grids[{n}].origin')
+        ],
+        *[
+            line
+            for n in range(8)
+            for line in (
+                f'/srv/geo/geo/io/tiles.py:{60 + 11 * n}: {_FUTURE}',
+                f'  band = tiles.read(path, window=w[{n}])',
+            )
+        ],
+        '/srv/geo/geo/fit.py:212: UserWarning: 3 of 48 stations have no elevation; filled from the nearest station.',
+        '  warnings.warn(f"{missing} of {total} stations have no elevation; filled from the nearest station.")',
+        'fitted 48 surfaces in 6.2s, mean RMSE 0.41 m',
+    ]
+)
+"""A script's run printing Python warnings: 23 of four kinds from several modules, each over the source line it warns
+of (indented under it), one kind's message on two lines; then what the script did."""
+
+
+def test_python_warnings_are_read_once_each_with_its_source_line_and_the_repeats_fold() -> None:
+    """A warning repeated at other lines and modules is the same warning: its first copy stays, with its place and
+    source line, and the others fold into a marker's count, the source lines under them too. Kept for their own
+    sake, those source lines would bring the message over them each time (`Deprecated since geokit 2.4; ...`, the
+    line that places them), and leave no room for the other warnings and the run's last line."""
+    assert detect_kind(FIT_WARNINGS) is ContentKind.SHELL
+    kept = summary_lines(FIT_WARNINGS, budget_tokens=estimate_tokens(FIT_WARNINGS) // 4)
+    lines = FIT_WARNINGS.split('\n')
+    assert sum(line.endswith(_CELLSIZE) for line in kept) == 1
+    assert kept.count(_SCHEDULE) <= 2  # under the first `cellsize` warning, and under the first `origin` one
+    for kind in (_CELLSIZE, _ORIGIN, _FUTURE, 'UserWarning: 3 of 48 stations'):
+        warning = next(index for index, line in enumerate(kept) if kind in line)
+        under = 2 if kind in (_CELLSIZE, _ORIGIN) else 1  # its message's second line, then its source line
+        at = lines.index(kept[warning])
+        assert kept[warning + 1 : warning + 1 + under] == lines[at + 1 : at + 1 + under], kind
+    assert 'fitted 48 surfaces in 6.2s, mean RMSE 0.41 m' in kept
+
+
+def test_in_pytests_warnings_summary_each_warning_stays_under_its_place_alike_or_not() -> None:
+    """pytest's warnings summary names the place over each warning (`src/ledger/models.py:88`): places alike but for
+    their line numbers fold, a different warning under one does not, only the repeats of one warning do."""
+    utcnow = (
+        'DeprecationWarning: datetime.datetime.utcnow() is deprecated and scheduled for removal in a future version.'
+    )
+    relationship = (
+        "SAWarning: relationship 'Entry.account' will copy column accounts.id to column entries.account_id, which "
+        "conflicts with relationship(s): 'Account.entries'."
+    )
+    blocks = [
+        (
+            f'src/ledger/models.py:{40 + 3 * n}',
+            f'/srv/ledger/src/ledger/models.py:{40 + 3 * n}: {utcnow}',
+            f'created_{n}',
+        )
+        for n in range(16)
+    ]
+    blocks.insert(9, ('src/ledger/models.py:88', f'/srv/ledger/src/ledger/models.py:88: {relationship}', 'account'))
+    text = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 31 items',
+            '',
+            'tests/test_ledger.py ...............................                        [100%]',
+            '',
+            '=============================== warnings summary ===============================',
+            *[
+                line
+                for place, warning, name in blocks
+                for line in (place, f'  {warning}', f'    {name} = Column(DateTime, default=datetime.utcnow())', '')
+            ],
+            '-- Docs: https://docs.pytest.org/en/stable/how-to/capture-warnings.html',
+            '======================= 31 passed, 17 warnings in 1.20s ========================',
+        ]
+    )
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert sum(line.endswith(utcnow) for line in kept) == 1
+    assert f'  /srv/ledger/src/ledger/models.py:88: {relationship}' in kept
+    assert '======================= 31 passed, 17 warnings in 1.20s ========================' in kept
+
+
 _CRATES = ('anyhow', 'bytes', 'chrono', 'hashbrown', 'itoa', 'memchr', 'once_cell', 'rand', 'regex', 'tokio')
 CARGO_BUILD = '\n'.join(
     [

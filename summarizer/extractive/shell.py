@@ -51,6 +51,7 @@ import bisect
 import re
 from collections.abc import Sequence
 
+from . import log
 from .lines import ALARM, HIGH, LOW, MID, MUST, NOISE, Joined
 
 VERDICT = 2 * MUST
@@ -231,6 +232,26 @@ _TSC_ROW = re.compile(r' +\d+ +\S')
 _SEPARATOR = re.compile(r'_(?: _)+\s*')
 """pytest's `_ _ _ _` between two frames of one traceback: what follows is its next frame, not the exception
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
+
+
+_WARNING_PLACE = re.compile(r'[ \t]*\S+:\d+: (?=[A-Z]\w*Warning: )')
+"""Where a Python warning was raised, before its category: `/srv/app/sklearn/utils/fixes.py:30: ` of
+`...fixes.py:30: DeprecationWarning: ...`."""
+
+
+def signature(line: str) -> str:
+    """`line` as `log.signature` reads it, a Python warning without the place it was raised.
+
+    Python prints a warning once per place that raises it: the same deprecation from forty lines of a dozen
+    modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
+    """
+    place = _WARNING_PLACE.match(line) if 'Warning: ' in line else None
+    return log.signature(line if place is None else line[place.end() :])
+
+
+def warns(line: str) -> bool:
+    """Whether `line` is a Python warning (`path/mod.py:30: DeprecationWarning: ...`), its source line under it."""
+    return 'Warning: ' in line and _WARNING_PLACE.match(line) is not None
 
 
 def line_bonuses(lines: Joined) -> list[float]:

@@ -21,8 +21,15 @@ LINE_BONUSES: dict[ContentKind, LineBonuses] = {
     ContentKind.PROSE: prose.line_bonuses,
 }
 """A kind missing here (other, JSON text read as lines) gets no bonuses: facts and trouble words decide."""
-SIGNATURES: dict[ContentKind, Callable[[str], str]] = {ContentKind.LOG: log.signature, ContentKind.SHELL: log.signature}
-"""Kinds whose lines alike but for their numbers fold into one (see `log`)."""
+SIGNATURES: dict[ContentKind, Callable[[str], str]] = {
+    ContentKind.LOG: log.signature,
+    ContentKind.SHELL: shell.signature,
+}
+"""Kinds whose lines alike but for their numbers (a Python warning's place too, in command output) fold into one (see
+`log`)."""
+FOLDED_UNDER: dict[ContentKind, Callable[[str], bool]] = {ContentKind.SHELL: shell.warns}
+"""Kinds whose lines indented under a repeated line this tells a warning by (a Python warning's source line) are
+repeats too (`tree._Repeats`)."""
 WHOLE_LINES = frozenset({ContentKind.LISTING})
 """Kinds whose lines are never cut into pieces, however long."""
 TABLES = frozenset({ContentKind.LOG, ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SHELL, ContentKind.OTHER})

@@ -50,8 +50,8 @@ from ._kinds import ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
-from .outline import enclosing
-from .strategies import LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
+from .outline import enclosing, indent
+from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
@@ -656,19 +656,21 @@ class _Tree:
             else in_chunks(self._deadline.check, lambda chunk: list(map(signature, chunk)), plain)
         )
         counted: list[tuple[str, ...]] = []
-        seen: set[str] = set()
         offered: dict[int, list[tuple[int, str, tuple[str, ...], float]]] = {}
         """Line index -> its pieces offered as units: (piece number, piece, facts, bonus)."""
         fillers_end = len(plain) - _TAIL_LINES
         last = len(plain) - 1  # a text's last line, a repeat or not, says where it ended (a log's latest record)
+        chains = enclosing(kind, node.lines) if len(numbered) > 1 else None
+        repeats = _Repeats(node.lines, chains, FOLDED_UNDER.get(kind))
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if key in seen and bonuses[number] < HIGH and number != last and not self._holds_quoted(line):
+            if bonuses[number] < HIGH and number != last and repeats.over(index, key) and not self._holds_quoted(line):
                 counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
+                repeats.lines.add(index)
                 continue
-            seen.add(key)
+            repeats.seen.add(key)
             parts = self._parts(node, index, line, limit)
             for piece_number, piece in enumerate(parts):
                 bonus = bonuses[number] if piece_number == 0 else 0.0
@@ -682,7 +684,6 @@ class _Tree:
                         continue  # nothing to gain: it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
                 offered.setdefault(index, []).append((piece_number, piece, facts, bonus + notable))
-        chains = enclosing(kind, node.lines) if len(numbered) > 1 else None
         if chains is not None:
             numbers = {index: number for number, (index, _) in enumerate(numbered)}
             for index in list(offered):
@@ -1021,6 +1022,58 @@ class _Tree:
 
     def render(self) -> JsonValue:
         return _render(self.root)
+
+
+class _Repeats:
+    """The lines of a text read as repeats: alike one above (`strategies.SIGNATURES`), or under a repeated warning.
+
+    Python prints a warning's source line under it (`  eps=np.finfo(np.float).eps,`). Under a warning repeated (the
+    same one raised at another line), that line is part of the repeat: offered for its own facts, each would bring
+    the warning that places it back (`outline`), the same message kept once per source line; read as a repeat, it
+    folds into the marker with the warning over it. The repeat over it is the run of lines at the indentation of the
+    line placing it, up to that line: a message over two lines (`path.py:30: DeprecationWarning: ...`, `Deprecated
+    in NumPy 1.20; ...`) repeats when both lines do, the second the same under other warnings too. Only a run that
+    holds a warning (`heads`, see `strategies.FOLDED_UNDER`): under a repeated `path.py:916` of pytest's warnings
+    summary stands another warning, and under a repeated decorator the test's own code.
+    """
+
+    __slots__ = ('_chains', '_heads', '_runs', '_text', 'lines', 'seen')
+
+    def __init__(
+        self, text: Sequence[str], chains: Sequence[tuple[int, ...]] | None, heads: Callable[[str], bool] | None
+    ) -> None:
+        self._text, self._chains, self._heads = text, chains, heads
+        self.seen: set[str] = set()
+        """The keys of the lines offered."""
+        self.lines: set[int] = set()
+        """The indices of the lines read as repeats, added in order."""
+        self._runs: dict[int, bool] = {}
+        """A line placing others -> whether it and the lines at its indentation right above it are a repeated warning."""
+
+    def over(self, index: int, key: str) -> bool:
+        """Whether line `index`, of `key`, repeats one above: alike it, or indented under a repeated warning."""
+        return key in self.seen or self._placed_by_one(index)
+
+    def _placed_by_one(self, index: int) -> bool:
+        """Whether line `index` is indented under a repeated warning (see above)."""
+        heads, chains = self._heads, self._chains
+        if heads is None or chains is None or not chains[index]:
+            return False
+        parent = chains[index][0]  # its indentation parent, if it has one: the other lines placing it come after
+        if parent not in self.lines:
+            return False
+        text = self._text
+        depth = indent(text[parent])
+        if not 0 <= depth < indent(text[index]):
+            return False  # the line above a line of trouble, which places it unindented
+        found = self._runs.get(parent)
+        if found is None:
+            above, warns = parent, False
+            while above >= 0 and above in self.lines and indent(text[above]) == depth:
+                warns = warns or heads(text[above])
+                above -= 1
+            found = self._runs[parent] = warns and (above < 0 or indent(text[above]) != depth)
+        return found
 
 
 def _scalar_json(value: JsonValue) -> str:
