@@ -236,3 +236,73 @@ def test_a_styled_table_row_of_an_html_email_is_data_not_markup() -> None:
     assert all(bonus >= 0 for bonus in bonuses[1:4])
     assert bonuses[6] == NOISE
     assert bonuses[9] >= 0  # a collapsed section's title in Markdown
+
+
+def _snapshot() -> str:
+    """A Playwright MCP snapshot of a checkout page: a header menu, the cart, an alert, a long footer."""
+    lines = [
+        '### Page state',
+        '- Page URL: https://tickets.example.org/checkout',
+        '- Page Title: Checkout – Riverside Theatre',
+        '- Page Snapshot:',
+        '```yaml',
+        '- generic [ref=e1]:',
+        '  - banner [ref=e2]:',
+        '    - navigation "Site" [ref=e3]:',
+    ]
+    for n, label in enumerate(['Whats on', 'Plan your visit', 'Membership', 'Donate', 'Hire a space', 'Press']):
+        lines += [
+            f'      - link "{label}" [ref=e{10 + n}] [cursor=pointer]:',
+            f'        - /url: /{label.lower().replace(" ", "-")}',
+        ]
+    lines += [
+        '  - main [ref=e30]:',
+        '    - heading "Checkout" [level=1] [ref=e31]',
+        '    - table "Your tickets" [ref=e32]:',
+    ]
+    for n, (seat, price) in enumerate([('Stalls K12', '£42.50'), ('Stalls K13', '£42.50'), ('Circle B4', '£28.00')]):
+        lines += [
+            f'      - row "{seat} {price}" [ref=e{40 + n}]:',
+            f'        - cell "{seat}" [ref=e{50 + n}]',
+            f'        - cell "{price}" [ref=e{60 + n}]',
+        ]
+    lines += [
+        '    - generic [ref=e70]: Total £113.00',
+        '    - alert [ref=e71]: Card declined: insufficient funds (code 51)',
+        '    - textbox "Card number" [ref=e72]: "4000 0000 0000 9995"',
+        '    - button "Pay £113.00" [ref=e73] [cursor=pointer]',
+        '  - contentinfo [ref=e80]:',
+    ]
+    for n in range(30):
+        lines += [f'    - link "Footer page {n}" [ref=e{100 + n}] [cursor=pointer]:', f'      - /url: /about/page-{n}']
+    return '\n'.join([*lines, '```'])
+
+
+def test_a_browser_snapshot_keeps_its_page_what_went_wrong_and_not_its_menus() -> None:
+    """A reader of a snapshot needs the page's address, its heading and alert and the controls; not the footer."""
+    text = _snapshot()
+    assert detect_kind(text) is ContentKind.PROSE  # indented like YAML or code, read as the page it is
+    kept = summary_lines(text, budget_tokens=len(text) // 16)  # about a quarter of its estimated tokens
+    for line in (
+        '- Page URL: https://tickets.example.org/checkout',
+        '- Page Title: Checkout – Riverside Theatre',
+        '    - heading "Checkout" [level=1] [ref=e31]',
+        '    - alert [ref=e71]: Card declined: insufficient funds (code 51)',
+    ):
+        assert line in kept
+    assert not [line for line in kept if 'Footer page' in line or '/about/page-' in line or 'Membership' in line]
+
+
+def test_a_cdp_accessibility_tree_leaves_its_navigation_out() -> None:
+    nav = [f'  [{200 + n}] link "Section {n}"  [url: https://example.org/section-{n}]' for n in range(20)]
+    body = [f'[{400 + n}] StaticText "Paragraph {n} explains the tariff change for zone {n % 4}."' for n in range(20)]
+    text = '\n'.join(['[100] navigation ', *nav, '[300] heading "Tariffs from 1 January"', *body])
+    weights = prose.line_bonuses(Joined(text.split('\n')))
+    assert weights[: len(nav) + 1] == [NOISE] * (len(nav) + 1)
+    assert weights[len(nav) + 1] > 0  # the heading
+
+
+def test_a_markdown_list_naming_a_landmark_is_no_accessibility_tree() -> None:
+    text = '## Notes\n- navigation is hard on small screens\n  - the footer hides the menu\n- banner ads load late'
+    weights = prose.line_bonuses(Joined(text.split('\n')))
+    assert NOISE not in weights

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from .diff import COMMIT
+from .prose import TREE_NODE, TREE_SHARE
 from .shell import ESLINT_PROBLEM, TERRAFORM_BLOCK, TERRAFORM_CHANGE, TEST_HEADER, TSC_ERROR, VERDICT_LINE
 
 __all__ = ('ContentKind', 'detect_kind', 'stamped')
@@ -164,8 +165,9 @@ def _text_kind(text: str) -> ContentKind:
     if _git_log(sample):
         return ContentKind.DIFF
     lines = sum(1 for line in sample.splitlines() if line.strip())
-    if sum(map(len, _BASE64.findall(sample))) > 0.8 * len(stripped):  # an encoded file: no lines to keep
-        return ContentKind.OTHER
+    whole = _read_whole(sample, stripped, lines)
+    if whole is not None:
+        return whole
 
     def share(pattern: re.Pattern[str]) -> float:
         return len(pattern.findall(sample)) / lines
@@ -189,6 +191,15 @@ def _text_kind(text: str) -> ContentKind:
         return ContentKind.SHELL
     # Fewer than three lines (a field's value, a one-line message) are too few to tell code by.
     return ContentKind.CODE if lines >= 3 and _is_code(sample, lines) else ContentKind.PROSE
+
+
+def _read_whole(sample: str, stripped: str, lines: int) -> ContentKind | None:
+    """The kind of a text no line of which says what it is: an encoded file, a browser's accessibility tree."""
+    if sum(map(len, _BASE64.findall(sample))) > 0.8 * len(stripped):  # an encoded file: no lines to keep
+        return ContentKind.OTHER
+    if len(TREE_NODE.findall(sample)) > TREE_SHARE * lines:  # a page, however indented (YAML, code)
+        return ContentKind.PROSE
+    return None
 
 
 def _git_log(sample: str) -> bool:

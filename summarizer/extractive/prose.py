@@ -8,6 +8,11 @@ hold names the fact scan counts (`SugarCRM`, `GitHub`), and, a few tokens each, 
 budget from the sentences a reader came for: they weigh less than nothing (`lines.NOISE`), unless a
 later turn quotes what they hold. So do a raw HTML page's lines of markup (`markup`): its scripts, style
 sheets and head tags, and lines of tags with little text, a navigation list's `<li><a href=...>` lines.
+
+A browser's accessibility tree (Playwright's snapshot, `- link "Careers" [ref=e14]:`, or a CDP
+tree's `[2046] link "Careers"`) is a page too, one node a line (`accessibility`): its address and
+title, headings, alerts and the controls an agent acts on by their `ref` come first; the nodes of its
+banner, navigation and footer are chrome.
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from __future__ import annotations
 import bisect
 import itertools
 import re
+from collections.abc import Sequence
 
-from .lines import LOW, MID, NOISE, Joined
+from .lines import HIGH, LOW, MID, NOISE, Joined
 
 _UNDERLINE = re.compile(r'^[=-]{3,}[ \t]*$', re.MULTILINE)
 """A Setext heading's underline (`Pricing` over `=======`), or a rule across the page."""
@@ -63,7 +69,70 @@ def line_bonuses(lines: Joined) -> list[float]:
             result[index] = max(result[index], LOW)
     chrome(lines, result)
     markup(lines, result)
+    accessibility(lines, result)
     return result
+
+
+ACCESSIBILITY_NODE = re.compile(r'^([ \t]*+)(?:- |\[\d++\] )([a-zA-Z]++)(?=[ :\r]|$)', re.MULTILINE)
+"""A node of an accessibility tree, its indentation and its role: Playwright's `  - button "Apply" [ref=e106]`,
+a CDP tree's `  [2049] link "About us"` (inspect's browser, browser-use)."""
+TREE_NODE = re.compile(r'^[ \t]*+(?:- [a-z]++\b[^\n]*?\[ref=[^\]\n]*+\]|\[\d++\] [a-zA-Z]++(?=[ \r]|$))', re.MULTILINE)
+"""A node no Markdown list or YAML holds: Playwright's with its `[ref=e12]`, a CDP tree's with its `[2046]` first."""
+TREE_SHARE = 0.3
+"""At least this share of a text's lines are `TREE_NODE`s: an accessibility tree (the rest its `/url:` and text lines)."""
+_PAGE_LINE = re.compile(r'^- Page (?:URL|Title): ', re.MULTILINE)
+"""Playwright MCP's header: the page's address and title, above its snapshot."""
+_CHROME_ROLES = frozenset({'banner', 'navigation', 'contentinfo', 'menubar'})
+"""Landmarks a site repeats on every page: header, menus, footer."""
+_ALERT_ROLES = frozenset({'alert', 'alertdialog', 'dialog', 'status'})
+"""What the page says now: an error under a form, a dialog waiting for an answer."""
+_CONTROL_ROLES = frozenset(
+    {'button', 'textbox', 'searchbox', 'combobox', 'checkbox', 'radio', 'spinbutton', 'slider', 'switch', 'tab'}
+)
+"""What an agent acts on next, by the node's `ref`."""
+
+
+def accessibility(lines: Joined, bonuses: list[float]) -> None:
+    """Weigh an accessibility tree's nodes by role (see the module's docstring); nothing for other texts.
+
+    A text is one when `TREE_SHARE` of its lines are `TREE_NODE`s: a Markdown list's `- Navigation is
+    hard` is no banner's node.
+
+    A heading weighs as a Markdown heading does (`MID`), an alert `HIGH`, a control `LOW` outside
+    the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
+    the landmark), its links' `/url:` lines with them, weighs `NOISE`. Playwright's
+    page address and title lines are `HIGH`.
+    """
+    nodes = len(lines.matching(TREE_NODE))
+    if not nodes or nodes < TREE_SHARE * sum(1 for line in lines.lines if line.strip()):
+        return
+    for index in lines.matching(_PAGE_LINE):
+        bonuses[index] = max(bonuses[index], HIGH)
+    chrome_end = 0
+    """The line after the last of the landmark the nodes are in, while inside one."""
+    for index in lines.matching(ACCESSIBILITY_NODE):
+        node = ACCESSIBILITY_NODE.match(lines.lines[index])
+        if node is None or index < chrome_end:
+            continue
+        role = node[2].lower()
+        if role in _CHROME_ROLES:
+            chrome_end = _subtree_end(lines.lines, index, len(node[1]))
+            bonuses[index:chrome_end] = [NOISE] * (chrome_end - index)
+        elif role == 'heading':
+            bonuses[index] = max(bonuses[index], MID)
+        elif role in _ALERT_ROLES:
+            bonuses[index] = max(bonuses[index], HIGH)
+        elif role in _CONTROL_ROLES:
+            bonuses[index] = max(bonuses[index], LOW)
+
+
+def _subtree_end(texts: Sequence[str], index: int, depth: int) -> int:
+    """The first line after `index` indented no deeper than `depth` (blank lines aside), or the end."""
+    for after in range(index + 1, len(texts)):
+        text = texts[after]
+        if text.strip() and len(text) - len(text.lstrip(' \t')) <= depth:
+            return after
+    return len(texts)
 
 
 def markup(lines: Joined, bonuses: list[float]) -> None:
