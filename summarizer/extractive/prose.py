@@ -76,7 +76,7 @@ def line_bonuses(lines: Joined) -> list[float]:
 ACCESSIBILITY_NODE = re.compile(r'^([ \t]*+)(?:- |\[\d++\] )([a-zA-Z]++)(?=[ :\r]|$)', re.MULTILINE)
 """A node of an accessibility tree, its indentation and its role: Playwright's `  - button "Apply" [ref=e106]`,
 a CDP tree's `  [2049] link "About us"` (inspect's browser, browser-use)."""
-TREE_NODE = re.compile(r'^[ \t]*+(?:- [a-z]++\b[^\n]*?\[ref=[^\]\n]*+\]|\[\d++\] [a-zA-Z]++(?=[ \r]|$))', re.MULTILINE)
+TREE_NODE = re.compile(r'^[ \t]*+(?:- [a-z]++\b[^\n]*?\[ref=|\[\d++\] [a-zA-Z]++(?=[ \r]|$))', re.MULTILINE)
 """A node no Markdown list or YAML holds: Playwright's with its `[ref=e12]`, a CDP tree's with its `[2046]` first."""
 TREE_SHARE = 0.3
 """At least this share of a text's lines are `TREE_NODE`s: an accessibility tree (the rest its `/url:` and text lines)."""
