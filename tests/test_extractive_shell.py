@@ -1139,3 +1139,44 @@ def test_a_cargo_build_that_passed_keeps_its_finished_line() -> None:
     summary = summarize(text, budget_tokens=55)
     assert isinstance(summary, str)
     assert finished in kept_lines(text, summary)
+
+
+def _go_crash() -> str:
+    """A Go service's output: its log, a nil-pointer panic, and the dump of thirty goroutines waiting."""
+    lines = [f'2026/12/01 08:15:{n:02d} shipped batch {n} of {40 + n * 7} parcels in {12 + n % 9}ms' for n in range(30)]
+    lines += [
+        'panic: runtime error: invalid memory address or nil pointer dereference',
+        '[signal SIGSEGV: segmentation violation code=0x1 addr=0x30 pc=0x5c2e11]',
+        '',
+        'goroutine 17 [running]:',
+        'example.com/depot/internal/label.(*Printer).Print(0x0, 0xc0000a6120)',
+        '\t/app/internal/label/printer.go:64 +0x31',
+        'example.com/depot/internal/ship.(*Run).next(0xc0001b2000)',
+        '\t/app/internal/ship/run.go:203 +0x1a4',
+        '',
+    ]
+    for n in range(30):
+        lines += [
+            f'goroutine {40 + n} [chan receive]:',
+            'example.com/depot/internal/queue.(*Consumer).loop(0xc000300000)',
+            '\t/app/internal/queue/consumer.go:77 +0x9e',
+            '',
+        ]
+    return '\n'.join([*lines, 'exit status 2'])
+
+
+def test_a_go_crash_keeps_its_panic_and_where_it_stopped_not_the_waiting_goroutines() -> None:
+    text = _go_crash()
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    for line in (
+        'panic: runtime error: invalid memory address or nil pointer dereference',
+        '[signal SIGSEGV: segmentation violation code=0x1 addr=0x30 pc=0x5c2e11]',
+        'goroutine 17 [running]:',
+        'example.com/depot/internal/label.(*Printer).Print(0x0, 0xc0000a6120)',
+        '\t/app/internal/label/printer.go:64 +0x31',
+        'exit status 2',
+    ):
+        assert line in kept
+    assert sum(line.startswith('goroutine ') for line in kept) <= 3
+    assert sum('shipped batch' in line for line in kept) <= 3  # the log's lines alike but for numbers fold

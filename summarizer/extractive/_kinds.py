@@ -65,7 +65,7 @@ _PATH_LINE = re.compile(r'^(?:\./|/|~/)?[\w.@+-]+(?:/[\w.@+-]+)*/?$', _M)
 _PATH_SHAPED = re.compile(r'[/.]')
 _LS_LONG = re.compile(r'^[dlcbps-][rwxsStT-]{9}[.@+]? +\d+ ', _M)
 _TIMESTAMP = re.compile(
-    r'^\W{0,2}(?:\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}'
+    r'^\W{0,2}(?:\d{4}(?:-\d{2}-\d{2}|/\d{2}/\d{2})[T ]\d{1,2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}'
     r'|\d{2}/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s)',
     _M,
 )
@@ -76,7 +76,7 @@ _SHELL_MARK = re.compile(
     r'|[\w./-]+\.\w+:\d+:\d+: (?:error|warning|note):|[\w./-]+\.py:\d+: \w*Warning: |[\w.]+(?:Error|Exception): |E {3}'
     r'|test [\w:]+ \.\.\. (?:ok|FAILED)|\w+ \([\w.]+\)(?: \.\.\. |$)|collected \d+ items?|exit (?:code|status) \d+'
     r'|OK(?: \(skipped=\d+\))?$|[\w/.-]+\.py::\w+.* (?:PASSED|FAILED|ERROR|SKIPPED|XFAIL)'
-    r'|=== RUN +\w|(?:ok +|FAIL)\t\S+\t|[ \t]*(?:PASS|FAIL|[✓✕×❯]) +\S+\.(?:test|spec)\.[cm]?[jt]sx?\b|[ \t]*● .+ › '
+    r'|=== RUN +\w|panic: |fatal error: |goroutine \d+ \[|(?:ok +|FAIL)\t\S+\t|[ \t]*(?:PASS|FAIL|[✓✕×❯]) +\S+\.(?:test|spec)\.[cm]?[jt]sx?\b|[ \t]*● .+ › '
     r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$)'
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
     r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized))',

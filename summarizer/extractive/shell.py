@@ -14,7 +14,9 @@ Vitest's ` FAIL  src/a.test.ts > test`, pytest's `E   ` lines, a compiler's `fil
 `error[E0308]: ...`, ESLint's `  12:5  error  ...`, pip's `ERROR: ...`, npm's `npm ERR!` and
 `npm error`, Terraform's `Error: ...`, boxed in `│` or not) and for a traceback the exception line and
 the frames nearest to it (the place that raised); for a panic, Go's `panic: ...` and Rust's
-`thread 'x' panicked at src/a.rs:3:9:` with the message under it.
+`thread 'x' panicked at src/a.rs:3:9:` with the message under it. A Go crash's goroutine dump keeps
+the goroutine that crashed (`goroutine 42 [running]:`, its first frames `HIGH`); the others' blocks
+are alike but for their numbers, and fold.
 
 Why a Go test failed is what it printed (`    send_test.go:74: got 3, want 2`, its `t.Errorf`): the
 lines a failing test printed weigh `HIGH`, its last `MUST` (see `_go_failures`). Why a JavaScript test
@@ -208,6 +210,12 @@ _PANICKED = re.compile(r"^thread '[^'\n]*' panicked at \S+:\d+:\d+:\r?$", re.MUL
 """A Rust panic (Rust 1.73 on) whose message is on the lines under it: `thread 'x' panicked at src/a.rs:3:9:`."""
 _PANIC_LINES = 4
 """The most lines of a Rust panic's message kept with it: `assertion failed`, `  left: 1`, ` right: 2`."""
+_GO_CRASH = re.compile(r'^(?:panic|fatal error): ', re.MULTILINE)
+"""A Go program's crash: `panic: runtime error: invalid memory address ...`, `fatal error: all goroutines are asleep`."""
+_GOROUTINE = re.compile(r'^goroutine \d+ \[running\]:', re.MULTILINE)
+"""The stack of the goroutine that crashed, in the dump under a Go crash (the others wait: `[select]`, `[chan receive]`)."""
+_GO_FRAME_LINES = 8
+"""The most lines of the crashed goroutine's stack weighed `HIGH`: four frames, a function and its `file.go:88` line each."""
 _JS_HEADER = re.compile(
     rf'^(?:(?P<jest>[ \t]*● \S)|(?P<vitest>{VITEST_FAILURE})|(?P<mocha>[ \t]*\d+\) \S))', re.MULTILINE
 )
@@ -280,6 +288,7 @@ def line_bonuses(lines: Joined) -> list[float]:
         result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
     _go_failures(lines, result)
     _panics(lines, result)
+    _go_crashes(lines, result)
     _js_failures(lines, result)
     _tsc_table(lines, result)
     _passing(lines, result)
@@ -338,6 +347,24 @@ def _panics(lines: Joined, result: list[float]) -> None:
             if not line.strip() or line.startswith('note: '):
                 break
             result[after] = max(result[after], MUST if after == index + 1 else HIGH)
+
+
+def _go_crashes(lines: Joined, result: list[float]) -> None:
+    """Weigh a Go crash: its `panic:` line `MUST`; the `[signal ...]` line under it, and the crashed goroutine, `HIGH`.
+
+    The goroutine that crashed is the one `[running]`; its first frames say where. The dump of every other goroutine follows, one block each alike but for its numbers: they fold as a
+    log's repeats do, and the budget goes to where the program stopped.
+    """
+    for index in lines.matching(_GO_CRASH):
+        result[index] = MUST
+        if index + 1 < len(lines) and lines.lines[index + 1].startswith('[signal '):
+            result[index + 1] = max(result[index + 1], HIGH)
+    for index in lines.matching(_GOROUTINE):
+        result[index] = max(result[index], HIGH)
+        for after in range(index + 1, min(index + 1 + _GO_FRAME_LINES, len(lines))):
+            if not lines.lines[after].strip():
+                break
+            result[after] = max(result[after], HIGH)
 
 
 def _passing(lines: Joined, result: list[float]) -> None:
