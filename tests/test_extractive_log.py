@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines, summary_lines
 
-from summarizer.extractive import summarize
+from summarizer.core._tokens import estimate_tokens
+from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 
 
@@ -60,3 +61,56 @@ def test_a_logs_last_record_is_kept_though_it_is_like_the_first() -> None:
     kept = summary_lines(text, budget_tokens=200)
     assert lines[40] in kept
     assert kept[-1] == lines[-1]
+
+
+def _compose_logs() -> str:
+    """`docker compose logs` of three services: health checks, a worker's tasks, and one task's traceback."""
+    lines: list[str] = []
+    for n in range(120):
+        if n % 3 == 0:
+            lines.append(f'web-1     | INFO:     172.20.0.{n % 7 + 2}:{41000 + n} - "GET /healthz HTTP/1.1" 200 OK')
+        elif n % 3 == 1:
+            lines.append(
+                f'jobs-1    | [2026-12-01 07:{n // 60:02d}:{n % 60:02d},{100 + n}: INFO/ForkPoolWorker-{n % 4 + 1}] '
+                f'Task jobs.render_invoice[{n * 2654435761 % 2**64:016x}] succeeded in 0.{n % 9 + 1}2s: None'
+            )
+        else:
+            lines.append(
+                f'cache-1   | 1:M 01 Dec 2026 07:{n // 60:02d}:{n % 60:02d}.{n:03d} * {n % 50 + 1} changes in 60 seconds.'
+            )
+        if n == 70:
+            lines += [
+                'jobs-1    | [2026-12-01 07:01:10,870: ERROR/ForkPoolWorker-3] Task jobs.refund[00000001e8f1] raised unexpected',
+                'jobs-1    | Traceback (most recent call last):',
+                'jobs-1    |   File "/srv/jobs/refunds.py", line 31, in refund',
+                'jobs-1    |     gateway.reverse(charge_id)',
+                'jobs-1    | payments.GatewayTimeout: no answer from gateway in 15s (charge ch_3PzQ)',
+            ]
+    return '\n'.join(lines)
+
+
+def test_a_stream_of_several_services_is_read_as_each_one_wrote_it() -> None:
+    """Read past `jobs-1    | `, a service's lines are a log: its exception is kept with its traceback."""
+    text = _compose_logs()
+    assert detect_kind(text) is ContentKind.LOG
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    for line in (
+        'jobs-1    | Traceback (most recent call last):',
+        'jobs-1    |   File "/srv/jobs/refunds.py", line 31, in refund',
+        'jobs-1    | payments.GatewayTimeout: no answer from gateway in 15s (charge ch_3PzQ)',
+    ):
+        assert line in kept
+    assert sum('render_invoice' in line for line in kept) <= 6  # alike but for numbers: folded
+
+
+def test_a_table_with_a_repeated_first_column_is_no_stream_of_sources() -> None:
+    rows = [f'{("EU", "US", "APAC")[n % 3]} | SKU-{1000 + n} | {n * 3} units | {n * 1.5:.2f} EUR' for n in range(40)]
+    text = '\n'.join(['region | sku | units | revenue', *rows])
+    assert detect_kind(text) not in (ContentKind.LOG, ContentKind.SHELL)
+
+
+def test_a_hex_id_starting_with_digits_is_masked_whole() -> None:
+    """`0f17a300...` is one id: masked as digits first, its letters would make each line unlike the others."""
+    first = 'Task tasks.send_email[0f17a3007e62aa0a] succeeded in 0.218s: None'
+    second = 'Task tasks.send_email[91c4be02d7e1f3a6] succeeded in 0.554s: None'
+    assert log.signature(first) == log.signature(second)

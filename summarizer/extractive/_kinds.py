@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from .diff import COMMIT
+from .lines import source_prefixes
 from .prose import TREE_NODE, TREE_SHARE
 from .shell import ESLINT_PROBLEM, TERRAFORM_BLOCK, TERRAFORM_CHANGE, TEST_HEADER, TSC_ERROR, VERDICT_LINE
 
@@ -69,7 +70,9 @@ _TIMESTAMP = re.compile(
     r'|\d{2}/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s)',
     _M,
 )
-_LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:| ]', _M)
+_LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:|/ ]', _M)
+_RECORD = re.compile(rf'(?:{_TIMESTAMP.pattern})|(?:{_LEVEL.pattern})', _M)
+"""A log record's first line: a timestamp or a level first (one match a line, both patterns anchored at its start)."""
 _SHELL_MARK = re.compile(
     rf'^(?:{VERDICT_LINE}|{TEST_HEADER}\w|Traceback \(most recent call last\):'
     r'|(?:FAILED|ERROR|PASSED) [\w./-]+(?:::|\.py)|\$ \S|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'
@@ -155,6 +158,21 @@ def _is_search(value: object) -> bool:
 def _text_kind(text: str) -> ContentKind:
     sample = text if len(text) <= _HEAD_CHARS + _TAIL_CHARS else f'{text[:_HEAD_CHARS]}\n{text[-_TAIL_CHARS:]}'
     sample = _ANSI.sub('', sample)
+    lines = sample.split('\n')
+    prefixes = source_prefixes(lines)
+    if prefixes is not None:  # several sources in one stream (docker compose): what each wrote tells
+        kind = _sample_kind('\n'.join(line[width:] for line, width in zip(lines, prefixes, strict=True)), text)
+        if kind in SOURCED_KINDS:
+            return kind
+    return _sample_kind(sample, text)
+
+
+SOURCED_KINDS = frozenset({ContentKind.LOG, ContentKind.SHELL})
+"""The kinds a stream of several sources' lines (`lines.source_prefixes`) is read as, each line without its prefix."""
+
+
+def _sample_kind(sample: str, text: str) -> ContentKind:
+    """The kind of a text by `sample`, its head and tail (`text` whole, where only a parse can tell: JSON)."""
     stripped = sample.strip()
     if not stripped:
         return ContentKind.OTHER
@@ -183,7 +201,7 @@ def _text_kind(text: str) -> ContentKind:
         return ContentKind.LISTING
     if lines >= 3 and len(_RESULT_URL.findall(sample)) >= 3:  # a match a line: three need three lines
         return ContentKind.SEARCH
-    if lines >= 3 and max(share(_TIMESTAMP), share(_LEVEL)) > 0.4:
+    if lines >= 3 and share(_RECORD) > 0.4:
         return ContentKind.LOG
     if lines >= 5 and _YAML_FIELD.match(stripped) and share(_YAML_FIELD) > 0.15:
         return ContentKind.RECORDS

@@ -47,6 +47,36 @@ def split_lines(text: str) -> list[str]:
     return text.split('\n')
 
 
+SOURCE_PREFIX = re.compile(r'[\w.-]{1,64}[ \t]*\| |\[pod/[^\]\n]{1,200}\] ')
+"""What names a line's source where several write one stream: docker compose's `api-1     | `, `kubectl logs --prefix`'s
+`[pod/api-7d9f/api] ` (matched at a line's start)."""
+_SOURCE_SHARE = 0.8
+"""At least this share of a text's lines start with a `SOURCE_PREFIX`: a stream of sources, not a table's first column."""
+_MAX_SOURCES = 32
+"""At most this many distinct prefixes: a few services, not the values of a column."""
+
+
+def source_prefixes(lines: Sequence[str]) -> list[int] | None:
+    """Per line, the width of the prefix naming its source (`SOURCE_PREFIX`), where a text's lines have them; else None.
+
+    Each source's lines are a log or a command's output of their own (`Traceback`, a timestamp, an
+    indented frame): read without the prefix, they are what they are in a stream of one source.
+    """
+    widths: list[int] = []
+    names: set[str] = set()
+    for line in lines:
+        found = SOURCE_PREFIX.match(line)
+        widths.append(0 if found is None else found.end())
+        if found is not None:
+            names.add(found[0].rstrip(' \t|'))
+            if len(names) > _MAX_SOURCES:
+                return None
+    written = sum(1 for line in lines if line.strip())
+    if written < 3 or sum(1 for width in widths if width) < _SOURCE_SHARE * written:
+        return None
+    return widths
+
+
 def marker(count: int, *, similar: bool = False) -> str:
     """The line standing for `count` dropped lines (`similar`: all like the kept line above them)."""
     noun = 'line' if count == 1 else 'lines'

@@ -17,7 +17,7 @@ _RULES = (
     (words_pattern('warn', 'warning'), MID),
     (re.compile(r'^[ \t]+(?:at [\w.$<>]+\(|\.\.\. \d+ more)', re.MULTILINE), LOW),
 )
-_VARIABLE = re.compile(r'\d+|[0-9a-f]{8,}')
+_VARIABLE = re.compile(r'[0-9a-f]{8,}|\d+')
 
 
 def line_bonuses(lines: Joined) -> list[float]:

@@ -46,7 +46,7 @@ from ..core import (
     token_set,
 )
 from . import lines as text_lines
-from ._kinds import ContentKind, detect_kind
+from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST
 from .notable import column_extremes, notable_rows, split_rows
@@ -642,7 +642,14 @@ class _Tree:
             return node
         plain = [line for _, line in numbered]
         joined = text_lines.Joined(plain)
-        bonuses, standing_out = _line_bonuses(kind, joined)
+        # Several sources in one stream (docker compose): each line is weighed and placed as its source wrote it.
+        prefixes = text_lines.source_prefixes(node.lines) if kind in SOURCED_KINDS else None
+        unprefixed = (
+            node.lines if prefixes is None else [line[w:] for line, w in zip(node.lines, prefixes, strict=True)]
+        )
+        bonuses, standing_out = _line_bonuses(
+            kind, joined if prefixes is None else text_lines.Joined([unprefixed[index] for index, _ in numbered])
+        )
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
@@ -660,7 +667,7 @@ class _Tree:
         """Line index -> its pieces offered as units: (piece number, piece, facts, bonus)."""
         fillers_end = len(plain) - _TAIL_LINES
         last = len(plain) - 1  # a text's last line, a repeat or not, says where it ended (a log's latest record)
-        chains = enclosing(kind, node.lines) if len(numbered) > 1 else None
+        chains = enclosing(kind, unprefixed) if len(numbered) > 1 else None
         repeats = _Repeats(node.lines, chains, FOLDED_UNDER.get(kind))
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
