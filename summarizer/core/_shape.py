@@ -219,7 +219,8 @@ def _keeps_keys(original: dict[str, JsonValue], summary: dict[object, object]) -
     keys = list(summary)
     dropped = len(original) - len(keys) + 1
     last = keys_marker(dropped)
-    if dropped < 1 or keys[-1] != last or summary[last] is not None or last in original:
+    # `not keys`: `{}`, which a model may write, has no marker to read (refused, where `keys[-1]` raised)
+    if not keys or dropped < 1 or keys[-1] != last or summary[last] is not None or last in original:
         return False
     places = {key: place for place, key in enumerate(original)}
     kept = [places.get(key, -1) if isinstance(key, str) else -1 for key in keys[:-1]]
