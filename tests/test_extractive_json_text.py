@@ -92,6 +92,17 @@ def test_an_object_too_wide_for_its_style_even_with_fewer_keys_comes_back_compac
     assert ungrounded(text, summary, own_words=False) is None
 
 
+@pytest.mark.parametrize('levels', [300, 600, 900])
+@pytest.mark.parametrize('container', ['list', 'object'])
+def test_json_nested_past_the_depth_guard_is_summarized_without_raising(levels: int, container: str) -> None:
+    """Nesting Python's json reads but the recursive summary cannot: `_keeping` and the tree raised RecursionError."""
+    deep = '[' * levels + '"x"' + ']' * levels if container == 'list' else '{"a": ' * levels + '1' + '}' * levels
+    fields = ', '.join(f'"field_{n:03d}": "value number {n}"' for n in range(300))
+    text = '{"deep": ' + deep + ', ' + fields + '}'
+    summary = summarize(text, budget_tokens=200)
+    assert isinstance(summary, str) and len(summary) < len(text)
+
+
 def test_json_nested_past_what_python_reads_is_summarized_as_text() -> None:
     text = '[' * 5000 + ']' * 5000
     assert detect_kind(text) is not ContentKind.JSON_TEXT

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Self, cast
 
-from ..core import JsonValue, estimate_tokens, keys_marker, plain_text
+from ..core import MAX_DEPTH, JsonValue, estimate_tokens, keys_marker, nested_deeper_than, plain_text
 from .budget import NO_DEADLINE, Deadline
 from .tree import summarize_value
 
@@ -104,12 +104,15 @@ def _escapes_non_ascii(text: str) -> bool:
 
 
 def parse(text: str) -> JsonValue | None:
-    """The list or object `text` holds (numbers keeping their literals), else None."""
+    """The list or object `text` holds (numbers keeping their literals), else None (or nested past `MAX_DEPTH`)."""
     try:
         value = json.loads(text, parse_float=_Number, parse_int=_integer, parse_constant=_Number)
     except (ValueError, RecursionError):
         return None
-    return cast(JsonValue, value) if isinstance(value, (list, dict)) else None
+    value = cast(JsonValue, value)
+    if not isinstance(value, (list, dict)) or nested_deeper_than(value, MAX_DEPTH):
+        return None  # nested too deep for the recursive summary (`_keeping`, `tree`): summarized as text
+    return value
 
 
 def summarize(
