@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import random
 import re
+import time
 
 import pytest
 from helpers import random_json
@@ -16,6 +17,7 @@ from summarizer.core._shape import (
     carries_text,
     is_plain,
     items_marker,
+    keys_marker,
     nested_deeper_than,
     schema_for,
     shape_mismatch,
@@ -245,3 +247,16 @@ def test_a_list_item_conforms_exactly_when_shape_mismatch_finds_nothing() -> Non
         for summary in values:
             expected = shape_mismatch(original, summary, '$[0]') is None  # type: ignore[arg-type]  # as an item
             assert _conforms(original, summary) is expected, (original, summary)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize('keys_omitted', [False, True])
+def test_lists_nested_deep_are_checked_in_time_linear_in_their_depth(keys_omitted: bool) -> None:
+    """Each nested list once: checking a kept item twice (match, then reason) doubled the work at each level."""
+    original: JsonValue = {f'k{n}': n for n in range(5)}
+    summary: JsonValue = {'k0': 0, keys_marker(4): None} if keys_omitted else {**original, 'k4': 5}
+    for level in range(20):
+        original, summary = ([original], [summary]) if level % 2 else ([{'a': original}], [{'a': summary}])
+    started = time.perf_counter()
+    reason = shape_mismatch(original, summary, keys_omitted=keys_omitted)
+    assert time.perf_counter() - started < 0.5  # was 2**20 descents, 4 s
+    assert (reason is None) is keys_omitted

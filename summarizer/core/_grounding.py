@@ -32,7 +32,7 @@ from typing import cast
 
 from ._config import READ_HINT, REPEAT_CALL_ID, REPEAT_NOTE
 from ._facts import token_set, tokens
-from ._shape import JsonValue, aligned_items, is_dict, shape_mismatch
+from ._shape import MAX_DEPTH, JsonValue, aligned_items, is_dict, nested_deeper_than, shape_mismatch
 
 CUT = '…'
 """What marks a cut inside a line (` … ` between pieces, a leading `… `, a trailing ` …`)."""
@@ -364,17 +364,31 @@ def _same_json(original: str, summary: str) -> tuple[JsonValue, JsonValue] | Non
     Its objects may keep fewer keys, with `_shape.keys_marker` last (`shape_mismatch(keys_omitted=True)`).
     """
     parsed: list[JsonValue] = []
-    for text in (original, summary):
+    for text, hook in ((original, None), (summary, _unique_keys)):
         stripped = text.strip()
         if not stripped or stripped[0] not in '[{':
             return None
         try:
-            parsed.append(json.loads(stripped))
+            parsed.append(json.loads(stripped, object_pairs_hook=hook))
         except (ValueError, RecursionError):
             return None
-    if not isinstance(parsed[0], (list, dict)) or shape_mismatch(parsed[0], parsed[1], keys_omitted=True) is not None:
+    if not isinstance(parsed[0], (list, dict)) or nested_deeper_than(parsed[0], MAX_DEPTH):
+        return None  # past the depth guard the recursive checks raised RecursionError: read as text
+    if shape_mismatch(parsed[0], parsed[1], keys_omitted=True) is not None:
         return None
     return parsed[0], parsed[1]
+
+
+def _unique_keys(pairs: list[tuple[str, JsonValue]]) -> dict[str, JsonValue]:
+    """An object of a summary's JSON text, whose keys must differ (else it is read as text, line by line).
+
+    `json.loads` keeps a repeated key's last value: the first, which the agent reads in the text, would
+    go unchecked (`{"name": "<words of its own>", "name": "orders-api"}`, a marker key twice).
+    """
+    value = dict(pairs)
+    if len(value) < len(pairs):
+        raise ValueError('a key twice')
+    return value
 
 
 def _runs(text: str) -> set[tuple[str, ...]]:

@@ -219,7 +219,8 @@ def _keeps_keys(original: dict[str, JsonValue], summary: dict[object, object]) -
     keys = list(summary)
     dropped = len(original) - len(keys) + 1
     last = keys_marker(dropped)
-    if dropped < 1 or keys[-1] != last or summary[last] is not None or last in original:
+    # `not keys`: `{}`, which a model may write, has no marker to read (refused, where `keys[-1]` raised)
+    if not keys or dropped < 1 or keys[-1] != last or summary[last] is not None or last in original:
         return False
     places = {key: place for place, key in enumerate(original)}
     kept = [places.get(key, -1) if isinstance(key, str) else -1 for key in keys[:-1]]
@@ -261,7 +262,10 @@ def _line_up(original: list[JsonValue], summary: list[object], path: str, *, key
             continue
         if position == len(original):
             return f'{path}[{index}]: one item more than the original {len(original)} ({_brief(item)})'
-        if not _conforms(original[position], item):
+        if _nests(original[position]) or not _conforms(original[position], item):
+            # Lists of lists or objects below are decided by `shape_mismatch` alone: `_conforms` first
+            # walked all below and, on a mismatch or an object keeping fewer keys, `shape_mismatch`
+            # walked it again, twice at each such list below, 2**depth for nested JSON text.
             if isinstance(original[position], (list, dict)):  # what in it does not match, and where
                 reason = shape_mismatch(original[position], item, f'{path}[{index}]', keys_omitted=keys_omitted)
                 if reason:
@@ -275,6 +279,19 @@ def _line_up(original: list[JsonValue], summary: list[object], path: str, *, key
         left = len(original) - end
         return f'{path}: its last {left} of {len(original)} items dropped with no {items_marker(left)!r} in their place'
     return None
+
+
+def _nests(value: object) -> bool:
+    """Whether `_conforms` on `value` would reach a list holding lists or objects (whose items it checks in turn).
+
+    Such an item goes to `shape_mismatch` alone (`_line_up`); a record of scalars, of objects and of
+    lists of scalars still takes `_conforms`. It reads what `_conforms` reads, never a list's items' insides.
+    """
+    if is_list(value):
+        return not _PLAIN_SCALARS.issuperset(map(type, value))
+    if not is_dict(value) or _PLAIN_SCALARS.issuperset(map(type, value.values())):
+        return False  # a scalar, or a record of scalars (most items): decided in C
+    return any(_nests(inner) for inner in value.values() if is_dict(inner) or is_list(inner))
 
 
 def _stand_ins(original: list[JsonValue], summary: list[object]) -> Iterator[tuple[int, object, int, int]]:
