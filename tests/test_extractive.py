@@ -29,7 +29,7 @@ from summarizer.core._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carri
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
-from summarizer.extractive.lines import OMISSION
+from summarizer.extractive.lines import OMISSION, PARTIAL
 from summarizer.pipeline import _models
 from summarizer.pipeline._check import summary_problem
 from summarizer.pipeline._models import EmbeddedRequest, embedded_model, extractive_summary
@@ -117,6 +117,27 @@ def test_a_line_of_trouble_beats_routine_lines() -> None:
         '[0180] Type error: Argument of type string is not assignable to parameter of type number',
         budget_tokens=200,
     )
+
+
+@pytest.mark.parametrize(
+    'note',
+    [
+        "[Showing 500 lines starting at line 1. Use 'offset' and 'limit' parameters to read more.]",
+        '(Results are truncated. Consider using a more specific path or pattern.)',
+        '... 1180 more lines',
+        '[output truncated to 30000 characters]',
+    ],
+)
+def test_a_tools_note_that_its_output_is_partial_is_kept(note: str) -> None:
+    """Without the note a summary of the first 500 lines of a file reads as the whole file."""
+    names = [''.join(chr(ord('a') + int(digit)) for digit in str(n)) for n in range(1, 501)]  # distinct definitions
+    lines = [f'{n:6d}\u2192    def handle_{name}(self, request, *args):' for n, name in enumerate(names, 1)]
+    # mid-way, as where a tool shows windows of two files: neither a text's first nor its last line
+    summary = summarize('\n'.join([*lines[:250], note, *lines[250:]]), budget_tokens=250)
+    assert isinstance(summary, str) and note in summary.splitlines()
+    # a line saying so in passing, a field of a record, or a stack trace's `... 42 more` is none
+    for line in ('row 120: truncated to 120 characters', '  "truncated": true,', '\t... 42 more'):
+        assert PARTIAL.search(line) is None
 
 
 def _keeps(lines: list[str], index: int, line: str, *, budget_tokens: int) -> bool:

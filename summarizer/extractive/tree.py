@@ -48,7 +48,7 @@ from ..core import (
 from . import lines as text_lines
 from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
-from .lines import ALARM, HIGH, MARKER_COST, MUST
+from .lines import ALARM, HIGH, MARKER_COST, MUST, PARTIAL
 from .notable import column_extremes, notable_rows, split_rows
 from .outline import enclosing, indent
 from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
@@ -1171,6 +1171,9 @@ def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[flo
         for number in lines.matching(ALARM):
             if bonuses[number] >= 0:  # a page's menu stays chrome whatever it names (`* [Why Projects Fail]`)
                 bonuses[number] = max(bonuses[number], _ALARM_BONUS)
+    for number in lines.matching(PARTIAL):
+        if bonuses[number] >= 0:
+            bonuses[number] = max(bonuses[number], MUST)
     standing_out = notable_rows(split_rows(lines.lines)) if kind in TABLES and several else {}
     return bonuses, standing_out
 
