@@ -271,6 +271,11 @@ def test_definitions_rank_high_and_control_flow_and_calls_do_not() -> None:
         '    synchronized (lock) {',
         '    async with session.get(url) as response:',
         '    VStack(spacing: 8) {',
+        '        withContext(Dispatchers.IO) {',
+        '    repeat(3) {',
+        '        withAnimation(.easeInOut) {',
+        "    tasks.register('docs') {",
+        '    assertThrows<IllegalStateException>("no stock") {',
     ]
     routes = ["app.post('/orders', async (req, res) => {", '  router.get("/health", health)', '\tr.GET("/ping", ping)']
     bonuses = code.line_bonuses(Joined([*definitions, *statements, *routes]))

@@ -19,7 +19,7 @@ What counts as a definition (`HIGH`), in the languages agents read most:
 - a function bound to a name: `export const handler = async (event) => {`, `onSave: function () {`.
 
 Control flow is none (`if (`, `for (`, `while (`, `switch (`, `catch (`, `else if`, `return`, ...), nor
-is a call (`foo(x);`, `withRetry(() => {`). A definition like one above it but for its numbers
+is a call (`foo(x);`, `withRetry(() => {`, Kotlin's `withContext(Dispatchers.IO) {`). A definition like one above it but for its numbers
 (`formatLine3` after `formatLine0`), or the same again, weighs half as much: generated or copied
 helpers do not crowd out the distinct definitions. Imports are as high as a definition; a route's registration
 (`app.post('/orders', ...`, `router.get(`, `http.HandleFunc("/x"`, Django's `path(`) weighs as a
@@ -65,13 +65,18 @@ _BOUND = (
     r'(?:function\b|lambda\b|\([^()\n]*\) *(?::[^=\n]*)?=>|[\w$]+ *=>)'
 )
 """A function bound to a name, as a variable, a class field or an object's property: `const f = async (x) =>`."""
+_ARGUMENT = r'(?![\d\'"`.]|[\w$]+\.[\w$])'
+"""What a method's first parameter cannot start with, and a call's first argument often does: a number, a string, a
+dotted name (`withContext(Dispatchers.IO) {`, `repeat(3) {`, `withAnimation(.easeIn) {`: Kotlin's and Swift's
+trailing lambdas, calls with a block after them, not a JS method's `create(input) {`)."""
 _DEFINITION = (
     rf'[ \t]*+(?!{_CONTROL})(?:(?:{_MODIFIER})*(?:{_DECLARATION}|{_BOUND})|(?:{_MODIFIER})+(?:{_TYPE}){{0,3}}{_NAME}'
-    rf'|(?:{_TYPE}){{1,3}}{_NAME}(?:{_OPENS}|[^\n]*\) *; *\r?$)|(?![A-Z]){_NAME}{_OPENS})'
+    rf'|(?:{_TYPE}){{1,3}}{_NAME}(?:{_OPENS}|[^\n]*\) *; *\r?$)|(?![A-Z]){_NAME}{_ARGUMENT}{_OPENS})'
 )
 """After a modifier, a name and its parameters are a definition whatever follows (`public void Run()`, its block on
 the next line); after a return type, where a block opens or the line ends in `);` (an interface's method); alone,
-where a block opens, unless it starts with a capital (a call taking a trailing closure: `VStack(spacing: 8) {`)."""
+where a block opens, unless it starts with a capital (a call taking a trailing closure: `VStack(spacing: 8) {`) or its
+first argument reads as a call's (`_ARGUMENT`)."""
 _ROUTE = (
     r'[ \t]*+(?:[\w$]+(?:\.[\w$]+)*(?:\.|::)(?i:get|post|put|patch|delete|del|head|options|all|use|route|any'
     r'|handle|handlefunc|match|group|mount|ws)\( *[\'"`]/|(?:re_)?path\( *r?[\'"])'
