@@ -34,7 +34,7 @@ from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
     referred_facts,
     token_set,
 )
-from summarizer.core._quoted import Turns, plain_text, turn_texts
+from summarizer.core._quoted import Turns, plain_text, topic_words, turn_texts
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.pipeline._cache import cache_key
@@ -355,6 +355,64 @@ def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts
     assert isinstance(told, str) and isinstance(blind, str) and told != content
     assert 'J-7731-ALPHA' in told and 'J-7731-ALPHA' not in blind
     assert _deep_log('7731-ALPHA').split('\n')[211] in told.split('\n')  # the whole line, byte for byte
+
+
+def _mailbox() -> str:
+    """A mailbox as an agent's tool lists it (YAML records): 60 security codes from as many services, one Facebook."""
+    syllables = ['ka', 'lo', 'mi', 'ru', 'ten', 'vo', 'zu', 'bre']
+    services = [
+        'Facebook' if n == 41 else (syllables[n % 8] + syllables[n // 8] + syllables[(n * 3) % 8]).capitalize()
+        for n in range(60)
+    ]
+    return '\n'.join(
+        f"- body: 'Your {service} security code is: {100000 + n * 7919}'\n  id_: '{n}'\n"
+        f'  sender: security@{service.lower()}.com\n  status: received\n  subject: Your {service} security code'
+        for n, service in enumerate(services)
+    )
+
+
+def test_the_names_a_task_gives_in_words_are_handed_over_where_the_return_holds_them() -> None:
+    assert topic_words("What is my Facebook security code? It's in an email from Lily, sent in May.") == [
+        'Facebook',
+        'Lily',
+        'May',
+    ]  # not `What` nor `It`, which start a sentence
+    content = _mailbox()
+    task = ModelRequest(parts=[UserPromptPart('What is my Facebook security code? Lily knows, ask Bob.')])
+    call = ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')])
+    later = ModelRequest(parts=[UserPromptPart('Thanks, and Katie?')])
+    turns = Turns(
+        [task, call, ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]), later]
+    )
+    assert turns.named(content, message_index=2) == ('Facebook',)  # Lily and Bob it does not name
+    assert turns.named(content, message_index=0) == ()  # a later prompt's names are no task of this return
+
+
+@pytest.mark.parametrize('keep_quoted_facts', [True, False])
+def test_a_name_the_task_gives_keeps_a_line_holding_it_with_its_record(keep_quoted_facts: bool) -> None:
+    """Asked for the Facebook code, a summary of the mailbox keeps the mail from Facebook, placed by its id."""
+    content = _mailbox()
+    tail = [
+        ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')]),
+        ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]),
+        ModelResponse(parts=[TextPart('Looking.')]),
+    ]
+    compacting = compactor(keep_quoted_facts=keep_quoted_facts, threshold_tokens=500)
+    summaries = {
+        prompt: asyncio.run(compacting.compact([ModelRequest(parts=[UserPromptPart(prompt)]), *tail]))
+        .messages[2]
+        .parts[0]
+        .content
+        for prompt in ('What is my Facebook security code?', 'What is my security code?')
+    }
+    told, untold = summaries.values()
+    assert isinstance(told, str) and isinstance(untold, str) and told != content
+    assert 'Facebook' in told and 'Facebook' not in untold
+    lines = told.split('\n')
+    facebook = next(index for index, line in enumerate(lines) if 'Facebook' in line)
+    assert (
+        "  id_: '41'" in lines[:facebook] or "  id_: '41'" in lines[facebook : facebook + 4]
+    )  # its record's id with it
 
 
 _PARTED = (

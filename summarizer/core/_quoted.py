@@ -11,6 +11,11 @@ A return is also read for the facts a turn *before* it already holds (`Turns.kno
 task named `load_config`, the return's own call asked for `src/app.py`. Those are what the agent was
 after when it called the tool, known however early the return is summarized, so they are kept too.
 
+The task also names what it is after in words no fact pattern reads: "What is my Facebook security
+code?" (`topic_words`). Such a name, capitalized inside a sentence of a user prompt, is handed over
+with the earlier facts where the return holds it, so a summary of a mailbox keeps a line of the mail
+from Facebook.
+
 A fact of a return is *quoted* when a later turn -- assistant text, the arguments of a later tool
 call, a later user prompt -- holds it (`_facts.referred_facts`). That is also the eval's definition
 of the facts a summary is scored on, so the pipeline and the metric cannot drift apart.
@@ -23,12 +28,14 @@ distinct token, tens of MB/s (see `bench/`).
 from __future__ import annotations
 
 import json
+import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import cast
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._facts import PossibleFacts, Vocabulary, token_set
+from ._facts import PossibleFacts, Vocabulary, fact_kind, token_set
 from ._shape import JsonValue
 
 
@@ -99,6 +106,23 @@ def turn_texts(message: ModelMessage) -> Iterator[str]:
                     yield from (item for item in part.content if isinstance(item, str))
 
 
+_TOPIC = re.compile(r'(?<=[a-z0-9,;:)] )[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*\b')
+"""A capitalized word inside a sentence (after a lower-case word, a number or a comma): a name, not a sentence's start."""
+_TOPICS = 12
+"""The most names a conversation's user prompts hand over: each costs a summary at most one line (the first
+line holding it keeps it), and a long pasted prompt names more things than any summary has room for."""
+
+
+_NAMED_AT_MOST = 4
+"""A name a return holds more often says nothing of which part of it the task is after (`São Paulo`, the city every
+offer of a flight search flies to): kept once, it would spend a line of the summary on nothing a reader needs."""
+
+
+def topic_words(text: str) -> list[str]:
+    """The names `text` (a user prompt) gives in words (`Facebook`, `Phoenix`), in order: no fact pattern reads them."""
+    return [word for word in dict.fromkeys(_TOPIC.findall(text)) if fact_kind(word) is None]
+
+
 def _args_text(args: object) -> str:
     if isinstance(args, str):
         try:
@@ -115,8 +139,9 @@ class Turns:
     Each token of the turns is mapped to the first and the last message holding it, so a return's
     facts can be looked up on either side: those a later turn quotes (`quoted_facts`, what retention is
     scored on) and those an earlier turn already holds (`known_facts`: the task named a function, the
-    return's own call asked for a path). Batch compaction builds it over a whole history; an agent run
-    over its history so far, whose turns (without tool returns) are small next to its returns.
+    return's own call asked for a path), and the names user prompts give in words (`named`). Batch
+    compaction builds it over a whole history; an agent run over its history so far, whose turns
+    (without tool returns) are small next to its returns.
     """
 
     def __init__(self, messages: Sequence[ModelMessage], *, start: int = 0) -> None:
@@ -126,6 +151,9 @@ class Turns:
         """Each token of the turns, and the last message holding it."""
         self._vocabulary = Vocabulary()
         """The tokens of the turns that may be facts: what a content is searched for before it is read."""
+        self._topics: dict[str, int] = {}
+        """The names user prompts give in words (`topic_words`), and the first message naming each."""
+        self._topic_pattern: re.Pattern[str] | None = None
         self._start = self._end = -1
         self.extend(messages, start=start)
 
@@ -137,6 +165,8 @@ class Turns:
         rewrites tool returns only, which are no turns.
         """
         for number, message in enumerate(messages[start:], start=start):
+            if isinstance(message, ModelRequest) and len(self._topics) < _TOPICS:
+                self._add_topics(message, number)
             for text in turn_texts(message):
                 tokens = token_set(text)
                 if not tokens:
@@ -148,6 +178,25 @@ class Turns:
                 self._end = max(self._end, number)
                 if self._start < 0:
                     self._start = number
+
+    def _add_topics(self, message: ModelRequest, number: int) -> None:
+        for part in message.parts:
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+                for word in topic_words(part.content):
+                    if len(self._topics) < _TOPICS and word not in self._topics:
+                        self._topics[word] = number
+                        self._topic_pattern = None
+
+    def named(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
+        """The names user prompts before `content` (at `message_index`) give in words that it holds (`topic_words`)."""
+        named = [word for word, first in self._topics.items() if first < message_index]
+        if not named:
+            return ()
+        text = plain_text(content)
+        if self._topic_pattern is None:  # a dozen literal words at most: one pass, no backtracking to speak of
+            self._topic_pattern = re.compile(rf'\b(?:{"|".join(map(re.escape, self._topics))})\b')
+        found = Counter(self._topic_pattern.findall(text))
+        return tuple(word for word in named if 0 < found[word] <= _NAMED_AT_MOST)
 
     def quoted_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) that a turn after it holds."""

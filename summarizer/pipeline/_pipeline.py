@@ -313,7 +313,7 @@ def _with_facts_to_keep(
     """`due`, each with the facts of it the conversation holds: earlier turns', and later ones' if `quoted`.
 
     The facts a turn before a return holds (the task named a function, the return's own call asked
-    for a path) are what the agent was after when it called the tool; those a later turn quotes
+    for a path; a user prompt's names in words, `Turns.named`) are what the agent was after when it called the tool; those a later turn quotes
     (`keep_quoted_facts`) are what it used. Both are kept verbatim, earlier ones first. Turns hold no
     tool returns, so reading them all costs little next to the returns.
     A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
@@ -328,7 +328,10 @@ def _with_facts_to_keep(
     return [
         dataclasses.replace(
             candidate,
-            quoted=turns.facts(candidate.content, message_index=candidate.message_index, after=quoted),
+            quoted=(
+                *turns.named(candidate.content, message_index=candidate.message_index),
+                *turns.facts(candidate.content, message_index=candidate.message_index, after=quoted),
+            ),
             whole_conversation=whole_conversation,
         )
         if candidate.tokens <= max_tokens
