@@ -7,6 +7,7 @@ holds for all of them.
 from __future__ import annotations
 
 import asyncio
+import base64
 import gc
 import itertools
 import json
@@ -29,7 +30,7 @@ from summarizer.core._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carri
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
-from summarizer.extractive.lines import OMISSION, PARTIAL
+from summarizer.extractive.lines import OMISSION, PARTIAL, blob_lines
 from summarizer.pipeline import _models
 from summarizer.pipeline._check import summary_problem
 from summarizer.pipeline._models import EmbeddedRequest, embedded_model, extractive_summary
@@ -138,6 +139,20 @@ def test_a_tools_note_that_its_output_is_partial_is_kept(note: str) -> None:
     # a line saying so in passing, a field of a record, or a stack trace's `... 42 more` is none
     for line in ('row 120: truncated to 120 characters', '  "truncated": true,', '\t... 42 more'):
         assert PARTIAL.search(line) is None
+
+
+def test_encoded_bytes_are_left_out_and_what_names_them_is_kept() -> None:
+    """A base64 payload, on one line or wrapped at 60 characters, holds nothing a reader reads: not a piece of it."""
+    payload = base64.b64encode(bytes(range(256)) * 24).decode()
+    read = summarize(f'[Binary file: revenue_chart.png (image/png)]\nBase64: {payload}', budget_tokens=300)
+    assert read == '[Binary file: revenue_chart.png (image/png)]\n\u2026 1 line omitted \u2026'
+    wrapped = '\n'.join(payload[start : start + 60] for start in range(0, len(payload), 60))
+    record = summarize({'path': 'assets/chart.png', 'encoding': 'base64', 'content': wrapped}, budget_tokens=300)
+    assert isinstance(record, dict) and OMISSION.fullmatch(str(record['content']))
+    assert record['path'] == 'assets/chart.png'
+    # a hash, a long name, a line of prose: none of them is encoded bytes
+    texts = ['sha256: ' + '9f86d081884c7d659a2feaa0c55ad015' * 8, 'x' * 300, 'word ' * 80, 'A1b2' * 9]
+    assert blob_lines(texts) == set()
 
 
 def _keeps(lines: list[str], index: int, line: str, *, budget_tokens: int) -> bool:

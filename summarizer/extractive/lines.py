@@ -186,6 +186,50 @@ NOISE = -HIGH
 the facts of a name or two weigh, less than a quoted fact, so it is kept only where a later turn quotes it."""
 
 
+_BLOB = re.compile(r'(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{200,}=*')
+_BLOB_LINE = 200
+"""Characters a line needs before it is looked at for a run of encoded bytes of its own."""
+_WRAPPED_WIDTH = 40
+_WRAPPED = re.compile(r'[A-Za-z0-9+/]{40,}={0,2}\r?')
+"""A line of base64 wrapped at a width, as MIME (76) and GitHub's contents API (60) wrap it."""
+_WRAPPED_RUN = 3
+_LAST = re.compile(r'[A-Za-z0-9+/]+={0,2}\r?')
+_LOWER, _UPPER, _DIGIT = re.compile('[a-z]'), re.compile('[A-Z]'), re.compile('[0-9]')
+
+
+def blob_lines(lines: Sequence[str]) -> set[int]:
+    """The indices of the lines of encoded bytes (base64: an image, a file's contents), which no reader reads.
+
+    A line at least half made of runs of 200 or more base64 characters (`Base64: AAAAIGZ0eXBp...`, a data URI's
+    payload), or one of 3 or more lines in a row that are each base64 alone, 40 characters or more (wrapped; the
+    shorter line ending such a run too). A run
+    counts only with lower and upper case letters and digits in it: a hex hash or a long word has no such mix. Its
+    pieces would otherwise count as dozens of ids each, the most any line of its size holds.
+    """
+    found: set[int] = set()
+    wrapped: list[int] = []
+    for index, line in enumerate(lines):
+        if len(line) >= _WRAPPED_WIDTH and _WRAPPED.fullmatch(line) is not None and _mixed(line):
+            wrapped.append(index)
+            continue
+        if len(wrapped) >= _WRAPPED_RUN:
+            found.update(wrapped)
+            if _LAST.fullmatch(line) is not None:  # the run's last line, shorter
+                found.add(index)
+        wrapped = []
+        if len(line) >= _BLOB_LINE:
+            covered = sum(len(run) for run in (match.group() for match in _BLOB.finditer(line)) if _mixed(run))
+            if 2 * covered >= len(line):
+                found.add(index)
+    if len(wrapped) >= _WRAPPED_RUN:
+        found.update(wrapped)
+    return found
+
+
+def _mixed(run: str) -> bool:
+    return _LOWER.search(run) is not None and _UPPER.search(run) is not None and _DIGIT.search(run) is not None
+
+
 def words_pattern(*words: str) -> re.Pattern[str]:
     r"""A case-blind pattern matching any of `words` (regular expressions, each starting with a letter) whole.
 

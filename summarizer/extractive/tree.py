@@ -48,7 +48,7 @@ from ..core import (
 from . import lines as text_lines
 from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
-from .lines import ALARM, HIGH, MARKER_COST, MUST, PARTIAL
+from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
 from .notable import column_extremes, notable_rows, split_rows
 from .outline import enclosing, indent
 from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
@@ -669,6 +669,7 @@ class _Tree:
         last = len(plain) - 1  # a text's last line, a repeat or not, says where it ended (a log's latest record)
         chains = enclosing(kind, unprefixed) if len(numbered) > 1 else None
         repeats = _Repeats(node.lines, chains, FOLDED_UNDER.get(kind))
+        blobs = text_lines.blob_lines(plain)
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
@@ -679,10 +680,11 @@ class _Tree:
                 continue
             repeats.seen.add(key)
             parts = self._parts(node, index, line, limit)
+            blob = number in blobs  # encoded bytes: no facts, worth less than nothing (a quoted fact is still pinned)
             for piece_number, piece in enumerate(parts):
-                bonus = bonuses[number] if piece_number == 0 else 0.0
+                bonus = NOISE if blob else bonuses[number] if piece_number == 0 else 0.0
                 notable = _NOTABLE_BONUS * standing_out.get(number, 0.0) if piece_number == 0 else 0.0
-                facts = line_facts[number] if len(parts) == 1 else _line_facts(piece, known)
+                facts = () if blob else line_facts[number] if len(parts) == 1 else _line_facts(piece, known)
                 counted.append(facts)
                 if notable:
                     self._notable.update(facts)
