@@ -302,6 +302,22 @@ def test_a_cdp_accessibility_tree_leaves_its_navigation_out() -> None:
     assert weights[len(nav) + 1] > 0  # the heading
 
 
+def test_a_cdp_tree_keeps_the_pages_sentences_over_its_table_of_contents() -> None:
+    """A page's own words (a text node holding a sentence) are what its reader came for; a link list's entries, each
+    with a URL, and the node numbers' extremes (`[1052] StaticText "A"`, the lowest) are not."""
+    toc = [f'[{3100 + n}] link "Topic {n}"  [url: https://example.org/agenda#topic-{n}]' for n in range(30)]
+    sentence = (
+        '[1758] StaticText "Since we were established in November 2023, we have channelled our efforts into three key '
+        'areas of research."'
+    )
+    letter = '[1052] StaticText "A" '
+    heading = '[2094] heading "Our Research Agenda"'
+    text = '\n'.join([heading, *toc[:15], letter, *toc[15:], sentence, '[3300] link "Back"'])
+    kept = summary_lines(text, budget_tokens=len(text) // 16)
+    assert sentence in kept
+    assert letter not in kept
+
+
 def test_a_markdown_list_naming_a_landmark_is_no_accessibility_tree() -> None:
     text = '## Notes\n- navigation is hard on small screens\n  - the footer hides the menu\n- banner ads load late'
     weights = prose.line_bonuses(Joined(text.split('\n')))

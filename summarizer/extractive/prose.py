@@ -76,8 +76,9 @@ def line_bonuses(lines: Joined) -> list[float]:
 ACCESSIBILITY_NODE = re.compile(r'^([ \t]*+)(?:- |\[\d++\] )([a-zA-Z]++)(?=[ :\r]|$)', re.MULTILINE)
 """A node of an accessibility tree, its indentation and its role: Playwright's `  - button "Apply" [ref=e106]`,
 a CDP tree's `  [2049] link "About us"` (inspect's browser, browser-use)."""
-TREE_NODE = re.compile(r'^[ \t]*+(?:- [a-z]++\b[^\n]*?\[ref=|\[\d++\] [a-zA-Z]++(?=[ \r]|$))', re.MULTILINE)
-"""A node no Markdown list or YAML holds: Playwright's with its `[ref=e12]`, a CDP tree's with its `[2046]` first."""
+TREE_NODE = re.compile(r'^[ \t]*+(?:- [a-z]++\b[^\n]*?\[ref=|\[\d++\] [a-zA-Z]++(?: \"| *+\r?$))', re.MULTILINE)
+"""A node no Markdown list or YAML holds: Playwright's with its `[ref=e12]`, a CDP tree's with its `[2046]` first and
+its name in quotes after its role, or nothing (`[2043] banner `): a build's `[0001] compiled module ...` is none."""
 TREE_SHARE = 0.3
 """At least this share of a text's lines are `TREE_NODE`s: an accessibility tree (the rest its `/url:` and text lines)."""
 _PAGE_LINE = re.compile(r'^- Page (?:URL|Title): ', re.MULTILINE)
@@ -90,21 +91,31 @@ _CONTROL_ROLES = frozenset(
     {'button', 'textbox', 'searchbox', 'combobox', 'checkbox', 'radio', 'spinbutton', 'slider', 'switch', 'tab'}
 )
 """What an agent acts on next, by the node's `ref`."""
+_TEXT_ROLES = frozenset({'statictext', 'text', 'paragraph'})
+_SENTENCE_WORDS = 10
+"""Words of a text node's line (its number and role included) that make a sentence of the page's own text, what a
+reader of the page came for: a line of a link list or a one-word label is none."""
+
+
+def is_tree(lines: Joined) -> bool:
+    """Whether `lines` are an accessibility tree: `TREE_SHARE` of them `TREE_NODE`s.
+
+    A Markdown list's `- Navigation is hard` is no banner's node.
+    """
+    nodes = len(lines.matching(TREE_NODE))
+    return bool(nodes) and nodes >= TREE_SHARE * sum(1 for line in lines.lines if line.strip())
 
 
 def accessibility(lines: Joined, bonuses: list[float]) -> None:
     """Weigh an accessibility tree's nodes by role (see the module's docstring); nothing for other texts.
 
-    A text is one when `TREE_SHARE` of its lines are `TREE_NODE`s: a Markdown list's `- Navigation is
-    hard` is no banner's node.
-
-    A heading weighs as a Markdown heading does (`MID`), an alert `HIGH`, a control `LOW` outside
-    the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
+    A heading weighs as a Markdown heading does (`MID`); a text node holding a sentence (the page's own
+    words, `[1757] StaticText "The AI Security Institute was set up to ..."`) and an alert `HIGH`, a
+    control `LOW` outside the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
     the landmark), its links' `/url:` lines with them, weighs `NOISE`. Playwright's
     page address and title lines are `HIGH`.
     """
-    nodes = len(lines.matching(TREE_NODE))
-    if not nodes or nodes < TREE_SHARE * sum(1 for line in lines.lines if line.strip()):
+    if not is_tree(lines):
         return
     for index in lines.matching(_PAGE_LINE):
         bonuses[index] = max(bonuses[index], HIGH)
@@ -124,6 +135,8 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
             bonuses[index] = max(bonuses[index], HIGH)
         elif role in _CONTROL_ROLES:
             bonuses[index] = max(bonuses[index], LOW)
+        elif role in _TEXT_ROLES and len(lines.lines[index].split()) >= _SENTENCE_WORDS:
+            bonuses[index] = max(bonuses[index], HIGH)
 
 
 def _subtree_end(texts: Sequence[str], index: int, depth: int) -> int:

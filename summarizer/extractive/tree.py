@@ -45,7 +45,7 @@ from ..core import (
     quoted_strings,
     token_set,
 )
-from . import lines as text_lines
+from . import lines as text_lines, prose
 from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
@@ -1176,7 +1176,9 @@ def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[flo
     for number in lines.matching(PARTIAL):
         if bonuses[number] >= 0:
             bonuses[number] = max(bonuses[number], MUST)
-    standing_out = notable_rows(split_rows(lines.lines)) if kind in TABLES and several else {}
+    # A tree's node numbers (`[1652] StaticText "A"`) are no column of quantities: their extremes single out nothing.
+    table = kind in TABLES and several and not (kind is ContentKind.PROSE and prose.is_tree(lines))
+    standing_out = notable_rows(split_rows(lines.lines)) if table else {}
     return bonuses, standing_out
 
 
