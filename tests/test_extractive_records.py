@@ -255,6 +255,30 @@ def test_a_kept_record_line_brings_its_record_and_its_id() -> None:
     assert nested in kept and kept.index('  shared_with:') < kept.index(nested)
 
 
+def test_a_record_whose_first_line_is_long_is_placed_by_its_start() -> None:
+    """A tool dumping files sorted by key opens each record with its content (`- content: 'Meeting notes ...`): a kept
+    field brings that line's start, not its whole text, so a budget shows many more records by file name and id."""
+    files = '\n'.join(
+        line
+        for n in range(30)
+        for line in (
+            f"- content: 'Report {n}: "
+            + ' '.join(f'figure {n}.{k} rose by {k * 3} points over the quarter' for k in range(8))
+            + "'",
+            f'  filename: report-{n:03d}.docx',
+            f"  id_: '{n}'",
+            f'  size: {1000 + n * 37}',
+        )
+    )
+    assert detect_kind(files) is ContentKind.RECORDS
+    summary = summarize(files, budget_tokens=300)
+    assert isinstance(summary, str)
+    heads = [line for line in summary.split('\n') if line.startswith('- content: ')]
+    names = [line for line in summary.split('\n') if line.startswith('  filename: ')]
+    assert len(names) >= 6 and len(heads) >= len(names)  # each named record under its start
+    assert all(head.endswith(' …') and files.count(head.removesuffix(' …')) == 1 for head in heads)
+
+
 EMAILS_YAML = '\n'.join(
     line
     for n in range(40)

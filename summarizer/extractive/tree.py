@@ -651,6 +651,7 @@ class _Tree:
             kind, joined if prefixes is None else text_lines.Joined([unprefixed[index] for index, _ in numbered])
         )
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
+        records = kind is ContentKind.RECORDS
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
         line_facts = in_chunks(self._deadline.check, lambda chunk: _lines_facts(chunk, known), plain)
@@ -679,7 +680,7 @@ class _Tree:
                 repeats.lines.add(index)
                 continue
             repeats.seen.add(key)
-            parts = self._parts(node, index, line, limit)
+            parts = self._parts(node, index, line, _RECORD_HEAD if records and _is_record_head(line) else limit)
             blob = number in blobs  # encoded bytes: no facts, worth less than nothing (a quoted fact is still pinned)
             for piece_number, piece in enumerate(parts):
                 bonus = NOISE if blob else bonuses[number] if piece_number == 0 else 0.0
@@ -698,7 +699,10 @@ class _Tree:
             for index in list(offered):
                 for parent in chains[index]:
                     if parent not in offered:  # a line that places an offered one is offered too: its start
-                        piece = self._parts(node, parent, node.lines[parent], limit)[0]
+                        head = node.lines[parent]
+                        piece = self._parts(
+                            node, parent, head, _RECORD_HEAD if records and _is_record_head(head) else limit
+                        )[0]
                         number = numbers[parent]
                         facts = line_facts[number] if piece == plain[number] else _line_facts(piece, known)
                         offered[parent] = [(0, piece, facts, bonuses[number])]
@@ -1158,6 +1162,16 @@ def _held(line: str, held: frozenset[str], known: frozenset[str]) -> tuple[str, 
     if '"' in line or "'" in line or '`' in line:
         held = held | known.intersection(quoted_strings(line))
     return tuple(sorted(held))
+
+
+_RECORD_HEAD = 60
+"""Characters of a YAML record's first line (`- content: 'Meeting notes ...`) offered as one piece: the line a kept field
+of the record brings along to place it, whose start says where the record begins and whose rest is a field like any."""
+
+
+def _is_record_head(line: str) -> bool:
+    """Whether `line` starts a top-level record (`- ` at its start: a list item inside a field's text is indented)."""
+    return len(line) > _RECORD_HEAD and line.startswith('- ')
 
 
 def _line_numbers(lines: text_lines.Joined) -> set[str]:
