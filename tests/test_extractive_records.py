@@ -13,6 +13,7 @@ from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.budget import NO_DEADLINE, cost
 from summarizer.extractive.lines import OMISSION, render
+from summarizer.extractive.notable import notable_fields
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
     _QUOTED_BASE,  # pyright: ignore[reportPrivateUsage]
@@ -277,6 +278,28 @@ def test_a_record_whose_first_line_is_long_is_placed_by_its_start() -> None:
     names = [line for line in summary.split('\n') if line.startswith('  filename: ')]
     assert len(names) >= 6 and len(heads) >= len(names)  # each named record under its start
     assert all(head.endswith(' …') and files.count(head.removesuffix(' …')) == 1 for head in heads)
+
+
+def test_records_as_text_keep_the_record_with_a_fields_extreme_or_rare_value() -> None:
+    """The largest file of a listing, the one mail not received: what a reader of records asks about, found per field."""
+    files = '\n'.join(
+        line
+        for n in range(30)
+        for line in (
+            f'- filename: notes-{n:03d}.docx',
+            f"  id_: '{n}'",
+            f'  owner: person{n % 4}@example.com',
+            f'  size: {48213 if n == 17 else 1000 + (n * 37) % 500}',
+            f'  status: {"quarantined" if n == 23 else "stored"}',
+        )
+    )
+    assert detect_kind(files) is ContentKind.RECORDS
+    kept = summary_lines(files, budget_tokens=120)
+    assert '  size: 48213' in kept and '- filename: notes-017.docx' in kept
+    lines = files.split('\n')
+    standing_out = notable_fields(lines)
+    assert lines.index('  status: quarantined') in standing_out
+    assert not [index for index in standing_out if lines[index].startswith('  id_:')]  # the largest id is nothing
 
 
 EMAILS_YAML = '\n'.join(

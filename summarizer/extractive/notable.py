@@ -20,6 +20,8 @@ from .budget import current_deadline
 
 _NUMBER = re.compile(r'[-+]?\$?\d[\d,]*(?:\.\d+)?%?')
 _ASSIGNMENT = re.compile(r'^[A-Za-z_]\w*[=:]')
+ID_KEY = re.compile(r'(?:^|[_-])(?:[iI]d|ID|[nN]umber|[nN]o|[nN]um)_?$|[a-z](?:Id|ID|Number|No|Num)$')
+"""Keys naming identifiers (`id`, `user_id`, `orderId`, `number`, `id_`): the largest id is no notable row."""
 _MIN_ROWS = 20
 """Fewer rows than this are not a table worth analysing: a reader takes them in at a glance."""
 _PRESENT = 0.8
@@ -79,6 +81,39 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
     for row in sorted(rare, key=lambda row: -rare[row])[:_MAX_RARE_ROWS]:
         scores[row] += rare[row]
     return dict(scores)
+
+
+def notable_fields(lines: Sequence[str]) -> dict[int, float]:
+    """Line index -> how much it stands out, for records written as text (`- id_: '3'`, `  size: 1036`).
+
+    Each field of the records' own level (its key, under the indentation of the first `- ` line) is a
+    column: its lines' values go through `column_extremes` (the largest file's `size:` line; not an
+    id's, `ID_KEY`) and `rare_values`, as a table's cells do. A field of fewer than `_MIN_RECORDS` records is no column.
+    """
+    columns: dict[str, list[tuple[int, str]]] = defaultdict(list)
+    depth: int | None = None
+    for index, line in enumerate(lines):
+        field = _FIELD.match(line)
+        if field is None:
+            continue
+        indent = len(field.group(1)) + (2 if field.group(2) else 0)
+        if depth is None and field.group(2):
+            depth = indent
+        if indent == depth:
+            columns[field.group(3)].append((index, field.group(4)))
+    scores: dict[int, float] = defaultdict(float)
+    for key, cells in columns.items():
+        if len(cells) < _MIN_RECORDS:
+            continue
+        extremes = column_extremes(cells) if ID_KEY.search(key) is None else {}
+        for index, score in (*extremes.items(), *rare_values(cells).items()):
+            scores[index] += score
+    return dict(scores)
+
+
+_FIELD = re.compile(r'( *)(- )?([\w.-]+): (\S.*?)\s*$')
+"""A record's field on a line of its own, its value on it: `  size: 1036`, the first one's `- id_: '3'`."""
+_MIN_RECORDS = 5
 
 
 def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:

@@ -49,7 +49,7 @@ from . import lines as text_lines, prose
 from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
-from .notable import column_extremes, notable_rows, split_rows
+from .notable import ID_KEY, column_extremes, notable_fields, notable_rows, split_rows
 from .outline import enclosing, indent
 from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
@@ -99,8 +99,6 @@ _MAX_LIST_CHOICES = 5_000
 quoted fact): no budget keeps more than a few hundred items, and building them all would cost more
 than the summary is worth (a list of a million numbers)."""
 _LIST_HEAD, _LIST_TAIL = 2_000, 500
-_ID_KEY = re.compile(r'(?:^|[_-])(?:[iI]d|ID|[nN]umber|[nN]o|[nN]um)_?$|[a-z](?:Id|ID|Number|No|Num)$')
-"""Keys naming identifiers (`id`, `user_id`, `orderId`, `number`, `id_`): the largest id is no notable row."""
 _HEAD_LINES, _TAIL_LINES = 200, 20
 _FILLER_BONUS = 0.1
 """A line of the head or tail of a text holding nothing of note still fills budget left over, earlier
@@ -1192,14 +1190,17 @@ def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[flo
             bonuses[number] = max(bonuses[number], MUST)
     # A tree's node numbers (`[1652] StaticText "A"`) are no column of quantities: their extremes single out nothing.
     table = kind in TABLES and several and not (kind is ContentKind.PROSE and prose.is_tree(lines))
-    standing_out = notable_rows(split_rows(lines.lines)) if table else {}
+    if kind is ContentKind.RECORDS and several:  # records written as text: their fields are the columns
+        standing_out = notable_fields(lines.lines)
+    else:
+        standing_out = notable_rows(split_rows(lines.lines)) if table else {}
     return bonuses, standing_out
 
 
 def _names_ids(path: _Path) -> bool:
     """Whether a column holds identifiers (`id`, `user_id`, `orderId`, `number`): its extremes mean nothing."""
     keys = [key for key in path if key != '*' and not key.isdigit()]
-    return bool(keys) and _ID_KEY.search(keys[-1]) is not None
+    return bool(keys) and ID_KEY.search(keys[-1]) is not None
 
 
 def _place_prior(index: int, size: int) -> float:
