@@ -243,3 +243,53 @@ def test_every_file_of_a_diff_stays_when_its_lines_hold_quoted_facts() -> None:
     quoted = tuple(f'{name}_{hunk}' for hunk in range(2) for name in ('compute', 'render', 'handler'))
     kept = summary_lines(text, budget_tokens=150, quoted=quoted)  # a fifth of its 728 tokens
     assert all(f'diff --git a/{path} b/{path}' in kept for path in paths)
+
+
+def _reporter_diff() -> list[str]:
+    """A fix in one hunk (a method added, a call changed) between unchanged methods, and a test file's hunk."""
+    lines = [
+        'diff --git a/django/views/debug.py b/django/views/debug.py',
+        'index 7a89f7bd15..bd0a6ba0ba 100644',
+        '--- a/django/views/debug.py',
+        '+++ b/django/views/debug.py',
+        '@@ -394,19 +394,24 @@ class ExceptionReporter:',
+        '     def get_traceback_data(self):',
+        '         frames = self.get_traceback_frames(include_locals=self.include_locals, depth=self.depth)',
+        '         return {"frames": frames, "request": self.request, "settings": self.filtered_settings}',
+        ' ',
+        '+    def _get_explicit_or_implicit_cause(self, exc_value):',
+        "+        explicit = getattr(exc_value, '__cause__', None)",
+        "+        suppress_context = getattr(exc_value, '__suppress_context__', None)",
+        "+        implicit = getattr(exc_value, '__context__', None)",
+        '+        return explicit or (None if suppress_context else implicit)',
+        '+',
+        '     def get_traceback_frames(self):',
+        '         exc_value = self.exc_value',
+        '         exceptions = []',
+        '         while exc_value:',
+        '             exceptions.append(exc_value)',
+        '-            exc_value = explicit_or_implicit_cause(exc_value)',
+        '+            exc_value = self._get_explicit_or_implicit_cause(exc_value)',
+        '             if exc_value in exceptions:',
+        '                 warnings.warn("Cycle in the exception chain detected", ExceptionCycleWarning)',
+        '                 break',
+    ]
+    return lines
+
+
+def test_a_changed_line_comes_with_the_definition_it_is_in_within_its_hunk() -> None:
+    """`+        explicit = getattr(exc_value, '__cause__', None)` alone does not say which function it is in: it brings
+    the nearest definition above it in its hunk with less indentation, its `-`/`+`/space read past (an added line in
+    the new file: context or added lines; a removed one in the old file)."""
+    lines = _reporter_diff()
+    explicit = lines.index("+        explicit = getattr(exc_value, '__cause__', None)")
+    chains = enclosing(ContentKind.DIFF, lines)
+    assert chains[explicit] == (4, 0, explicit - 1)  # its hunk, its file, its `+    def`
+    changed = lines.index('+            exc_value = self._get_explicit_or_implicit_cause(exc_value)')
+    assert chains[changed] == (4, 0, changed - 6)  # `def get_traceback_frames`, not `while exc_value:`
+    removed = changed - 1  # the old file's: it brings its replacement, and the definition placing both
+    assert chains[removed] == (4, 0, changed - 6, changed)
+    text = '\n'.join(lines)
+    kept = summary_lines(text, budget_tokens=50, quoted=('__cause__',), quoted_budget_tokens=100)
+    at = kept.index(lines[explicit])
+    assert kept[at - 1] == '+    def _get_explicit_or_implicit_cause(self, exc_value):'

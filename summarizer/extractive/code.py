@@ -83,6 +83,8 @@ _ROUTE = (
 )
 """A route's registration: `app.post('/orders', ...`, `router.get("/x"`, `r.GET("/x"`, `Route::get('/x'`."""
 _DEFINITION_LINE = re.compile(_NUMBER + _DEFINITION, re.MULTILINE)
+DIFF_DEFINITION = re.compile(r'^[-+ ]' + _DEFINITION, re.MULTILINE)
+"""A diff's line (its first column `-`, `+` or a space) that defines something: `+    def _cause(self, exc):`."""
 _RULES = (
     (
         re.compile(

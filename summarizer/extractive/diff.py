@@ -10,7 +10,8 @@ subject (the first line of its message) says what the change is for, and is requ
 as is a `git format-patch` mail's `Subject: [PATCH] ...` line. So is each subject of a `git log` without
 patches, the log a reader searches for the change that did something; a kept subject brings its `commit`
 line (`outline`), whose sha names the change for `git show`.
-Then changed lines, then context lines.
+Then changed lines, then context lines. A kept line of a hunk brings the nearest definition over it in that
+hunk (`outline`): an added method's body comes under its `+    def`.
 """
 
 from __future__ import annotations

@@ -48,8 +48,9 @@ from collections.abc import Callable, Sequence
 from ..core import CHUNK, in_chunks
 from ._kinds import ContentKind, stamped
 from .budget import current_deadline
+from .code import DIFF_DEFINITION
 from .diff import COMMIT
-from .lines import ALARM
+from .lines import ALARM, Joined
 from .listing import GREP_LINE
 from .notable import csv_cells
 from .shell import (
@@ -273,15 +274,23 @@ def _closure(chains: Sequence[tuple[int, ...]], index: int) -> tuple[int, ...]:
 
 
 def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
-    """A line's hunk header and its file's header lines (and a removed line its replacement); a hunk header's file's."""
+    """Each line's hunk header and file header lines, its indentation parents in its hunk, and its replacement.
+
+    A removed line brings the added line that took its place (`_replacements`) and that line's parents in its hunk
+    (`_in_hunk`); a hunk header its file's header.
+    """
     replaced_by = _replacements(lines)
+    parents = _in_hunk(lines)
     chains: list[tuple[int, ...]] = []
     files: tuple[int, ...] = ()
     hunk: int | None = None
     git = any(line.startswith('diff --git ') for line in lines)
     commit: tuple[int, ...] = ()
     """The commit line whose header and message the lines are (`git log`), until its first file's header."""
+    deadline = current_deadline()
     for index, line in enumerate(lines):
+        if index % CHUNK == 0:
+            deadline.check()
         if COMMIT.match(line):  # `git log -p`: a commit's header and message are in no file of the one before
             files, hunk, commit = (), None, (index,)
             chains.append(())
@@ -301,10 +310,53 @@ def _diff(lines: Sequence[str]) -> list[tuple[int, ...]]:
             chains.append(files)
             continue
         chain = files if hunk is None else (hunk, *files)
-        chain = chain or commit
+        chain = (chain or commit) + parents.get(index, ())
         added = replaced_by.get(index)
-        chains.append(chain if added is None else (*chain, added))
+        if added is not None:
+            chain = tuple(dict.fromkeys((*chain, added, *parents.get(added, ()))))
+        chains.append(chain)
     return chains
+
+
+def _in_hunk(lines: Sequence[str]) -> dict[int, tuple[int, ...]]:
+    """Each line of a hunk, the nearest definition above it in that hunk with less indentation, `-`/`+`/space read past.
+
+    As `_indentation`, in the file the line is in: an added line is placed by the context and added lines above it
+    (the new file), a removed line by the context and removed lines (the old one), a context line by the new file's.
+    So `+        explicit = getattr(...)` brings the `+    def _cause(self, exc):` over it. Only a definition
+    (`code.DIFF_DEFINITION`): the hunk header names the function a hunk starts in (`@@ ... @@ class Collector:`), and
+    every other line over a change would cost the change's own room.
+    """
+    found: dict[int, tuple[int, ...]] = {}
+    old: list[tuple[int, int, bool]] = []
+    new: list[tuple[int, int, bool]] = []
+    """(indentation, index, whether it defines) of the lines still open in the hunk, in the old and the new file."""
+    in_hunk = False
+    defining = set(Joined(lines).matching(DIFF_DEFINITION))  # one pass over the text, not a match a line
+    for index, line in enumerate(lines):
+        if _HUNK.match(line):
+            in_hunk, old, new = True, [], []
+            continue
+        side = line[:1]
+        if not in_hunk or side not in ' +-' or _file_header(lines, index):
+            in_hunk = in_hunk and side == '\\'  # `\ No newline at end of file` ends no hunk; any other line does
+            continue
+        body = line[1:]
+        content = body.lstrip(' \t')
+        if not content.strip():
+            continue
+        depth = len(body) - len(content)
+        stacks = (new, old) if side == ' ' else (new,) if side == '+' else (old,)
+        for stack in stacks:
+            while stack and stack[-1][0] >= depth:
+                stack.pop()
+        placing = next((at for _, at, defines in reversed(stacks[0]) if defines), None)
+        if placing is not None:
+            found[index] = (placing,)
+        defines = index in defining
+        for stack in stacks:
+            stack.append((depth, index, defines))
+    return found
 
 
 def _replacements(lines: Sequence[str]) -> dict[int, int]:
