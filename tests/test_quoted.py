@@ -372,7 +372,7 @@ def _mailbox() -> str:
 
 
 def test_the_names_a_task_gives_in_words_are_handed_over_where_the_return_holds_them() -> None:
-    assert topic_words("What is my Facebook security code? It's in an email from Lily, sent in May.") == [
+    assert list(topic_words("What is my Facebook security code? It's in an email from Lily, sent in May.")) == [
         'Facebook',
         'Lily',
         'May',

@@ -118,9 +118,18 @@ _NAMED_AT_MOST = 4
 offer of a flight search flies to): kept once, it would spend a line of the summary on nothing a reader needs."""
 
 
-def topic_words(text: str) -> list[str]:
-    """The names `text` (a user prompt) gives in words (`Facebook`, `Phoenix`), in order: no fact pattern reads them."""
-    return [word for word in dict.fromkeys(_TOPIC.findall(text)) if fact_kind(word) is None]
+def topic_words(text: str) -> Iterator[str]:
+    """The names `text` (a user prompt) gives in words (`Facebook`, `Phoenix`), in order, each once.
+
+    No fact pattern reads them. Lazily: a pasted prompt of a megabyte is read only as far as the names wanted.
+    """
+    seen: set[str] = set()
+    for match in _TOPIC.finditer(text):
+        word = match.group()
+        if word not in seen:
+            seen.add(word)
+            if fact_kind(word) is None:
+                yield word
 
 
 def _args_text(args: object) -> str:
@@ -183,7 +192,9 @@ class Turns:
         for part in message.parts:
             if isinstance(part, UserPromptPart) and isinstance(part.content, str):
                 for word in topic_words(part.content):
-                    if len(self._topics) < _TOPICS and word not in self._topics:
+                    if len(self._topics) >= _TOPICS:
+                        return
+                    if word not in self._topics:
                         self._topics[word] = number
                         self._topic_pattern = None
 
