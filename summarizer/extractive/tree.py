@@ -307,6 +307,13 @@ class _Phrases:
             else:
                 self._each.append((fact, pattern))
 
+    def found(self, text: str) -> set[str]:
+        """The facts `text` holds whole."""
+        found = {fact for fact, pattern in self._each if fact in text and pattern.search(text)}
+        for word in set(_WORD_RUN.findall(text)) if self._by_word else ():
+            found.update(fact for fact, pattern in self._by_word.get(word, ()) if fact in text and pattern.search(text))
+        return found
+
     def held(self, text: str) -> bool:
         """Whether `text` holds one of the facts whole."""
         if any(fact in text and pattern.search(text) for fact, pattern in self._each):
@@ -575,6 +582,25 @@ class _Tree:
             return not token_set(text).isdisjoint(tokens)
         return any(fact in text for fact in tokens) and not token_set(text).isdisjoint(tokens)
 
+    def _quotes_more(self, line: str, first: str | None) -> bool:
+        """Whether `line`, a repeat, holds a fact later turns quote that `first`, the first line alike it, does not.
+
+        Such a repeat is offered for itself (the test or the request a later turn names); one holding only what the
+        first holds (the file every `ERROR t.py::test_x` names) folds under it as any other repeat. Without `first`
+        (a line the same as one above, in a kind without signatures), any quoted fact makes it offered.
+        """
+        if not self._holds_quoted(line):
+            return False
+        return first is None or not self._quoted_in(line) <= self._quoted_in(first)
+
+    def _quoted_in(self, text: str) -> set[str]:
+        """The facts later turns quote that `text` holds whole (see `_holds_quoted`)."""
+        tokens = self._quoted_tokens
+        found = self._quoted_phrases.found(text)
+        if tokens and any(fact in text for fact in tokens):
+            found.update(tokens.intersection(token_set(text)))
+        return found
+
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the units whose text holds it, where none has it as a fact yet.
 
@@ -673,11 +699,16 @@ class _Tree:
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if bonuses[number] < HIGH and number != last and repeats.over(index, key) and not self._holds_quoted(line):
+            if (
+                bonuses[number] < HIGH
+                and number != last
+                and repeats.over(index, key)
+                and not self._quotes_more(line, repeats.seen.get(key) if signature is not None else None)
+            ):
                 counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
                 repeats.lines.add(index)
                 continue
-            repeats.seen.add(key)
+            repeats.seen.setdefault(key, line)
             parts = self._parts(node, index, line, limit)
             for piece_number, piece in enumerate(parts):
                 bonus = bonuses[number] if piece_number == 0 else 0.0
@@ -1050,8 +1081,8 @@ class _Repeats:
         self, text: Sequence[str], chains: Sequence[tuple[int, ...]] | None, heads: Callable[[str], bool] | None
     ) -> None:
         self._text, self._chains, self._heads = text, chains, heads
-        self.seen: set[str] = set()
-        """The keys of the lines offered."""
+        self.seen: dict[str, str] = {}
+        """The keys of the lines offered, each with the first line of it."""
         self.lines: set[int] = set()
         """The indices of the lines read as repeats, added in order."""
         self._runs: dict[int, bool] = {}
