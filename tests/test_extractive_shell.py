@@ -1258,3 +1258,38 @@ def test_the_lines_of_one_e_block_are_placed_by_the_line_over_the_block() -> Non
     ]
     chains = enclosing(ContentKind.SHELL, lines)
     assert all(set(chain) == {0, 1} for chain in chains[2:])
+
+
+def test_a_long_e_block_leaves_room_for_the_other_failures() -> None:
+    """The first `E   ` line of a failure says why it failed; forty more (`fnmatch_lines` writing every line it read)
+    say more of it and are no longer required each, so the other tests' `FAILED` lines stay beside it."""
+    failed = [
+        f'FAILED testing/test_skipping.py::test_{name} - AssertionError: {reason}'
+        for name, reason in (
+            ('skipif_reporting', 'no SKIP line'),
+            ('xfail_strict', 'XPASS(strict)'),
+            ('skip_report_default', 'nomatch'),
+        )
+    ]
+    text = '\n'.join(
+        [
+            '=================================== FAILURES ===================================',
+            '__________________________ test_skip_not_report_default __________________________',
+            '>       result.stdout.fnmatch_lines(["*SKIP*1*test_foo.py*platform*"])',
+            "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'",
+            *[
+                f"E           and: '/srv/pytest/src/_pytest/assertion/rewrite.py:{n}: in visit_Assert_{n}'"
+                for n in range(40)
+            ],
+            "E       remains unmatched: '*SKIP*1*test_foo.py*platform*'",
+            '',
+            'testing/test_skipping.py:1190: Failed',
+            '=========================== short test summary info ============================',
+            *failed,
+            'FAILED testing/test_skipping.py::test_skip_not_report_default - Failed: nomatch',
+            '======================= 4 failed, 72 deselected in 0.40s =======================',
+        ]
+    )
+    kept = summary_lines(text, budget_tokens=300)
+    assert "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'" in kept
+    assert all(line in kept for line in failed)

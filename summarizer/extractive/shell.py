@@ -167,6 +167,8 @@ _RULES = (
 """Each pattern either starts every branch at a line start (`^(?:...)`: one test per position of the text)
 or starts with a literal or a lookahead, so the scan passes over the positions where it cannot match
 in one test instead of trying each branch there (`lines.words_pattern` does the same)."""
+_REASON_LINE = re.compile(r'^E {3}', re.MULTILINE)
+"""A line of pytest's saying why a test failed (`E       assert 3 == 2`), one of a block under the failing source line."""
 _FRAME = re.compile(r'^(?:[ \t]*File "[^"\n]+", line \d+|[\w./-]+\.py:\d+: in \w)', re.MULTILINE)
 _LAST_FRAMES = 2
 """Frames of a traceback kept first, counted back from the exception: where it was raised."""
@@ -310,6 +312,7 @@ def line_bonuses(lines: Joined) -> list[float]:
         for frame in (index - 2, index - 1):
             if frame >= 0 and result[frame] >= MID:
                 result[frame] = MUST
+    _reasons(lines, result)
     if lines:
         result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
     _go_failures(lines, result)
@@ -335,6 +338,20 @@ def _tests_alike(lines: Joined, result: list[float]) -> None:
         if key in seen:
             result[index] = min(result[index], MID)
         seen.add(key)
+
+
+def _reasons(lines: Joined, result: list[float]) -> None:
+    """Weigh the lines of each block of pytest's `E   ` lines after its first `HIGH`, its first `MUST` (the rules').
+
+    The first says why the test failed (`E   ValueError: Column wave failed to convert: ...`, `E   assert 3 == 2`); the
+    others say more of it (`E    +  where 3 = len(items)`), or much more: forty `E       and: '...'` lines of a
+    `fnmatch_lines` that found no match, each required, would crowd out the `FAILED` lines of the other tests.
+    """
+    previous = -2
+    for index in lines.matching(_REASON_LINE):
+        if index == previous + 1:
+            result[index] = min(result[index], HIGH)
+        previous = index
 
 
 def _go_failures(lines: Joined, result: list[float]) -> None:
