@@ -64,7 +64,7 @@ from .shell import (
     VITEST_RULE,
 )
 
-__all__ = ('MAX_DEPTH', 'enclosing', 'indent')
+__all__ = ('MAX_DEPTH', 'bare', 'enclosing', 'indent')
 
 MAX_DEPTH = 6
 """Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
@@ -126,6 +126,18 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
             deadline.check()
         closed.append(_closure(chains, index) if chain else chain)
     return closed
+
+
+def bare(line: str) -> bool:
+    """Whether `line` says nothing alone, a numbered read's line number read past.
+
+    It holds only brackets and punctuation (`))`, `});`), or a clause with nothing of its own (`else:`, `try:`,
+    `finally:`). It may place a line (`):` under `def load(`, `else:` under its `if`); kept for itself, it is a shell of syntax.
+    """
+    return _BARE.fullmatch(_past_number(line)) is not None
+
+
+_BARE = re.compile(r'[^\w]*(?:(?:else|try|finally|do|begin|end|fi|done|esac|ensure)\b[^\w]*)?')
 
 
 def indent(line: str) -> int:

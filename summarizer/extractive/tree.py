@@ -50,7 +50,7 @@ from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, PARTIAL
 from .notable import column_extremes, notable_rows, split_rows
-from .outline import enclosing, indent
+from .outline import bare, enclosing, indent
 from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
@@ -104,7 +104,12 @@ _ID_KEY = re.compile(r'(?:^|[_-])(?:[iI]d|ID|[nN]umber|[nN]o|[nN]um)_?$|[a-z](?:
 _HEAD_LINES, _TAIL_LINES = 200, 20
 _FILLER_BONUS = 0.1
 """A line of the head or tail of a text holding nothing of note still fills budget left over, earlier
-lines first; past those, such a line is no choice at all (a long text has thousands of them)."""
+lines first; past those, such a line is no choice at all (a long text has thousands of them), nor is one
+that says nothing alone in code or command output that is the content itself, not a string inside it
+(`outline.bare`: `))`, `else:`), which comes only with a line it places (`_SYNTAX_KINDS`)."""
+_SYNTAX_KINDS = frozenset({ContentKind.CODE, ContentKind.SHELL})
+"""Kinds whose lines of brackets alone are syntax: not a diff's (an added `))` is part of what changed), nor
+Markdown's (a code fence, a rule)."""
 _LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
@@ -718,8 +723,10 @@ class _Tree:
                 if notable:
                     self._notable.update(facts)
                 if not (facts or bonus or notable):
-                    if _HEAD_LINES <= number < fillers_end:
-                        continue  # nothing to gain: it could never be chosen
+                    if _HEAD_LINES <= number < fillers_end or (
+                        kind in _SYNTAX_KINDS and not self._nested and bare(piece)
+                    ):
+                        continue  # nothing to gain (`))`, `else:`: nothing alone either): it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
                 offered.setdefault(index, []).append((piece_number, piece, facts, bonus + notable))
         if chains is not None:
