@@ -345,3 +345,22 @@ def test_definitions_alike_but_for_a_number_leave_room_for_the_distinct_ones() -
     for wanted in ('export function formatLine0(', "app.get('/ledger/:account'", "app.post('/ledger/entries'"):
         assert any(wanted in line for line in kept), wanted
     assert sum('export function formatLine' in line for line in kept) < 12
+
+
+def test_a_line_of_brackets_alone_is_no_filler() -> None:
+    """Left-over budget goes to no `))` or `else:` alone: a shell of syntax says nothing without the lines around it."""
+    source = [
+        'def related_objects(self, related_model, related_fields, objs):',
+        '    predicate = reduce(operator.or_, (',
+        "        query_utils.Q(**{'%s__in' % related_field.name: objs})",
+        '        for related_field in related_fields',
+        '    ))',
+        '    if predicate:',
+        '        return related_model._base_manager.using(self.using).filter(predicate)',
+        '    else:',
+        '        return None',
+    ]
+    for budget in range(20, 60, 4):
+        kept = summary_lines('\n'.join(source), budget_tokens=budget)
+        assert '    ))' not in kept or '        for related_field in related_fields' in kept
+        assert '    else:' not in kept or '        return None' in kept

@@ -7,6 +7,7 @@ from extractive_checks import kept_lines, summary_lines
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.outline import enclosing
 
 PASSING = [f'tests/test_orders.py::test_order_case_{n} PASSED{" " * 20}[{n * 100 // 160:3d}%]' for n in range(150)]
 PYTEST = '\n'.join(
@@ -1180,3 +1181,115 @@ def test_a_go_crash_keeps_its_panic_and_where_it_stopped_not_the_waiting_gorouti
         assert line in kept
     assert sum(line.startswith('goroutine ') for line in kept) <= 3
     assert sum('shipped batch' in line for line in kept) <= 3  # the log's lines alike but for numbers fold
+
+
+_SETUP_ERRORS = [
+    f'ERROR tests/test_api.py::TestClient::test_{name}'
+    for name in (
+        'get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'redirect', 'cookies', 'headers', 'timeout',
+        'retries', 'streaming', 'json_body', 'form_body', 'multipart', 'auth_basic', 'auth_digest',
+    )
+]  # fmt: skip
+_DISTINCT_FAILURE = 'FAILED tests/test_api.py::TestClient::test_params_bytes_are_encoded - TypeError: expected str'
+
+
+def test_one_distinct_failure_is_kept_before_many_errors_alike_but_for_their_test() -> None:
+    """18 `ERROR` lines of one cause (a fixture that could not start) and one `FAILED` line: at a tight budget the
+    verdict and the failure stay, one `ERROR` line stands for the rest and a marker counts them."""
+    text = '\n'.join(
+        [
+            '$ python -m pytest tests/test_api.py -q -p no:cacheprovider',
+            *_SETUP_ERRORS,
+            _DISTINCT_FAILURE,
+            '========== 1 failed, 84 passed, 18 errors in 0.67s ==========',
+        ]
+    )
+    assert detect_kind(text) is ContentKind.SHELL
+    summary = summarize(text, budget_tokens=90)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert _DISTINCT_FAILURE in kept
+    assert '========== 1 failed, 84 passed, 18 errors in 0.67s ==========' in kept
+    assert sum(line in kept for line in _SETUP_ERRORS) == 1
+    assert '… 17 similar lines omitted …' in summary.split('\n')
+
+
+def test_a_pytest_error_line_names_its_test_and_brings_no_line_above() -> None:
+    """`ERROR t.py::test_x` says which test it is about, as `FAILED t.py::test_x` does: the `ERROR` line above it
+    is another test's, no place of it."""
+    lines = [
+        '=========================== short test summary info ============================',
+        'ERROR tests/test_api.py::test_get - ConnectionError: refused',
+        'ERROR tests/test_api.py::test_post - KeyError: token',
+        'ERROR: test_parse (shop.tests.ParseTests)',
+    ]
+    assert enclosing(ContentKind.SHELL, lines)[1:] == [(), (), ()]
+
+
+def test_verbose_pytest_lines_alike_but_for_their_test_fold_and_a_quoted_one_stays() -> None:
+    """The same error for each of 18 tests, written by `pytest -v` as `t.py::test_x ERROR [ 5%]`: one stays, the
+    others are counted, but for the one a later turn quotes."""
+    progress = [f'tests/test_api.py::TestClient::test_{n:02d} ERROR{" " * 30}[{(n + 1) * 5:3d}%]' for n in range(18)]
+    text = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 18 items',
+            '',
+            *progress,
+            '',
+            '========== 18 errors in 0.67s ==========',
+        ]
+    )
+    kept = summary_lines(text, budget_tokens=400, quoted=('test_07',))
+    assert progress[0] in kept and progress[7] in kept
+    assert sum(line in kept for line in progress) == 2
+
+
+def test_the_lines_of_one_e_block_are_placed_by_the_line_over_the_block() -> None:
+    """pytest's `E   ` lines of one failure are placed by the failing source line over the first, not each by the one
+    above it: a line deep in a long block would bring the whole block over it with it."""
+    lines = [
+        '____________________________ test_report ____________________________',
+        '>       result.stdout.fnmatch_lines(["*SKIP*1*test_foo.py*platform*"])',
+        "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'",
+        "E           and: '============================= test session starts =='",
+        "E           and: 'collected 0 items / 1 error'",
+        "E       remains unmatched: '*SKIP*1*test_foo.py*platform*'",
+    ]
+    chains = enclosing(ContentKind.SHELL, lines)
+    assert all(set(chain) == {0, 1} for chain in chains[2:])
+
+
+def test_a_long_e_block_leaves_room_for_the_other_failures() -> None:
+    """The first `E   ` line of a failure says why it failed; forty more (`fnmatch_lines` writing every line it read)
+    say more of it and are no longer required each, so the other tests' `FAILED` lines stay beside it."""
+    failed = [
+        f'FAILED testing/test_skipping.py::test_{name} - AssertionError: {reason}'
+        for name, reason in (
+            ('skipif_reporting', 'no SKIP line'),
+            ('xfail_strict', 'XPASS(strict)'),
+            ('skip_report_default', 'nomatch'),
+        )
+    ]
+    text = '\n'.join(
+        [
+            '=================================== FAILURES ===================================',
+            '__________________________ test_skip_not_report_default __________________________',
+            '>       result.stdout.fnmatch_lines(["*SKIP*1*test_foo.py*platform*"])',
+            "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'",
+            *[
+                f"E           and: '/srv/pytest/src/_pytest/assertion/rewrite.py:{n}: in visit_Assert_{n}'"
+                for n in range(40)
+            ],
+            "E       remains unmatched: '*SKIP*1*test_foo.py*platform*'",
+            '',
+            'testing/test_skipping.py:1190: Failed',
+            '=========================== short test summary info ============================',
+            *failed,
+            'FAILED testing/test_skipping.py::test_skip_not_report_default - Failed: nomatch',
+            '======================= 4 failed, 72 deselected in 0.40s =======================',
+        ]
+    )
+    kept = summary_lines(text, budget_tokens=300)
+    assert "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'" in kept
+    assert all(line in kept for line in failed)

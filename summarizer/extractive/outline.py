@@ -55,6 +55,7 @@ from .listing import GREP_LINE
 from .notable import csv_cells
 from .shell import (
     ESLINT_PROBLEM,
+    PYTEST_NODE,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
     TEST_HEADER,
@@ -64,7 +65,7 @@ from .shell import (
     VITEST_RULE,
 )
 
-__all__ = ('MAX_DEPTH', 'enclosing', 'indent')
+__all__ = ('MAX_DEPTH', 'bare', 'enclosing', 'indent')
 
 MAX_DEPTH = 6
 """Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
@@ -84,14 +85,16 @@ _RULE = re.compile(r'[-=_~*]{10,}\r?$|⎯{3,}')
 """A line drawn across (unittest's `-----` between a failure's header, traceback and the next; Vitest's `⎯⎯⎯ Failed
 Tests 1 ⎯⎯⎯` and `⎯⎯⎯[1/2]⎯` around a failure): a separator, no place."""
 _NAMES_ITSELF = re.compile(
-    rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)(?:[ :\t]|\r?$)|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: |test \S+ \.\.\. '
+    rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)(?:[ :\t]|\r?$)|ERROR(?: [^\s:]+(?:::| - |\r?$)|: \w+ \()|{PYTEST_NODE}'
+    rf'|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: |test \S+ \.\.\. '
     r'|(?:error|warning)(?:\[\w+\])?: |[ \t]+[\w.-]+\.go:\d+: |[ \t]+FAIL +\S|[ \t]*[●✕×❯] '
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}|(?:│ )?(?:Error|Warning): |.*# forces replacement\r?$'
 )
 """A line that says which test, package or run it is about, or where it happened: it needs no line above to place
-it. A test runner's (`FAIL: test_x`, Go's lone `FAIL` over its package's, `cargo test`'s `test a::b ... FAILED`,
-Jest's `  ● Suite › test` and `  ✕ test`, Vitest's ` FAIL  src/a.test.ts > test`), a Go test's message
-(`    send_test.go:74: got 3, want 2`), a `tsc` error (`src/a.ts(12,5): error TS2322: ...`), and rustc's
+it. A test runner's (`FAIL: test_x`, pytest's `ERROR t.py::test_x`, `ERROR t.py - ImportError` (not pip's `ERROR:
+Could not ...`) and `t.py::test_x ERROR [ 5%]`, unittest's `ERROR: test_x (t.Case)`, Go's lone `FAIL` over its
+package's, `cargo test`'s `test a::b ... FAILED`, Jest's `  ● Suite › test` and `  ✕ test`, Vitest's ` FAIL
+src/a.test.ts > test`), a Go test's message (`    send_test.go:74: got 3, want 2`), a `tsc` error (`src/a.ts(12,5): error TS2322: ...`), and rustc's
 `error[E0308]: ...` and `warning: ...`, whose location is the `--> src/a.rs:118:24` under it (placed by it,
 indented) and the line above it the last one's; so Terraform's `Error: ...`. Or a line its indentation places: an
 ESLint problem (`  12:5  error  ...`, under its file), a Terraform resource's attribute that `# forces replacement`
@@ -124,6 +127,18 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
             deadline.check()
         closed.append(_closure(chains, index) if chain else chain)
     return closed
+
+
+def bare(line: str) -> bool:
+    """Whether `line` says nothing alone, a numbered read's line number read past.
+
+    It holds only brackets and punctuation (`))`, `});`), or a clause with nothing of its own (`else:`, `try:`,
+    `finally:`). It may place a line (`):` under `def load(`, `else:` under its `if`); kept for itself, it is a shell of syntax.
+    """
+    return _BARE.fullmatch(_past_number(line)) is not None
+
+
+_BARE = re.compile(r'[^\w]*(?:(?:else|try|finally|do|begin|end|fi|done|esac|ensure)\b[^\w]*)?')
 
 
 def indent(line: str) -> int:
@@ -477,7 +492,9 @@ def _banners(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
 def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it.
 
-    A banner or a rule (`-----`) neither is placed nor places so: pytest's `=== 1 failed, 9 passed ===` says what it is, and
+    The lines of one block of pytest's `E   ` lines are placed by the line over its first (the failing source line):
+    each placed by the one above would bring the whole block over it. A banner or a rule (`-----`) neither is placed
+    nor places so: pytest's `=== 1 failed, 9 passed ===` says what it is, and
     `=== short test summary info ===` over `FAILED t.py::test_x` names no place, only a section. Nor is
     pytest's failing source line (`>       raise KeyError(sku)`): it is the place, and the line above it
     only more source. Nor is a test runner's line naming its test, package or run (`FAIL: test_x (...)`,
@@ -499,7 +516,10 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
         trouble = ALARM.search(line) is not None or _RAISED.search(line) is not None
         if previous is not None and trouble and not stamped(line):
             result[index] = (previous,)
-        previous = index
+        if not (line.startswith('E ') and previous is not None and lines[previous].startswith('E ')):
+            previous = index  # the lines of one `E   ` block share the place over its first
+        elif result[previous]:
+            result[index] = result[previous]
     return result
 
 

@@ -16,7 +16,9 @@ Vitest's ` FAIL  src/a.test.ts > test`, pytest's `E   ` lines, a compiler's `fil
 the frames nearest to it (the place that raised); for a panic, Go's `panic: ...` and Rust's
 `thread 'x' panicked at src/a.rs:3:9:` with the message under it. A Go crash's goroutine dump keeps
 the goroutine that crashed (`goroutine 42 [running]:`, its first frames `HIGH`); the others' blocks
-are alike but for their numbers, and fold.
+are alike but for their numbers, and fold. So do pytest's lines alike but for their test (`signature`): eighty
+`ERROR t.py::test_x` lines of one fixture that could not start are one line and a count, and the `FAILED` line that
+differs is not crowded out.
 
 Why a Go test failed is what it printed (`    send_test.go:74: got 3, want 2`, its `t.Errorf`): the
 lines a failing test printed weigh `HIGH`, its last `MUST` (see `_go_failures`). Why a JavaScript test
@@ -80,6 +82,19 @@ complete! ...` and `No changes. Your infrastructure matches the configuration.`,
 command output and places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
+
+_STATUS = r'(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b'
+PYTEST_NODE = rf'[^\s:]+\.\w+::\S.*? +{_STATUS}'
+"""The start of `pytest -v`'s line naming a test by its node id and saying how it went (`tests/test_api.py::test_get
+PASSED  [ 10%]`), as a pattern's text."""
+_TEST_ID = re.compile(
+    r'^(?:(?:FAILED|ERROR|PASSED|XFAIL|XPASS) [^\s:]+\.\w+::(?P<id>[^\r\n]*?)(?= - |\r?$)'
+    rf'|[^\s:]+\.\w+::(?P<verbose>\S[^\r\n]*?)(?= +{_STATUS}))',
+    re.MULTILINE,
+)
+"""A pytest line naming a test by its node id, with the id after the file (`TestClient::test_get[a-1]`) as a group: a
+line of the short test summary (`ERROR tests/test_api.py::TestClient::test_get`, ` - ConnectionError: ...` after it or
+not), or `pytest -v`'s `tests/test_api.py::TestClient::test_get ERROR  [  5%]`."""
 
 TSC_ERROR = r'[^\s(:]+\.\w+(?:\(\d+,\d+\): |:\d+:\d+ - )error TS\d+: '
 """The start of a `tsc` diagnostic, as a pattern's text: `src/a.ts(12,5): error TS2322: ...`, or with `--pretty` (as
@@ -152,6 +167,8 @@ _RULES = (
 """Each pattern either starts every branch at a line start (`^(?:...)`: one test per position of the text)
 or starts with a literal or a lookahead, so the scan passes over the positions where it cannot match
 in one test instead of trying each branch there (`lines.words_pattern` does the same)."""
+_REASON_LINE = re.compile(r'^E {3}', re.MULTILINE)
+"""A line of pytest's saying why a test failed (`E       assert 3 == 2`), one of a block under the failing source line."""
 _FRAME = re.compile(r'^(?:[ \t]*File "[^"\n]+", line \d+|[\w./-]+\.py:\d+: in \w)', re.MULTILINE)
 _LAST_FRAMES = 2
 """Frames of a traceback kept first, counted back from the exception: where it was raised."""
@@ -248,13 +265,24 @@ _WARNING_PLACE = re.compile(r'[ \t]*\S+:\d+: (?=[A-Z]\w*Warning: )')
 
 
 def signature(line: str) -> str:
-    """`line` as `log.signature` reads it, a Python warning without the place it was raised.
+    """`line` as `log.signature` reads it, a Python warning without the place it was raised, a pytest line without its test.
 
     Python prints a warning once per place that raises it: the same deprecation from forty lines of a dozen
     modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
+    pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
+    could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
+    differs (see `_TEST_ID`; the file is kept: another file's is another place).
     """
-    place = _WARNING_PLACE.match(line) if 'Warning: ' in line else None
-    return log.signature(line if place is None else line[place.end() :])
+    if 'Warning: ' in line:
+        place = _WARNING_PLACE.match(line)
+        if place is not None:
+            line = line[place.end() :]
+    elif '::' in line:
+        test = _TEST_ID.match(line)
+        if test is not None:
+            start, end = test.span('id' if test.group('id') is not None else 'verbose')
+            line = f'{line[:start]}# {" ".join(line[end:].split())}'  # `[  5%]` and `[ 10%]` alike
+    return log.signature(line)
 
 
 def warns(line: str) -> bool:
@@ -284,6 +312,7 @@ def line_bonuses(lines: Joined) -> list[float]:
         for frame in (index - 2, index - 1):
             if frame >= 0 and result[frame] >= MID:
                 result[frame] = MUST
+    _reasons(lines, result)
     if lines:
         result[-1] = max(result[-1], MID)  # the last line of a command: its result or its prompt
     _go_failures(lines, result)
@@ -292,7 +321,37 @@ def line_bonuses(lines: Joined) -> list[float]:
     _js_failures(lines, result)
     _tsc_table(lines, result)
     _passing(lines, result)
+    _tests_alike(lines, result)
     return result
+
+
+def _tests_alike(lines: Joined, result: list[float]) -> None:
+    """Lower the bonus of a pytest line alike one above but for its test (see `signature`) below `HIGH`: it folds.
+
+    A line worth `HIGH` or more is chosen for itself wherever it stands (`tree`); the second `ERROR t.py::test_x`
+    of one cause is a repeat, offered only where it holds a fact a later turn quotes, and counted in the marker
+    under the first (`… 17 similar lines omitted …`), so the failure that differs keeps its room.
+    """
+    seen: set[str] = set()
+    for index in lines.matching(_TEST_ID):
+        key = signature(lines.lines[index])
+        if key in seen:
+            result[index] = min(result[index], MID)
+        seen.add(key)
+
+
+def _reasons(lines: Joined, result: list[float]) -> None:
+    """Weigh the lines of each block of pytest's `E   ` lines after its first `HIGH`, its first `MUST` (the rules').
+
+    The first says why the test failed (`E   ValueError: Column wave failed to convert: ...`, `E   assert 3 == 2`); the
+    others say more of it (`E    +  where 3 = len(items)`), or much more: forty `E       and: '...'` lines of a
+    `fnmatch_lines` that found no match, each required, would crowd out the `FAILED` lines of the other tests.
+    """
+    previous = -2
+    for index in lines.matching(_REASON_LINE):
+        if index == previous + 1:
+            result[index] = min(result[index], HIGH)
+        previous = index
 
 
 def _go_failures(lines: Joined, result: list[float]) -> None:

@@ -50,7 +50,7 @@ from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
 from .notable import ID_KEY, column_extremes, notable_fields, notable_rows, split_rows
-from .outline import enclosing, indent
+from .outline import bare, enclosing, indent
 from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
@@ -102,7 +102,12 @@ _LIST_HEAD, _LIST_TAIL = 2_000, 500
 _HEAD_LINES, _TAIL_LINES = 200, 20
 _FILLER_BONUS = 0.1
 """A line of the head or tail of a text holding nothing of note still fills budget left over, earlier
-lines first; past those, such a line is no choice at all (a long text has thousands of them)."""
+lines first; past those, such a line is no choice at all (a long text has thousands of them), nor is one
+that says nothing alone in code or command output that is the content itself, not a string inside it
+(`outline.bare`: `))`, `else:`), which comes only with a line it places (`_SYNTAX_KINDS`)."""
+_SYNTAX_KINDS = frozenset({ContentKind.CODE, ContentKind.SHELL})
+"""Kinds whose lines of brackets alone are syntax: not a diff's (an added `))` is part of what changed), nor
+Markdown's (a code fence, a rule)."""
 _LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
@@ -304,6 +309,13 @@ class _Phrases:
                 self._by_word.setdefault(min(words[fact], key=counts.__getitem__), []).append((fact, pattern))
             else:
                 self._each.append((fact, pattern))
+
+    def found(self, text: str) -> set[str]:
+        """The facts `text` holds whole."""
+        found = {fact for fact, pattern in self._each if fact in text and pattern.search(text)}
+        for word in set(_WORD_RUN.findall(text)) if self._by_word else ():
+            found.update(fact for fact, pattern in self._by_word.get(word, ()) if fact in text and pattern.search(text))
+        return found
 
     def held(self, text: str) -> bool:
         """Whether `text` holds one of the facts whole."""
@@ -573,6 +585,25 @@ class _Tree:
             return not token_set(text).isdisjoint(tokens)
         return any(fact in text for fact in tokens) and not token_set(text).isdisjoint(tokens)
 
+    def _quotes_more(self, line: str, first: str | None) -> bool:
+        """Whether `line`, a repeat, holds a fact later turns quote that `first`, the first line alike it, does not.
+
+        Such a repeat is offered for itself (the test or the request a later turn names); one holding only what the
+        first holds (the file every `ERROR t.py::test_x` names) folds under it as any other repeat. Without `first`
+        (a line the same as one above, in a kind without signatures), any quoted fact makes it offered.
+        """
+        if not self._holds_quoted(line):
+            return False
+        return first is None or not self._quoted_in(line) <= self._quoted_in(first)
+
+    def _quoted_in(self, text: str) -> set[str]:
+        """The facts later turns quote that `text` holds whole (see `_holds_quoted`)."""
+        tokens = self._quoted_tokens
+        found = self._quoted_phrases.found(text)
+        if tokens and any(fact in text for fact in tokens):
+            found.update(tokens.intersection(token_set(text)))
+        return found
+
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the units whose text holds it, where none has it as a fact yet.
 
@@ -673,11 +704,16 @@ class _Tree:
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if bonuses[number] < HIGH and number != last and repeats.over(index, key) and not self._holds_quoted(line):
+            if (
+                bonuses[number] < HIGH
+                and number != last
+                and repeats.over(index, key)
+                and not self._quotes_more(line, repeats.seen.get(key) if signature is not None else None)
+            ):
                 counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
                 repeats.lines.add(index)
                 continue
-            repeats.seen.add(key)
+            repeats.seen.setdefault(key, line)
             parts = self._parts(node, index, line, _RECORD_HEAD if records and _is_record_head(line) else limit)
             blob = number in blobs  # encoded bytes: no facts, worth less than nothing (a quoted fact is still pinned)
             for piece_number, piece in enumerate(parts):
@@ -688,8 +724,10 @@ class _Tree:
                 if notable:
                     self._notable.update(facts)
                 if not (facts or bonus or notable):
-                    if _HEAD_LINES <= number < fillers_end:
-                        continue  # nothing to gain: it could never be chosen
+                    if _HEAD_LINES <= number < fillers_end or (
+                        kind in _SYNTAX_KINDS and not self._nested and bare(piece)
+                    ):
+                        continue  # nothing to gain (`))`, `else:`: nothing alone either): it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
                 offered.setdefault(index, []).append((piece_number, piece, facts, bonus + notable))
         if chains is not None:
@@ -1054,8 +1092,8 @@ class _Repeats:
         self, text: Sequence[str], chains: Sequence[tuple[int, ...]] | None, heads: Callable[[str], bool] | None
     ) -> None:
         self._text, self._chains, self._heads = text, chains, heads
-        self.seen: set[str] = set()
-        """The keys of the lines offered."""
+        self.seen: dict[str, str] = {}
+        """The keys of the lines offered, each with the first line of it."""
         self.lines: set[int] = set()
         """The indices of the lines read as repeats, added in order."""
         self._runs: dict[int, bool] = {}
