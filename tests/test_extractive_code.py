@@ -364,3 +364,23 @@ def test_a_line_of_brackets_alone_is_no_filler() -> None:
         kept = summary_lines('\n'.join(source), budget_tokens=budget)
         assert '    ))' not in kept or '        for related_field in related_fields' in kept
         assert '    else:' not in kept or '        return None' in kept
+
+
+def test_a_kept_definition_brings_the_decorators_that_say_how_it_is_used() -> None:
+    """`errors` read without its `@property` reads as a method to call; a setter without `@x.setter` as a second
+    definition of the getter's name."""
+    lines = ['import functools', '', '', '@deconstructible', 'class Form:']
+    for n in range(40):
+        lines += ['', '    @property', f'    def field_{n}(self):', f'        return self._values[{n}] * {n + 1}']
+    lines += [
+        '',
+        '    @field_7.setter',
+        '    def field_7(self, new_field_7_value):',
+        '        self._values[7] = new_field_7_value',
+    ]
+    text = '\n'.join(f'{number:6d}\u2192{line}' for number, line in enumerate(lines, 1))
+    kept = summary_lines(text, budget_tokens=120, quoted=('field_23', 'new_field_7_value'))
+    numbered = text.split('\n')
+    for definition in ('    def field_23(self):', '    def field_7(self, new_field_7_value):'):
+        at = lines.index(definition)
+        assert numbered[at] in kept and kept[kept.index(numbered[at]) - 1] == numbered[at - 1]  # its decorator

@@ -669,7 +669,38 @@ def _joined(
     return joined
 
 
+def _decorators(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each definition under decorators that say how it is used (`_DECORATOR`): the run of them right above it.
+
+    A definition read without them reads as another thing: a property called as a method, a setter as a second
+    definition of the getter's name, a static method given a `self`. Decorators at the line's own indentation,
+    nearest first; any other line ends the run.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    run: list[int] = []
+    for index, line in enumerate(lines):
+        if _DECORATOR.match(line) is not None and (not run or depths[run[-1]] == depths[index]):
+            run.append(index)
+            continue
+        if run and depths[index] == depths[run[-1]] and _DECORATOR.match(line) is None:
+            result[index] = tuple(reversed(run[-_MAX_DECORATORS:]))
+        run = []
+    return result
+
+
+_DECORATOR = re.compile(
+    r'(?:[ \t]*\d+(?:\t|[:|→-] ?))?[ \t]*@(?:property|cached_property|functools\.cached_property|staticmethod'
+    r'|classmethod|abstractmethod|abc\.abstractmethod|overload|typing\.overload|[\w.]+\.(?:setter|getter|deleter))'
+    r'[ \t]*\r?$'
+)
+"""A decorator that changes how what it decorates is used, a numbered read's number read past: `@property` (read, not
+called), `@x.setter`, `@staticmethod`, `@classmethod`, `@abstractmethod`, `@overload`. Others (`@app.get("/x")`,
+a test's skip) weigh on their own (`code`), and are kept for what they hold."""
+_MAX_DECORATORS = 4
+
+
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
+    ContentKind.CODE: _decorators,
     ContentKind.RECORDS: _joined(_tables, _records),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
