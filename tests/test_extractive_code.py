@@ -384,3 +384,30 @@ def test_a_kept_definition_brings_the_decorators_that_say_how_it_is_used() -> No
     for definition in ('    def field_23(self):', '    def field_7(self, new_field_7_value):'):
         at = lines.index(definition)
         assert numbered[at] in kept and kept[kept.index(numbered[at]) - 1] == numbered[at - 1]  # its decorator
+
+
+def test_a_signature_over_several_lines_is_kept_with_its_parameters() -> None:
+    """`def __init__(` alone says nothing of what it takes: its parameters come with it, after the outline of
+    definitions and before the bodies."""
+    lines = ['class FixedWidth(Writer):', '    """A fixed-width table writer."""', '']
+    for name in ('header', 'rows', 'footer', 'widths', 'borders', 'padding', 'titles', 'notes'):
+        lines += [
+            f'    def write_{name}(self, lines):',
+            f'        return [line.rjust(self.{name}_width) for line in lines]',
+            '',
+        ]
+    signature = [
+        '    def __init__(',
+        '        self,',
+        '        col_starts=None,',
+        '        delimiter_pad=" ",',
+        '        header_rows=None,',
+        '    ):',
+    ]
+    lines[15:15] = signature
+    text = '\n'.join(f'{number:6d}\u2192{line}' for number, line in enumerate(lines, 1))
+    kept = summary_lines(text, budget_tokens=260)
+    numbered = text.split('\n')
+    assert numbered[15:21] == [line for line in kept if line in numbered[15:21]]  # the whole signature
+    bodies = [numbered[index + 1] for index, line in enumerate(lines) if line.startswith('    def write_')]
+    assert sum(body in kept for body in bodies) < len(bodies)  # the bodies come after it

@@ -21,7 +21,8 @@ What counts as a definition (`HIGH`), in the languages agents read most:
 Control flow is none (`if (`, `for (`, `while (`, `switch (`, `catch (`, `else if`, `return`, ...), nor
 is a call (`foo(x);`, `withRetry(() => {`, Kotlin's `withContext(Dispatchers.IO) {`). A definition like one above it but for its numbers
 (`formatLine3` after `formatLine0`), or the same again, weighs half as much: generated or copied
-helpers do not crowd out the distinct definitions. Imports are as high as a definition; a route's registration
+helpers do not crowd out the distinct definitions. The parameter lines of a signature over several lines (`def
+__init__(` ... `):`) weigh half their definition: after the outline, before the bodies. Imports are as high as a definition; a route's registration
 (`app.post('/orders', ...`, `router.get(`, `http.HandleFunc("/x"`, Django's `path(`) weighs as a
 decorator (`@app.route(`, `@GetMapping(`): `MID`, what a reader looking for an endpoint searches for.
 """
@@ -29,6 +30,7 @@ decorator (`@app.route(`, `@GetMapping(`): `MID`, what a reader looking for an e
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from .budget import current_deadline
 from .lines import HIGH, LOW, MID, Joined
@@ -116,6 +118,30 @@ def line_bonuses(lines: Joined) -> list[float]:
     """The definitions seen, their digits left out (a numbered read's line number with the rest)."""
     for index in lines.matching(_DEFINITION_LINE):
         shape = _DIGITS.sub('', lines.lines[index])
-        result[index] = max(result[index], _ALIKE if shape in shapes else HIGH)
+        weight = _ALIKE if shape in shapes else HIGH
+        result[index] = max(result[index], weight)
         shapes.add(shape)
+        _parameters(lines.lines, index, weight / 2, result)
     return result
+
+
+def _parameters(lines: Sequence[str], index: int, weight: float, result: list[float]) -> None:
+    """Give the parameter lines of a signature over several lines (`def __init__(` ... `):`) `weight`.
+
+    A definition whose line ends in its open bracket says nothing of what it takes: its parameters (`header_rows=None`)
+    come on the lines under it, up to the line closing the bracket at its indentation, `_SIGNATURE_LINES` at most.
+    """
+    line = lines[index].rstrip()
+    if not line.endswith('('):
+        return
+    depth = len(_NUMBERED.sub('', line, count=1)) - len(_NUMBERED.sub('', line, count=1).lstrip(' \t'))
+    for after in range(index + 1, min(index + 1 + _SIGNATURE_LINES, len(lines))):
+        body = _NUMBERED.sub('', lines[after], count=1)
+        stripped = body.lstrip(' \t')
+        result[after] = max(result[after], weight)
+        if len(body) - len(stripped) <= depth and stripped[:1] in ')]':
+            return
+
+
+_NUMBERED = re.compile(_NUMBER)
+_SIGNATURE_LINES = 12
