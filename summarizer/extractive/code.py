@@ -134,7 +134,8 @@ def _parameters(lines: Sequence[str], index: int, weight: float, result: list[fl
     line = lines[index].rstrip()
     if not line.endswith('('):
         return
-    depth = len(_NUMBERED.sub('', line, count=1)) - len(_NUMBERED.sub('', line, count=1).lstrip(' \t'))
+    body = _NUMBERED.sub('', line, count=1)
+    depth = len(body) - len(body.lstrip(' \t'))
     for after in range(index + 1, min(index + 1 + _SIGNATURE_LINES, len(lines))):
         body = _NUMBERED.sub('', lines[after], count=1)
         stripped = body.lstrip(' \t')
