@@ -141,6 +141,15 @@ def test_a_tools_note_that_its_output_is_partial_is_kept(note: str) -> None:
         assert PARTIAL.search(line) is None
 
 
+@pytest.mark.parametrize('blank', [' ', '\t'])
+def test_a_long_line_of_blanks_is_read_for_a_partial_note_in_linear_time(blank: str) -> None:
+    """20 KB of blanks before a word: the note's two runs of blanks, nothing between, split them every way (14 s)."""
+    text = f'line\n{blank * 20_000}x\n... 3 more lines'
+    started = time.process_time()
+    assert [match.group().strip() for match in PARTIAL.finditer(text)] == ['... 3 more lines']
+    assert time.process_time() - started < 1  # about 0.001 s
+
+
 def test_encoded_bytes_are_left_out_and_what_names_them_is_kept() -> None:
     """A base64 payload, on one line or wrapped at 60 characters, holds nothing a reader reads: not a piece of it."""
     payload = base64.b64encode(bytes(range(256)) * 24).decode()

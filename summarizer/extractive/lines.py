@@ -247,14 +247,15 @@ ALARM = words_pattern(
 )  # fmt: skip
 """Words that mark a line as trouble, in any kind of text: what a reader of a log, a build or a plan acts on."""
 PARTIAL = re.compile(
-    r'^[ \t]*[\[(<.…]*[ \t]*(?i:showing \d|(?:output|results?|response|content|file|text)\b[^\n]{0,30}?\btruncated\b'
+    r'^[ \t]*+[\[(<.…]*+[ \t]*+(?i:showing \d|(?:output|results?|response|content|file|text)\b[^\n]{0,30}?\btruncated\b'
     r'|truncated\b|\d+ more (?:lines?|results?|items?|matches|files|entries|rows|bytes|characters)\b)',
     re.MULTILINE,
 )
 """A tool's own note that what it returned is part of a whole: `[Showing 80 lines starting at line 1697. Use 'offset'
 and 'limit' parameters to read more ...]`, `(Results are truncated. Consider using a more specific path or pattern.)`,
 `... 120 more lines`, `[output truncated to 30000 characters]`. Without it a summary of a window reads as the whole
-file or listing, and the reader does not know there is more to ask for."""
+file or listing, and the reader does not know there is more to ask for. Its lead is possessive: two runs of blanks
+with nothing between would split a line of blanks every way before failing (hours for a line of 1 MB)."""
 
 
 class Joined:
