@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 from extractive_checks import kept_lines, summary_lines
 
 from summarizer.core._tokens import estimate_tokens
-from summarizer.extractive import summarize
+from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.lines import Joined
 from summarizer.extractive.outline import enclosing
+from summarizer.extractive.shell import line_bonuses, signature
 
 PASSING = [f'tests/test_orders.py::test_order_case_{n} PASSED{" " * 20}[{n * 100 // 160:3d}%]' for n in range(150)]
 PYTEST = '\n'.join(
@@ -1293,3 +1297,17 @@ def test_a_long_e_block_leaves_room_for_the_other_failures() -> None:
     kept = summary_lines(text, budget_tokens=300)
     assert "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'" in kept
     assert all(line in kept for line in failed)
+
+
+def test_a_pytest_node_before_a_long_run_of_blanks_is_read_in_linear_time() -> None:
+    """`t.py::x`, 40 KB of blanks and no status: the blanks before a status were tried from each blank (7 s a pattern)."""
+    line = 'tests/test_api.py::test_get' + ' ' * 40_000 + 'x'
+    verbose = 'tests/test_api.py::test_get[a b]    PASSED  [ 10%]'
+    lines = ['collected 2 items', line, verbose, 'FAILED tests/test_api.py::test_put - boom']
+    started = time.process_time()
+    bonuses = line_bonuses(Joined(lines))
+    chains = enclosing(ContentKind.SHELL, lines)
+    assert time.process_time() - started < 1  # about 0.01 s
+    assert len(bonuses) == len(chains) == len(lines)
+    assert signature(line) == log.signature(line)  # no status: no test id to mask
+    assert signature(verbose) == signature(verbose.replace('test_get[a b]', 'test_post'))
