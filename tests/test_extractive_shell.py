@@ -1311,3 +1311,29 @@ def test_a_pytest_node_before_a_long_run_of_blanks_is_read_in_linear_time() -> N
     assert len(bonuses) == len(chains) == len(lines)
     assert signature(line) == log.signature(line)  # no status: no test id to mask
     assert signature(verbose) == signature(verbose.replace('test_get[a b]', 'test_post'))
+
+
+def test_failed_tests_that_say_nothing_but_their_test_each_stay() -> None:
+    """Three tests of forty failed, `pytest -v` and its short summary naming each and no reason: the names are what a
+    reader fixes, and the short summary's lines alike but for them are no repeats (only the first was kept)."""
+    failing = (3, 17, 29)
+    text = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 40 items',
+            '',
+            *(f'tests/test_api.py::test_{n} {"FAILED" if n in failing else "PASSED"} [{n * 2:3d}%]' for n in range(40)),
+            '',
+            '=========================== short test summary info ============================',
+            *(f'FAILED tests/test_api.py::test_{n}' for n in failing),
+            '========================= 3 failed, 37 passed in 1.20s =========================',
+        ]
+    )
+    kept = summary_lines(text, budget_tokens=120)
+    assert [line for line in kept if line.startswith('FAILED ')] == [
+        f'FAILED tests/test_api.py::test_{n}' for n in failing
+    ]
+    assert sum(' PASSED ' in line for line in kept) <= 2  # passing tests still fold
+    assert signature('FAILED t.py::test_a') != signature('FAILED t.py::test_b')
+    assert signature('ERROR t.py::test_a') == signature('ERROR t.py::test_b')
+    assert signature('FAILED t.py::test_a - OSError: refused') == signature('FAILED t.py::test_b - OSError: refused')
