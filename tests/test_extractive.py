@@ -141,6 +141,19 @@ def test_a_tools_note_that_its_output_is_partial_is_kept(note: str) -> None:
         assert PARTIAL.search(line) is None
 
 
+def test_lines_of_a_log_reading_as_notes_are_no_notes_and_leave_room_for_its_error() -> None:
+    """Two hundred `Truncated table ...` lines of a load job are its own lines, not a tool's note: each required, they
+    crowded the job's error out of its summary."""
+    lines = [
+        f'2024-05-01 10:{n % 60:02d}:00 INFO job {n} ok' if n % 2 else f'Truncated table staging_{n} before load'
+        for n in range(400)
+    ]
+    error = '2024-05-01 11:00:00 ERROR load failed: duplicate key value violates unique constraint "orders_pkey"'
+    summary = summarize('\n'.join([*lines, error, 'done']), budget_tokens=200)
+    assert isinstance(summary, str) and error in summary.splitlines()
+    assert sum(line.startswith('Truncated table') for line in summary.splitlines()) < 10
+
+
 @pytest.mark.parametrize('blank', [' ', '\t'])
 def test_a_long_line_of_blanks_is_read_for_a_partial_note_in_linear_time(blank: str) -> None:
     """20 KB of blanks before a word: the note's two runs of blanks, nothing between, split them every way (14 s)."""
