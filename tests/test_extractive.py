@@ -141,6 +141,16 @@ def test_a_tools_note_that_its_output_is_partial_is_kept(note: str) -> None:
         assert PARTIAL.search(line) is None
 
 
+def test_a_list_of_long_mixed_ids_a_line_each_is_no_wrapped_base64() -> None:
+    """Checksummed Ethereum addresses, one a line: as mixed as base64 and alone on their lines, but what was asked for."""
+    addresses = [
+        '0x' + ''.join('0123456789abcdefABCDEF'[(n * 7 + k * 13 + n * k) % 22] for k in range(40)) for n in range(30)
+    ]
+    assert not blob_lines(addresses)
+    summary = summarize('\n'.join(['Top holders:', *addresses, 'end']), budget_tokens=200)
+    assert isinstance(summary, str) and sum(address in summary for address in addresses) >= 10
+
+
 def test_lines_of_a_log_reading_as_notes_are_no_notes_and_leave_room_for_its_error() -> None:
     """Two hundred `Truncated table ...` lines of a load job are its own lines, not a tool's note: each required, they
     crowded the job's error out of its summary."""
