@@ -141,6 +141,38 @@ def test_a_tools_note_that_its_output_is_partial_is_kept(note: str) -> None:
         assert PARTIAL.search(line) is None
 
 
+def test_a_list_of_long_mixed_ids_a_line_each_is_no_wrapped_base64() -> None:
+    """Checksummed Ethereum addresses, one a line: as mixed as base64 and alone on their lines, but what was asked for."""
+    addresses = [
+        '0x' + ''.join('0123456789abcdefABCDEF'[(n * 7 + k * 13 + n * k) % 22] for k in range(40)) for n in range(30)
+    ]
+    assert not blob_lines(addresses)
+    summary = summarize('\n'.join(['Top holders:', *addresses, 'end']), budget_tokens=200)
+    assert isinstance(summary, str) and sum(address in summary for address in addresses) >= 10
+
+
+def test_lines_of_a_log_reading_as_notes_are_no_notes_and_leave_room_for_its_error() -> None:
+    """Two hundred `Truncated table ...` lines of a load job are its own lines, not a tool's note: each required, they
+    crowded the job's error out of its summary."""
+    lines = [
+        f'2024-05-01 10:{n % 60:02d}:00 INFO job {n} ok' if n % 2 else f'Truncated table staging_{n} before load'
+        for n in range(400)
+    ]
+    error = '2024-05-01 11:00:00 ERROR load failed: duplicate key value violates unique constraint "orders_pkey"'
+    summary = summarize('\n'.join([*lines, error, 'done']), budget_tokens=200)
+    assert isinstance(summary, str) and error in summary.splitlines()
+    assert sum(line.startswith('Truncated table') for line in summary.splitlines()) < 10
+
+
+@pytest.mark.parametrize('blank', [' ', '\t'])
+def test_a_long_line_of_blanks_is_read_for_a_partial_note_in_linear_time(blank: str) -> None:
+    """20 KB of blanks before a word: the note's two runs of blanks, nothing between, split them every way (14 s)."""
+    text = f'line\n{blank * 20_000}x\n... 3 more lines'
+    started = time.process_time()
+    assert [match.group().strip() for match in PARTIAL.finditer(text)] == ['... 3 more lines']
+    assert time.process_time() - started < 1  # about 0.001 s
+
+
 def test_encoded_bytes_are_left_out_and_what_names_them_is_kept() -> None:
     """A base64 payload, on one line or wrapped at 60 characters, holds nothing a reader reads: not a piece of it."""
     payload = base64.b64encode(bytes(range(256)) * 24).decode()

@@ -252,6 +252,8 @@ def test_definitions_rank_high_and_control_flow_and_calls_do_not() -> None:
         '  onSave: async (event) => {',
         'pub(crate) async fn run(&self) -> Result<()> {',
         '    12\t  async create(input: unknown) {',
+        '  constructor(...args) {',
+        '  log(...messages) {',
     ]
     statements = [
         '    if (x) {',

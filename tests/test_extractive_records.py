@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import time
 
 import pytest
 from extractive_checks import kept_lines, summary_lines
@@ -300,6 +301,18 @@ def test_records_as_text_keep_the_record_with_a_fields_extreme_or_rare_value() -
     standing_out = notable_fields(lines)
     assert lines.index('  status: quarantined') in standing_out
     assert not [index for index in standing_out if lines[index].startswith('  id_:')]  # the largest id is nothing
+
+
+def test_a_field_of_a_long_run_of_blanks_is_read_in_linear_time() -> None:
+    """A value of 40 KB of blanks and a word: a lazy value before trailing blanks tried the run from each blank (3 s)."""
+    lines = [line for n in range(20) for line in (f'- id: {n}', f'  size: {n}')] + ['  size: 7' + ' ' * 40_000 + 'x']
+    started = time.process_time()
+    standing_out = notable_fields(lines)
+    assert time.process_time() - started < 0.5  # about 0.001 s
+    assert lines.index('  size: 19') in standing_out  # the largest size; the last one is no number
+    assert notable_fields(['- id: 1 ', *(f'  size: {n}  ' for n in range(6))]) == notable_fields(
+        ['- id: 1', *(f'  size: {n}' for n in range(6))]
+    )  # trailing blanks are no part of a value
 
 
 EMAILS_YAML = '\n'.join(

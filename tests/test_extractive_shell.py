@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 from extractive_checks import kept_lines, summary_lines
 
 from summarizer.core._tokens import estimate_tokens
-from summarizer.extractive import summarize
+from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.lines import Joined
 from summarizer.extractive.outline import enclosing
+from summarizer.extractive.shell import line_bonuses, signature
 
 PASSING = [f'tests/test_orders.py::test_order_case_{n} PASSED{" " * 20}[{n * 100 // 160:3d}%]' for n in range(150)]
 PYTEST = '\n'.join(
@@ -1293,3 +1297,43 @@ def test_a_long_e_block_leaves_room_for_the_other_failures() -> None:
     kept = summary_lines(text, budget_tokens=300)
     assert "E       Failed: nomatch: '*SKIP*1*test_foo.py*platform*'" in kept
     assert all(line in kept for line in failed)
+
+
+def test_a_pytest_node_before_a_long_run_of_blanks_is_read_in_linear_time() -> None:
+    """`t.py::x`, 40 KB of blanks and no status: the blanks before a status were tried from each blank (7 s a pattern)."""
+    line = 'tests/test_api.py::test_get' + ' ' * 40_000 + 'x'
+    verbose = 'tests/test_api.py::test_get[a b]    PASSED  [ 10%]'
+    lines = ['collected 2 items', line, verbose, 'FAILED tests/test_api.py::test_put - boom']
+    started = time.process_time()
+    bonuses = line_bonuses(Joined(lines))
+    chains = enclosing(ContentKind.SHELL, lines)
+    assert time.process_time() - started < 1  # about 0.01 s
+    assert len(bonuses) == len(chains) == len(lines)
+    assert signature(line) == log.signature(line)  # no status: no test id to mask
+    assert signature(verbose) == signature(verbose.replace('test_get[a b]', 'test_post'))
+
+
+def test_failed_tests_that_say_nothing_but_their_test_each_stay() -> None:
+    """Three tests of forty failed, `pytest -v` and its short summary naming each and no reason: the names are what a
+    reader fixes, and the short summary's lines alike but for them are no repeats (only the first was kept)."""
+    failing = (3, 17, 29)
+    text = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'collected 40 items',
+            '',
+            *(f'tests/test_api.py::test_{n} {"FAILED" if n in failing else "PASSED"} [{n * 2:3d}%]' for n in range(40)),
+            '',
+            '=========================== short test summary info ============================',
+            *(f'FAILED tests/test_api.py::test_{n}' for n in failing),
+            '========================= 3 failed, 37 passed in 1.20s =========================',
+        ]
+    )
+    kept = summary_lines(text, budget_tokens=120)
+    assert [line for line in kept if line.startswith('FAILED ')] == [
+        f'FAILED tests/test_api.py::test_{n}' for n in failing
+    ]
+    assert sum(' PASSED ' in line for line in kept) <= 2  # passing tests still fold
+    assert signature('FAILED t.py::test_a') != signature('FAILED t.py::test_b')
+    assert signature('ERROR t.py::test_a') == signature('ERROR t.py::test_b')
+    assert signature('FAILED t.py::test_a - OSError: refused') == signature('FAILED t.py::test_b - OSError: refused')

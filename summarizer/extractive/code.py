@@ -67,10 +67,10 @@ _BOUND = (
     r'(?:function\b|lambda\b|\([^()\n]*\) *(?::[^=\n]*)?=>|[\w$]+ *=>)'
 )
 """A function bound to a name, as a variable, a class field or an object's property: `const f = async (x) =>`."""
-_ARGUMENT = r'(?![\d\'"`.]|[\w$]+\.[\w$])'
+_ARGUMENT = r'(?![\d\'"`]|\.(?!\.\.)|[\w$]+\.[\w$])'
 """What a method's first parameter cannot start with, and a call's first argument often does: a number, a string, a
 dotted name (`withContext(Dispatchers.IO) {`, `repeat(3) {`, `withAnimation(.easeIn) {`: Kotlin's and Swift's
-trailing lambdas, calls with a block after them, not a JS method's `create(input) {`)."""
+trailing lambdas, calls with a block after them, not a JS method's `create(input) {` nor `constructor(...args) {`)."""
 _DEFINITION = (
     rf'[ \t]*+(?!{_CONTROL})(?:(?:{_MODIFIER})*(?:{_DECLARATION}|{_BOUND})|(?:{_MODIFIER})+(?:{_TYPE}){{0,3}}{_NAME}'
     rf'|(?:{_TYPE}){{1,3}}{_NAME}(?:{_OPENS}|[^\n]*\) *; *\r?$)|(?![A-Z]){_NAME}{_ARGUMENT}{_OPENS})'

@@ -189,9 +189,11 @@ the facts of a name or two weigh, less than a quoted fact, so it is kept only wh
 _BLOB = re.compile(r'(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{200,}=*')
 _BLOB_LINE = 200
 """Characters a line needs before it is looked at for a run of encoded bytes of its own."""
-_WRAPPED_WIDTH = 40
-_WRAPPED = re.compile(r'[A-Za-z0-9+/]{40,}={0,2}\r?')
-"""A line of base64 wrapped at a width, as MIME (76) and GitHub's contents API (60) wrap it."""
+_WRAPPED_WIDTH = 60
+_WRAPPED = re.compile(r'[A-Za-z0-9+/]{60,}={0,2}\r?')
+"""A line of base64 wrapped at a width, as MIME (76), PEM (64) and GitHub's contents API (60) wrap it. Not narrower: a
+list of ids a line each is as mixed and as alone on its lines (Ethereum's checksummed addresses, 42 characters; IPFS's
+`Qm...`, 46), and what a reader asked for."""
 _WRAPPED_RUN = 3
 _LAST = re.compile(r'[A-Za-z0-9+/]+={0,2}\r?')
 _LOWER, _UPPER, _DIGIT = re.compile('[a-z]'), re.compile('[A-Z]'), re.compile('[0-9]')
@@ -201,7 +203,7 @@ def blob_lines(lines: Sequence[str]) -> set[int]:
     """The indices of the lines of encoded bytes (base64: an image, a file's contents), which no reader reads.
 
     A line at least half made of runs of 200 or more base64 characters (`Base64: AAAAIGZ0eXBp...`, a data URI's
-    payload), or one of 3 or more lines in a row that are each base64 alone, 40 characters or more (wrapped; the
+    payload), or one of 3 or more lines in a row that are each base64 alone, 60 characters or more (wrapped; the
     shorter line ending such a run too). A run
     counts only with lower and upper case letters and digits in it: a hex hash or a long word has no such mix. Its
     pieces would otherwise count as dozens of ids each, the most any line of its size holds.
@@ -247,14 +249,15 @@ ALARM = words_pattern(
 )  # fmt: skip
 """Words that mark a line as trouble, in any kind of text: what a reader of a log, a build or a plan acts on."""
 PARTIAL = re.compile(
-    r'^[ \t]*[\[(<.…]*[ \t]*(?i:showing \d|(?:output|results?|response|content|file|text)\b[^\n]{0,30}?\btruncated\b'
+    r'^[ \t]*+[\[(<.…]*+[ \t]*+(?i:showing \d|(?:output|results?|response|content|file|text)\b[^\n]{0,30}?\btruncated\b'
     r'|truncated\b|\d+ more (?:lines?|results?|items?|matches|files|entries|rows|bytes|characters)\b)',
     re.MULTILINE,
 )
 """A tool's own note that what it returned is part of a whole: `[Showing 80 lines starting at line 1697. Use 'offset'
 and 'limit' parameters to read more ...]`, `(Results are truncated. Consider using a more specific path or pattern.)`,
 `... 120 more lines`, `[output truncated to 30000 characters]`. Without it a summary of a window reads as the whole
-file or listing, and the reader does not know there is more to ask for."""
+file or listing, and the reader does not know there is more to ask for. Its lead is possessive: two runs of blanks
+with nothing between would split a line of blanks every way before failing (hours for a line of 1 MB)."""
 
 
 class Joined:

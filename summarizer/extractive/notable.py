@@ -100,7 +100,7 @@ def notable_fields(lines: Sequence[str]) -> dict[int, float]:
         if depth is None and field.group(2):
             depth = indent
         if indent == depth:
-            columns[field.group(3)].append((index, field.group(4)))
+            columns[field.group(3)].append((index, field.group(4).rstrip()))
     scores: dict[int, float] = defaultdict(float)
     for key, cells in columns.items():
         if len(cells) < _MIN_RECORDS:
@@ -111,8 +111,10 @@ def notable_fields(lines: Sequence[str]) -> dict[int, float]:
     return dict(scores)
 
 
-_FIELD = re.compile(r'( *)(- )?([\w.-]+): (\S.*?)\s*$')
-"""A record's field on a line of its own, its value on it: `  size: 1036`, the first one's `- id_: '3'`."""
+_FIELD = re.compile(r'( *)(- )?([\w.-]+): (\S.*)')
+"""A record's field on a line of its own, its value on it: `  size: 1036`, the first one's `- id_: '3'`. The value's
+trailing blanks are stripped after: a lazy value before `\\s*$` tried the run of blanks from each blank in it (3 s for
+a value of 40 KB of blanks and a word)."""
 _MIN_RECORDS = 5
 
 

@@ -84,17 +84,18 @@ TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
 
 _STATUS = r'(?:PASSED|FAILED|ERROR|SKIPPED|XFAIL|XPASS)\b'
-PYTEST_NODE = rf'[^\s:]+\.\w+::\S.*? +{_STATUS}'
+PYTEST_NODE = rf'[^\s:]+\.\w+::\S.*?(?<! ) ++{_STATUS}'
 """The start of `pytest -v`'s line naming a test by its node id and saying how it went (`tests/test_api.py::test_get
-PASSED  [ 10%]`), as a pattern's text."""
+PASSED  [ 10%]`), as a pattern's text. The blanks before the status are tried from the start of their run only:
+from each blank of it, a line of blanks and no status took a time quadratic in the run (7 s for 40 KB)."""
 _TEST_ID = re.compile(
     r'^(?:(?:FAILED|ERROR|PASSED|XFAIL|XPASS) [^\s:]+\.\w+::(?P<id>[^\r\n]*?)(?= - |\r?$)'
-    rf'|[^\s:]+\.\w+::(?P<verbose>\S[^\r\n]*?)(?= +{_STATUS}))',
+    rf'|[^\s:]+\.\w+::(?P<verbose>\S[^\r\n]*?)(?<! )(?= ++{_STATUS}))',
     re.MULTILINE,
 )
 """A pytest line naming a test by its node id, with the id after the file (`TestClient::test_get[a-1]`) as a group: a
 line of the short test summary (`ERROR tests/test_api.py::TestClient::test_get`, ` - ConnectionError: ...` after it or
-not), or `pytest -v`'s `tests/test_api.py::TestClient::test_get ERROR  [  5%]`."""
+not), or `pytest -v`'s `tests/test_api.py::TestClient::test_get ERROR  [  5%]` (its blanks read as `PYTEST_NODE`'s)."""
 
 TSC_ERROR = r'[^\s(:]+\.\w+(?:\(\d+,\d+\): |:\d+:\d+ - )error TS\d+: '
 """The start of a `tsc` diagnostic, as a pattern's text: `src/a.ts(12,5): error TS2322: ...`, or with `--pretty` (as
@@ -271,18 +272,36 @@ def signature(line: str) -> str:
     modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
     pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
-    differs (see `_TEST_ID`; the file is kept: another file's is another place).
+    differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
+    saying no more than its test (`FAILED t.py::test_x`) keeps it: its test is all it says, and which tests failed is
+    what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
+    (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
     if 'Warning: ' in line:
         place = _WARNING_PLACE.match(line)
         if place is not None:
             line = line[place.end() :]
     elif '::' in line:
-        test = _TEST_ID.match(line)
-        if test is not None:
-            start, end = test.span('id' if test.group('id') is not None else 'verbose')
-            line = f'{line[:start]}# {" ".join(line[end:].split())}'  # `[  5%]` and `[ 10%]` alike
+        masked = _without_test(line, failed=False)
+        if masked is None and line.startswith('FAILED ') and _TEST_ID.match(line) is not None:
+            return line  # its test, digits and all (`test_3`, `test_17`), is all it says
+        line = masked or line
     return log.signature(line)
+
+
+def _without_test(line: str, *, failed: bool) -> str | None:
+    """A pytest line naming a test (`_TEST_ID`) with its test masked; None for another line.
+
+    Not `failed`: None too for a short summary's failed test saying nothing but its test (see `signature`).
+    """
+    test = _TEST_ID.match(line)
+    if test is None:
+        return None
+    start, end = test.span('id' if test.group('id') is not None else 'verbose')
+    rest = line[end:].split()
+    if not (failed or rest or not line.startswith('FAILED ')):
+        return None
+    return f'{line[:start]}# {" ".join(rest)}'  # `[  5%]` and `[ 10%]` alike
 
 
 def warns(line: str) -> bool:
@@ -328,13 +347,14 @@ def line_bonuses(lines: Joined) -> list[float]:
 def _tests_alike(lines: Joined, result: list[float]) -> None:
     """Lower the bonus of a pytest line alike one above but for its test (see `signature`) below `HIGH`: it folds.
 
-    A line worth `HIGH` or more is chosen for itself wherever it stands (`tree`); the second `ERROR t.py::test_x`
-    of one cause is a repeat, offered only where it holds a fact a later turn quotes, and counted in the marker
+    A line worth `HIGH` or more is chosen for itself wherever it stands (`tree`); a short summary's `FAILED t.py::test_x`
+    after the first is `MID` too, but no repeat (`signature`): it is kept where room is left, in its place, a marker
+    counting those left out; the second `ERROR t.py::test_x` of one cause is a repeat, offered only where it holds a fact a later turn quotes, and counted in the marker
     under the first (`… 17 similar lines omitted …`), so the failure that differs keeps its room.
     """
     seen: set[str] = set()
     for index in lines.matching(_TEST_ID):
-        key = signature(lines.lines[index])
+        key = log.signature(_without_test(lines.lines[index], failed=True) or '')
         if key in seen:
             result[index] = min(result[index], MID)
         seen.add(key)

@@ -77,6 +77,10 @@ _FIELD_BONUS = 3.0
 record is about; it comes with its item whenever it fits."""
 _ALARM_BONUS = 3.0
 """For a line of trouble: worth a specific fact, so it beats a routine line of the same size."""
+_NOTES = 4
+"""The most lines of a text that read as a tool's note that it is partial (`lines.PARTIAL`) and are required: a tool
+notes it once, or once a file. More are the text's own (a log's `Truncated table staging_12 before load`, hundreds of
+them): each required, they crowded out its error."""
 _NOTABLE_GAIN = 2.0
 """A fact of a row or item that stands out weighs this many times more."""
 _REPEAT_GAIN = 0.25
@@ -1223,7 +1227,8 @@ def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[flo
         for number in lines.matching(ALARM):
             if bonuses[number] >= 0:  # a page's menu stays chrome whatever it names (`* [Why Projects Fail]`)
                 bonuses[number] = max(bonuses[number], _ALARM_BONUS)
-    for number in lines.matching(PARTIAL):
+    notes = lines.matching(PARTIAL)
+    for number in notes if len(notes) <= _NOTES else ():
         if bonuses[number] >= 0:
             bonuses[number] = max(bonuses[number], MUST)
     # A tree's node numbers (`[1652] StaticText "A"`) are no column of quantities: their extremes single out nothing.
