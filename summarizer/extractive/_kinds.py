@@ -86,7 +86,7 @@ _SHELL_MARK = re.compile(
     _M,
 )
 _CODE_LINE = re.compile(
-    r'^\s*(?:(?:async )?def \w+\(|class \w+[(:]|(?:from [\w.]+ )?import [\w.*{]|#include\b|package \w'
+    r'^[ \t]*+(?:(?:async )?def \w+\(|class \w+[(:]|(?:from [\w.]+ )?import [\w.*{]|#include\b|package \w'
     r'|(?:export )?(?:default )?(?:async )?function\b|(?:pub(?:\(\w+\))? )?(?:fn|struct|enum|impl|trait|mod) \w'
     r'|func \w|(?:public|private|protected|static) \w|(?:const|let|var) \w+ *=|@\w+|return\b|if \(|\} else'
     r'|#!/|\w+ *= *[\w\[{(\'"]|[})\]];?$|.*[{:;]$)',
