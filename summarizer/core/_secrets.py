@@ -33,8 +33,10 @@ _MIN_REMEMBERED_CHARS = 6
 _KEY_SEGMENT = re.compile(r'[A-Za-z0-9._~+=-]{20,}')
 _URL = re.compile(r'\b[a-z][a-z0-9+.-]*://[^\s\'"<>`]+', re.IGNORECASE)
 _SCHEME_TOKEN = re.compile(r'\b(?:Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{8,})', re.IGNORECASE)
-_PAIR = re.compile(r"""(["']?)([A-Za-z][\w.-]*)\1\s*[=:]\s*(["']?)([^\s"'&,;}\]]+)""")
-"""`name=value`, `name: value`, `"name": "value"`: a pair whose name may say its value is a secret."""
+_PAIR = re.compile(r"""(["']?)(?<![\w.-])([A-Za-z][\w.-]*+)\1\s*+[=:]\s*+(["']?)([^\s"'&,;}\]]+)""")
+"""`name=value`, `name: value`, `"name": "value"`: a pair whose name may say its value is a secret. A name starts
+where a word does and is read whole (`*+`): tried from inside every word of a long error body, the old pattern took
+4 s on a 20 KB word, and it reads what servers send."""
 _MIN_PAIR_CHARS = 6
 _NO_SECRET = frozenset(('bearer', 'basic', 'none', 'null', 'true', 'false', 'missing', 'invalid', 'required'))
 """Values of a pair so named that are words, not secrets: hidden, each would be hidden everywhere in the text."""
