@@ -31,7 +31,9 @@ _MIN_SECRET_CHARS = 4
 _MIN_REMEMBERED_CHARS = 6
 """A shorter remembered secret (a placeholder key) would mangle every message holding its letters."""
 _KEY_SEGMENT = re.compile(r'[A-Za-z0-9._~+=-]{20,}')
-_URL = re.compile(r'\b[a-z][a-z0-9+.-]*://[^\s\'"<>`]+', re.IGNORECASE)
+_URL = re.compile(r'(?<![a-z0-9+.-])[a-z][a-z0-9+.-]*+://[^\s\'"<>`]+', re.IGNORECASE)
+"""A URL, its scheme read whole from the start of a run of the characters a scheme may hold: tried from each word
+boundary of `a.a.a.a...` (dotted names in untrusted text), it was read to the run's end again, quadratic in the run."""
 _SCHEME_TOKEN = re.compile(r'\b(?:Bearer|Basic)\s+([A-Za-z0-9._~+/=-]{8,})', re.IGNORECASE)
 _PAIR = re.compile(r"""(["']?)(?<![\w.-])([A-Za-z][\w.-]*+)\1\s*+[=:]\s*+(["']?)([^\s"'&,;}\]]+)""")
 """`name=value`, `name: value`, `"name": "value"`: a pair whose name may say its value is a secret. A name starts
