@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
 from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
+    MAX_PARTED,
     Fact,
     _tokens,
     all_parts,
+    fact_kinds,
     find_facts,
     mentions,
     name_parts,
@@ -185,3 +188,15 @@ def test_tokens_in_no_order_are_those_read_in_order(seed: int) -> None:
             for _ in range(rng.randint(0, 12))
         )
         assert tokens(text) == set(_tokens(text, ordered=True)), text
+
+
+def test_a_token_too_long_for_a_name_has_no_parts_and_is_read_in_linear_time() -> None:
+    """A tool output's `a.a.a...` of 50 KB is one token of 25,000 trailing parts, each nearly as long: 80 s to judge.
+    No name or path is over `MAX_PARTED` characters; one under it keeps its parts."""
+    name = '.'.join(f'module{n}' for n in range(28))  # 241 characters
+    assert len(name) <= MAX_PARTED and name_parts(name)[-1] == 'module27'
+    assert name_parts('x' + '.a' * MAX_PARTED) == []
+    started = time.process_time()
+    text = 'see ' + 'a.' * 25_000 + 'b and ' + '/a' * 25_000
+    assert fact_kinds(text) and token_set(text)
+    assert time.process_time() - started < 2  # about 0.01 s

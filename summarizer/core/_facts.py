@@ -64,8 +64,9 @@ _TOKEN = re.compile(
 """The tokens of a piece of text without whitespace, leftmost-longest; see the module's docstring."""
 _QUOTED = re.compile(r'"[^"\n\\]{2,200}"|\'(?<!\w\')[^\'\n\\]{2,200}\'(?!\w)|`[^`\n\\]{2,200}`')
 """A string in double, single (not an apostrophe) or back quotes, on one line, without escapes."""
-_WITH_PARTS = re.compile(r'^(?!\d|https?://)[^\n]*(?:[./]|::)[^\n]*', re.MULTILINE)
-"""A token (one per line) that has parts: a `/`, `.` or `::` in it, and neither a number nor a URL."""
+_WITH_PARTS = re.compile(r'^(?!\d|https?://|[^\n]{257})[^\n]*(?:[./]|::)[^\n]*', re.MULTILINE)
+"""A token (one per line) that has parts: a `/`, `.` or `::` in it, neither a number nor a URL, `MAX_PARTED` long
+at most (`_has_parts`)."""
 _PART = re.compile(r'(?:[./]|::)(?=([^\n./:][^\n]*))')
 """Where a trailing part of a token starts: after a `/`, `.` or `::` not followed by another; the part is group 1."""
 _LEAD = re.compile(r'^([^\n:]*[./][^\n:]*)::', re.MULTILINE)
@@ -602,4 +603,13 @@ def all_parts(tokens: Iterable[str]) -> list[str]:
 
 def _has_parts(token: str) -> bool:
     first = token[0]
-    return not first.isdigit() and not (first == 'h' and token.startswith(('http://', 'https://')))
+    return (
+        len(token) <= MAX_PARTED
+        and not first.isdigit()
+        and not (first == 'h' and token.startswith(('http://', 'https://')))
+    )
+
+
+MAX_PARTED = 256
+"""A longer token has no parts: a name or a path is shorter, and the trailing parts of a token are as many as its
+separators and each nearly as long, quadratic in it (`a.a.a...` of 50 KB, read from any tool output: 80 s)."""
