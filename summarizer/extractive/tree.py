@@ -684,7 +684,6 @@ class _Tree:
             kind, joined if prefixes is None else text_lines.Joined([unprefixed[index] for index, _ in numbered])
         )
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
-        records = kind is ContentKind.RECORDS
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
         line_facts = in_chunks(self._deadline.check, lambda chunk: _lines_facts(chunk, known), plain)
@@ -718,7 +717,7 @@ class _Tree:
                 repeats.lines.add(index)
                 continue
             repeats.seen.setdefault(key, line)
-            parts = self._parts(node, index, line, _RECORD_HEAD if records and _is_record_head(line) else limit)
+            parts = self._parts(node, index, line, _cut_at(line, kind, limit))
             blob = number in blobs  # encoded bytes: no facts, worth less than nothing (a quoted fact is still pinned)
             for piece_number, piece in enumerate(parts):
                 bonus = NOISE if blob else bonuses[number] if piece_number == 0 else 0.0
@@ -740,9 +739,7 @@ class _Tree:
                 for parent in chains[index]:
                     if parent not in offered:  # a line that places an offered one is offered too: its start
                         head = node.lines[parent]
-                        piece = self._parts(
-                            node, parent, head, _RECORD_HEAD if records and _is_record_head(head) else limit
-                        )[0]
+                        piece = self._parts(node, parent, head, _cut_at(head, kind, limit))[0]
                         number = numbers[parent]
                         facts = line_facts[number] if piece == plain[number] else _line_facts(piece, known)
                         offered[parent] = [(0, piece, facts, bonuses[number])]
@@ -1207,6 +1204,11 @@ def _held(line: str, held: frozenset[str], known: frozenset[str]) -> tuple[str, 
 _RECORD_HEAD = 60
 """Characters of a YAML record's first line (`- content: 'Meeting notes ...`) offered as one piece: the line a kept field
 of the record brings along to place it, whose start says where the record begins and whose rest is a field like any."""
+
+
+def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
+    """Where `line` of a text of `kind` is cut into pieces: a long record's first line at `_RECORD_HEAD`, else `limit`."""
+    return _RECORD_HEAD if kind is ContentKind.RECORDS and _is_record_head(line) else limit
 
 
 def _is_record_head(line: str) -> bool:
