@@ -19,10 +19,11 @@ What counts as a definition (`HIGH`), in the languages agents read most:
 - a function bound to a name: `export const handler = async (event) => {`, `onSave: function () {`.
 
 Control flow is none (`if (`, `for (`, `while (`, `switch (`, `catch (`, `else if`, `return`, ...), nor
-is a call (`foo(x);`, `withRetry(() => {`, Kotlin's `withContext(Dispatchers.IO) {`). A definition like one above it but for its numbers
-(`formatLine3` after `formatLine0`), or the same again, weighs half as much: generated or copied
-helpers do not crowd out the distinct definitions. The parameter lines of a signature over several lines (`def
-__init__(` ... `):`) weigh half their definition: after the outline, before the bodies. Imports are as high as a definition; a route's registration
+is a call (`foo(x);`, `withRetry(() => {`, Kotlin's `withContext(Dispatchers.IO) {`). A definition
+like one above it but for its numbers (`formatLine3` after `formatLine0`), or the same again, weighs
+half as much: generated or copied helpers do not crowd out the distinct definitions. The parameter
+lines of a signature over several lines (`def __init__(` ... `):`) weigh half their definition: after
+the outline, before the bodies. Imports are as high as a definition; a route's registration
 (`app.post('/orders', ...`, `router.get(`, `http.HandleFunc("/x"`, Django's `path(`) weighs as a
 decorator (`@app.route(`, `@GetMapping(`): `MID`, what a reader looking for an endpoint searches for.
 """

@@ -94,8 +94,8 @@ _NAMES_ITSELF = re.compile(
 it. A test runner's (`FAIL: test_x`, pytest's `ERROR t.py::test_x`, `ERROR t.py - ImportError` (not pip's `ERROR:
 Could not ...`) and `t.py::test_x ERROR [ 5%]`, unittest's `ERROR: test_x (t.Case)`, Go's lone `FAIL` over its
 package's, `cargo test`'s `test a::b ... FAILED`, Jest's `  ● Suite › test` and `  ✕ test`, Vitest's ` FAIL
-src/a.test.ts > test`), a Go test's message (`    send_test.go:74: got 3, want 2`), a `tsc` error (`src/a.ts(12,5): error TS2322: ...`), and rustc's
-`error[E0308]: ...` and `warning: ...`, whose location is the `--> src/a.rs:118:24` under it (placed by it,
+src/a.test.ts > test`), a Go test's message (`    send_test.go:74: got 3, want 2`), a `tsc` error
+(`src/a.ts(12,5): error TS2322: ...`), and rustc's `error[E0308]: ...` and `warning: ...`, whose location is the `--> src/a.rs:118:24` under it (placed by it,
 indented) and the line above it the last one's; so Terraform's `Error: ...`. Or a line its indentation places: an
 ESLint problem (`  12:5  error  ...`, under its file), a Terraform resource's attribute that `# forces replacement`
 (in its resource), a plan's `  # aws_db_instance.main will be destroyed` (above it ends the resource before)."""
@@ -133,7 +133,8 @@ def bare(line: str) -> bool:
     """Whether `line` says nothing alone, a numbered read's line number read past.
 
     It holds only brackets and punctuation (`))`, `});`), or a clause with nothing of its own (`else:`, `try:`,
-    `finally:`). It may place a line (`):` under `def load(`, `else:` under its `if`); kept for itself, it is a shell of syntax.
+    `finally:`). It may place a line (`):` under `def load(`, `else:` under its `if`); kept for itself, it is a
+    shell of syntax.
     """
     return _BARE.fullmatch(_past_number(line)) is not None
 
@@ -679,23 +680,23 @@ def _decorators(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, 
     result: list[tuple[int, ...]] = [()] * len(lines)
     run: list[int] = []
     for index, line in enumerate(lines):
-        if _DECORATOR.match(line) is not None and (not run or depths[run[-1]] == depths[index]):
+        decorator = '@' in line and _DECORATOR.fullmatch(_past_number(line)) is not None
+        if decorator and (not run or depths[run[-1]] == depths[index]):
             run.append(index)
             continue
-        if run and depths[index] == depths[run[-1]] and _DECORATOR.match(line) is None:
+        if run and not decorator and depths[index] == depths[run[-1]]:
             result[index] = tuple(reversed(run[-_MAX_DECORATORS:]))
         run = []
     return result
 
 
 _DECORATOR = re.compile(
-    r'(?:[ \t]*\d+(?:\t|[:|→-] ?))?[ \t]*@(?:property|cached_property|functools\.cached_property|staticmethod'
-    r'|classmethod|abstractmethod|abc\.abstractmethod|overload|typing\.overload|[\w.]+\.(?:setter|getter|deleter))'
-    r'[ \t]*\r?$'
+    r'[ \t]*@(?:property|cached_property|functools\.cached_property|staticmethod|classmethod|abstractmethod'
+    r'|abc\.abstractmethod|overload|typing\.overload|[\w.]+\.(?:setter|getter|deleter))[ \t]*\r?'
 )
-"""A decorator that changes how what it decorates is used, a numbered read's number read past: `@property` (read, not
-called), `@x.setter`, `@staticmethod`, `@classmethod`, `@abstractmethod`, `@overload`. Others (`@app.get("/x")`,
-a test's skip) weigh on their own (`code`), and are kept for what they hold."""
+"""A decorator that changes how what it decorates is used (its line, a numbered read's number read past): `@property`
+(read, not called), `@x.setter`, `@staticmethod`, `@classmethod`, `@abstractmethod`, `@overload`. Others
+(`@app.get("/x")`, a test's skip) weigh on their own (`code`), and are kept for what they hold."""
 _MAX_DECORATORS = 4
 
 

@@ -313,8 +313,8 @@ def _with_facts_to_keep(
     """`due`, each with the facts of it the conversation holds: earlier turns', and later ones' if `quoted`.
 
     The facts a turn before a return holds (the task named a function, the return's own call asked
-    for a path; a user prompt's names in words, `Turns.named`) are what the agent was after when it called the tool; those a later turn quotes
-    (`keep_quoted_facts`) are what it used. Both are kept verbatim, earlier ones first. Turns hold no
+    for a path; a user prompt's names in words, `Turns.named`) are what the agent was after when it
+    called the tool; those a later turn quotes (`keep_quoted_facts`) are what it used. Both are kept verbatim, earlier ones first. Turns hold no
     tool returns, so reading them all costs little next to the returns.
     A content over `max_tokens` (`max_content_tokens`) is never sent to the model, so it is not read
     for facts either: scanning a 100 MB log would take seconds for nothing. `turns`: the turns of
