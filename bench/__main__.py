@@ -37,8 +37,9 @@ def main(argv: list[str] | None = None) -> int:
         help='a folder of real pydantic-ai histories (*.json) for benchmark 9, in place of generated ones',
     )
     arguments = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix='bench-cache-') as cache:
-        os.environ['SUMMARIZER_CACHE_DIR'] = cache
+    with tempfile.TemporaryDirectory(prefix='bench-cache-') as scratch:
+        # A folder inside the scratch one, so the originals store beside it (`cache-originals`) goes too.
+        os.environ['SUMMARIZER_CACHE_DIR'] = str(Path(scratch) / 'cache')
         settings: dict[str, Cell] = {'quick': arguments.quick}
         sections = [
             run()

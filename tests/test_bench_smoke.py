@@ -112,3 +112,16 @@ def test_outside_compact_splits_the_cpu_of_both_runs() -> None:
     for row in section.rows:
         assert 0 < row['inside compact() s'] < row['CPU s']  # type: ignore[operator]
     assert _targets(section)['batch CPU outside ÷ inside compact(), rerun'] == section.rows[1]['outside ÷ inside']
+
+
+def test_a_bench_run_leaves_no_folder_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from bench.__main__ import main
+
+    scratch = tmp_path / 'tmp'
+    scratch.mkdir()
+    monkeypatch.setattr('tempfile.tempdir', str(scratch))
+    monkeypatch.delenv('SUMMARIZER_CACHE_DIR')
+    results = tmp_path / 'results.json'
+    assert main(['--quick', '--only', '4', '--json', str(results)]) == 0
+    assert results.exists()
+    assert list(scratch.iterdir()) == [], 'the summary cache or its originals store outlived the run'
