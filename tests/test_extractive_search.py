@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import pytest
 from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines, summary_lines
 
 from summarizer.core._shape import JsonValue, shape_mismatch
-from summarizer.extractive import summarize
+from summarizer.extractive import search, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
+from summarizer.extractive.lines import MUST, Joined
 
 RESULTS: list[JsonValue] = [
     {
@@ -220,3 +222,65 @@ def test_each_result_keeps_its_first_sentence_and_no_tag_links_or_empty_fields(b
         assert f'Published Date: 2025-0{n + 1}-15T00:00:00.000Z' in kept
         assert f'Text: {_OPENINGS[n]}' in kept
     assert not set(kept) & {*_TAGS, 'Summary: None', 'Score: None'}
+
+
+_LEADS = [
+    'Most agent rollouts stalled at the pilot stage in 2025, a survey of 300 platform teams finds.',
+    'Agents that page a human before acting cut incidents by half at the teams that tried it.',
+    'Vendors now bill agent runs by the step, and the bills of long runs surprised most buyers.',
+    'Open models closed most of the gap on tool use this year, at a tenth of the price per run.',
+    'Teams that log every tool call found their agents repeating reads more than anything else.',
+    'Regulators in the EU asked for agent audit trails, and two vendors shipped them in a month.',
+]
+
+
+def _scraped_article(n: int) -> str:
+    """A scraped page: its title again with a link, a menu, a table of contents, then one long paragraph."""
+    rest = ' '.join(f'Sentence {k} of the article goes on about the market in words a reader skims.' for k in range(12))
+    return '\n'.join(
+        [
+            f'Title: Agents in 2025, report {n}',
+            f'URL: https://research.example.org/agents-2025-{n}',
+            'Score: None',
+            f'Published Date: 2025-0{n + 1}-02T00:00:00.000Z',
+            f'Text: Agents in 2025, report {n}[Skip to content] ',
+            *_MENU,
+            *[f'* [Chapter {k}: what the teams said] ' for k in range(6)],
+            f'# Agents in 2025, report {n}',
+            f'{_LEADS[n]} {rest}',
+            *[f'Paragraph {k} weighs the rollouts of report {n} against the plans.' for k in range(6)],
+        ]
+    )
+
+
+def test_each_scraped_result_keeps_the_first_sentence_of_its_page_and_not_its_title_again() -> None:
+    """Title, url and first sentence each (issue 37): a scraped page's `Text:` line is its title again and a
+    link; what it says first comes after its menus, on a line of 1,100 characters of which a reader needs the
+    first sentence."""
+    text = '\n\n'.join(_scraped_article(n) for n in range(6))
+    assert detect_kind(text) is ContentKind.SEARCH
+    summary = summarize(text, budget_tokens=400)  # an eighth of its tokens
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    for n in range(6):
+        assert f'Title: Agents in 2025, report {n}' in kept
+        assert f'URL: https://research.example.org/agents-2025-{n}' in kept
+        assert f'{_LEADS[n]} …' in kept  # the start of its line, cut where a piece ends
+        assert f'Text: Agents in 2025, report {n}[Skip to content] ' not in kept
+    assert 'Sentence 11 of the article' not in summary
+
+
+@pytest.mark.parametrize(
+    'line',
+    ['word ' * 120_000, 'Word A.' * 100_000, 'one two three ' + '\t' * 600_000],
+    ids=['words', 'capitals', 'tabs'],
+)
+def test_a_long_line_that_is_almost_a_sentence_is_read_in_linear_time(line: str) -> None:
+    """Each of 600 KB fails to be a sentence only at its end (no end, an end after a capital, blanks): a pattern
+    with many ways to count its first ten words would take hours."""
+    lines = Joined(['Title: Agents in 2025', 'URL: https://research.example.org/agents', line, _LEADS[0]])
+    started = time.monotonic()
+    bonuses = search.line_bonuses(lines)
+    assert time.monotonic() - started < 2  # about 0.05 s
+    assert bonuses[2] < MUST
+    assert bonuses[3] == MUST

@@ -45,7 +45,7 @@ from ..core import (
     quoted_strings,
     token_set,
 )
-from . import lines as text_lines, prose
+from . import lines as text_lines, prose, search
 from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
@@ -1207,7 +1207,12 @@ of the record brings along to place it, whose start says where the record begins
 
 
 def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
-    """Where `line` of a text of `kind` is cut into pieces: a long record's first line at `_RECORD_HEAD`, else `limit`."""
+    """Where `line` of a text of `kind` is cut into pieces.
+
+    A long record's first line at `_RECORD_HEAD`, a search result's paragraph at `search.PIECE_CHARS`, else `limit`.
+    """
+    if kind is ContentKind.SEARCH:
+        return min(limit, search.PIECE_CHARS)
     return _RECORD_HEAD if kind is ContentKind.RECORDS and _is_record_head(line) else limit
 
 
