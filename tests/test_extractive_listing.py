@@ -99,6 +99,48 @@ def test_grep_runs_place_only_within_their_own_lines() -> None:
     assert enclosing(ContentKind.LISTING, FIND.split('\n')[:5]) == [()] * 5
 
 
+def test_a_context_line_with_no_parent_in_its_run_is_placed_by_its_match() -> None:
+    """`grep -A`/`-B` lines inside a body whose `def` grep did not print: the match they were printed around
+    places them, the nearest above (below, for the lines before a run's first match), unless they place lines
+    of their own."""
+    lines = [
+        'tests/test_delete.py-336-        batches = ceil(len(objs) / batch_size)',
+        'tests/test_delete.py:337:        # one query per batch to fast_delete the avatars',
+        'tests/test_delete.py-338-        fetches = 1 + batches',
+        'tests/test_delete.py-339-        if fetches > 2:',
+        'tests/test_delete.py-340-            fetches -= 1',
+        'tests/test_delete.py:341:        self.assertNumQueries(fetches, fast_delete)',
+        'tests/test_delete.py-342-        queries = fetches + TEST_SIZE // CHUNK_SIZE',
+    ]
+    chains = enclosing(ContentKind.LISTING, lines)
+    assert chains == [(1,), (), (1,), (), (3,), (), (5,)]  # `if` places its body; its body keeps its own parent
+
+
+def _grep_after(runs: int) -> str:
+    """`grep -n -A 12` over one test module: each match a comment deep in a test, its context the test's next lines."""
+    return '\n--\n'.join(
+        '\n'.join(
+            [
+                f'tests/delete/tests.py:{100 * n + 38}:        # one related fast delete per batch of avatars',
+                *[
+                    f'tests/delete/tests.py-{100 * n + 39 + k}-        step_{k} = run_batch({k}, size=100)'
+                    for k in range(11)
+                ],
+                f'tests/delete/tests.py-{100 * n + 50}-        queries_{n} = fetches + TEST_SIZE // CHUNK_SIZE',
+            ]
+        )
+        for n in range(runs)
+    )
+
+
+def test_a_kept_context_line_brings_the_match_it_was_printed_around() -> None:
+    grep = _grep_after(6)
+    assert detect_kind(grep) is ContentKind.LISTING
+    kept = summary_lines(grep, budget_tokens=250, quoted=('queries_4',))
+    assert 'tests/delete/tests.py-450-        queries_4 = fetches + TEST_SIZE // CHUNK_SIZE' in kept
+    assert 'tests/delete/tests.py:438:        # one related fast delete per batch of avatars' in kept
+
+
 def test_each_file_is_named_by_its_first_match_not_the_context_above_it() -> None:
     """The line that must show a file is its first match: `-40-)` above it says nothing of what grep found (the
     first file's may still come with the opening of the text)."""

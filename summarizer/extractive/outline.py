@@ -34,13 +34,15 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
 
 - `grep -n` output: within a run of lines of one file at consecutive numbers (`-A`/`-B`/`-C` context),
   the indentation parents of the code they show, so a match inside a function brings the function's
-  `def` where grep printed it. Lines of other listings (`find`, `ls`) say where they are and have none.
+  `def` where grep printed it; a context line with none there, the match it was printed around. Lines
+  of other listings (`find`, `ls`) say where they are and have none.
 The work is linear: one pass with a stack over the lines, looking at the work's deadline
 (`budget.current_deadline`) every `CHUNK` lines, so a huge text stops in time as the rest does.
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
 import re
 from collections.abc import Callable, Sequence
@@ -244,12 +246,17 @@ def _grep_runs(lines: Sequence[str]) -> list[tuple[int, ...]]:
     """`grep -n` output: each line's indentation parents among the lines of its run (see the module's docstring).
 
     A run is the lines of one file at consecutive numbers; a line of another form (`--`, `find` output) ends it.
+    A context line (`path-12-`) with no parent in its run, and placing none (a `def` places its body), is placed
+    by the match it was printed around, the nearest above it (below it, for the lines `-B` printed before a run's
+    first): else it says nothing of where it stood (the body of a test whose `def` grep did not print).
     """
     chains: list[tuple[int, ...]] = [()] * len(lines)
     run: list[int] = []
     """The indices of the run being read."""
     codes: list[str] = []
     """What grep printed of each of its lines, past `path:12:` or `path-12-`."""
+    matches: list[int] = []
+    """The places in the run of its matches (`path:12:`)."""
     at: tuple[str, int] | None = None
     """The path and number the next line of the run would have."""
     deadline = current_deadline()
@@ -260,11 +267,18 @@ def _grep_runs(lines: Sequence[str]) -> list[tuple[int, ...]]:
         place = None if match is None else (match.group(1), int(match.group(2) or match.group(3)))
         if place != at and len(run) > 1:
             code_depths = [indent(code) for code in codes]
-            for line_index, chain in zip(run, _indentation(codes, code_depths, brackets=True), strict=True):
-                chains[line_index] = tuple(run[parent] for parent in chain)
+            found = _indentation(codes, code_depths, brackets=True)
+            parents = {parent for chain in found for parent in chain}
+            for number, chain in enumerate(found):
+                after = bisect.bisect_right(matches, number)  # the run's matches up to this line
+                if not chain and number not in parents and matches and not (after and matches[after - 1] == number):
+                    chain = (matches[after - 1 if after else 0],)
+                chains[run[number]] = tuple(run[parent] for parent in chain)
         if place != at:
-            run, codes = [], []
+            run, codes, matches = [], [], []
         if match is not None and place is not None:
+            if match.group(2) is not None:
+                matches.append(len(run))
             run.append(index)
             codes.append(line[match.end() :])
             at = (place[0], place[1] + 1)
