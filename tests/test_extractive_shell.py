@@ -1337,3 +1337,84 @@ def test_failed_tests_that_say_nothing_but_their_test_each_stay() -> None:
     assert signature('FAILED t.py::test_a') != signature('FAILED t.py::test_b')
     assert signature('ERROR t.py::test_a') == signature('ERROR t.py::test_b')
     assert signature('FAILED t.py::test_a - OSError: refused') == signature('FAILED t.py::test_b - OSError: refused')
+
+
+def _unittest_errors(count: int) -> str:
+    """Django's runner: `count` errors, each a header between two rules, then its traceback."""
+    blocks = [
+        '\n'.join(
+            [
+                '======================================================================',
+                f'ERROR: test_ordering_{n} (invalid_models.tests.OrderingTests.test_ordering_{n})',
+                '----------------------------------------------------------------------',
+                'Traceback (most recent call last):',
+                f'  File "/code/tests/invalid_models/tests.py", line {100 + 9 * n}, in test_ordering_{n}',
+                f'    class Model_{n}(models.Model):',
+                '  File "/code/django/db/models/base.py", line 112, in __new__',
+                '    raise RuntimeError(',
+                f'RuntimeError: Model class invalid_models.Model_{n} does not declare an explicit app_label.',
+                '',
+            ]
+        )
+        for n in range(count)
+    ]
+    return '\n'.join(
+        [
+            'E' * count,
+            *blocks,
+            '----------------------------------------------------------------------',
+            f'Ran {count} tests in 0.002s',
+            '',
+            f'FAILED (errors={count})',
+        ]
+    )
+
+
+def test_a_unittest_traceback_is_placed_by_its_failures_header() -> None:
+    """A traceback of unittest's output says which test it is only under its `ERROR: test_x (...)` header: a
+    kept traceback line brings it, up to the next failure's rule or the rule over `Ran N tests`."""
+    lines = _unittest_errors(2).split('\n')
+    chains = enclosing(ContentKind.SHELL, lines)
+    for n in range(2):
+        header = lines.index(f'ERROR: test_ordering_{n} (invalid_models.tests.OrderingTests.test_ordering_{n})')
+        error = lines.index(
+            f'RuntimeError: Model class invalid_models.Model_{n} does not declare an explicit app_label.'
+        )
+        assert header in chains[error]
+        assert chains[header] == () and chains[header + 1] == ()  # the header and its rule: no place of their own
+    assert chains[lines.index('Ran 2 tests in 0.002s')] == ()
+    kept = summary_lines(_unittest_errors(6), budget_tokens=200, quoted=('Model_4',))
+    assert 'ERROR: test_ordering_4 (invalid_models.tests.OrderingTests.test_ordering_4)' in kept
+
+
+def test_a_passing_tests_banner_comes_with_its_section() -> None:
+    """`pytest -rP` prints passing tests' captured output under banners as failures have them: in the PASSES
+    section, the banner brings the section's header, so a captured 302 reads as a passing test's log. A
+    failure's banner goes without `=== FAILURES ===`."""
+    text = '\n'.join(
+        [
+            '=================================== FAILURES ===================================',
+            '____________________________ test_refund_rounding _____________________________',
+            "E       AssertionError: assert Decimal('10.00') == Decimal('10.01')",
+            '==================================== PASSES ====================================',
+            *[
+                line
+                for n in range(30)
+                for line in (
+                    f'____________________________ test_redirect_{n} _____________________________',
+                    '----------------------------- Captured log call ------------------------------',
+                    f'127.0.0.1 - - [05/May/2026 12:11:{n:02d}] "GET /redirect/{n} HTTP/1.1" 302 195',
+                )
+            ],
+            '======================== 1 failed, 30 passed in 4.21s =========================',
+        ]
+    )
+    lines = text.split('\n')
+    chains = enclosing(ContentKind.SHELL, lines)
+    passes = lines.index('==================================== PASSES ====================================')
+    assert passes in chains[lines.index('127.0.0.1 - - [05/May/2026 12:11:07] "GET /redirect/7 HTTP/1.1" 302 195')]
+    assert chains[2] == (1,)  # a failure's lines: its banner alone
+    kept = summary_lines(text, budget_tokens=150, quoted=('/redirect/17',))
+    assert kept.index(lines[passes]) < kept.index(
+        '____________________________ test_redirect_17 _____________________________'
+    )

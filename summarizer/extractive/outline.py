@@ -22,8 +22,10 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   records, prose and command output;
 - prose and Markdown: the headings above it, each level's nearest;
 - search results as text: the result's `Title:` and `URL:` lines;
-- test output: the section banner of the test it reports (`____ test_login ____`); Vitest's failure header
-  (` FAIL  src/a.test.ts > test`) for the message and frames it writes at the left edge under it;
+- test output: the section banner of the test it reports (`____ test_login ____`), and over that banner the
+  section's where it holds no failures (`=== PASSES ===`); unittest's failure header (`ERROR: test_x (app.T)`)
+  for its traceback; Vitest's failure header (` FAIL  src/a.test.ts > test`) for the message and frames it
+  writes at the left edge under it;
 - command output: a Terraform plan's resource block (`-/+ resource "aws_db_instance" "main" {`), the line naming
   the resource above it (`  # aws_db_instance.main must be replaced`), so a changed attribute comes with what
   changes; a boxed Terraform diagnostic's lines (`│   on main.tf line 12`), its `│ Error: ...`; an ESLint problem
@@ -84,6 +86,9 @@ _NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'em
 _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
 _TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
 _RULE = re.compile(r'[-=_~*]{10,}\r?$|⎯{3,}')
+_UNITTEST_HEADER = re.compile(r'(?:ERROR|FAIL): \w+ \(')
+_FAILURES = re.compile(r'=+ (?:FAILURES|ERRORS) =+')
+"""unittest's header of a failure (`FAIL: test_login (app.tests.LoginTests)`), under a rule of `=`."""
 """A line drawn across (unittest's `-----` between a failure's header, traceback and the next; Vitest's `⎯⎯⎯ Failed
 Tests 1 ⎯⎯⎯` and `⎯⎯⎯[1/2]⎯` around a failure): a separator, no place."""
 _NAMES_ITSELF = re.compile(
@@ -492,15 +497,43 @@ def _results(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
 
 
 def _banners(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
-    """Each line of test output, the banner of the section it is in (`____ test_login ____`)."""
+    """Each line of test output, the banner of the test or failure it is under, which says what the lines are.
+
+    pytest's test banner (`____ test_login ____`), and over a banner, the section it is in where that is no
+    failure's (`=== PASSES ===`, `=== XPASSES ===`): a banner over a captured log reads as a failure
+    otherwise. (A section of failures goes without saying, and its 80 characters of `=` cost as much as a line of
+    the traceback.) unittest's failure header (`ERROR: test_login (app.tests.LoginTests)`, between its two
+    rules) over its traceback, up to the next `=====` rule or a rule of dashes under it.
+    """
     result: list[tuple[int, ...]] = []
+    section: int | None = None
+    """The `===` banner of a section of no failures the lines are under."""
     banner: int | None = None
+    """The test banner (`___`) or unittest failure header the lines are under."""
+    underlined = False
+    """Whether the unittest header's own rule (the one under it) has passed."""
+    ruled = False
+    """Whether the last line with something in it was a rule of `=`."""
     for index, line in enumerate(lines):
         if _TEST_BANNER.match(line):
-            banner = index if line.startswith('_') else None  # a `===` banner opens a section of its own
-            result.append(())
+            if line.startswith('_'):
+                banner = index
+                result.append(() if section is None else (section,))
+            else:  # a `===` banner opens a section of its own
+                section = None if _FAILURES.match(line) else index
+                banner = None
+                result.append(())
             continue
-        result.append(() if banner is None else (banner,))
+        rule = _RULE.match(line) is not None
+        if ruled and _UNITTEST_HEADER.match(line):
+            banner, underlined = index, False
+        elif rule and banner is not None and lines[banner][0] != '_' and (line[0] == '=' or underlined):
+            banner = None  # the end of a unittest failure: the next one's rule, or the rule over `Ran 3 tests`
+        elif rule and banner is not None:
+            underlined = True
+        if line.strip():
+            ruled = rule and line[0] == '='
+        result.append(() if banner is None or banner == index or rule else (banner,))
     return result
 
 
