@@ -7,7 +7,7 @@ import re
 from summarizer.extractive import summarize
 from summarizer.pipeline._originals import READ_HINT
 
-MARKER = re.compile(rf'^… (\d+) (?:similar )?lines? omitted …(?:{re.escape(READ_HINT)})?$')
+MARKER = re.compile(rf'^… (\d+) (?:similar )?lines? omitted(?: \(\d+ records?\))? …(?:{re.escape(READ_HINT)})?$')
 """A marker, with the pipeline's hint naming the read tool when the original was stored."""
 
 

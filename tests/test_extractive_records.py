@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import pytest
 from extractive_checks import kept_lines, summary_lines
 
+from summarizer.core._grounding import GroundingKind, OriginalText, grounded_line
 from summarizer.core._shape import ITEMS_OMITTED, JsonValue, shape_mismatch
 from summarizer.core._tokens import content_tokens
 from summarizer.extractive import summarize
@@ -23,6 +25,7 @@ from summarizer.extractive.tree import (
     _WEIGHTS,  # pyright: ignore[reportPrivateUsage]
     _Tree,  # pyright: ignore[reportPrivateUsage]
 )
+from summarizer.pipeline._originals import holds_omission_marker
 
 TICKETS: list[JsonValue] = [
     {
@@ -80,6 +83,22 @@ def test_yaml_records_keep_their_first_lines_verbatim() -> None:
     kept = summary_lines(YAML, budget_tokens=300, quoted=('person23@example.com',))
     assert '  sender: person23@example.com' in kept
     assert sum(line.startswith('- id_:') for line in kept) >= 5
+
+
+def test_a_marker_over_dropped_records_counts_them() -> None:
+    """A reader of a list counts records: `… 102 lines omitted …` would not say that six emails are missing, so a
+    run of dropped lines counts the records it held whole (their `- ` lines), and the counts add up."""
+    summary = summarize(YAML, budget_tokens=300, quoted=('person23@example.com',))
+    assert isinstance(summary, str)
+    lines = summary.split('\n')
+    kept = kept_lines(YAML, summary)
+    counted = [match for line in lines if (match := re.fullmatch(r'… \d+ lines omitted \((\d+) records?\) …', line))]
+    assert counted
+    assert sum(int(match[1]) for match in counted) + sum(line.startswith('- id_:') for line in kept) == 40
+    assert all(
+        grounded_line(line, OriginalText(YAML)).kind is GroundingKind.MARKER for line in lines if line.startswith('…')
+    )
+    assert holds_omission_marker(summary)
 
 
 def test_the_spending_of_many_short_fields_matches_the_summary() -> None:

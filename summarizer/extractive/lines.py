@@ -35,7 +35,7 @@ __all__ = (
 
 MAX_LINE_CHARS = 400
 """A longer line is cut into pieces (a listing's lines never are: see `pieces`)."""
-OMISSION = re.compile(r'^… (\d+) (?:similar )?lines? omitted …$')
+OMISSION = re.compile(r'^… (\d+) (?:similar )?lines? omitted(?: \(\d+ records?\))? …$')
 """What a marker line looks like, and how many lines it stands for: the eval follows it to the next kept line."""
 MARKER_COST = 7.0
 """Estimated tokens of a marker line and its line break (`… 1234 lines omitted …`: two `…` count one each)."""
@@ -77,10 +77,18 @@ def source_prefixes(lines: Sequence[str]) -> list[int] | None:
     return widths
 
 
-def marker(count: int, *, similar: bool = False) -> str:
-    """The line standing for `count` dropped lines (`similar`: all like the kept line above them)."""
+def marker(count: int, *, similar: bool = False, records: int = 0) -> str:
+    """The line standing for `count` dropped lines (`similar`: all like the kept line above them).
+
+    `records`: how many whole records the lines held (`… 82 lines omitted (7 records) …`): in a list of records
+    a reader counts records, and a count of lines would not say that any are missing.
+    """
     noun = 'line' if count == 1 else 'lines'
-    return f'… {count} similar {noun} omitted …' if similar else f'… {count} {noun} omitted …'
+    if similar:
+        return f'… {count} similar {noun} omitted …'
+    if records:
+        return f'… {count} {noun} omitted ({records} record{"" if records == 1 else "s"}) …'
+    return f'… {count} {noun} omitted …'
 
 
 def pieces(line: str, *, limit: int = MAX_LINE_CHARS) -> list[str]:
@@ -121,6 +129,7 @@ def render(
     *,
     signature: Callable[[str], str] | None = None,
     escaped: bool = False,
+    record: Callable[[str], bool] | None = None,
 ) -> list[str]:
     """The summary lines: `lines` at the indices of `kept`, a marker for each run of dropped ones.
 
@@ -128,15 +137,16 @@ def render(
     `signature`: lines with the same signature are alike (a log line with other numbers); a run
     of dropped lines all like the kept line above it is marked as `similar`. `escaped`: the text
     is written inside a JSON string, where a run's escapes count when it is weighed against its marker.
+    `record`: whether a line starts a record (`- id: 3` of a YAML list); a run's marker counts those it dropped.
     """
     out: list[str] = []
     previous = -1
     for index in sorted(kept):
-        _gap(out, lines, previous, index, signature, escaped)
+        _gap(out, lines, previous, index, signature, escaped, record)
         cut = kept[index]
         out.append(lines[index] if cut is None else cut)
         previous = index
-    _gap(out, lines, previous, len(lines), signature, escaped)
+    _gap(out, lines, previous, len(lines), signature, escaped, record)
     return out
 
 
@@ -147,6 +157,7 @@ def _gap(
     index: int,
     signature: Callable[[str], str] | None,
     escaped: bool,
+    record: Callable[[str], bool] | None,
 ) -> None:
     dropped = lines[previous + 1 : index]
     if not dropped:
@@ -159,7 +170,8 @@ def _gap(
     if signature is not None and previous >= 0:
         above = signature(lines[previous])
         similar = all(signature(line) == above for line in dropped if line.strip())
-    mark = marker(len(dropped), similar=similar)
+    records = 0 if similar or record is None else sum(map(record, dropped))
+    mark = marker(len(dropped), similar=similar, records=records)
     if len(dropped) <= _FILL_LINES:
         text = '\n'.join(dropped)
         if cost(text) + (escapes(text) if escaped else 0.0) <= cost(mark):

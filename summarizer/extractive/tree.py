@@ -239,6 +239,8 @@ class _Text:
     signature: Callable[[str], str] | None = None
     escaped: bool = False
     """It is written inside a JSON string (a list's or an object's), where quotes and line breaks take two characters."""
+    record: Callable[[str], bool] | None = None
+    """Whether a line starts a record (a YAML list's `- id: 3`): what its markers count besides lines."""
 
 
 @dataclass(eq=False, slots=True)
@@ -669,7 +671,12 @@ class _Tree:
         kind = self._root_kind if not path and not self._nested else None
         if kind is None:
             kind = detect_kind(text) if len(text) >= _KIND_SAMPLE_CHARS else ContentKind.PROSE
-        node = _Text(lines=text_lines.split_lines(text), signature=SIGNATURES.get(kind), escaped=self._nested)
+        node = _Text(
+            lines=text_lines.split_lines(text),
+            signature=SIGNATURES.get(kind),
+            escaped=self._nested,
+            record=_starts_record if kind is ContentKind.RECORDS else None,
+        )
         numbered = [(index, line) for index, line in enumerate(node.lines) if line.strip()]
         if not numbered:
             return node
@@ -1216,6 +1223,14 @@ def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
     return _RECORD_HEAD if kind is ContentKind.RECORDS and _is_record_head(line) else limit
 
 
+def _starts_record(line: str) -> bool:
+    """Whether `line` starts a record of a YAML list (`- id_: '3'`): a field of a mapping, at the left edge."""
+    return _RECORD_START.match(line) is not None
+
+
+_RECORD_START = re.compile(r'- [\w-]++:(?: |\r?$)')
+
+
 def _is_record_head(line: str) -> bool:
     """Whether `line` starts a top-level record (`- ` at its start: a list item inside a field's text is indented)."""
     return len(line) > _RECORD_HEAD and line.startswith('- ')
@@ -1314,5 +1329,7 @@ def _render_text(node: _Text) -> str:
     if not kept and len(node.lines) == 1:
         text = DROPPED_TEXT if node.units else ''
     else:
-        text = '\n'.join(text_lines.render(node.lines, kept, signature=node.signature, escaped=node.escaped))
+        text = '\n'.join(
+            text_lines.render(node.lines, kept, signature=node.signature, escaped=node.escaped, record=node.record)
+        )
     return text

@@ -92,7 +92,7 @@ _BUSY_SECONDS = 30.0
 READ_LINE = f'…{READ_HINT}'
 """The last line of such a summary that holds no marker of its own (a model's own words, pieces of a line)."""
 _ELLIPSIS = r'(?:…|\\u2026)'
-_MARKER = re.compile(rf'{_ELLIPSIS} \d+ (?:(?:similar )?lines?|items?) omitted {_ELLIPSIS}')
+_MARKER = re.compile(rf'{_ELLIPSIS} \d+ (?:(?:similar )?lines?|items?) omitted(?: \(\d+ records?\))? {_ELLIPSIS}')
 """An omission marker a summary writes: `… 212 lines omitted …` (`extractive.lines.marker`), `… 3 items omitted …`
 (`_shape.items_marker`, in the JSON text a string holding JSON is summarized to, where it may be `\\u2026`-escaped)."""
 _HINTED_MARKER = re.compile(rf'(?:{_MARKER.pattern}|^…){re.escape(READ_HINT)}', re.MULTILINE)
