@@ -11,7 +11,7 @@ from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.lines import Joined
 from summarizer.extractive.outline import enclosing
-from summarizer.extractive.shell import line_bonuses, signature
+from summarizer.extractive.shell import line_bonuses, repeated_failures, signature
 
 PASSING = [f'tests/test_orders.py::test_order_case_{n} PASSED{" " * 20}[{n * 100 // 160:3d}%]' for n in range(150)]
 PYTEST = '\n'.join(
@@ -1417,4 +1417,92 @@ def test_a_passing_tests_banner_comes_with_its_section() -> None:
     kept = summary_lines(text, budget_tokens=150, quoted=('/redirect/17',))
     assert kept.index(lines[passes]) < kept.index(
         '____________________________ test_redirect_17 _____________________________'
+    )
+
+
+_STEPS = [
+    'config', 'paths', 'builder', 'theme', 'domains', 'roles', 'nodes', 'events', 'locale', 'search', 'index',
+    'assets', 'static', 'templates', 'math', 'latex', 'epub', 'texinfo', 'manpage', 'html', 'json', 'pickle',
+    'text', 'xml', 'linkcheck', 'gettext', 'coverage', 'doctest', 'todo', 'reload',
+]  # fmt: skip
+"""Lines of a traceback's function, each its own: no two alike but for a number, which fold anyway (`signature`)."""
+
+
+def _setup_errors(tests: int) -> str:
+    """pytest's report of a fixture failing for `tests` tests: the same chained traceback under each test's banner."""
+    traceback = [
+        '',
+        '    try:',
+        '>       from docutils.utils.roman import toRoman',
+        "E       ModuleNotFoundError: No module named 'docutils.utils.roman'",
+        '',
+        'sphinx/writers/latex.py:37: ModuleNotFoundError',
+        '',
+        'During handling of the above exception, another exception occurred:',
+        '',
+        '>       from roman import toRoman  # type: ignore',
+        "E       ModuleNotFoundError: No module named 'roman'",
+        '',
+        'sphinx/writers/latex.py:40: ModuleNotFoundError',
+        '',
+        'The above exception was the direct cause of the following exception:',
+        '',
+        '    def load_extension(self, app, extname):',
+        *[
+            f'        app.registry.{name}_loader.prepare(extname, sphinx.ext.{name}.SETUP_{name.upper()})'
+            for name in _STEPS
+        ],
+        '        try:',
+        '            mod = import_module(extname)',
+        '        except ImportError as err:',
+        ">           raise ExtensionError('Could not import extension %s' % extname, err) from err",
+        "E           sphinx.errors.ExtensionError: Could not import extension sphinx.builders.latex (No module 'roman')",
+        '',
+        'sphinx/registry.py:420: ExtensionError',
+    ]
+    return '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            f'collected {tests} items',
+            '',
+            '==================================== ERRORS ====================================',
+            *[
+                line
+                for n in range(tests)
+                for line in (
+                    f'_______________________ ERROR at setup of test_view_{n} ________________________',
+                    *traceback,
+                )
+            ],
+            '=========================== short test summary info ============================',
+            *[f'ERROR tests/test_ext_viewcode.py::test_view_{n} - sphinx.errors.ExtensionError' for n in range(tests)],
+            f'============================== {tests} errors in 0.43s ===============================',
+        ]
+    )
+
+
+def test_a_failure_repeated_for_each_test_is_read_once() -> None:
+    """A fixture failing fails every test using it, and pytest prints the same chained traceback under each banner:
+    a repeat folds into a marker (its banner and last error line may stay), so the chain is read once."""
+    text = _setup_errors(3)
+    assert detect_kind(text) is ContentKind.SHELL
+    summary = summarize(text, budget_tokens=360)
+    assert isinstance(summary, str)
+    kept = kept_lines(text, summary)
+    assert '_______________________ ERROR at setup of test_view_0 ________________________' in kept
+    assert kept.count("E       ModuleNotFoundError: No module named 'docutils.utils.roman'") == 1
+    assert kept.count("E       ModuleNotFoundError: No module named 'roman'") == 1
+    assert 'ERROR tests/test_ext_viewcode.py::test_view_0 - sphinx.errors.ExtensionError' in kept
+    lines = text.split('\n')
+    repeated = repeated_failures(lines)
+    second = lines.index('_______________________ ERROR at setup of test_view_1 ________________________')
+    third = lines.index('_______________________ ERROR at setup of test_view_2 ________________________')
+    assert second not in repeated and not any(at < second for at in repeated)  # the first section is read
+    error = (
+        "E           sphinx.errors.ExtensionError: Could not import extension sphinx.builders.latex (No module 'roman')"
+    )
+    assert lines.index(error, second) not in repeated  # each repeat keeps its last error line to offer
+    assert (
+        len([at for at in repeated if second < at < third])
+        == len([line for line in lines[second + 1 : third] if line.strip()]) - 1
     )

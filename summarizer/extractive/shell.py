@@ -571,3 +571,33 @@ def _exception_lines(lines: Sequence[str], frames: Sequence[int]) -> list[int]:
                     found.append(after)
                 break
     return found
+
+
+def repeated_failures(lines: Sequence[str]) -> set[int]:
+    """The lines of a pytest test's section (under `___ ERROR at setup of test_x ___`) that repeat an earlier one's.
+
+    A fixture or an import failing fails every test using it: pytest prints the same traceback under each test's
+    banner, 100 lines apiece. A section most of whose lines (`_REPEATED_SHARE`) an earlier section holds is read
+    once: its lines held before fold into a marker, its banner and its last line of error (`E   ...`) stay, so a
+    reader sees that the next test failed and how. A line that differs (`request = <SubRequest ... test_x>`) is
+    weighed as any. A section ends at the next banner or `===` line.
+    """
+    seen: set[str] = set()
+    found: set[int] = set()
+    start: int | None = None
+    for index, line in enumerate((*lines, '=== end ===')):
+        if not (_TEST_BANNER.match(line) or _SECTION.match(line)):
+            continue
+        if start is not None:
+            body = [at for at in range(start + 1, index) if lines[at].strip()]
+            held = [at for at in body if lines[at] in seen]
+            if body and len(held) >= _REPEATED_SHARE * len(body):
+                last_error = next((at for at in reversed(body) if lines[at].startswith('E ')), None)
+                found.update(at for at in held if at != last_error)
+            seen.update(lines[at] for at in body)
+        start = index if line.startswith('_') else None
+    return found
+
+
+_TEST_BANNER = re.compile(r'_{3,} .+ _{3,}\r?$')
+_REPEATED_SHARE = 0.8

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from . import code, diff, listing, log, prose, records, search, shell
 from ._kinds import ContentKind
@@ -30,6 +30,9 @@ SIGNATURES: dict[ContentKind, Callable[[str], str]] = {
 FOLDED_UNDER: dict[ContentKind, Callable[[str], bool]] = {ContentKind.SHELL: shell.warns}
 """Kinds whose lines indented under a repeated line this tells a warning by (a Python warning's source line) are
 repeats too (`tree._Repeats`)."""
+REPEATED_BLOCKS: dict[ContentKind, Callable[[Sequence[str]], set[int]]] = {ContentKind.SHELL: shell.repeated_failures}
+"""Kinds whose blocks of lines may repeat an earlier block whole (a failure printed again for each test): the lines
+of a repeat fold, as a line alike one above does (`tree._Repeats`)."""
 WHOLE_LINES = frozenset({ContentKind.LISTING})
 """Kinds whose lines are never cut into pieces, however long."""
 TABLES = frozenset({ContentKind.LOG, ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SHELL, ContentKind.OTHER})

@@ -51,7 +51,7 @@ from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
 from .notable import ID_KEY, column_extremes, notable_fields, notable_rows, split_rows
 from .outline import bare, enclosing, indent
-from .strategies import FOLDED_UNDER, LINE_BONUSES, SIGNATURES, TABLES, WHOLE_LINES
+from .strategies import FOLDED_UNDER, LINE_BONUSES, REPEATED_BLOCKS, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
@@ -709,12 +709,13 @@ class _Tree:
         last = len(plain) - 1  # a text's last line, a repeat or not, says where it ended (a log's latest record)
         chains = enclosing(kind, unprefixed) if len(numbered) > 1 else None
         repeats = _Repeats(node.lines, chains, FOLDED_UNDER.get(kind))
+        repeated = REPEATED_BLOCKS[kind](unprefixed) if kind in REPEATED_BLOCKS else set[int]()
         blobs = text_lines.blob_lines(plain)
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if (
+            if index in repeated or (
                 bonuses[number] < HIGH
                 and number != last
                 and repeats.over(index, key)
