@@ -20,7 +20,7 @@ import weakref
 from pathlib import Path
 
 import pytest
-from extractive_checks import kept_lines
+from extractive_checks import kept_lines, summary_lines
 from helpers import BIG_LIST, BIG_OBJECT, BIG_TEXT, compactor, history
 
 from summarizer.core._config import SummarizerConfig
@@ -672,3 +672,21 @@ def test_past_the_budget_the_budgets_own_lines_still_keep_to_it() -> None:
     at_budget = summarize(content, budget_tokens=budget, quoted=('not-in-it',))
     stretched = summarize(content, budget_tokens=budget, quoted=('not-in-it',), quoted_budget_tokens=2 * budget)
     assert content_tokens(at_budget) <= budget and stretched == at_budget
+
+
+def test_apts_errors_outweigh_the_mirrors_it_fetched_from() -> None:
+    """`apt-get install` output reads as prose: its `E: Unable to locate package ...` lines are trouble (`lines.ALARM`),
+    over the `Get:` lines of mirror URLs, which hold more facts. Each error is what a reader acts on."""
+    mirrors = [
+        f'Get:{n} http://mirror-{n}.archive.example.com/ubuntu noble-updates/main amd64 Packages [{n * 37} kB]'
+        for n in range(1, 41)
+    ]
+    errors = [
+        'E: Unable to locate package python3.10-venv',
+        "E: Couldn't find any package by glob 'python3.10-venv'",
+        'E: Unable to locate package python3.10-dev',
+        "E: Couldn't find any package by regex 'python3.10-dev'",
+    ]
+    text = '\n'.join([*mirrors, 'Fetched 16.5 MB in 2s (7332 kB/s)', 'Reading package lists...', *errors])
+    kept = summary_lines(text, budget_tokens=250)
+    assert all(error in kept for error in errors)

@@ -257,7 +257,7 @@ def words_pattern(*words: str) -> re.Pattern[str]:
 ALARM = words_pattern(
     'error', 'errors', 'fatal', 'fail(?:ed|s|ure)?', 'exception', 'caused by', 'panic', 'critical', 'warn(?:ing)?',
     'denied', 'refused', 'timed? ?out', 'killed', r'oom\w*', 'traceback', 'todo', 'fixme', 'regression',
-    'forces replacement', 'will be destroyed',
+    'forces replacement', 'will be destroyed', 'unable to', 'could(?:n.t| not) (?:find|open|read|resolve|connect)',
 )  # fmt: skip
 """Words that mark a line as trouble, in any kind of text: what a reader of a log, a build or a plan acts on."""
 PARTIAL = re.compile(
