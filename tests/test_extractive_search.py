@@ -284,3 +284,20 @@ def test_a_long_line_that_is_almost_a_sentence_is_read_in_linear_time(line: str)
     assert time.monotonic() - started < 2  # about 0.05 s
     assert bonuses[2] < MUST
     assert bonuses[3] == MUST
+
+
+def test_a_long_url_is_kept_whole_or_not_at_all() -> None:
+    """A result's paragraph is offered in pieces of 160 characters, its url not: a grounding redirect's url runs
+    to 265 characters, and its first 160 open nothing."""
+    url = 'https://vertexaisearch.cloud.google.com/grounding-api-redirect/AUZIYQ' + 'abcdEFGH1234_-' * 14
+    sentence = 'This is a sentence about the topic that has many words in it. '
+    text = '\n\n'.join(
+        f'Title: Result number {n} about the topic\nURL: {url}{n}\nText: {sentence * 20}' for n in range(5)
+    )
+    assert detect_kind(text) is ContentKind.SEARCH
+    for budget in (150, 300, 1000):
+        summary = summarize(text, budget_tokens=budget)
+        assert isinstance(summary, str)
+        urls = [line for line in summary.split('\n') if line.startswith('URL: ')]
+        assert all(line in {f'URL: {url}{n}' for n in range(5)} for line in urls)
+        assert len(urls) >= (0 if budget < 300 else 2 if budget < 1000 else 5)

@@ -32,8 +32,10 @@ _EMPTY_FIELD = re.compile(r'^[A-Z][A-Za-z ]{0,30}:[ \t]*(?:None|null)[ \t]*\r?$'
 """A result's field with nothing in it (`Summary: None`, `Subpages: None`): it says nothing, so it weighs less than
 nothing (`lines.NOISE`). A line of a few tokens, it would otherwise fill what the budget leaves before a page's
 lines do, and as a text's last line (`tree`'s edge bonus) outweigh its results' dates."""
+_NAMING = re.compile(r'^(?:Title|URL|Url|Link|Source|url|link|title):[ \t]', re.MULTILINE)
+"""A result's title or url: what a reader opens or cites, whole or not at all."""
 _RULES = (
-    (re.compile(r'^(?:Title|URL|Url|Link|Source|url|link|title):[ \t]', re.MULTILINE), MUST),
+    (_NAMING, MUST),
     (_TEXT_START, HIGH),
     (re.compile(r'^(?:Published(?: Date)?|Date):[ \t]', re.MULTILINE), MID / 3),
 )
@@ -45,6 +47,14 @@ ITEM_FIELD_BONUS = HIGH
 PIECE_CHARS = 160
 """A page's paragraph is cut into pieces about this long (at sentence ends where it can): a first sentence alone
 costs a tenth of a 1,500-character paragraph, and a summary of ten results has room for ten of them."""
+
+
+def piece_chars(line: str, limit: int) -> int:
+    """Where a line of search results is cut into pieces: a page's paragraph at `PIECE_CHARS`.
+
+    A title or url (`_NAMING`) at `limit`, as any line: 160 characters of a 300-character redirect url open nothing.
+    """
+    return limit if _NAMING.match(line) else min(limit, PIECE_CHARS)
 
 
 def line_bonuses(lines: Joined) -> list[float]:
