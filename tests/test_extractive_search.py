@@ -301,3 +301,19 @@ def test_a_long_url_is_kept_whole_or_not_at_all() -> None:
         urls = [line for line in summary.split('\n') if line.startswith('URL: ')]
         assert all(line in {f'URL: {url}{n}' for n in range(5)} for line in urls)
         assert len(urls) >= (0 if budget < 300 else 2 if budget < 1000 else 5)
+
+
+def test_a_first_sentence_is_found_where_lines_end_in_crlf() -> None:
+    """A page written with `\\r\\n` line ends: its first sentence ends its line before the `\\r`, and is found as
+    with `\\n` alone."""
+    lines = [
+        'Title: Foo',
+        'URL: https://e.com/a',
+        'Text: [Skip to content]',
+        '* [Home]',
+        'The quick brown fox jumps over the lazy dog near the river bank today.',
+        'More text here.',
+    ]
+    text = '\n'.join(lines)
+    for written in (text, text.replace('\n', '\r\n')):
+        assert search.line_bonuses(Joined(written.split('\n')))[4] >= MUST

@@ -76,7 +76,7 @@ def line_bonuses(lines: Joined) -> list[float]:
 
 _TITLE = re.compile(r'^(?:Title|title):[ \t]', re.MULTILINE)
 _SENTENCE = re.compile(
-    r'(?![ \t]*+(?:[-*+#>|]|\d++\.[ \t]))(?:[^ \t\n]++[ \t]++){9}[^\n]*?[a-z0-9)\]][.!?](?:[ \t"”’)]|$)'
+    r'(?![ \t]*+(?:[-*+#>|]|\d++\.[ \t]))(?:[^ \t\n]++[ \t]++){9}[^\n]*?[a-z0-9)\]][.!?](?:[ \t"”’)]|\r?$)'
 )
 """A line of a page's own prose: ten words or more and a sentence's end, no list item, heading, quote or table row.
 
