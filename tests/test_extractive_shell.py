@@ -1506,3 +1506,45 @@ def test_a_failure_repeated_for_each_test_is_read_once() -> None:
         len([at for at in repeated if second < at < third])
         == len([line for line in lines[second + 1 : third] if line.strip()]) - 1
     )
+
+
+def _native_setup_errors(tests: int) -> list[str]:
+    """pytest's `--tb=native` report of a fixture failing for `tests` tests: no `E` lines, Python's traceback."""
+    return [
+        '==================================== ERRORS ====================================',
+        *[
+            line
+            for n in range(tests)
+            for line in (
+                f'_____________________ ERROR at setup of test_{n} _____________________',
+                'Traceback (most recent call last):',
+                '  File "/repo/tests/conftest.py", line 12, in db',
+                '    conn = connect(DSN)',
+                '  File "/repo/app/db.py", line 40, in connect',
+                '    raise ConnectionError(msg)',
+                'ConnectionError: could not connect to db',
+            )
+        ],
+    ]
+
+
+def test_a_native_traceback_repeated_for_each_test_keeps_its_exception_to_offer() -> None:
+    """With `--tb=native` a section has no `E` line: its exception line is the one that says how the test failed."""
+    lines = _native_setup_errors(3)
+    repeated = repeated_failures(lines)
+    exceptions = [at for at, line in enumerate(lines) if line.startswith('ConnectionError:')]
+    assert len(exceptions) == 3
+    assert repeated and not repeated & set(exceptions)
+    summary = summarize('\n'.join(lines), budget_tokens=200)
+    assert isinstance(summary, str)
+    assert summary.split('\n').count('ConnectionError: could not connect to db') == 3
+
+
+def test_a_repeated_section_cut_off_by_the_end_of_the_output_keeps_its_last_line_to_offer() -> None:
+    """Output cut off (`| head`) inside a repeated section: its last line says where it stopped, repeat or not."""
+    lines = _native_setup_errors(3)[:-2]  # the third section stops at its frame
+    text = '\n'.join(lines)
+    assert repeated_failures(lines) & {len(lines) - 1}  # the line repeats one of the first section
+    summary = summarize(text, budget_tokens=200)
+    assert isinstance(summary, str)
+    assert summary.split('\n')[-1] == lines[-1]

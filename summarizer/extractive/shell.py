@@ -592,11 +592,24 @@ def repeated_failures(lines: Sequence[str]) -> set[int]:
             body = [at for at in range(start + 1, index) if lines[at].strip()]
             held = [at for at in body if lines[at] in seen]
             if body and len(held) >= _REPEATED_SHARE * len(body):
-                last_error = next((at for at in reversed(body) if lines[at].startswith('E ')), None)
+                last_error = _last_error(lines, body)
                 found.update(at for at in held if at != last_error)
             seen.update(lines[at] for at in body)
         start = index if line.startswith('_') else None
     return found
+
+
+def _last_error(lines: Sequence[str], body: Sequence[int]) -> int | None:
+    """The last line of a test's section saying how it failed: its last `E   ...`, else its traceback's exception.
+
+    pytest's `--tb=native` prints a test's traceback as Python does (`ValueError: boom` under `File "..."` frames),
+    with no `E` lines.
+    """
+    last = next((at for at in reversed(body) if lines[at].startswith('E ')), None)
+    if last is not None:
+        return last
+    exceptions = _exception_lines(lines, [at for at in body if _FRAME.match(lines[at])])
+    return exceptions[-1] if exceptions else None
 
 
 _TEST_BANNER = re.compile(r'_{3,} .+ _{3,}\r?$')

@@ -715,7 +715,7 @@ class _Tree:
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if index in repeated or (
+            if (index in repeated and number != last) or (
                 bonuses[number] < HIGH
                 and number != last
                 and repeats.over(index, key)
