@@ -23,6 +23,7 @@ from summarizer.extractive.tree import (
     _QUOTED_GAIN,  # pyright: ignore[reportPrivateUsage]
     _REPEAT_GAIN,  # pyright: ignore[reportPrivateUsage]
     _WEIGHTS,  # pyright: ignore[reportPrivateUsage]
+    _starts_record,  # pyright: ignore[reportPrivateUsage]
     _Tree,  # pyright: ignore[reportPrivateUsage]
 )
 from summarizer.pipeline._originals import holds_omission_marker
@@ -375,3 +376,32 @@ def test_a_run_is_weighed_against_its_marker_as_it_is_written() -> None:
     plain = render(lines, {0: None, 2: None})
     assert plain == lines  # as text: cheaper than `… 1 line omitted …`
     assert render(lines, {0: None, 2: None}, escaped=True) == ['ERROR first', '… 1 line omitted …', 'ERROR second']
+
+
+_PODS = [
+    '- kind: Pod',
+    '  status: Running',
+    '  name: pod-0',
+    '  msg: ok',
+    '- kind: Pod',
+    '  status: Failed',
+    '  name: pod-1',
+    'total: 2',
+]
+
+
+@pytest.mark.parametrize('end', ['\n', '\r\n'])
+def test_a_record_shown_in_part_is_not_counted_as_omitted(end: str) -> None:
+    """A marker counts the records its run held whole: where a line of the run's last record is kept after it
+    (`  msg: ok`, kept without its `- ` line when the budget has room for nothing else), that record is shown, not
+    omitted. A line at the left edge after the run (`total: 2`) ends the record before it."""
+    lines = [line + end.removesuffix('\n') for line in _PODS]
+    shown = render(lines, {3: None, 7: None}, record=_starts_record)
+    assert [line.rstrip('\r') for line in shown] == [
+        '… 3 lines omitted …',
+        '  msg: ok',
+        '… 3 lines omitted (1 record) …',
+        'total: 2',
+    ]
+    assert render(lines, {7: None}, record=_starts_record)[0] == '… 7 lines omitted (2 records) …'
+    assert render(lines, {}, record=_starts_record) == ['… 8 lines omitted (2 records) …']

@@ -170,7 +170,7 @@ def _gap(
     if signature is not None and previous >= 0:
         above = signature(lines[previous])
         similar = all(signature(line) == above for line in dropped if line.strip())
-    records = 0 if similar or record is None else sum(map(record, dropped))
+    records = 0 if similar or record is None else _whole_records(dropped, record, goes_on=_indented(lines, index))
     mark = marker(len(dropped), similar=similar, records=records)
     if len(dropped) <= _FILL_LINES:
         text = '\n'.join(dropped)
@@ -178,6 +178,27 @@ def _gap(
             out.extend(dropped)
             return
     out.append(mark)
+
+
+def _whole_records(dropped: Sequence[str], record: Callable[[str], bool], *, goes_on: bool) -> int:
+    """How many records (`record` tells a first line) `dropped` holds whole.
+
+    A record runs from its first line to the next line at the left edge. The last one in the run is held whole
+    unless a line of it comes after the run (`goes_on`: the kept line after the run is indented): a record shown
+    in part is no record omitted.
+    """
+    count, open_ = 0, False
+    for line in dropped:
+        if record(line):
+            count, open_ = count + 1, True
+        elif line.strip() and not line[0].isspace():
+            open_ = False  # a line at the left edge ends the record (`total: 3` after a list)
+    return count - 1 if open_ and goes_on else count
+
+
+def _indented(lines: Sequence[str], index: int) -> bool:
+    """Whether the line at `index`, if any, is indented: inside a record whose first line is above it."""
+    return index < len(lines) and lines[index][:1].isspace()
 
 
 _FILL_LINES = 3
