@@ -38,6 +38,8 @@ INSTRUCTIONS = (
         ('… 12 lines omitted …', GroundingKind.MARKER, None),
         ('… 3 similar lines omitted …', GroundingKind.MARKER, None),
         ('    … 1 item omitted …', GroundingKind.MARKER, None),
+        ('… 82 lines omitted (7 records) …', GroundingKind.MARKER, None),
+        ('… 5 lines omitted (1 record) …', GroundingKind.MARKER, None),
         ('…', GroundingKind.MARKER, None),
         ('collected 77 items', GroundingKind.LINE, 2),
         ('        assert result.ret == 21', GroundingKind.LINE, 6),
@@ -56,6 +58,13 @@ def test_grounded_lines(line: str, kind: GroundingKind, source: int | None) -> N
     grounding = grounded_line(line, ORIGINAL)
     assert (grounding.kind, grounding.source) == (kind, source)
     assert grounding.grounded
+
+
+@pytest.mark.parametrize('line', ['… 3 lines omitted (42 casualties) …', '… 3 lines omitted (2 failures) …'])
+def test_a_marker_counts_records_and_nothing_else(line: str) -> None:
+    """A marker's count in brackets is of records (`lines.marker`): any other is a model's own claim, a number
+    with no line to stand on."""
+    assert not grounded_line(line, ORIGINAL).grounded
 
 
 @pytest.mark.parametrize(

@@ -36,7 +36,7 @@ from ._shape import MAX_DEPTH, JsonValue, aligned_items, is_dict, nested_deeper_
 
 CUT = '…'
 """What marks a cut inside a line (` … ` between pieces, a leading `… `, a trailing ` …`)."""
-MARKER = re.compile(r'… [1-9]\d* (?:[a-z]+ )*omitted(?: \([1-9]\d* [a-z]+\))? …')
+MARKER = re.compile(r'… [1-9]\d* (?:[a-z]+ )*omitted(?: \([1-9]\d* records?\))? …')
 """A line standing for a run of dropped lines or items (`… 12 lines omitted …`, `… 3 similar lines omitted …`,
 `… 82 lines omitted (7 records) …`)."""
 MIN_SHARED_WORDS = 2
