@@ -1387,6 +1387,25 @@ def test_a_unittest_traceback_is_placed_by_its_failures_header() -> None:
     assert 'ERROR: test_ordering_4 (invalid_models.tests.OrderingTests.test_ordering_4)' in kept
 
 
+def test_a_module_that_failed_to_import_places_its_traceback() -> None:
+    """unittest names a test module it could not import by its dotted name (`ERROR: tests.test_api (...)`): its
+    header places its traceback as a test's does."""
+    lines = [
+        '======================================================================',
+        'ERROR: tests.test_api (unittest.loader._FailedTest.tests.test_api)',
+        '----------------------------------------------------------------------',
+        'ImportError: Failed to import test module: tests.test_api',
+        'Traceback (most recent call last):',
+        "ModuleNotFoundError: No module named 'requests'",
+        '',
+        '----------------------------------------------------------------------',
+        'Ran 1 test in 0.000s',
+    ]
+    chains = enclosing(ContentKind.SHELL, lines)
+    assert 1 in chains[3] and 1 in chains[5]
+    assert chains[8] == ()
+
+
 def test_a_passing_tests_banner_comes_with_its_section() -> None:
     """`pytest -rP` prints passing tests' captured output under banners as failures have them: in the PASSES
     section, the banner brings the section's header, so a captured 302 reads as a passing test's log. A

@@ -86,11 +86,13 @@ _NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'em
 _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
 _TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
 _RULE = re.compile(r'[-=_~*]{10,}\r?$|⎯{3,}')
-_UNITTEST_HEADER = re.compile(r'(?:ERROR|FAIL): \w+ \(')
-_FAILURES = re.compile(r'=+ (?:FAILURES|ERRORS) =+')
-"""unittest's header of a failure (`FAIL: test_login (app.tests.LoginTests)`), under a rule of `=`."""
 """A line drawn across (unittest's `-----` between a failure's header, traceback and the next; Vitest's `⎯⎯⎯ Failed
 Tests 1 ⎯⎯⎯` and `⎯⎯⎯[1/2]⎯` around a failure): a separator, no place."""
+_UNITTEST_HEADER = re.compile(r'(?:ERROR|FAIL): [\w.]+ \(')
+"""unittest's header of a failure (`FAIL: test_login (app.tests.LoginTests)`), under a rule of `=`; a module that
+failed to import names itself (`ERROR: tests.test_api (unittest.loader._FailedTest.tests.test_api)`)."""
+_FAILURES = re.compile(r'=+ (?:FAILURES|ERRORS) =+')
+"""pytest's sections of failures: a test banner in any other (`=== PASSES ===`) is placed by it."""
 _NAMES_ITSELF = re.compile(
     rf'(?:FAIL(?:ED)?|PASS(?:ED)?|ok)(?:[ :\t]|\r?$)|ERROR(?: [^\s:]+(?:::| - |\r?$)|: \w+ \()|{PYTEST_NODE}'
     rf'|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: |test \S+ \.\.\. '
