@@ -60,10 +60,18 @@ def test_grounded_lines(line: str, kind: GroundingKind, source: int | None) -> N
     assert grounding.grounded
 
 
-@pytest.mark.parametrize('line', ['… 3 lines omitted (42 casualties) …', '… 3 lines omitted (2 failures) …'])
+@pytest.mark.parametrize(
+    'line',
+    [
+        '… 3 lines omitted (42 casualties) …',
+        '… 3 lines omitted (2 failures) …',
+        '… 3 the admin password is hunter omitted …',
+        '… 2 lines that said the deploy failed omitted …',
+    ],
+)
 def test_a_marker_counts_records_and_nothing_else(line: str) -> None:
-    """A marker's count in brackets is of records (`lines.marker`): any other is a model's own claim, a number
-    with no line to stand on."""
+    """A marker says how many lines, items or keys were dropped, and in brackets how many records (`lines.marker`):
+    any other words are a model's own claim, with no line to stand on."""
     assert not grounded_line(line, ORIGINAL).grounded
 
 
