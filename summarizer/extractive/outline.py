@@ -62,6 +62,7 @@ from .shell import (
     PYTEST_NODE,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
+    TEST_BANNER,
     TEST_HEADER,
     TSC_ERROR,
     VERDICT_LINE,
@@ -84,7 +85,7 @@ _ID_FIELDS = ('id', 'id_', 'uuid', 'key', 'number', 'slug')
 _NAME_FIELDS = ('filename', 'file_name', 'name', 'title', 'subject', 'path', 'email', 'sender', 'username', 'user')
 """... and by a name: a record shows one of each where it has them (`id_: '3'` and `filename: plan.docx`)."""
 _RESULT_FIELD = re.compile(r'^(?:Title|URL|Url|Link|title|url|link):[ \t]')
-_TEST_BANNER = re.compile(r'^_{3,} .+ _{3,}\r?$|^={3,} .+ ={3,}\r?$')  # a `\r` kept where lines end `\r\n`
+_TEST_BANNER = re.compile(rf'^{TEST_BANNER}|^={{3,}} .+ ={{3,}}\r?$')  # a `\r` kept where lines end `\r\n`
 _RULE = re.compile(r'[-=_~*]{10,}\r?$|⎯{3,}')
 """A line drawn across (unittest's `-----` between a failure's header, traceback and the next; Vitest's `⎯⎯⎯ Failed
 Tests 1 ⎯⎯⎯` and `⎯⎯⎯[1/2]⎯` around a failure): a separator, no place."""

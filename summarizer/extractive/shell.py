@@ -612,5 +612,7 @@ def _last_error(lines: Sequence[str], body: Sequence[int]) -> int | None:
     return exceptions[-1] if exceptions else None
 
 
-_TEST_BANNER = re.compile(r'_{3,} .+ _{3,}\r?$')
+TEST_BANNER = r'_{3,} .+ _{3,}\r?$'
+"""pytest's banner over a test's section (`____ test_login ____`, `___ ERROR at setup of test_x ___`)."""
+_TEST_BANNER = re.compile(TEST_BANNER)
 _REPEATED_SHARE = 0.8

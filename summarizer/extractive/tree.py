@@ -1217,8 +1217,8 @@ of the record brings along to place it, whose start says where the record begins
 def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
     """Where `line` of a text of `kind` is cut into pieces.
 
-    A long record's first line at `_RECORD_HEAD`, a search result's paragraph at `search.PIECE_CHARS` (`search.piece_chars`:
-    not its title or url), else `limit`.
+    A long record's first line at `_RECORD_HEAD`, a search result's paragraph at `search.PIECE_CHARS` (not its
+    title or url: `search.piece_chars`), else `limit`.
     """
     if kind is ContentKind.SEARCH:
         return search.piece_chars(line, limit)
