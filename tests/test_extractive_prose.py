@@ -318,6 +318,29 @@ def test_a_cdp_tree_keeps_the_pages_sentences_over_its_table_of_contents() -> No
     assert letter not in kept
 
 
+def test_a_cdp_trees_long_text_nodes_bring_their_first_sentences() -> None:
+    """A text node holding a paragraph (400 characters and more) is offered in pieces of a sentence or two, as a
+    search result's page is: whole, each cost as much as ten links of the page's table of contents and lost to
+    them; its first sentence says what the paragraph is about."""
+    toc = [f'[{3100 + n}] link "Topic {n}"  [url: https://example.org/agenda#topic-{n}]' for n in range(30)]
+    rest = ' '.join(
+        f'Sentence {k} of the paragraph goes on about the institute in words a reader skims.' for k in range(6)
+    )
+    paragraphs = [
+        f'[{1756 + n}] StaticText "The institute was set up in {2020 + n} to study the risks of area {n}. {rest}"'
+        for n in range(3)
+    ]
+    text = '\n'.join(['[2094] heading "Our Research Agenda"', *toc, '[2112] heading "Introduction"', *paragraphs])
+    assert prose.is_tree(Joined(text.split('\n')))
+    summary = summarize(text, budget_tokens=len(text) // 16)
+    assert isinstance(summary, str)
+    for n in range(3):
+        assert (
+            f'[{1756 + n}] StaticText "The institute was set up in {2020 + n} to study the risks of area {n}.'
+            in summary
+        )
+
+
 def test_a_markdown_list_naming_a_landmark_is_no_accessibility_tree() -> None:
     text = '## Notes\n- navigation is hard on small screens\n  - the footer hides the menu\n- banner ads load late'
     weights = prose.line_bonuses(Joined(text.split('\n')))

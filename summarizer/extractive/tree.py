@@ -1218,10 +1218,13 @@ def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
     """Where `line` of a text of `kind` is cut into pieces.
 
     A long record's first line at `_RECORD_HEAD`, a search result's paragraph at `search.PIECE_CHARS` (not its
-    title or url: `search.piece_chars`), else `limit`.
+    title or url: `search.piece_chars`), an accessibility tree's node (a text node's paragraph) there too, so its
+    first sentence comes without the rest; else `limit`.
     """
     if kind is ContentKind.SEARCH:
         return search.piece_chars(line, limit)
+    if kind is ContentKind.PROSE and prose.TREE_NODE.match(line):
+        return min(limit, search.PIECE_CHARS)
     return _RECORD_HEAD if kind is ContentKind.RECORDS and _is_record_head(line) else limit
 
 
