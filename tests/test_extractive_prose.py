@@ -341,6 +341,23 @@ def test_a_cdp_trees_long_text_nodes_bring_their_first_sentences() -> None:
         )
 
 
+def test_a_cdp_trees_nodes_without_words_weigh_less_than_nothing() -> None:
+    """`StaticText "A"`, `StaticText " "`, a bare `strong`: a node with no words says nothing, and near a page's top
+    the first lines' filler bonus kept them over its text. A one-word node (`"Careers"`) is a name, and stays weighed."""
+    lines = [
+        '[2033] link "We are now the AI Security Institute"  [url: https://www.gov.uk/news]',
+        '[1652] StaticText "A" ',
+        '[2114] strong ',
+        '  [1755] StaticText " " ',
+        '[1754] StaticText "Artificial Intelligence presents an enormous opportunity to the UK." ',
+        '[3301] StaticText "Careers" ',
+        '[3300] link "I understand"',
+    ]
+    bonuses = prose.line_bonuses(Joined(lines))
+    assert bonuses[1:4] == [NOISE] * 3
+    assert bonuses[4] > NOISE and bonuses[5] > NOISE
+
+
 def test_a_markdown_list_naming_a_landmark_is_no_accessibility_tree() -> None:
     text = '## Notes\n- navigation is hard on small screens\n  - the footer hides the menu\n- banner ads load late'
     weights = prose.line_bonuses(Joined(text.split('\n')))

@@ -92,6 +92,8 @@ _CONTROL_ROLES = frozenset(
 )
 """What an agent acts on next, by the node's `ref`."""
 _TEXT_ROLES = frozenset({'statictext', 'text', 'paragraph'})
+_EMPTY_NODE = re.compile(r'[ \t]*+(?:"[^\w"\n]*+\w?[^\w"\n]*+")?[ \t]*+\r?$')
+"""What follows a node's role when the node holds no words: nothing, or a name of one letter at most (`" "`, `"A"`)."""
 _SENTENCE_WORDS = 10
 """Words of a text node's line (its number and role included) that make a sentence of the page's own text, what a
 reader of the page came for: a line of a link list or a one-word label is none."""
@@ -112,8 +114,8 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
     A heading weighs as a Markdown heading does (`MID`); a text node holding a sentence (the page's own
     words, `[1757] StaticText "The AI Security Institute was set up to ..."`) and an alert `HIGH`, a
     control `LOW` outside the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
-    the landmark), its links' `/url:` lines with them, weighs `NOISE`. Playwright's
-    page address and title lines are `HIGH`.
+    the landmark), its links' `/url:` lines with them, weighs `NOISE`, as does a node with no words (`StaticText "A"`,
+    a bare `strong`). Playwright's page address and title lines are `HIGH`.
     """
     if not is_tree(lines):
         return
@@ -137,6 +139,8 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
             bonuses[index] = max(bonuses[index], LOW)
         elif role in _TEXT_ROLES and len(lines.lines[index].split()) >= _SENTENCE_WORDS:
             bonuses[index] = max(bonuses[index], HIGH)
+        elif _EMPTY_NODE.match(lines.lines[index], node.end()):
+            bonuses[index] = NOISE  # `StaticText "A"`, `strong`: no words a reader reads
 
 
 def _subtree_end(texts: Sequence[str], index: int, depth: int) -> int:
