@@ -1223,7 +1223,7 @@ def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
     """
     if kind is ContentKind.SEARCH:
         return search.piece_chars(line, limit)
-    if kind is ContentKind.PROSE and prose.TREE_NODE.match(line):
+    if kind is ContentKind.PROSE and len(line) > search.PIECE_CHARS and prose.TREE_NODE.match(line):
         return min(limit, search.PIECE_CHARS)
     return _RECORD_HEAD if kind is ContentKind.RECORDS and _is_record_head(line) else limit
 
