@@ -39,7 +39,7 @@ from ._config import (
     ToolRule,
 )
 from ._facts import all_parts, fact_kinds, mention_pattern, mentions, quoted_strings, referred_facts, token_set
-from ._grounding import CUT, Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
+from ._grounding import CUT, RECORD_COUNT, Grounding, GroundingKind, OriginalText, grounded_line, ungrounded
 from ._lazy import lazy_exports
 from ._pg_url import SCHEME, PgUrl, secrets_in
 from ._resources import data_path, install_hint, package_version
@@ -88,6 +88,7 @@ __all__ = [
     'MAX_DEPTH',
     'READ_HINT',
     'READ_TOOL_NAME',
+    'RECORD_COUNT',
     'REPEAT_CALL_ID',
     'REPEAT_NOTE',
     'SCHEME',

@@ -36,7 +36,9 @@ from ._shape import MAX_DEPTH, JsonValue, aligned_items, is_dict, nested_deeper_
 
 CUT = '…'
 """What marks a cut inside a line (` … ` between pieces, a leading `… `, a trailing ` …`)."""
-MARKER = re.compile(r'… [1-9]\d* (?:(?:similar )?lines?|items?|keys?) omitted(?: \([1-9]\d* records?\))? …')
+RECORD_COUNT = r'(?: \([1-9]\d* records?\))?'
+"""What a marker over a run of YAML records adds after `omitted` (`… 82 lines omitted (7 records) …`, `lines.marker`)."""
+MARKER = re.compile(rf'… [1-9]\d* (?:(?:similar )?lines?|items?|keys?) omitted{RECORD_COUNT} …')
 """A line standing for a run of dropped lines, items or keys (`… 12 lines omitted …`, `… 3 similar lines omitted …`,
 `… 82 lines omitted (7 records) …`, `… 1 item omitted …`), in the words summaries write and no others: a line of a
 model's own words between `… 3` and `omitted …` would pass as a marker without standing on the original."""

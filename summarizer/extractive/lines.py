@@ -19,6 +19,7 @@ import itertools
 import re
 from collections.abc import Callable, Sequence
 
+from ..core import RECORD_COUNT
 from .budget import cost, current_deadline, escapes
 
 __all__ = (
@@ -35,7 +36,7 @@ __all__ = (
 
 MAX_LINE_CHARS = 400
 """A longer line is cut into pieces (a listing's lines never are: see `pieces`)."""
-OMISSION = re.compile(r'^… (\d+) (?:similar )?lines? omitted(?: \(\d+ records?\))? …$')
+OMISSION = re.compile(rf'^… (\d+) (?:similar )?lines? omitted{RECORD_COUNT} …$')
 """What a marker line looks like, and how many lines it stands for: the eval follows it to the next kept line."""
 MARKER_COST = 7.0
 """Estimated tokens of a marker line and its line break (`… 1234 lines omitted …`: two `…` count one each)."""

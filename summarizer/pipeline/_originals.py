@@ -52,7 +52,7 @@ from pathlib import Path
 import pydantic_core
 from pydantic_ai.messages import ModelMessage, ModelRequest, SystemPromptPart, UserPromptPart
 
-from ..core import READ_HINT, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
+from ..core import READ_HINT, RECORD_COUNT, JsonValue, SummarizerConfig, Tokenizer, json_text, private_folder
 from ._cache import storable_json
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ _BUSY_SECONDS = 30.0
 READ_LINE = f'…{READ_HINT}'
 """The last line of such a summary that holds no marker of its own (a model's own words, pieces of a line)."""
 _ELLIPSIS = r'(?:…|\\u2026)'
-_MARKER = re.compile(rf'{_ELLIPSIS} \d+ (?:(?:similar )?lines?|items?) omitted(?: \(\d+ records?\))? {_ELLIPSIS}')
+_MARKER = re.compile(rf'{_ELLIPSIS} \d+ (?:(?:similar )?lines?|items?) omitted{RECORD_COUNT} {_ELLIPSIS}')
 """An omission marker a summary writes: `… 212 lines omitted …` (`extractive.lines.marker`), `… 3 items omitted …`
 (`_shape.items_marker`, in the JSON text a string holding JSON is summarized to, where it may be `\\u2026`-escaped)."""
 _HINTED_MARKER = re.compile(rf'(?:{_MARKER.pattern}|^…){re.escape(READ_HINT)}', re.MULTILINE)
