@@ -413,3 +413,60 @@ def test_a_signature_over_several_lines_is_kept_with_its_parameters() -> None:
     assert numbered[15:21] == [line for line in kept if line in numbered[15:21]]  # the whole signature
     bodies = [numbered[index + 1] for index, line in enumerate(lines) if line.startswith('    def write_')]
     assert sum(body in kept for body in bodies) < len(bodies)  # the bodies come after it
+
+
+LEDGER = [
+    'from decimal import Decimal',
+    '',
+    '',
+    *[
+        line
+        for name in ('reconcile_ledger', 'close_period', 'post_refund', 'void_invoice', 'merge_accounts', 'audit_trail')
+        for line in (
+            f'def {name}(session, invoice):',
+            f'    """Keep {name} in step with the invoice."""',
+            f'    entries = session.rows("{name}", invoice.id)',
+            '    total = sum((entry.amount for entry in entries), Decimal("0"))',
+            f'    drift = invoice.total - total  # {name}',
+            '    if abs(drift) > Decimal("0.01"):',
+            f'        raise ValueError(f"{name}: drift {{drift}}")',
+            '    return total',
+            '',
+            '',
+        )
+    ],
+]
+
+
+def test_the_body_of_a_definition_the_conversation_names_is_kept_whole() -> None:
+    """A turn that names `post_refund` is about to read or edit its body: it is kept, under its def, before others'."""
+    lines = _numbered(LEDGER).split('\n')
+    start = next(index for index, line in enumerate(lines) if 'def post_refund(' in line)
+    body = lines[start : start + 8]
+    blind = summary_lines('\n'.join(lines), budget_tokens=240)
+    named = summary_lines('\n'.join(lines), budget_tokens=240, quoted=('post_refund',))
+    assert not set(body) <= set(blind)  # no room for a whole body unless one is named
+    assert set(body) <= set(named)
+    assert [line for line in named if 'def ' in line and 'post_refund' not in line]  # the outline of the rest stays
+    assert not [line for line in named if 'raise' in line and 'post_refund' not in line]  # no other body comes
+
+
+def test_a_name_defined_twice_brings_no_body() -> None:
+    """`__init__` named by a turn could be any class's: no body is favoured over the outline."""
+    lines = [
+        line
+        for cls in ('Ledger', 'Refund', 'Invoice', 'Period')
+        for line in (
+            f'class {cls}:',
+            '    def __init__(self, session):',
+            f'        self.session = session  # {cls.lower()}',
+            f'        self.rows = session.rows("{cls.lower()}")',
+            f'        self.total = sum(row.amount for row in self.rows)  # {cls}',
+            '',
+            f'    def describe_{cls.lower()}(self):',
+            f'        return "{cls}"',
+            '',
+        )
+    ]
+    text = _numbered(lines)
+    assert summary_lines(text, budget_tokens=120, quoted=('__init__',)) == summary_lines(text, budget_tokens=120)

@@ -2,7 +2,9 @@
 
 A reader of a summarized file needs its outline (imports, classes, functions with their
 signatures) to know what is there, and the lines holding what the conversation quotes (pinned as
-quoted facts) to edit them. A numbered read keeps its numbers: kept lines are never rewritten.
+quoted facts) to edit them. A function the conversation names is one it is about to read or edit:
+its body weighs as much as a definition (`defined_name` tells the tree which name a definition's
+line defines). A numbered read keeps its numbers: kept lines are never rewritten.
 
 What counts as a definition (`HIGH`), in the languages agents read most:
 
@@ -147,3 +149,20 @@ def _parameters(lines: Sequence[str], index: int, weight: float, result: list[fl
 
 _NUMBERED = re.compile(_NUMBER)
 _SIGNATURE_LINES = 12
+_NAMED = re.compile(r'([A-Za-z_$][\w$]*)(?= *(?:\(|<|:|=|\{|\r?$))')
+"""A word a definition's line may define: followed by its parameters, type parameters, a colon, a `=` or a block."""
+_NOT_NAMES = frozenset({
+    'def', 'class', 'function', 'fn', 'fun', 'func', 'async', 'static', 'public', 'private', 'protected', 'export',
+    'default', 'const', 'let', 'var', 'val', 'struct', 'enum', 'trait', 'interface', 'impl', 'type', 'override',
+    'final', 'abstract', 'self', 'this',
+})  # fmt: skip
+"""Keywords and modifiers a definition's line holds before its name, and the receivers it may take first."""
+
+
+def defined_name(line: str) -> str | None:
+    """The name a definition's line (`HIGH` here) defines: `load` in `def load(self):`, `Order` in `class Order:`."""
+    body = _NUMBERED.sub('', line, count=1)
+    for match in _NAMED.finditer(body):
+        if match.group(1) not in _NOT_NAMES:
+            return match.group(1)
+    return None

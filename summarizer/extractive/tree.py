@@ -45,7 +45,7 @@ from ..core import (
     quoted_strings,
     token_set,
 )
-from . import lines as text_lines, prose, search
+from . import code, lines as text_lines, prose, search
 from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
@@ -711,6 +711,7 @@ class _Tree:
         repeats = _Repeats(node.lines, chains, FOLDED_UNDER.get(kind))
         repeated = REPEATED_BLOCKS[kind](unprefixed) if kind in REPEATED_BLOCKS else set[int]()
         blobs = text_lines.blob_lines(plain)
+        self._weigh_named_bodies(kind, numbered, bonuses, chains)
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
@@ -755,6 +756,36 @@ class _Tree:
         self._count_all(counted, outer)
         self._add_units(node, outer=outer, path=path)
         return node
+
+    def _weigh_named_bodies(
+        self,
+        kind: ContentKind,
+        numbered: Sequence[tuple[int, str]],
+        bonuses: list[float],
+        chains: Sequence[tuple[int, ...]] | None,
+    ) -> None:
+        """Weigh the body of a definition the conversation names (`def load(` where a turn quotes `load`) as a definition.
+
+        A turn naming a function is about to read or edit its body, so its lines are no repeats to fold either. Only
+        the innermost definition around a line counts, and only a name defined once in the text: a turn naming
+        `__init__` says nothing of which class it means. Blank lines and lines of brackets alone stay as they are.
+        """
+        if kind is not ContentKind.CODE or chains is None or not self._quoted:
+            return
+        names: dict[int, str] = {}
+        for number, (index, line) in enumerate(numbered):
+            if bonuses[number] >= HIGH:
+                name = code.defined_name(line)
+                if name is not None:
+                    names[index] = name
+        defined = Counter(names.values())
+        named = {index for index, name in names.items() if name in self._quoted and defined[name] == 1}
+        if not named:
+            return
+        for number, (index, line) in enumerate(numbered):
+            inner = next((parent for parent in chains[index] if parent in names), None)
+            if inner in named and not bare(line):
+                bonuses[number] = max(bonuses[number], HIGH)
 
     def _place_quoted(self, plain: Sequence[str], line_facts: list[tuple[str, ...]]) -> None:
         """A line number later turns quote (`line 103`) is a fact of the line it numbers, not of every line holding it."""
