@@ -161,3 +161,46 @@ def test_a_line_number_too_long_for_an_int_is_no_grep_line() -> None:
     summary = summarize('\n'.join(lines), budget_tokens=300)
     assert isinstance(summary, str)
     assert 'src/app.py:1:    total_1 = 1' in kept_lines('\n'.join(lines), summary)
+
+
+def _grep_groups(groups: int) -> str:
+    """`grep -n -B2 -A15` in one test file: each test's def a match, with its context; groups between `--` lines."""
+    runs: list[str] = []
+    for group in range(groups):
+        start = 100 + group * 40
+        run = [
+            f'tests/delete/tests.py-{start + k}-        obj_{group}_{k} = Model.objects.create(name="row {k}")'
+            for k in range(2)
+        ]
+        run.append(f'tests/delete/tests.py:{start + 2}:    def test_fast_delete_{group}(self):')
+        run += [
+            f'tests/delete/tests.py-{start + 3 + k}-        self.assertNumQueries({k}, Model.objects.filter(pk=obj_{group}_{k % 2}.pk).delete)'
+            for k in range(15)
+        ]
+        runs.append('\n'.join(run))
+    return '\n--\n'.join(runs)
+
+
+def test_no_group_separator_stands_alone_between_two_markers() -> None:
+    """`grep -C` prints `--` between groups: kept between two markers, it says nothing they do not."""
+    text = _grep_groups(10)
+    for budget in (90, 200, 300, 400):
+        summary = summarize(text, budget_tokens=budget)
+        assert isinstance(summary, str)
+        lines = summary.split('\n')
+        alone = [
+            line
+            for before, line, after in zip(lines, lines[1:], lines[2:])
+            if line == '--' and before[0] == after[0] == '…'
+        ]
+        assert alone == [], budget
+
+
+def test_a_group_separator_between_two_kept_lines_stays() -> None:
+    """Between a group's kept last line and the next group's kept first line, `--` costs less than a marker."""
+    text = _grep_groups(3).replace('obj_0_0.pk).delete)\n--', 'obj_0_0.pk).delete)  # last_of_group_zero\n--')
+    summary = summarize(text, budget_tokens=150, quoted=('last_of_group_zero', 'obj_1_0'))
+    assert isinstance(summary, str)
+    lines = summary.split('\n')
+    at = lines.index('--')
+    assert lines[at - 1].endswith('# last_of_group_zero') and 'obj_1_0 = ' in lines[at + 1]

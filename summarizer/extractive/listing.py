@@ -3,18 +3,21 @@
 A listing's line is its unit of meaning (`path:line:code`): it is never cut into pieces. A match
 line (`path:12:`) outweighs a context line (`path-13-`), and the first line of each file is
 required (`MUST`), so the summary shows which files matched before showing more of one file: its first
-match line, not a line of context above it (`rebuilder.py-46-)`) that says nothing of the match.
+match line, not a line of context above it (`rebuilder.py-46-)`) that says nothing of the match. The `--`
+that `grep -C` prints between groups is no line to keep for itself: between two markers it says nothing they do
+not, and between two kept lines it is kept anyway (it costs less than the marker standing for it).
 """
 
 from __future__ import annotations
 
 import re
 
-from .lines import LOW, MUST, Joined
+from .lines import LOW, MUST, NOISE, Joined
 
 GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE)
 """A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
 A number has 12 digits at most: no file is longer, and Python reads no `int` of over 4300 digits."""
+_GROUP_SEPARATOR = re.compile(r'^--\r?$', re.MULTILINE)
 
 
 def line_bonuses(lines: Joined) -> list[float]:
@@ -30,4 +33,6 @@ def line_bonuses(lines: Joined) -> list[float]:
             first_match.setdefault(path, line)
     for path, line in first.items():
         result[first_match.get(path, line)] += MUST
+    for line in lines.matching(_GROUP_SEPARATOR):
+        result[line] = NOISE
     return result
