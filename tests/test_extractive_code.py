@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
+
 from extractive_checks import summary_lines
 
-from summarizer.extractive import code
+from summarizer.extractive import code, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.lines import HIGH, LOW, MID, Joined
 from summarizer.extractive.outline import enclosing
@@ -470,3 +472,13 @@ def test_a_name_defined_twice_brings_no_body() -> None:
     ]
     text = _numbered(lines)
     assert summary_lines(text, budget_tokens=120, quoted=('__init__',)) == summary_lines(text, budget_tokens=120)
+
+
+def test_a_definition_line_of_one_long_word_is_read_at_once() -> None:
+    """Looking for the name a def line defines once tried each letter of a word: a 200,000-letter line took minutes."""
+    word = 'x' * 200_000
+    text = _numbered([f'def {word} y', '    return 1', *LEDGER])
+    started = time.perf_counter()
+    summary = summarize(text, budget_tokens=200, quoted=('post_refund', 'y'))
+    assert time.perf_counter() - started < 2
+    assert isinstance(summary, str) and 'def post_refund(' in summary

@@ -149,8 +149,9 @@ def _parameters(lines: Sequence[str], index: int, weight: float, result: list[fl
 
 _NUMBERED = re.compile(_NUMBER)
 _SIGNATURE_LINES = 12
-_NAMED = re.compile(r'([A-Za-z_$][\w$]*)(?= *(?:\(|<|:|=|\{|\r?$))')
-"""A word a definition's line may define: followed by its parameters, type parameters, a colon, a `=` or a block."""
+_NAMED = re.compile(r'(?<![\w$])([A-Za-z_$][\w$]*+)(?= *+(?:\(|<|:|=|\{|\r?$))')
+"""A word a definition's line may define: followed by its parameters, type parameters, a colon, a `=` or a block.
+Tried only at a word's start and never given back, so a line of one long word is read once, not once per letter."""
 _NOT_NAMES = frozenset({
     'def', 'class', 'function', 'fn', 'fun', 'func', 'async', 'static', 'public', 'private', 'protected', 'export',
     'default', 'const', 'let', 'var', 'val', 'struct', 'enum', 'trait', 'interface', 'impl', 'type', 'override',

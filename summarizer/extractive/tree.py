@@ -774,6 +774,8 @@ class _Tree:
             return
         names: dict[int, str] = {}
         for number, (index, line) in enumerate(numbered):
+            if number % _CHECK_EVERY == 0:
+                self._deadline.check()
             if bonuses[number] >= HIGH:
                 name = code.defined_name(line)
                 if name is not None:
@@ -783,6 +785,8 @@ class _Tree:
         if not named:
             return
         for number, (index, line) in enumerate(numbered):
+            if number % _CHECK_EVERY == 0:
+                self._deadline.check()
             inner = next((parent for parent in chains[index] if parent in names), None)
             if inner in named and not bare(line):
                 bonuses[number] = max(bonuses[number], HIGH)
