@@ -204,3 +204,29 @@ def test_a_group_separator_between_two_kept_lines_stays() -> None:
     lines = summary.split('\n')
     at = lines.index('--')
     assert lines[at - 1].endswith('# last_of_group_zero') and 'obj_1_0 = ' in lines[at + 1]
+
+
+def test_a_blank_line_of_context_is_never_kept_for_itself() -> None:
+    """`tests.py-446-` (a blank line grep printed after a match) names a file and a number: between two markers it
+    said nothing, and it was kept as a way in for the match over it, which is a choice of its own."""
+    runs = []
+    for group in range(12):
+        start = 430 + group * 20
+        runs.append(
+            '\n'.join(
+                [
+                    f'tests/bulk_create/tests.py:{start}:    def test_update_conflicts_{group}(self):',
+                    f'tests/bulk_create/tests.py-{start + 1}-        with self.assertRaisesMessage(ValueError, msg_{group}):',
+                    f'tests/bulk_create/tests.py-{start + 2}-            Country.objects.bulk_create(self.data, batch_size={group + 2},',
+                    f'tests/bulk_create/tests.py:{start + 3}:                update_conflicts=True,',
+                    f'tests/bulk_create/tests.py-{start + 4}-            )',
+                    f'tests/bulk_create/tests.py-{start + 5}-',
+                ]
+            )
+        )
+    text = '\n--\n'.join(runs)
+    for budget in (120, 200, 300):
+        summary = summarize(text, budget_tokens=budget, quoted=('update_conflicts',))
+        assert isinstance(summary, str)
+        kept_lines(text, summary)
+        assert not [line for line in summary.split('\n') if line.endswith('-')], budget

@@ -217,7 +217,9 @@ MID = 3.0
 LOW = 1.0
 NOISE = -HIGH
 """A line its kind weighs less than nothing (a scraped page's menu, what tests that passed printed): more than
-the facts of a name or two weigh, less than a quoted fact, so it is kept only where a later turn quotes it."""
+the facts of a name or two weigh, less than a quoted fact, so it is kept only where a later turn quotes it, never as
+the way in to a line that places it (that line is a choice of its own), and between two kept lines where it costs
+less than a marker."""
 
 
 _BLOB = re.compile(r'(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{200,}=*')

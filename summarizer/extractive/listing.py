@@ -4,8 +4,9 @@ A listing's line is its unit of meaning (`path:line:code`): it is never cut into
 line (`path:12:`) outweighs a context line (`path-13-`), and the first line of each file is
 required (`MUST`), so the summary shows which files matched before showing more of one file: its first
 match line, not a line of context above it (`rebuilder.py-46-)`) that says nothing of the match. The `--`
-that `grep -C` prints between groups is no line to keep for itself: between two markers it says nothing they do
-not, and between two kept lines it is kept anyway (it costs less than the marker standing for it).
+that `grep -C` prints between groups, and a blank line of context (`tests.py-446-`), are no lines to keep for
+themselves: between two markers they say nothing the markers do not, and between two kept lines they are kept
+anyway (a run that costs less than the marker standing for it stays).
 """
 
 from __future__ import annotations
@@ -31,8 +32,10 @@ def line_bonuses(lines: Joined) -> list[float]:
         if match.group(2):
             result[line] = LOW
             first_match.setdefault(path, line)
+        elif not lines.lines[line][match.end() - match.start() :].strip():
+            result[line] = NOISE  # a blank line of context (`tests.py-446-`) names a file and a number, nothing else
     for path, line in first.items():
-        result[first_match.get(path, line)] += MUST
+        result[first_match.get(path, line)] = max(result[first_match.get(path, line)], 0.0) + MUST
     for line in lines.matching(_GROUP_SEPARATOR):
         result[line] = NOISE
     return result

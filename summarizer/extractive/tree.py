@@ -949,6 +949,8 @@ class _Tree:
         unit = isinstance(choice, _Unit)
         closed = self._closed(choice) if choice.outer is not None or (unit and choice.parents) else []
         covered, weights = self.covered, self._weights
+        if closed and unit and choice.bonus < 0 and covered.issuperset(choice.facts):
+            closed = []  # a line worth less than nothing is no way in for the lines over it: they are choices too
         if closed:
             facts = dict.fromkeys(choice.facts).keys() | {fact for item in closed for fact in item.facts}
             new = sorted(facts - covered)  # summed in a fixed order: float sums depend on it, and so would ties
