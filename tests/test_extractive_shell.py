@@ -1567,3 +1567,23 @@ def test_a_repeated_section_cut_off_by_the_end_of_the_output_keeps_its_last_line
     summary = summarize(text, budget_tokens=200)
     assert isinstance(summary, str)
     assert summary.split('\n')[-1] == lines[-1]
+
+
+def test_a_kept_test_name_brings_the_line_saying_how_it_went() -> None:
+    """Django's verbose runner puts a test's docstring and outcome on the line under its name: a name kept without
+    it says a test ran, not whether it passed."""
+    lines = ["Testing against Django installed in '/code/django/django'", 'Importing application staticfiles_tests']
+    words = ['app', 'camelcase', 'ignore', 'pathlib', 'links', 'clear', 'dry_run', 'verbosity', 'priority', 'subdir']
+    for first in words:
+        for second in ('files', 'dirs', 'names', 'patterns'):
+            name = f'test_{first}_{second}'
+            lines.append(f'{name} (staticfiles_tests.test_management.Test{second.title()}.{name})')
+            lines.append(f'Can find the {second} of {first} in an app static/ directory. ... ok')
+    lines += ['', '-' * 70, 'Ran 40 tests in 0.682s', '', 'OK']
+    text = '\n'.join(lines)
+    summary = summarize(text, budget_tokens=300)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    names = [index for index, line in enumerate(kept) if line.startswith('test_')]
+    assert names and kept[-1] == 'OK'
+    assert all(kept[index + 1].endswith('. ... ok') for index in names)

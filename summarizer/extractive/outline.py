@@ -59,6 +59,7 @@ from .listing import GREP_LINE
 from .notable import csv_cells
 from .shell import (
     ESLINT_PROBLEM,
+    PASSED_TEST,
     PYTEST_NODE,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
@@ -540,6 +541,24 @@ def _banners(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
     return result
 
 
+def _outcomes(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Unittest's verbose line naming a test whose outcome is on the next line (under a docstring): that line.
+
+    Django's runner prints `test_app_files (tests.TestCollection.test_app_files)`, then the test's docstring and how
+    it went (`Can find a file in an app static/ directory. ... ok`). A kept name says which test ran, and the line
+    under it whether it passed. (A failure's line is placed by the name over it: `_above_trouble`.)
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    for index in range(len(lines) - 1):
+        if _VERBOSE_TEST.match(lines[index]) and PASSED_TEST.search(lines[index + 1]):
+            result[index] = (index + 1,)
+    return result
+
+
+_VERBOSE_TEST = re.compile(r'\w+ \([\w.]+\)\r?$')
+"""unittest's verbose line naming a test, its outcome not on it: `test_app_files (tests.TestCollection.test_app_files)`."""
+
+
 def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """For each line of trouble (`lines.ALARM`, `_RAISED`) but a timestamped record, the nearest line above it with something in it.
 
@@ -755,7 +774,7 @@ _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[in
     ContentKind.RECORDS: _joined(_tables, _records),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble),
+    ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble, _outcomes),
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and

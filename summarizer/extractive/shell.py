@@ -211,7 +211,7 @@ _PASSED_UNIT = re.compile(
 `?   \tpkg\t[no test files]`, the `PASS` over it), `cargo test`'s `test result: ok. 12 passed; ...`, Jest's
 `PASS src/a.test.ts` and `  ✓ adds tax (3 ms)`, Mocha's `  ✔ adds tax`, Vitest's ` ✓ src/a.test.ts (6 tests) 3ms`.
 Noise beside a failure, the run's verdict without one."""
-_PASSED_TEST = re.compile(r' \.\.\. (?:ok|skipped\b[^\n]*+|expected failure)\r?$', re.MULTILINE)
+PASSED_TEST = re.compile(r' \.\.\. (?:ok|skipped\b[^\n]*+|expected failure)\r?$', re.MULTILINE)
 """unittest's line for a test that passed or was skipped, verbose (`test_total (shop.tests.CartTests) ... ok`, Django's
 `Cart totals round half up ... ok`): noise beside a failure, as `_PASSED_UNIT`'s lines are."""
 _GO_LINE = re.compile(
@@ -451,13 +451,13 @@ def _passing(lines: Joined, result: list[float]) -> None:
 
     pytest's `PASSES` section and `PASSED` lines, other tools' progress (`_PROGRESS`); and beside a failure (a line
     of `MUST` or more left), the verdicts of the packages, test binaries and tests that passed (`_PASSED_UNIT`,
-    `_PASSED_TEST`).
+    `PASSED_TEST`).
     """
     for index in lines.matching(_PASSED):
         result[index] = NOISE
     for index in lines.matching(_PROGRESS):
         result[index] = NOISE
-    units = sorted({*lines.matching(_PASSED_UNIT), *lines.matching(_PASSED_TEST)})
+    units = sorted({*lines.matching(_PASSED_UNIT), *lines.matching(PASSED_TEST)})
     passed = set(units)
     if any(_fails(lines.lines[index], bonus) and index not in passed for index, bonus in enumerate(result)):
         for index in units:
