@@ -163,6 +163,9 @@ class Turns:
         self._topics: dict[str, int] = {}
         """The names user prompts give in words (`topic_words`), and the first message naming each."""
         self._topic_pattern: re.Pattern[str] | None = None
+        self._read: tuple[JsonValue, str] | None = None
+        """The content `named` read last and its `plain_text`, for `facts` of the same content next (as the pipeline
+        asks for both): an object's plain text costs about as much as its JSON text."""
         self._start = self._end = -1
         self.extend(messages, start=start)
 
@@ -204,6 +207,7 @@ class Turns:
         if not named:
             return ()
         text = plain_text(content)
+        self._read = (content, text)
         if self._topic_pattern is None:  # a dozen literal words at most: one pass, no backtracking to speak of
             self._topic_pattern = re.compile(rf'\b(?:{"|".join(map(re.escape, self._topics))})\b')
         found = Counter(self._topic_pattern.findall(text))
@@ -226,11 +230,12 @@ class Turns:
         facts (`PossibleFacts`) only around those it holds, once for both sides, and not at all when
         it holds none a turn on a side asked for holds.
         """
+        read, self._read = self._read, None
         before = before and 0 <= self._start < message_index
         after = after and self._end > message_index
         if not (before or after):
             return ()
-        text = plain_text(content)
+        text = read[1] if read is not None and read[0] is content else plain_text(content)
         held = self._vocabulary.held(text, wait=True)
         sides: list[list[str]] | None = None
         if held is not None:
