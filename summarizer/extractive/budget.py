@@ -86,7 +86,11 @@ class Deadline:
         if self.abandoned:
             raise WorkBudgetExceeded('the embedded summarizer stopped: its caller gave up on it')
         if self.at is not None and time.monotonic() > self.at:
-            raise WorkBudgetExceeded(f'the embedded summarizer stopped after its {self.seconds:g} s time limit')
+            raise self.overrun()
+
+    def overrun(self) -> WorkBudgetExceeded:
+        """What the work raises at the deadline, or its caller when it stops waiting for the work there."""
+        return WorkBudgetExceeded(f'the embedded summarizer stopped after its {self.seconds:g} s time limit')
 
     def abandon(self) -> None:
         """The caller gives up: the work, waiting for its turn or under way in a thread nothing can stop, stops."""

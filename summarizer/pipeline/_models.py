@@ -8,6 +8,7 @@ no answer parsed. Its summaries go through the same post-check as any model's.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import os
@@ -19,7 +20,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-import anyio.to_thread
 from pydantic_ai.exceptions import UserError
 from pydantic_ai.messages import (
     ModelMessage,
@@ -46,6 +46,7 @@ from ..core import (
     url_secrets,
 )
 from ._prompts import parse_data_block
+from ._worker import in_worker
 
 EXTRACTIVE = 'extractive'
 _PROVIDER_EXTRAS = {'anthropic': 'anthropic', 'google': 'google'}
@@ -195,25 +196,32 @@ class EmbeddedModel(FunctionModel):
         super().__init__(self._answer, model_name=name)
 
     async def summarize(self, request: EmbeddedRequest) -> JsonValue:
-        """A summary for `request`, made in a worker thread in the process's turn.
+        """A summary for `request`, made in the process's worker thread (`_worker`) in the process's turn.
 
         `time_limit` seconds from the call (its wait for its turn included, see `_turn`), for a
         summarizer that looks at `extractive.current_deadline`. The thread is one nothing can stop: a
         request its caller gives up on (cancelled, timed out) is abandoned, and the work stops at its
-        next look at the deadline, or before it starts if it is still waiting its turn.
+        next look at the deadline, or never starts if it is still waiting its turn.
         """
         deadline = extractive.Deadline.after(self._time_limit)
-        work = functools.partial(self._in_turn, request, deadline)
+        started = threading.Event()
+        work = functools.partial(self._in_turn, request, deadline, started)
         if _INLINE:
             return work()
+        made = in_worker(work)
         try:
-            return await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+            await asyncio.wait([made], timeout=self._time_limit)
+            if not made.done() and not started.is_set():  # still waiting behind a work that overran its own limit
+                raise deadline.overrun()
+            return await made  # under way past its limit: it stops itself at its next look
         finally:
-            deadline.abandon()  # answered, or given up on: a thread still waiting or at work stops
+            made.cancel()  # given up on while it waits: it never runs
+            deadline.abandon()  # answered, or given up on: a work still waiting or under way stops
 
-    def _in_turn(self, request: EmbeddedRequest, deadline: extractive.Deadline) -> JsonValue:
+    def _in_turn(self, request: EmbeddedRequest, deadline: extractive.Deadline, started: threading.Event) -> JsonValue:
         with extractive.within(deadline), _turn(deadline):
             deadline.check()
+            started.set()
             return self._summarize(request)
 
     async def _answer(self, messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
