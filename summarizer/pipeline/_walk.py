@@ -293,9 +293,21 @@ def plain_json_text(content: object) -> str | None:
     if isinstance(content, str):
         return None  # its text is itself: nothing to save
     try:
-        return json.dumps(content, ensure_ascii=False, separators=(',', ':'), allow_nan=False, default=_not_plain)
+        return _PLAIN_ENCODER.encode(content)
     except (_NotPlain, TypeError, ValueError, RecursionError):
         return None
+
+
+_PLAIN_ENCODER = json.JSONEncoder(
+    ensure_ascii=False,
+    separators=(',', ':'),
+    allow_nan=False,
+    default=_not_plain,
+    # Circular data still has no text: it nests until RecursionError, without a set of every container seen
+    # (a fifth of the time of a content of records).
+    check_circular=False,
+)
+"""`plain_json_text`'s encoder, made once: `json.dumps` makes one per call."""
 
 
 class _Multimodal(Exception):
