@@ -507,6 +507,28 @@ async def test_a_request_waiting_behind_a_work_that_overruns_gives_up_at_its_own
     assert await model.summarize(EmbeddedRequest(content='after', budget_tokens=1)) == 'after'
 
 
+def test_a_work_that_outlives_its_event_loop_is_dropped_and_the_next_is_served() -> None:
+    """The worker thread serves every loop: a work whose loop closed while it ran is let go, and the next one runs."""
+    release, started = threading.Event(), threading.Event()
+
+    def slow(request: EmbeddedRequest) -> JsonValue:
+        if request.content == 'slow':
+            started.set()
+            release.wait(10)
+        return request.content
+
+    model = embedded_model('slow', slow, time_limit=30)
+
+    async def give_up() -> None:
+        task = asyncio.create_task(model.summarize(EmbeddedRequest(content='slow', budget_tokens=1)))
+        assert await asyncio.to_thread(started.wait, 10)
+        task.cancel()
+
+    asyncio.run(give_up())  # its loop is closed before the work ends
+    release.set()
+    assert asyncio.run(model.summarize(EmbeddedRequest(content='next', budget_tokens=1))) == 'next'
+
+
 def test_a_model_used_in_many_event_loops_keeps_none_of_them_alive() -> None:
     """Each `asyncio.run` makes a loop: a model used in many keeps none of them alive once they are gone."""
     model = embedded_model('extractive', extractive_summary, time_limit=30)
