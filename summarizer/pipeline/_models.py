@@ -284,8 +284,10 @@ def _turn(deadline: extractive.Deadline) -> Generator[None]:
     threads (`concurrency` of them) take turns every few milliseconds and finish no sooner, while
     each keeps its working tree alive, so the collector walks them all and the caches hold less.
     One at a time, the same requests take 0.85-0.9 of the CPU time (bench section 6), and each but
-    the last is done sooner. The wait counts against the request's time limit; one still waiting at
-    its deadline, or abandoned by its caller, gives up as one that ran out of time does.
+    the last is done sooner. The process's worker thread (`_worker`) serves them in order already;
+    the turn keeps that true whatever thread runs one. The wait counts against the request's time
+    limit; one still waiting at its deadline, or abandoned by its caller, gives up as one that ran out
+    of time does.
     """
     while not _turns.acquire(timeout=_TURN_POLL_SECONDS):  # woken at once when the turn is free
         deadline.check()
