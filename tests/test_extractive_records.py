@@ -405,3 +405,36 @@ def test_a_record_shown_in_part_is_not_counted_as_omitted(end: str) -> None:
     ]
     assert render(lines, {7: None}, record=_starts_record)[0] == '… 7 lines omitted (2 records) …'
     assert render(lines, {}, record=_starts_record) == ['… 8 lines omitted (2 records) …']
+
+
+def _events(count: int) -> str:
+    """A calendar as YAML dumps it: each event's `participants:` list written as deep as the key."""
+    events = []
+    for n in range(count):
+        events.append(
+            '\n'.join(
+                [
+                    '- all_day: false',
+                    f'  description: Weekly sync number {n} about the roadmap and the hiring plan for the quarter.',
+                    f'  end_time: 2024-05-{10 + n % 18:02d} 11:00:00',
+                    f"  id_: '{n}'",
+                    '  location: Room B',
+                    '  participants:',
+                    f'  - person{n}.one@bluesparrowtech.com',
+                    f'  - person{n}.two@bluesparrowtech.com',
+                    f'  start_time: 2024-05-{10 + n % 18:02d} 10:00:00',
+                    f'  title: Team Sync {n}',
+                ]
+            )
+        )
+    return '\n'.join(events)
+
+
+def test_a_kept_list_item_brings_the_key_it_is_listed_under() -> None:
+    """`  - emma@example.com` says nothing of whose address it is without the `  participants:` over it, written as
+    deep as the item, so its indentation does not name it."""
+    text = _events(12)
+    kept = summary_lines(text, budget_tokens=200, quoted=('person7.two@bluesparrowtech.com',))
+    at = kept.index('  - person7.two@bluesparrowtech.com')
+    key = max(index for index, line in enumerate(kept[:at]) if line == '  participants:')
+    assert not [line for line in kept[key:at] if line.startswith('- ')]  # the key of its own record

@@ -450,6 +450,38 @@ def _records(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
     return result
 
 
+def _sequence_keys(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each item of a YAML sequence written at its key's indentation, that key.
+
+    YAML dumps write a field's list items as deep as the field (`  participants:` over `  - emma@example.com`), so
+    their indentation names no parent but the record: a kept address without its `participants:` could be anyone's.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    keys: list[tuple[int, int]] = []
+    """(indentation, line) of the keys with no value of their own whose items may follow, shallowest first: a stack,
+    so a text of ever deeper keys is read once, not once per key."""
+    for index, line in enumerate(lines):
+        depth = depths[index]
+        if depth < 0:
+            continue
+        while keys and keys[-1][0] > depth:
+            keys.pop()
+        open_ = keys[-1][1] if keys and keys[-1][0] == depth else None
+        if _RECORD_START.match(line):
+            if open_ is not None:
+                result[index] = (open_,)
+            continue
+        if open_ is not None:
+            keys.pop()  # another field at its indentation: the key's items have ended
+        if _EMPTY_KEY.match(line):
+            keys.append((depth, index))
+    return result
+
+
+_EMPTY_KEY = re.compile(r'^ *[\w.-]+:\r?$')
+"""A YAML key whose value is the block under it (`  participants:`)."""
+
+
 def _identifying(lines: Sequence[str], depths: Sequence[int], start: int, end: int, depth: int) -> tuple[int, ...]:
     """The lines of the record `lines[start:end]` holding its most telling id field and name field."""
     found: dict[str, int] = {}
@@ -771,7 +803,7 @@ _MAX_DECORATORS = 4
 
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
     ContentKind.CODE: _decorators,
-    ContentKind.RECORDS: _joined(_tables, _records),
+    ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
     ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble, _outcomes),
