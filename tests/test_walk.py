@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 
 import pytest
 from pydantic_ai.messages import (
@@ -18,7 +19,7 @@ from pydantic_core import to_jsonable_python
 
 from summarizer.core._config import SummarizerConfig
 from summarizer.core._shape import MAX_DEPTH, schema_for, schema_of, structure_of
-from summarizer.core._tokens import estimate_tokens, json_text, message_texts, part_text
+from summarizer.core._tokens import estimate_tokens, json_text, message_texts, part_text, strings_json
 from summarizer.pipeline._walk import _json_data, is_summarizable, plain_json_text, walk
 
 
@@ -113,3 +114,26 @@ def _nested(depth: int) -> object:
 def test_is_summarizable_answers_as_the_walk_does(content: object) -> None:
     """The post-check's cheap predicate agrees with the walk's `_json_data` (multimodal, too deep: never)."""
     assert is_summarizable(content) is (_json_data(content, plain_json_text(content)) is not None)
+
+
+_EVERY_CHARACTER = ''.join(chr(code) for code in range(0x110000) if not 0xD800 <= code < 0xE000)
+
+
+@pytest.mark.parametrize(
+    'value',
+    [
+        _EVERY_CHARACTER,
+        [_EVERY_CHARACTER[start : start + 997] for start in range(0, 20_000, 997)],
+        ['', 'a "quoted" \\ line\n', '\x7f\u2028'],
+        [],
+    ],
+)
+def test_strings_json_writes_what_json_writes(value: object) -> None:
+    """pydantic-core's text of a string or a list of strings is the standard library's, byte for byte."""
+    assert strings_json(value) == json.dumps(value, ensure_ascii=False, separators=(',', ':'))
+
+
+@pytest.mark.parametrize('value', ['a lone \ud800 surrogate', ['ok', '\udfff'], ['a', 1], ('a', 'b'), {'a': 'b'}, 1])
+def test_strings_json_leaves_the_rest_to_json(value: object) -> None:
+    """A lone surrogate (no UTF-8 form), an item not a string, a tuple, an object: None, for the caller's own encoder."""
+    assert strings_json(value) is None

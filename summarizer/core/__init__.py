@@ -78,7 +78,7 @@ from ._write import (
 
 if TYPE_CHECKING:  # they import pydantic-ai: imported when first used (`lazy_exports`)
     from ._quoted import Turns, plain_text, turn_texts
-    from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts
+    from ._tokens import Tokenizer, content_tokens, estimate_tokens, json_text, message_texts, strings_json
 
 __all__ = [
     'CHUNK',
@@ -153,6 +153,7 @@ __all__ = [
     'secrets_in',
     'shape_mismatch',
     'shape_name',
+    'strings_json',
     'structure_of',
     'token_set',
     'turn_texts',

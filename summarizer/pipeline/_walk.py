@@ -42,6 +42,7 @@ from ..core import (
     json_text,
     nested_deeper_than,
     shape_name,
+    strings_json,
 )
 
 _MULTIMODAL = (BinaryContent, FileUrl, UploadedFile, bytes, bytearray, memoryview)
@@ -292,6 +293,9 @@ def plain_json_text(content: object) -> str | None:
     """
     if isinstance(content, str):
         return None  # its text is itself: nothing to save
+    text = strings_json(content)  # a list of lines or names, the most common list: the same text, sooner
+    if text is not None:
+        return text
     try:
         return _PLAIN_ENCODER.encode(content)
     except (_NotPlain, TypeError, ValueError, RecursionError):
