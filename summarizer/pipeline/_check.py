@@ -56,6 +56,7 @@ def summary_problem(
     room: int = 0,
     own_words: bool = False,
     instructions: str = '',
+    tokens: int | None = None,
 ) -> str | None:
     """Check (a) for one content: why `summary` cannot replace `original`, or None.
 
@@ -64,13 +65,15 @@ def summary_problem(
     summary must leave free under both limits (a model's string summary: the read hint's, added after).
     Last, the summary must be grounded in the original (`core.ungrounded`): `own_words`, a real model
     wrote it and may put a line in its own words; `instructions`, its prompt, which it may not repeat.
+    `tokens`: the summary's `content_tokens` by `tokenizer`, where the caller counted them already.
     """
     mismatch = shape_mismatch(original, summary)
     if mismatch:
         return f'wrong shape: {mismatch}'
     if not carries_text(summary):
         return 'empty summary'
-    tokens = content_tokens(summary, tokenizer)  # type: ignore[arg-type]  # shape-checked above
+    if tokens is None:
+        tokens = content_tokens(summary, tokenizer)  # type: ignore[arg-type]  # shape-checked above
     room_left = f' once {room} are left for the read hint' if room else ''
     if tokens >= original_tokens - room:
         return f'not smaller than the original ({tokens} >= {original_tokens - room} tokens{room_left})'

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import dataclasses
+import functools
 import logging
 import math
 import re
@@ -83,6 +84,11 @@ class Accepted:
 
     candidate: Candidate
     summary: JsonValue
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The summary's `json_text`, written once for the originals store and the report's count."""
+        return json_text(self.summary)
 
 
 class Compactor:
@@ -215,7 +221,7 @@ class Compactor:
         check_integrity(messages, output, changed={ref[0] for ref in accepted})
         for item in accepted.values():
             report.summarized += 1
-            report.tokens_after += content_tokens(item.summary, self.tokenizer)
+            report.tokens_after += self.tokenizer(item.text)  # `content_tokens`, of the text written once
         report.tokens_before = sum(candidate.tokens for candidate in due)
         report.tokens_after += sum(candidate.tokens for candidate in due if _ref(candidate) not in accepted)
         return Compaction(messages=output, report=report, changed=changed)
@@ -237,22 +243,23 @@ class Compactor:
         thread: a store another process holds locked keeps the write waiting (up to its busy timeout),
         never the event loop.
         """
-        final: dict[PartRef, JsonValue] = {}
+        final: dict[PartRef, Accepted] = {}
         for ref, item in accepted.items():
             candidate = item.candidate
             hinted = with_read_hint(candidate.text, item.summary)
-            final[ref] = hinted if isinstance(hinted, str) and self._hint_fits(candidate, hinted) else item.summary
+            hint_fits = isinstance(hinted, str) and self._hint_fits(candidate, hinted)
+            final[ref] = dataclasses.replace(item, summary=hinted) if hint_fits else item
         entries = [
             Kept(
                 tool_name=item.candidate.tool_name,
                 tool_call_id=item.candidate.part.tool_call_id,
                 content=item.candidate.content,
                 content_text=item.candidate.text,
-                summary=json_text(final[ref]),
+                summary=item.text,
                 scope=scope,
                 returned_at=item.candidate.part.timestamp,
             )
-            for ref, item in accepted.items()
+            for item in final.values()
         ]
         refused = await anyio.to_thread.run_sync(self.originals.keep, entries)
         if refused is not None:
@@ -264,7 +271,7 @@ class Compactor:
                     rejected=False,
                 )
             return {}
-        return {ref: dataclasses.replace(item, summary=final[ref]) for ref, item in accepted.items()}
+        return final
 
     def _hint_fits(self, candidate: Candidate, hinted: str) -> bool:
         """Whether a string summary with the read hint added is still under both of its limits.

@@ -394,12 +394,12 @@ class Summarizer:
         the stretch over the threshold where the budget's summary is not.
         """
         stretch = self.quoted_budget_for(candidate)
-        summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=stretch)
+        summary, tokens = await self._embedded(candidate, model, outcome, quoted_budget_tokens=stretch)
         if stretch is not None:
-            if self._problem(candidate, summary) is None:
+            if self._problem(candidate, summary, tokens=tokens) is None:
                 return summary  # checked already: the checks read every line, once is enough
-            summary = await self._embedded(candidate, model, outcome, quoted_budget_tokens=None)
-        return self._checked(candidate, summary)
+            summary, tokens = await self._embedded(candidate, model, outcome, quoted_budget_tokens=None)
+        return self._checked(candidate, summary, tokens=tokens)
 
     def embedded_request(self, candidate: Candidate, *, quoted_budget_tokens: int | None = None) -> EmbeddedRequest:
         """What an embedded model is asked for `candidate`: its content at its budget, keeping its quoted facts."""
@@ -413,17 +413,18 @@ class Summarizer:
 
     async def _embedded(
         self, candidate: Candidate, model: EmbeddedModel, outcome: Outcome, *, quoted_budget_tokens: int | None
-    ) -> JsonValue:
-        """An embedded model's summary of `candidate`, asked of it directly: no prompt, no answer to parse.
+    ) -> tuple[JsonValue, int]:
+        """An embedded model's summary of `candidate`, asked of it directly (no prompt, no answer to parse), and its tokens.
 
         Never retried: it is deterministic (`_retryable`).
         """
         outcome.attempts += 1
         async with asyncio.timeout(self.config.timeout_seconds):
             summary = await model.summarize(self.embedded_request(candidate, quoted_budget_tokens=quoted_budget_tokens))
+        tokens = content_tokens(summary, self.tokenizer)  # counted once: the checks take them as they are
         outcome.input_tokens += candidate.tokens
-        outcome.output_tokens += content_tokens(summary, self.tokenizer)
-        return summary
+        outcome.output_tokens += tokens
+        return summary, tokens
 
     async def _over_context(self, candidate: Candidate) -> str | None:
         """Why `candidate` is not sent: its prompt and answer cannot fit the server's context window, if it says one.
@@ -483,13 +484,13 @@ class Summarizer:
         """
         return self._checked(candidate, _read_summary(response, candidate))
 
-    def _checked(self, candidate: Candidate, summary: JsonValue) -> JsonValue:
-        """`summary`, if it passes the checks for `candidate`.
+    def _checked(self, candidate: Candidate, summary: JsonValue, *, tokens: int | None = None) -> JsonValue:
+        """`summary`, if it passes the checks for `candidate`; `tokens`: its tokens, if counted already.
 
         Raises:
             SummaryFailed: it does not (the original is kept).
         """
-        problem = self._problem(candidate, summary)
+        problem = self._problem(candidate, summary, tokens=tokens)
         if problem:
             raise SummaryFailed(problem)
         return summary
@@ -499,7 +500,7 @@ class Summarizer:
         cached = self.cache.get(key)
         return cached if cached is not None and self._problem(candidate, cached) is None else None
 
-    def _problem(self, candidate: Candidate, summary: JsonValue) -> str | None:
+    def _problem(self, candidate: Candidate, summary: JsonValue, *, tokens: int | None = None) -> str | None:
         prompt = self._prompts.for_tool(candidate.tool_name, candidate.shape)
         return summary_problem(
             candidate.content,
@@ -510,6 +511,7 @@ class Summarizer:
             room=self._room(candidate),
             own_words=self._reads_call,
             instructions=prompt.instructions,
+            tokens=tokens,
         )
 
     def _limit(self, loop: asyncio.AbstractEventLoop) -> asyncio.Semaphore:
