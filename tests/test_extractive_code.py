@@ -482,3 +482,22 @@ def test_a_definition_line_of_one_long_word_is_read_at_once() -> None:
     summary = summarize(text, budget_tokens=200, quoted=('post_refund', 'y'))
     assert time.perf_counter() - started < 2
     assert isinstance(summary, str) and 'def post_refund(' in summary
+
+
+def test_a_name_defined_again_in_the_same_words_brings_no_body() -> None:
+    """A second `def __init__(self, session):` like the first weighs half (`_ALIKE`), but it defines `__init__` again:
+    a turn naming `__init__` says nothing of which class it means, so the first class's body is no more named."""
+    lines = [
+        line
+        for cls in ('Ledger', 'Refund', 'Invoice')
+        for line in (
+            f'class {cls}:',
+            '    def __init__(self, session):',
+            f'        self.session = session  # {cls.lower()}',
+            f'        self.extra = compute_{cls.lower()}(self.rows, self.total)',
+            '',
+        )
+    ]
+    text = '\n'.join(lines)
+    for budget in (40, 60):  # room for the outline and a little more: no class's body comes before the outline
+        assert not [line for line in summary_lines(text, budget_tokens=budget, quoted=('__init__',)) if 'self.' in line]

@@ -161,7 +161,12 @@ _NOT_NAMES = frozenset({
 
 
 def defined_name(line: str) -> str | None:
-    """The name a definition's line (`HIGH` here) defines: `load` in `def load(self):`, `Order` in `class Order:`."""
+    """The name a definition's line defines: `load` in `def load(self):`, `Order` in `class Order:`.
+
+    None for a line that defines nothing (an import, a signature's parameter line: `    session: Session,`).
+    """
+    if not _DEFINITION_LINE.match(line):
+        return None
     body = _NUMBERED.sub('', line, count=1)
     for match in _NAMED.finditer(body):
         if match.group(1) not in _NOT_NAMES:

@@ -773,14 +773,15 @@ class _Tree:
         if kind is not ContentKind.CODE or chains is None or not self._quoted:
             return
         names: dict[int, str] = {}
+        defined = Counter[str]()
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
-            if bonuses[number] >= HIGH:
-                name = code.defined_name(line)
-                if name is not None:
+            # A definition like one above it weighs half (`def __init__(self):` again), but defines its name again.
+            if bonuses[number] >= HIGH / 2 and (name := code.defined_name(line)) is not None:
+                defined[name] += 1
+                if bonuses[number] >= HIGH:
                     names[index] = name
-        defined = Counter(names.values())
         named = {index for index, name in names.items() if name in self._quoted and defined[name] == 1}
         if not named:
             return
