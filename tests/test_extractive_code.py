@@ -501,3 +501,18 @@ def test_a_name_defined_again_in_the_same_words_brings_no_body() -> None:
     text = '\n'.join(lines)
     for budget in (40, 60):  # room for the outline and a little more: no class's body comes before the outline
         assert not [line for line in summary_lines(text, budget_tokens=budget, quoted=('__init__',)) if 'self.' in line]
+
+
+def test_a_definition_is_named_by_its_name_not_its_return_type() -> None:
+    """`public List<String> parse(` defines `parse`: `List` is its return type, `T` in `impl<T: Clone>` a parameter."""
+    assert code.defined_name('    public static List<String> parse(String s) throws IOException {') == 'parse'
+    assert code.defined_name('    public Map<String, List<Integer>> counts() {') == 'counts'
+    assert code.defined_name('    public async Task<IActionResult> Get(int id)') == 'Get'
+    assert code.defined_name('    Optional<Order> findById(String id);') == 'findById'
+    assert code.defined_name('    public static <T> List<T> copyOf(T x) {') == 'copyOf'
+    assert code.defined_name('impl<T: Clone> Store<T> {') == 'Store'
+    assert code.defined_name('pub(crate) fn load_all(x: u32) -> Vec<u8> {') == 'load_all'
+    assert code.defined_name('interface Repo<T> extends JpaRepository<T, Long> {') == 'Repo'
+    assert code.defined_name('class Store<T> extends Base {') == 'Store'
+    assert code.defined_name('function first<T>(xs: T[]): T {') == 'first'
+    assert code.defined_name('    12→    def load(self, key: str) -> Dict[str, int]:') == 'load'

@@ -155,7 +155,7 @@ Tried only at a word's start and never given back, so a line of one long word is
 _NOT_NAMES = frozenset({
     'def', 'class', 'function', 'fn', 'fun', 'func', 'async', 'static', 'public', 'private', 'protected', 'export',
     'default', 'const', 'let', 'var', 'val', 'struct', 'enum', 'trait', 'interface', 'impl', 'type', 'override',
-    'final', 'abstract', 'self', 'this',
+    'final', 'abstract', 'self', 'this', 'pub',
 })  # fmt: skip
 """Keywords and modifiers a definition's line holds before its name, and the receivers it may take first."""
 
@@ -167,8 +167,23 @@ def defined_name(line: str) -> str | None:
     """
     if not _DEFINITION_LINE.match(line):
         return None
-    body = _NUMBERED.sub('', line, count=1)
+    body = _NUMBERED.sub('', line[:_NAME_WITHIN], count=1)  # a generated line of a megabyte is read no further
+    depth, read = 0, 0
     for match in _NAMED.finditer(body):
-        if match.group(1) not in _NOT_NAMES:
-            return match.group(1)
+        start = match.start()
+        depth = max(0, depth + body.count('<', read, start) - body.count('>', read, start))
+        read = start
+        if depth or match.group(1) in _NOT_NAMES:
+            continue  # a type parameter (`T` in `impl<T: Clone>`), or a keyword
+        if _RETURN_TYPE.match(body, match.end()) and not _AFTER_KEYWORD.search(body, max(0, start - 16), start):
+            continue  # `List` in `public List<String> parse(`: a word after its type arguments is the name
+        return match.group(1)
     return None
+
+
+_NAME_WITHIN = 1000
+"""Where a definition's line names what it defines: in its first characters, after its modifiers and return type."""
+_RETURN_TYPE = re.compile(r'<(?:[^<>\n]|<[^<>\n]*+>)*+> *+[A-Za-z_$]')
+"""Type arguments followed by a word: what they follow is a return type (`List<String> parse`), not a name."""
+_AFTER_KEYWORD = re.compile(r'\b(?:class|interface|struct|enum|trait|type|record|union) +$')
+"""A declaration's keyword: what follows is the name, whatever follows it (`class Store<T> extends Base {`)."""
