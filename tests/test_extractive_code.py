@@ -516,3 +516,19 @@ def test_a_definition_is_named_by_its_name_not_its_return_type() -> None:
     assert code.defined_name('class Store<T> extends Base {') == 'Store'
     assert code.defined_name('function first<T>(xs: T[]): T {') == 'first'
     assert code.defined_name('    12→    def load(self, key: str) -> Dict[str, int]:') == 'load'
+
+
+def test_a_named_body_of_one_line_again_and_again_leaves_room_for_the_outline() -> None:
+    """A named function whose body repeats a line (`table.append((0, 0, 0))` 400 times) needs it read a few times:
+    the other copies are no more of the body to weigh as a definition, so they do not crowd out the file's outline
+    (before: one `def` kept of 61, and 77 copies of the line)."""
+    lines = ['import os', '']
+    for i in range(30):
+        lines += [f'def helper_{chr(97 + i % 26)}{i}_{i * 7 % 11}(x):', f'    return os.path.join(x, "{i}")', '']
+    lines += ['def build_table():', '    table = []', *['    table.append((0, 0, 0))'] * 400, '    return table', '']
+    for i in range(30):
+        lines += [f'def tail_{chr(97 + i % 26)}{i}_{i * 5 % 13}(y):', f'    return y * {i}', '']
+    for text in ('\n'.join(lines), _numbered(lines)):
+        kept = summary_lines(text, budget_tokens=600, quoted=('build_table',))
+        assert len([line for line in kept if 'def ' in line]) >= 40
+        assert 'table = []' in '\n'.join(kept) and len([line for line in kept if 'append' in line]) <= 3

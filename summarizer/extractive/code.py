@@ -160,6 +160,11 @@ _NOT_NAMES = frozenset({
 """Keywords and modifiers a definition's line holds before its name, and the receivers it may take first."""
 
 
+def line_text(line: str) -> str:
+    """`line` without a numbered read's line number and its indentation: what the same line again shares."""
+    return _NUMBERED.sub('', line, count=1).strip()
+
+
 def defined_name(line: str) -> str | None:
     """The name a definition's line defines: `load` in `def load(self):`, `Order` in `class Order:`.
 

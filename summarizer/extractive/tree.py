@@ -125,6 +125,9 @@ _DROPPED_COST = cost(DROPPED_TEXT)
 """A string of one line dropped whole is `…` (see `_render`)."""
 _MIN_PRICE = 0.25
 """The least a line costs: one that closes a run of dropped lines saves its marker, and may cost less than nothing."""
+_SAME_IN_BODY = 3
+"""How many times a named definition's body may hold the same line and each weigh as a definition: `fh.close()` in
+its `try` and its `except` both, not 400 `table.append((0, 0, 0))`."""
 _CHECK_EVERY = 512
 _SCAN_CHUNK = 50_000
 """Steps between two looks at the deadline."""
@@ -768,7 +771,9 @@ class _Tree:
 
         A turn naming a function is about to read or edit its body, so its lines are no repeats to fold either. Only
         the innermost definition around a line counts, and only a name defined once in the text: a turn naming
-        `__init__` says nothing of which class it means. Blank lines and lines of brackets alone stay as they are.
+        `__init__` says nothing of which class it means. Blank lines and lines of brackets alone stay as they are, and
+        so does a line the body held `_SAME_IN_BODY` times above (`table.append((0, 0, 0))` again): 400 copies of it
+        would crowd out the outline, and in a read without numbers they fold as repeats.
         """
         if kind is not ContentKind.CODE or chains is None or not self._quoted:
             return
@@ -785,11 +790,16 @@ class _Tree:
         named = {index for index, name in names.items() if name in self._quoted and defined[name] == 1}
         if not named:
             return
+        read = Counter[tuple[int, str]]()
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             inner = next((parent for parent in chains[index] if parent in names), None)
             if inner in named and not bare(line):
+                shape = (inner, code.line_text(line))
+                read[shape] += 1
+                if read[shape] > _SAME_IN_BODY:
+                    continue  # the same line again and again (a table's `append`): its copies are no more of the body
                 bonuses[number] = max(bonuses[number], HIGH)
 
     def _place_quoted(self, plain: Sequence[str], line_facts: list[tuple[str, ...]]) -> None:
