@@ -532,3 +532,26 @@ def test_a_named_body_of_one_line_again_and_again_leaves_room_for_the_outline() 
         kept = summary_lines(text, budget_tokens=600, quoted=('build_table',))
         assert len([line for line in kept if 'def ' in line]) >= 40
         assert 'table = []' in '\n'.join(kept) and len([line for line in kept if 'append' in line]) <= 3
+
+
+def test_a_named_class_brings_no_body_of_a_method_defined_in_other_classes_too() -> None:
+    """`__init__` of the class a turn names is its own innermost definition, named nowhere: its body is not favoured."""
+    lines = [
+        line
+        for cls in ('Refund', 'Invoice', 'Period', 'Ledger')  # the named class's `__init__` is one like those above
+        for line in (
+            f'class {cls}:',
+            '    def __init__(self, session):',
+            f'        self.rows = session.rows("{cls.lower()}_rows")  # {cls} rows, loaded once',
+            f'        self.total = sum(row.amount for row in self.rows)  # the {cls.lower()} total',
+            '',
+            f'    def describe_{cls.lower()}(self):',
+            f'        return "{cls}"',
+            '',
+        )
+    ]
+    text = _numbered(lines)
+    for budget in (70, 90, 130):
+        kept = summary_lines(text, budget_tokens=budget, quoted=('Ledger',))
+        assert any(line.endswith('class Ledger:') for line in kept)
+        assert not [line for line in kept if 'ledger_rows' in line or 'the ledger total' in line], budget

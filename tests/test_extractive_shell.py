@@ -1587,3 +1587,17 @@ def test_a_kept_test_name_brings_the_line_saying_how_it_went() -> None:
     names = [index for index, line in enumerate(kept) if line.startswith('test_')]
     assert names and kept[-1] == 'OK'
     assert all(kept[index + 1].endswith('. ... ok') for index in names)
+
+
+def test_a_skipped_tests_reason_of_trouble_is_placed_by_its_name_and_places_nothing() -> None:
+    """`Doc ... skipped "Error: database unavailable"` tells of trouble: its name places it, never the other way too."""
+    lines = [
+        'Importing application app',
+        'test_db (app.tests.StoreTests.test_db)',
+        'Reads the store. ... skipped "Error: database unavailable (failed)"',
+        'test_cache (app.tests.StoreTests.test_cache)',
+        'Reads the cache. ... ok',
+    ]
+    chains = enclosing(ContentKind.SHELL, lines)
+    assert chains[1] == () and chains[2] == (1,)
+    assert chains[3] == (4,) and chains[4] == ()

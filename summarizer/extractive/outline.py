@@ -578,17 +578,24 @@ def _outcomes(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ..
 
     Django's runner prints `test_app_files (tests.TestCollection.test_app_files)`, then the test's docstring and how
     it went (`Can find a file in an app static/ directory. ... ok`). A kept name says which test ran, and the line
-    under it whether it passed. (A failure's line is placed by the name over it: `_above_trouble`.)
+    under it whether it passed. (A line of trouble, a failure's or a skip's for an error, is placed by the name over it
+    instead: `_above_trouble`.)
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
     for index in range(len(lines) - 1):
-        if _VERBOSE_TEST.match(lines[index]) and PASSED_TEST.search(lines[index + 1]):
-            result[index] = (index + 1,)
+        outcome = lines[index + 1]
+        if _VERBOSE_TEST.match(lines[index]) and PASSED_TEST.search(outcome) and not _trouble(outcome):
+            result[index] = (index + 1,)  # a line of trouble is placed by the name over it (`_above_trouble`) instead
     return result
 
 
 _VERBOSE_TEST = re.compile(r'\w+ \([\w.]+\)\r?$')
 """unittest's verbose line naming a test, its outcome not on it: `test_app_files (tests.TestCollection.test_app_files)`."""
+
+
+def _trouble(line: str) -> bool:
+    """Whether `line` tells of trouble (`lines.ALARM`, `_RAISED`): the line above it places it."""
+    return ALARM.search(line) is not None or _RAISED.search(line) is not None
 
 
 def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
@@ -615,8 +622,7 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
         if line.startswith('> ') or _NAMES_ITSELF.match(line):
             previous = index
             continue
-        trouble = ALARM.search(line) is not None or _RAISED.search(line) is not None
-        if previous is not None and trouble and not stamped(line):
+        if previous is not None and _trouble(line) and not stamped(line):
             result[index] = (previous,)
         if not (line.startswith('E ') and previous is not None and lines[previous].startswith('E ')):
             previous = index  # the lines of one `E   ` block share the place over its first

@@ -782,11 +782,11 @@ class _Tree:
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
-            # A definition like one above it weighs half (`def __init__(self):` again), but defines its name again.
+            # A definition like one above it weighs half (`def __init__(self):` again), but defines its name again,
+            # and is the innermost definition of its own body.
             if bonuses[number] >= HIGH / 2 and (name := code.defined_name(line)) is not None:
                 defined[name] += 1
-                if bonuses[number] >= HIGH:
-                    names[index] = name
+                names[index] = name
         named = {index for index, name in names.items() if name in self._quoted and defined[name] == 1}
         if not named:
             return
