@@ -19,6 +19,7 @@ GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE
 """A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
 A number has 12 digits at most: no file is longer, and Python reads no `int` of over 4300 digits."""
 _GROUP_SEPARATOR = re.compile(r'^--\r?$', re.MULTILINE)
+"""The line `grep -A`/`-B`/`-C` prints between two groups of lines."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
@@ -35,7 +36,8 @@ def line_bonuses(lines: Joined) -> list[float]:
         elif not lines.lines[line][match.end() - match.start() :].strip():
             result[line] = NOISE  # a blank line of context (`tests.py-446-`) names a file and a number, nothing else
     for path, line in first.items():
-        result[first_match.get(path, line)] = max(result[first_match.get(path, line)], 0.0) + MUST
+        named = first_match.get(path, line)
+        result[named] = max(result[named], 0.0) + MUST  # a file named by a blank line of context is named still
     for line in lines.matching(_GROUP_SEPARATOR):
         result[line] = NOISE
     return result

@@ -585,7 +585,7 @@ def _outcomes(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ..
     for index in range(len(lines) - 1):
         outcome = lines[index + 1]
         if _VERBOSE_TEST.match(lines[index]) and PASSED_TEST.search(outcome) and not _trouble(outcome):
-            result[index] = (index + 1,)  # a line of trouble is placed by the name over it (`_above_trouble`) instead
+            result[index] = (index + 1,)
     return result
 
 
