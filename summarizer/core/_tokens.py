@@ -36,8 +36,11 @@ def estimate_tokens(text: str) -> int:
 
 
 def json_text(value: JsonValue) -> str:
-    """The compact JSON text of a value, the form whose size is measured and hashed."""
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(',', ':'))
+    """The compact JSON text of a value, the form whose size is measured and hashed (a string: itself)."""
+    if isinstance(value, str):
+        return value
+    text = strings_json(value)  # a list of lines, the most common summary of a list: the same text, sooner
+    return text if text is not None else json.dumps(value, ensure_ascii=False, separators=(',', ':'))
 
 
 def strings_json(value: object) -> str | None:
