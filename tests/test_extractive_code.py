@@ -555,3 +555,45 @@ def test_a_named_class_brings_no_body_of_a_method_defined_in_other_classes_too()
         kept = summary_lines(text, budget_tokens=budget, quoted=('Ledger',))
         assert any(line.endswith('class Ledger:') for line in kept)
         assert not [line for line in kept if 'ledger_rows' in line or 'the ledger total' in line], budget
+
+
+def _account(cls: str) -> list[str]:
+    """A class with a `balance` property (getter, setter, deleter), among methods of its own."""
+    return [
+        f'class {cls}:',
+        '    @property',
+        '    def balance(self):',
+        f'        cents = self.ledger.sum_cents(account="{cls.lower()}")',
+        '        return Decimal(cents) / 100',
+        '',
+        '    @balance.setter',
+        '    def balance(self, value):',
+        f'        self.ledger.adjust_to(account="{cls.lower()}", cents=int(value * 100))',
+        '',
+        '    @balance.deleter',
+        '    def balance(self):',
+        f'        self.ledger.close_account(account="{cls.lower()}")',
+        '',
+        *[
+            line
+            for name in ('open_statement', 'export_rows', 'merge_into')
+            for line in (
+                f'    def {name}_{cls.lower()}(self, period):',
+                f'        rows = self.ledger.rows(period, kind="{name}")',
+                f'        return [row for row in rows if row.account == "{cls.lower()}"]',
+                '',
+            )
+        ],
+    ]
+
+
+def test_a_named_property_brings_the_body_of_each_of_its_accessors() -> None:
+    """A turn naming `balance` means the property: its getter's, setter's and deleter's bodies come, though the three
+    are defined under one name; the same property of two classes still says nothing of which class is meant."""
+    text = _numbered(_account('Savings'))
+    named = '\n'.join(summary_lines(text, budget_tokens=160, quoted=('balance',)))
+    assert '.sum_cents(' in named and '.adjust_to(' in named and '.close_account(' in named
+    blind = '\n'.join(summary_lines(text, budget_tokens=160))
+    assert '.sum_cents(' not in blind and '.adjust_to(' not in blind  # no room for the bodies unless named
+    twice = _numbered([*_account('Savings'), *_account('Checking')])
+    assert summary_lines(twice, budget_tokens=160, quoted=('balance',)) == summary_lines(twice, budget_tokens=160)

@@ -186,6 +186,17 @@ def defined_name(line: str) -> str | None:
     return None
 
 
+def accessor_of(line: str) -> str | None:
+    """The property a decorator line gives another accessor of (`value` in `@value.setter`): no name defined anew.
+
+    A property's setter and deleter are defined under its getter's name: a turn naming `value` means all of them.
+    """
+    match = _ACCESSOR.match(_NUMBERED.sub('', line, count=1))
+    return match.group(1) if match else None
+
+
+_ACCESSOR = re.compile(r'[ \t]*@(\w+)\.(?:setter|getter|deleter)[ \t]*$')
+"""A Python property's accessor decorator, alone on its line."""
 _NAME_WITHIN = 1000
 """Where a definition's line names what it defines: in its first characters, after its modifiers and return type."""
 _RETURN_TYPE = re.compile(r'<(?:[^<>\n]|<[^<>\n]*+>)*+> *+[A-Za-z_$]')
