@@ -303,6 +303,17 @@ def test_finding_the_lines_that_place_each_line_looks_at_the_deadline() -> None:
     assert len(enclosing(ContentKind.RECORDS, lines)) == len(lines)  # with no deadline, the whole text
 
 
+def test_placing_verbose_test_outcomes_looks_at_the_deadline() -> None:
+    """Placing each verbose test name's `... ok` line reads every line of a test run: it stops at a passed deadline."""
+    from summarizer.extractive.budget import Deadline, within
+    from summarizer.extractive.outline import _outcomes  # pyright: ignore[reportPrivateUsage]
+
+    lines = [line for n in range(20_000) for line in (f'test_{n} (tests.Case.test_{n})', 'Checks it. ... ok')]
+    with within(Deadline(at=0.0, seconds=0.0)), pytest.raises(WorkBudgetExceeded, match='time limit'):
+        _outcomes(lines, [0] * len(lines))
+    assert _outcomes(lines, [0] * len(lines))[-2] == (len(lines) - 1,)  # with no deadline, each name its outcome
+
+
 def test_each_pass_over_a_whole_text_looks_at_the_deadline_first() -> None:
     """A huge text's single passes (a kind's patterns, the table's columns, the facts and signatures of its
     lines) stop at a deadline already passed, rather than running to their end in C."""

@@ -582,7 +582,10 @@ def _outcomes(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ..
     instead: `_above_trouble`.)
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
+    deadline = current_deadline()
     for index in range(len(lines) - 1):
+        if index % CHUNK == 0:
+            deadline.check()
         outcome = lines[index + 1]
         if _VERBOSE_TEST.match(lines[index]) and PASSED_TEST.search(outcome) and not _trouble(outcome):
             result[index] = (index + 1,)
