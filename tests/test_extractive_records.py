@@ -438,3 +438,36 @@ def test_a_kept_list_item_brings_the_key_it_is_listed_under() -> None:
     at = kept.index('  - person7.two@bluesparrowtech.com')
     key = max(index for index, line in enumerate(kept[:at]) if line == '  participants:')
     assert not [line for line in kept[key:at] if line.startswith('- ')]  # the key of its own record
+
+
+MAILBOX = '\n'.join(
+    line
+    for n in range(20)
+    for line in (
+        '- attachments: []',
+        "  body: 'Hi Emma,",
+        '',
+        f'    the invoice INV-{4400 + n} for the {("print", "cloud", "travel", "office")[n % 4]} order is due on the',
+        f'    {n + 3}th; the approval sits with finance under ticket FIN-{900 + n * 7}.',
+        '',
+        f"    Best, Sender {n}'",
+        f"  id_: '{n}'",
+        f'  project: PRJ-{100 + n // 2}',
+        f'  sender: sender{n}@example.com',
+        f'  subject: Invoice reminder {n}',
+        f'  team: team-{n % 7}',
+    )
+)
+
+
+def _body(n: int) -> set[str]:
+    return {line for line in MAILBOX.split('\n') if f'INV-{4400 + n} ' in line or f'FIN-{900 + n * 7}.' in line}
+
+
+def test_a_record_the_conversation_names_is_kept_whole() -> None:
+    """The task names one mail (its sender): its body, what the reader asked for, comes whole before other mails'
+    ids; a fact two mails hold names both. A fact more mails hold (a team, the user's own address) names none."""
+    assert not _body(7) & set(summary_lines(MAILBOX, budget_tokens=250))  # no room for a body unless named
+    assert _body(7) <= set(summary_lines(MAILBOX, budget_tokens=250, quoted=('sender7@example.com',)))
+    assert _body(6) | _body(7) <= set(summary_lines(MAILBOX, budget_tokens=250, quoted=('PRJ-103',)))
+    assert not _body(7) & set(summary_lines(MAILBOX, budget_tokens=250, quoted=('team-0',)))  # records 0, 7, 14

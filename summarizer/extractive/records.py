@@ -1,5 +1,8 @@
 """Records as text (YAML dumps, `key: value` blocks): each record's first line and its id stay first.
 
+A record the conversation names (a fact of it that at most one other record holds) is what the task is after:
+every line of it weighs as a definition does (`tree._weigh_named_records`), so a mail's body comes with it.
+
 JSON records (lists and objects) are the tree's own business (`tree`): objects keep every key,
 lists keep whole items where one fits, and the items holding a column's extreme or a rare value
 (`notable`) stand out. This module covers the same data written as text.

@@ -96,6 +96,8 @@ _QUOTED_BASE = 5 * MUST
 """... and any bonus a kind gives a line (the largest, a diff's file header, is 4 x `MUST`): a reader of the
 conversation's next turns needs the line it quotes more than another header (the required ones took their
 share first), and the quoted line brings the headers that place it anyway."""
+_NAMED_RECORDS = 2
+"""The most records a quoted fact may be in and still name them (`_weigh_named_records`)."""
 _KIND_SAMPLE_CHARS = 400
 """A nested text shorter than this is a field value, not a document: no kind strategy for it."""
 _MAX_LIST_CHOICES = 5_000
@@ -715,6 +717,7 @@ class _Tree:
         repeated = REPEATED_BLOCKS[kind](unprefixed) if kind in REPEATED_BLOCKS else set[int]()
         blobs = text_lines.blob_lines(plain)
         self._weigh_named_bodies(kind, numbered, bonuses, chains)
+        self._weigh_named_records(kind, numbered, bonuses, line_facts)
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
@@ -802,6 +805,37 @@ class _Tree:
                 if read[shape] > _SAME_IN_BODY:
                     continue  # the same line again and again (a table's `append`): its copies are no more of the body
                 bonuses[number] = max(bonuses[number], HIGH)
+
+    def _weigh_named_records(
+        self,
+        kind: ContentKind,
+        numbered: Sequence[tuple[int, str]],
+        bonuses: list[float],
+        line_facts: Sequence[tuple[str, ...]],
+    ) -> None:
+        """Weigh every line of a record the conversation names (the mail whose subject the task quotes) as a definition.
+
+        A record holding a fact the conversation quotes that at most `_NAMED_RECORDS` records hold is the one the
+        task is after: its other fields (a mail's body, a file's content) are what its reader needs next, before the
+        other records' ids. A fact many records hold (the user's own address, a date) names none of them.
+        """
+        if kind is not ContentKind.RECORDS or not self._quoted:
+            return
+        quoted = self._quoted
+        starts = [number for number, (_, line) in enumerate(numbered) if _starts_record(line)]
+        spans = list(zip(starts, [*starts[1:], len(numbered)]))
+        if len(spans) < 2:
+            return  # one record is the whole text: naming it says nothing of which lines matter
+        held: list[set[str]] = []
+        holders = Counter[str]()
+        for start, end in spans:
+            self._deadline.check()
+            facts = {fact for number in range(start, end) for fact in line_facts[number] if fact in quoted}
+            held.append(facts)
+            holders.update(facts)
+        for (start, end), facts in zip(spans, held):
+            if any(holders[fact] <= _NAMED_RECORDS for fact in facts):
+                bonuses[start:end] = [max(bonus, HIGH) for bonus in bonuses[start:end]]
 
     def _place_quoted(self, plain: Sequence[str], line_facts: list[tuple[str, ...]]) -> None:
         """A line number later turns quote (`line 103`) is a fact of the line it numbers, not of every line holding it."""
