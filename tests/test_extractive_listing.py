@@ -230,3 +230,23 @@ def test_a_blank_line_of_context_is_never_kept_for_itself() -> None:
         assert isinstance(summary, str)
         kept_lines(text, summary)
         assert not [line for line in summary.split('\n') if line.endswith('-')], budget
+
+
+def test_grep_keeps_its_matches_before_the_names_of_its_context() -> None:
+    """`grep -n -A6 flush_batch`: each match (`path:12:`) is what was searched for; a line of the context under it
+    holding a name of its own (`self.attempts_queue_b`) comes after the matches, even once their names are all kept."""
+    lines: list[str] = []
+    for file in ('writer', 'queue', 'store'):
+        path = f'src/app/{file}.py'
+        for start in (40, 120):
+            lines += [f'{path}:{start}:        if self.pending and self.flush_batch(self.pending):']
+            lines += [
+                f'{path}-{start + k}-            self.attempts_{file}_{"abcdef"[k - 1]} = self.retry_policy.initial_attempts'
+                for k in range(1, 7)
+            ]
+            lines.append('--')
+    text = '\n'.join(lines[:-1])
+    assert detect_kind(text) is ContentKind.LISTING
+    kept = summary_lines(text, budget_tokens=260, quoted=('flush_batch',))
+    matches = [line for line in lines if ':40:' in line or ':120:' in line]
+    assert set(matches) <= set(kept)

@@ -1,7 +1,8 @@
 """`grep -n` output and `find`/`ls` listings: whole lines, matches before context, every file if it can.
 
 A listing's line is its unit of meaning (`path:line:code`): it is never cut into pieces. A match
-line (`path:12:`) outweighs a context line (`path-13-`), and the first line of each file is
+line (`path:12:`) is what was searched for: it weighs as much as a fact or so (`MID`) beyond its facts, so it comes
+before a line of context (`path-13-`) holding as many names, once its own are kept. The first line of each file is
 required (`MUST`), so the summary shows which files matched before showing more of one file: its first
 match line, not a line of context above it (`rebuilder.py-46-)`) that says nothing of the match. The `--`
 that `grep -C` prints between groups, and a blank line of context (`tests.py-446-`), are no lines to keep for
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from .lines import LOW, MUST, NOISE, Joined
+from .lines import MID, MUST, NOISE, Joined
 
 GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE)
 """A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
@@ -31,7 +32,7 @@ def line_bonuses(lines: Joined) -> list[float]:
         path = match.group(1)
         first.setdefault(path, line)
         if match.group(2):
-            result[line] = LOW
+            result[line] = MID
             first_match.setdefault(path, line)
         elif not lines.lines[line][match.end() - match.start() :].strip():
             result[line] = NOISE  # a blank line of context (`tests.py-446-`) names a file and a number, nothing else
