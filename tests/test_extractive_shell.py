@@ -1601,3 +1601,17 @@ def test_a_skipped_tests_reason_of_trouble_is_placed_by_its_name_and_places_noth
     chains = enclosing(ContentKind.SHELL, lines)
     assert chains[1] == () and chains[2] == (1,)
     assert chains[3] == (4,) and chains[4] == ()
+
+
+def test_python_position_markers_place_no_exception() -> None:
+    """Python 3.11 writes `^^^^` (or `~~~^^^`) under a frame's source line: the exception under them is placed by the
+    source line, so keeping it brings no line of markers, and the markers are no line of trouble's way in."""
+    lines = [
+        'Traceback (most recent call last):',
+        '  File "/srv/app/jobs.py", line 41, in run',
+        '    total = invoice.amount + fee',
+        '            ~~~~~~~~~~~~~~~^~~~~',
+        "TypeError: unsupported operand type(s) for +: 'Decimal' and 'float'",
+    ]
+    chains = enclosing(ContentKind.SHELL, lines)
+    assert 3 not in chains[4] and 2 in chains[4]

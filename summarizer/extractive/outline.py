@@ -613,11 +613,13 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
     `--- FAIL: TestX`, `FAIL<tab>example.com/shop<tab>0.4s`, `Tests: 1 failed`): above it stand other
     tests' lines. Nor a line saying where it happened itself (a Go test's `    a_test.go:74: got 3`), nor
     rustc's `error[E0308]: ...`, whose place is the `-->` line under it: above it ends the diagnostic before.
+    Python's markers under a frame's source line (`    ^^^^^^`, `~~~^^^`) place nothing: over the exception that
+    ends a traceback, the source line over them does (bringing the markers too cost the exception its place).
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
     previous: int | None = None
     for index, line in enumerate(lines):
-        if not line.strip():
+        if not line.strip() or _CARETS.match(line):
             continue
         if _TEST_BANNER.match(line) or _RULE.match(line):
             previous = None
@@ -632,6 +634,10 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
         elif result[previous]:
             result[index] = result[previous]
     return result
+
+
+_CARETS = re.compile(r'[ \t]*[~^]+[ \t]*\r?$')
+"""A line of Python's position markers under a traceback's source line (3.11 on): `^^^^^^`, `~~~~^^^^^`."""
 
 
 def _sections(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
