@@ -597,3 +597,17 @@ def test_a_named_property_brings_the_body_of_each_of_its_accessors() -> None:
     assert '.sum_cents(' not in blind and '.adjust_to(' not in blind  # no room for the bodies unless named
     twice = _numbered([*_account('Savings'), *_account('Checking')])
     assert summary_lines(twice, budget_tokens=160, quoted=('balance',)) == summary_lines(twice, budget_tokens=160)
+
+
+def test_the_definitions_come_before_the_imports() -> None:
+    """A module importing thirty names and defining a dozen functions: the outline of what it defines comes first; its
+    imports take what room is left, the marker over the rest saying they are there."""
+    lines = [f'from billing.{name} import {name.title()}Client' for name in (f'svc{n}' for n in range(30))]
+    lines.append('')
+    verbs = ('settle', 'refund', 'audit', 'close', 'reopen', 'export', 'merge', 'split', 'void', 'post', 'hold', 'sync')
+    for n, verb in enumerate(verbs):
+        lines += [f'def {verb}_ledger(ledger, period):', f'    return ledger.apply("{verb}", period, step={n})', '']
+    text = _numbered(lines)
+    kept = summary_lines(text, budget_tokens=260)
+    assert len([line for line in kept if '_ledger(ledger, period):' in line]) == len(verbs)
+    assert any('\tfrom billing.' in line for line in kept)  # room left over goes to the imports before the bodies

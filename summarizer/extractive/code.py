@@ -1,6 +1,6 @@
 """Source code and numbered file reads (`cat -n`, `12: …`, `12→…`): the definitions stay.
 
-A reader of a summarized file needs its outline (imports, classes, functions with their
+A reader of a summarized file needs its outline (classes, functions with their
 signatures) to know what is there, and the lines holding what the conversation quotes (pinned as
 quoted facts) to edit them. A function the conversation names is one it is about to read or edit:
 its body weighs as much as a definition (`defined_name` tells the tree which name a definition's
@@ -25,7 +25,8 @@ is a call (`foo(x);`, `withRetry(() => {`, Kotlin's `withContext(Dispatchers.IO)
 like one above it but for its numbers (`formatLine3` after `formatLine0`), or the same again, weighs
 half as much: generated or copied helpers do not crowd out the distinct definitions. The parameter
 lines of a signature over several lines (`def __init__(` ... `):`) weigh half their definition: after
-the outline, before the bodies. Imports are as high as a definition; a route's registration
+the outline, before the bodies. An import weighs `MID`: after the definitions (a file's imports can
+take a whole budget's outline, and the marker over them says they are there), before plain lines; a route's registration
 (`app.post('/orders', ...`, `router.get(`, `http.HandleFunc("/x"`, Django's `path(`) weighs as a
 decorator (`@app.route(`, `@GetMapping(`): `MID`, what a reader looking for an endpoint searches for.
 """
@@ -95,7 +96,7 @@ _RULES = (
         re.compile(
             _NUMBER + r'[ \t]*(?:from [\w.]+ import |import |#include |using \w|package |require\()', re.MULTILINE
         ),
-        HIGH,
+        MID,
     ),
     (re.compile(_NUMBER + r'[ \t]*@\w', re.MULTILINE), MID),
     (re.compile(_NUMBER + _ROUTE, re.MULTILINE), MID),
