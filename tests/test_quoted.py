@@ -6,6 +6,7 @@ import asyncio
 import functools
 import math
 import random
+import time
 from collections.abc import Collection
 from pathlib import Path
 
@@ -34,11 +35,12 @@ from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
     referred_facts,
     token_set,
 )
-from summarizer.core._quoted import Turns, plain_text, topic_words, turn_texts
+from summarizer.core._quoted import Turns, _plain_of_json, plain_text, topic_words, turn_texts  # pyright: ignore[reportPrivateUsage]
 from summarizer.core._shape import JsonValue
-from summarizer.core._tokens import content_tokens, estimate_tokens
+from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
 from summarizer.pipeline._cache import cache_key
 from summarizer.pipeline._prompts import parse_data_block
+from summarizer.pipeline._walk import plain_json_text
 from summarizer.stored._stored import StoredHistory
 
 GOLDEN = sorted((Path(__file__).resolve().parent.parent / 'golden' / 'histories').glob('*.json'))
@@ -138,10 +140,16 @@ def test_a_content_over_max_content_tokens_is_never_scanned(monkeypatch: pytest.
     scan = Turns.facts
 
     def recording(
-        self: Turns, content: JsonValue, *, message_index: int, before: bool = True, after: bool = True
+        self: Turns,
+        content: JsonValue,
+        *,
+        message_index: int,
+        before: bool = True,
+        after: bool = True,
+        json_text: str | None = None,
     ) -> tuple[str, ...]:
         scanned.append(len(content) if isinstance(content, str) else -1)
-        return scan(self, content, message_index=message_index, before=before, after=after)
+        return scan(self, content, message_index=message_index, before=before, after=after, json_text=json_text)
 
     monkeypatch.setattr(Turns, 'facts', recording)
     line = 'log line: request id req-00001 from 10.1.2.3 took 77 ms and returned a payload\n'
@@ -506,6 +514,66 @@ def test_plain_text_is_every_string_key_and_scalar_one_per_line(seed: int) -> No
         value = random_json(rng)
         expected = value if isinstance(value, str) else '\n'.join(_plain_by_item(value))
         assert plain_text(value) == expected, value
+
+
+_AWKWARD_STRINGS = (
+    *('', 'a', 'x y', 'z\nq', 'tab\there', 'say "hi"', 'C:\\tmp', '\\', '"', '\x00', '\x7f', '\u2028'),
+    *(
+        'Zürich',
+        '东京',
+        '\ud800',
+        'x\udfffy',
+        '😀',
+        'true',
+        'null',
+        'NaN',
+        'Infinity',
+        '-1.5e+16',
+        '{"a":[1]}',
+        ':,[]{}',
+    ),
+)
+"""Strings JSON escapes (quotes, backslashes, control characters) or writes as they are (non-ASCII, lone surrogates),
+and strings that read like what stands between strings in JSON text (literals, numbers, punctuation)."""
+_AWKWARD_NUMBERS = (0, -7, 10**300, 2.5, -0.0, 1e16, 1.5e-07, 1e300 * 10, -(1e300 * 10), math.nan, True, False, None)
+
+
+def _awkward_json(rng: random.Random, depth: int = 0) -> JsonValue:
+    if depth > 3 or rng.random() < 0.4:
+        return rng.choice((*_AWKWARD_STRINGS, *_AWKWARD_NUMBERS))
+    if rng.random() < 0.5:
+        return [_awkward_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
+    return {
+        rng.choice(_AWKWARD_STRINGS) + str(index): _awkward_json(rng, depth + 1) for index in range(rng.randint(0, 4))
+    }
+
+
+@pytest.mark.parametrize('seed', range(5))
+def test_plain_text_cut_out_of_json_text_is_the_plain_text_of_the_value(seed: int) -> None:
+    """With its JSON text at hand (a candidate's, made by the walk), a value's plain text is cut out of that text
+    when nothing in it is escaped and no scalar is written otherwise than `str` writes it; the same text either way."""
+    rng = random.Random(seed)
+    cut = 0
+    for _ in range(2000):
+        value = _awkward_json(rng) if rng.random() < 0.5 else random_json(rng)
+        texts = {json_text(value), plain_json_text(value) or json_text(value)}  # the walk's, and with NaN or infinity
+        for text in texts:
+            assert plain_text(value, json_text=text) == plain_text(value), (value, text)
+        cut += isinstance(value, (list, dict)) and _plain_of_json(json_text(value)) is not None
+    assert cut >= 200  # both ways are taken
+
+
+def test_plain_text_cut_out_of_json_text_takes_linear_time() -> None:
+    """Megabytes of quotes, punctuation, literals and numbers, escaped or not: passes in C, no pattern to backtrack."""
+    started = time.process_time()
+    for value in (
+        {'k': ['"' * 1_000_000, '\\' * 1_000_000]},
+        [':,[]{}' * 200_000, 'true null ' * 100_000, {'k': 'NaN' * 300_000}],
+        [[[index, 'x', 2.5, None, True]] for index in range(100_000)],
+    ):
+        text = json_text(value)
+        assert plain_text(value, json_text=text) == plain_text(value)
+    assert time.process_time() - started < 5  # about 0.5 s
 
 
 def test_long_lines_without_spaces_are_read_whole_not_around() -> None:

@@ -336,8 +336,10 @@ def _with_facts_to_keep(
         dataclasses.replace(
             candidate,
             quoted=(
-                *turns.named(candidate.content, message_index=candidate.message_index),
-                *turns.facts(candidate.content, message_index=candidate.message_index, after=quoted),
+                *turns.named(candidate.content, message_index=candidate.message_index, json_text=candidate.text),
+                *turns.facts(
+                    candidate.content, message_index=candidate.message_index, after=quoted, json_text=candidate.text
+                ),
             ),
             whole_conversation=whole_conversation,
         )
