@@ -594,7 +594,9 @@ def _known_parts(token: str) -> tuple[str, ...]:
 def all_parts(tokens: Iterable[str]) -> list[str]:
     """The parts (`name_parts`) of all `tokens`: the tokens that have parts picked, then cut, each by one pass."""
     joined = '\n'.join(tokens)
-    if _SEPARATORS.isdisjoint(joined):  # no `/`, `.` or `:` at all, as in most of a conversation's prose: no parts
+    # No `/`, `.` or `:` at all, as in most of a conversation's prose: no parts. A search per mark, each a scan in C;
+    # a set's `isdisjoint` would make and look up a string per character, some thirty times slower.
+    if '/' not in joined and '.' not in joined and ':' not in joined:
         return []
     parted = '\n'.join(_WITH_PARTS.findall(joined))
     leads = _LEAD.findall(parted)
