@@ -26,6 +26,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from summarizer import Compactor, SummarizerConfig
 from summarizer.core import ConfigError
 from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
+    _CHARS_PER_STRING,
     PossibleFacts,
     Vocabulary,
     _near,
@@ -616,10 +617,10 @@ def test_a_vocabulary_asked_to_wait_compiles_once_the_texts_read_whole_would_hav
     answers = [vocabulary.held(text, wait=True) for _ in range(2_000)]
     compiled = next(index for index, answer in enumerate(answers) if answer is not None)
     assert answers[:compiled] == [None] * compiled
-    assert compiled == 500 * 1_000 // len(text)  # the texts it read whole paid for the 1,000 strings
+    assert compiled == _CHARS_PER_STRING * 1_000 // len(text)  # the texts it read whole paid for the 1,000 strings
     assert all(answer == ['req-000007'] for answer in answers[compiled:])
     vocabulary.add(['req-777777'])  # one more string waits for far less text
-    assert vocabulary.held(text, wait=True) is None
+    assert vocabulary.held(text[: _CHARS_PER_STRING // 2], wait=True) is None
     assert vocabulary.held(text * 2, wait=True) == ['req-000007']
     # not asked to wait, a vocabulary compiles what it has at once
     eager = Vocabulary()
