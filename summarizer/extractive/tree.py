@@ -817,7 +817,9 @@ class _Tree:
 
         A record holding a fact the conversation quotes that at most `_NAMED_RECORDS` records hold is the one the
         task is after: its other fields (a mail's body, a file's content) are what its reader needs next, before the
-        other records' ids. A fact many records hold (the user's own address, a date) names none of them.
+        other records' ids. A fact many records hold (the user's own address, a date) names none of them. A line the
+        record held `_SAME_IN_BODY` times above (a body's `> quoted` line again) keeps its weight: 400 copies of it would
+        crowd out every other record, and unnamed they fold as repeats.
         """
         if kind is not ContentKind.RECORDS or not self._quoted:
             return
@@ -834,8 +836,16 @@ class _Tree:
             held.append(facts)
             holders.update(facts)
         for (start, end), facts in zip(spans, held):
-            if any(holders[fact] <= _NAMED_RECORDS for fact in facts):
-                bonuses[start:end] = [max(bonus, HIGH) for bonus in bonuses[start:end]]
+            if not any(holders[fact] <= _NAMED_RECORDS for fact in facts):
+                continue
+            read = Counter[str]()
+            for number in range(start, end):
+                if number % _CHECK_EVERY == 0:
+                    self._deadline.check()
+                line = numbered[number][1]
+                read[line] += 1
+                if read[line] <= _SAME_IN_BODY:
+                    bonuses[number] = max(bonuses[number], HIGH)
 
     def _place_quoted(self, plain: Sequence[str], line_facts: list[tuple[str, ...]]) -> None:
         """A line number later turns quote (`line 103`) is a fact of the line it numbers, not of every line holding it."""
