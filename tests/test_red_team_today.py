@@ -1,8 +1,9 @@
-"""Red-team checks of today's changes: a named record's repeated lines."""
+"""Red-team checks of today's changes: a named record's repeated lines, a named property read with CRLF line ends."""
 
 from __future__ import annotations
 
 from extractive_checks import summary_lines
+from test_extractive_code import _account, _numbered  # pyright: ignore[reportPrivateUsage]
 
 from summarizer.extractive import ContentKind, detect_kind
 
@@ -29,3 +30,16 @@ def test_a_named_records_repeated_line_does_not_crowd_out_the_other_records() ->
         assert named.count('    > Sent from my phone') <= 3, budget
         ids = sum('id_:' in line for line in blind)
         assert sum('id_:' in line for line in named) >= ids - 1, budget
+
+
+def test_a_named_property_of_a_crlf_file_brings_each_accessors_body() -> None:
+    """A file read with Windows line ends (`@balance.setter\\r`): the setter and deleter still define no name anew, so a
+    turn naming `balance` brings the bodies of all three accessors, as with `\\n` line ends (a budget with no room for
+    them unless named: each `\\r` costs a little)."""
+    for text, budget in (('\n'.join(_account('Savings')), 160), (_numbered(_account('Savings')), 170)):
+        crlf = text.replace('\n', '\r\n')
+        assert detect_kind(crlf) is ContentKind.CODE
+        blind = '\n'.join(summary_lines(crlf, budget_tokens=budget))
+        assert '.sum_cents(' not in blind and '.adjust_to(' not in blind
+        named = '\n'.join(summary_lines(crlf, budget_tokens=budget, quoted=('balance',)))
+        assert '.sum_cents(' in named and '.adjust_to(' in named and '.close_account(' in named

@@ -196,8 +196,8 @@ def accessor_of(line: str) -> str | None:
     return match.group(1) if match else None
 
 
-_ACCESSOR = re.compile(r'[ \t]*@(\w+)\.(?:setter|getter|deleter)[ \t]*$')
-"""A Python property's accessor decorator, alone on its line."""
+_ACCESSOR = re.compile(r'[ \t]*@(\w+)\.(?:setter|getter|deleter)[ \t]*\r?$')
+"""A Python property's accessor decorator, alone on its line (a CRLF file's `\r` after it)."""
 _NAME_WITHIN = 1000
 """Where a definition's line names what it defines: in its first characters, after its modifiers and return type."""
 _RETURN_TYPE = re.compile(r'<(?:[^<>\n]|<[^<>\n]*+>)*+> *+[A-Za-z_$]')
