@@ -43,3 +43,32 @@ def test_a_named_property_of_a_crlf_file_brings_each_accessors_body() -> None:
         assert '.sum_cents(' not in blind and '.adjust_to(' not in blind
         named = '\n'.join(summary_lines(crlf, budget_tokens=budget, quoted=('balance',)))
         assert '.sum_cents(' in named and '.adjust_to(' in named and '.close_account(' in named
+
+
+def _files_and_readme() -> tuple[list[str], str]:
+    """Fifteen file records, a `readme: |` block after them (each step naming its batch), then folder records."""
+    lines = ['count: 15', 'files:']
+    for n in range(15):
+        lines += [f"- id_: '{n}'", f'  filename: report-{n}.xlsx', f'  owner: owner{n}@example.com']
+        lines += [
+            f'  size: {1000 + n * 37}',
+            f"  content: 'quarterly figures for region {n}, reviewed by team {n % 5}'",
+        ]
+    lines += ['readme: |', *(f'  step {k}: run the importer with batch B-{k} then check the ledger' for k in range(40))]
+    lines.append('folders:')
+    for n in range(15):
+        lines += [f"- id_: 'f{n}'", f'  name: folder-{n}', f'  owner: owner{n}@example.com']
+    return lines, '\n'.join(lines)
+
+
+def test_what_follows_a_list_of_records_names_no_record_of_it() -> None:
+    """A turn quoting `B-17`, a step of the `readme: |` block after the files, names no file: the last file before
+    the block (report-14) is not kept whole for it, nor does it cost the other records their ids."""
+    lines, text = _files_and_readme()
+    assert detect_kind(text) is ContentKind.RECORDS
+    last_file = set(lines[lines.index("- id_: '14'") : lines.index('readme: |')])
+    blind = summary_lines(text, budget_tokens=300)
+    named = summary_lines(text, budget_tokens=300, quoted=('B-17',))
+    assert '  step 17: run the importer with batch B-17 then check the ledger' in named
+    assert len(last_file & set(named)) <= len(last_file & set(blind))
+    assert sum('id_:' in line for line in named) >= sum('id_:' in line for line in blind) - 1

@@ -819,13 +819,17 @@ class _Tree:
         task is after: its other fields (a mail's body, a file's content) are what its reader needs next, before the
         other records' ids. A fact many records hold (the user's own address, a date) names none of them. A line the
         record held `_SAME_IN_BODY` times above (a body's `> quoted` line again) keeps its weight: 400 copies of it would
-        crowd out every other record, and unnamed they fold as repeats.
+        crowd out every other record, and unnamed they fold as repeats. What follows the list (a key's block, `readme: |`)
+        is no field of its last record: it neither names that record nor comes with it.
         """
         if kind is not ContentKind.RECORDS or not self._quoted:
             return
         quoted = self._quoted
-        starts = [number for number, (_, line) in enumerate(numbered) if _starts_record(line)]
-        spans = list(zip(starts, [*starts[1:], len(numbered)]))
+        # A record ends at the next line at the left edge: the next record, or a key after the list (`readme: |`).
+        edges = [number for number, (_, line) in enumerate(numbered) if not line[:1].isspace()]
+        spans = [
+            (start, end) for start, end in zip(edges, [*edges[1:], len(numbered)]) if _starts_record(numbered[start][1])
+        ]
         if len(spans) < 2:
             return  # one record is the whole text: naming it says nothing of which lines matter
         held: list[set[str]] = []
