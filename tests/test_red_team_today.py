@@ -72,3 +72,16 @@ def test_what_follows_a_list_of_records_names_no_record_of_it() -> None:
     assert '  step 17: run the importer with batch B-17 then check the ledger' in named
     assert len(last_file & set(named)) <= len(last_file & set(blind))
     assert sum('id_:' in line for line in named) >= sum('id_:' in line for line in blind) - 1
+
+
+def test_a_read_from_a_propertys_setter_on_names_the_property() -> None:
+    """`cat -n` from line 107 of a file, below the `balance` getter: the setter (and the deleter) are the property's
+    only definitions read, so a turn naming `balance` brings their bodies, as it did the setter's before accessors
+    were told apart."""
+    for part in (_account('Savings')[6:10] + _account('Savings')[14:], _account('Savings')[6:]):
+        text = '\n'.join(f'{number:>6}\t{line}' for number, line in enumerate(part, start=107))
+        assert detect_kind(text) is ContentKind.CODE
+        blind = '\n'.join(summary_lines(text, budget_tokens=100))
+        assert '.adjust_to(' not in blind
+        named = '\n'.join(summary_lines(text, budget_tokens=100, quoted=('balance',)))
+        assert '.adjust_to(' in named and ('.close_account(' in named or '.close_account(' not in text)

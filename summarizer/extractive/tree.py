@@ -775,7 +775,8 @@ class _Tree:
         A turn naming a function is about to read or edit its body, so its lines are no repeats to fold either. Only
         the innermost definition around a line counts, and only a name defined once in the text: a turn naming
         `__init__` says nothing of which class it means. A property's setter and deleter (`@value.setter`) define no
-        name anew: a turn naming `value` brings each accessor's body. Blank lines and lines of brackets alone stay as they are, and
+        name anew: a turn naming `value` brings each accessor's body (the first defines it in a read that starts below
+        the getter). Blank lines and lines of brackets alone stay as they are, and
         so does a line the body held `_SAME_IN_BODY` times above (`table.append((0, 0, 0))` again): 400 copies of it
         would crowd out the outline, and in a read without numbers they fold as repeats.
         """
@@ -789,7 +790,8 @@ class _Tree:
             # A definition like one above it weighs half (`def __init__(self):` again), but defines its name again,
             # and is the innermost definition of its own body.
             if bonuses[number] >= HIGH / 2 and (name := code.defined_name(line)) is not None:
-                defined[name] += not number or code.accessor_of(numbered[number - 1][1]) != name
+                accessor = number > 0 and code.accessor_of(numbered[number - 1][1]) == name
+                defined[name] += not (accessor and defined[name])
                 names[index] = name
         named = {index for index, name in names.items() if name in self._quoted and defined[name] == 1}
         if not named:
