@@ -1,4 +1,5 @@
-"""Red-team checks of today's changes: a named record's repeated lines, a named property read with CRLF line ends."""
+"""What the conversation names brings whole, and no more: a named record whose lines repeat, a record list with keys
+after it, a named property read with CRLF line ends or from its setter on."""
 
 from __future__ import annotations
 
