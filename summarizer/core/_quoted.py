@@ -36,7 +36,7 @@ from typing import cast
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
 from ._facts import PossibleFacts, Vocabulary, fact_kind, token_set
-from ._shape import JsonValue
+from ._shape import JsonValue, all_strings
 
 
 def plain_text(value: JsonValue, *, json_text: str | None = None) -> str:
@@ -51,9 +51,7 @@ def plain_text(value: JsonValue, *, json_text: str | None = None) -> str:
     """
     if isinstance(value, str):
         return value
-    if json_text is not None and (
-        isinstance(value, dict) or (isinstance(value, list) and not _STR_ONLY.issuperset(map(type, value)))
-    ):
+    if json_text is not None and (isinstance(value, dict) or (isinstance(value, list) and not all_strings(value))):
         plain = _plain_of_json(json_text)
         if plain is not None:
             return plain
@@ -70,7 +68,7 @@ def _collect(value: JsonValue, pieces: list[str]) -> None:
     them first would cost more than it saves).
     """
     if isinstance(value, list):
-        if value and _STR_ONLY.issuperset(map(type, value)):
+        if value and all_strings(value):
             pieces.append('\n'.join(cast('list[str]', value)))
             return
         for item in value:
@@ -90,9 +88,6 @@ def _collect(value: JsonValue, pieces: list[str]) -> None:
             pieces.append(str(value))
         except ValueError:  # an int of over 4,300 digits, which Python will not write out: no turn quotes it
             pass
-
-
-_STR_ONLY = frozenset({str})
 
 
 def _plain_of_json(text: str) -> str | None:

@@ -21,7 +21,7 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
-from ._shape import JsonValue
+from ._shape import JsonValue, all_strings
 
 Tokenizer = Callable[[str], int]
 """Counts the tokens of a text; inject tiktoken's `len(enc.encode(text))` for exact counts."""
@@ -52,15 +52,12 @@ def strings_json(value: object) -> str | None:
     which the caller's own encoder writes.
     """
     kind = type(value)
-    if kind is not str and not (kind is list and _STR_ONLY.issuperset(map(type, cast('list[object]', value)))):
+    if kind is not str and not (kind is list and all_strings(cast('list[object]', value))):
         return None
     try:
         return pydantic_core.to_json(value).decode()
     except pydantic_core.PydanticSerializationError:
         return None
-
-
-_STR_ONLY = frozenset({str})
 
 
 def content_tokens(value: JsonValue, tokenizer: Tokenizer = estimate_tokens) -> int:
