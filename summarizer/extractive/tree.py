@@ -30,9 +30,9 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeAlias
+from typing import TypeAlias, TypeVar
 
 from ..core import (
     DROPPED_TEXT,
@@ -802,11 +802,7 @@ class _Tree:
                 self._deadline.check()
             inner = next((parent for parent in chains[index] if parent in names), None)
             if inner in named and not bare(line):
-                shape = (inner, code.line_text(line))
-                read[shape] += 1
-                if read[shape] > _SAME_IN_BODY:
-                    continue  # the same line again and again (a table's `append`): its copies are no more of the body
-                bonuses[number] = max(bonuses[number], HIGH)
+                _weigh_as_definition(bonuses, number, read, (inner, code.line_text(line)))
 
     def _weigh_named_records(
         self,
@@ -848,10 +844,7 @@ class _Tree:
             for number in range(start, end):
                 if number % _CHECK_EVERY == 0:
                     self._deadline.check()
-                line = numbered[number][1]
-                read[line] += 1
-                if read[line] <= _SAME_IN_BODY:
-                    bonuses[number] = max(bonuses[number], HIGH)
+                _weigh_as_definition(bonuses, number, read, numbered[number][1])
 
     def _place_quoted(self, plain: Sequence[str], line_facts: list[tuple[str, ...]]) -> None:
         """A line number later turns quote (`line 103`) is a fact of the line it numbers, not of every line holding it."""
@@ -1325,6 +1318,21 @@ def _cut_at(line: str, kind: ContentKind, limit: int) -> int:
     if kind is ContentKind.PROSE and len(line) > search.PIECE_CHARS and prose.TREE_NODE.match(line):
         return min(limit, search.PIECE_CHARS)
     return _RECORD_HEAD if kind is ContentKind.RECORDS and _is_record_head(line) else limit
+
+
+def _weigh_as_definition(bonuses: list[float], number: int, read: Counter[_Shape], shape: _Shape) -> None:
+    """Weigh line `number` of a named body or record as a definition (`HIGH`): lines of one `shape`, `_SAME_IN_BODY` at most.
+
+    The same line again and again (a table's `append`, a mail's `> quoted` line) is no more of what was named, and
+    400 copies of it would crowd out the rest. `read`: the shapes read so far in that body or record.
+    """
+    read[shape] += 1
+    if read[shape] <= _SAME_IN_BODY:
+        bonuses[number] = max(bonuses[number], HIGH)
+
+
+_Shape = TypeVar('_Shape', bound=Hashable)
+"""What the same line again shares in a named body or record (`_weigh_as_definition`)."""
 
 
 def _starts_record(line: str) -> bool:
