@@ -606,6 +606,18 @@ def test_a_list_of_texts_each_longer_than_the_budget_keeps_a_piece_of_one() -> N
         assert estimate_tokens(json.dumps(summary)) <= budget + 10
 
 
+@pytest.mark.parametrize('text', ['   225\t))', '   225→))', '   1\t', '})\n  ]);', 'else:'])
+def test_a_text_of_syntax_alone_keeps_a_line(text: str) -> None:
+    """A read whose every line is punctuation (`))` at line 225) says little, but an empty summary says less:
+    the pipeline refused it, so the original stayed. One of its lines is kept, as it is."""
+    from summarizer.extractive import summarize
+
+    for budget in (1, 50):
+        summary = summarize(text, budget_tokens=budget)
+        assert isinstance(summary, str) and summary.strip(), (text, budget)
+        assert all(line in text.split('\n') for line in summary.split('\n')), summary
+
+
 @pytest.mark.parametrize(
     'value',
     [0, -1, 10**30, 2**63, 1.0, -0.0, 1e300, 1e-7, 3.14159, math.nan, math.inf, -math.inf, True, False, None, 'x"y'],

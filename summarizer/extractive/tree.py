@@ -748,6 +748,7 @@ class _Tree:
                         continue  # nothing to gain (`))`, `else:`: nothing alone either): it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
                 offered.setdefault(index, []).append((piece_number, piece, facts, bonus + notable))
+        offered = offered or self._syntax_alone(node, numbered[0], _cut_at(numbered[0][1], kind, limit))
         if chains is not None:
             numbers = {index: number for number, (index, _) in enumerate(numbered)}
             for index in list(offered):
@@ -762,6 +763,16 @@ class _Tree:
         self._count_all(counted, outer)
         self._add_units(node, outer=outer, path=path)
         return node
+
+    def _syntax_alone(
+        self, node: _Text, first: tuple[int, str], cut_at: int
+    ) -> dict[int, list[tuple[int, str, tuple[str, ...], float]]]:
+        """Its first line offered, for a text none of whose lines is (each is syntax alone: `))` at line 225).
+
+        It says little, but an empty summary says less: the pipeline refuses it, and the original stays.
+        """
+        index, line = first
+        return {index: [(0, self._parts(node, index, line, cut_at)[0], (), _FILLER_BONUS)]}
 
     def _weigh_named_bodies(
         self,
