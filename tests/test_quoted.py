@@ -36,7 +36,7 @@ from summarizer.core._facts import (  # pyright: ignore[reportPrivateUsage]
     referred_facts,
     token_set,
 )
-from summarizer.core._quoted import Turns, _plain_of_json, plain_text, topic_words, turn_texts  # pyright: ignore[reportPrivateUsage]
+from summarizer.core._quoted import Turns, _plain_of_json, plain_text, quoted_phrases, topic_words, turn_texts  # pyright: ignore[reportPrivateUsage]
 from summarizer.core._shape import JsonValue
 from summarizer.core._tokens import content_tokens, estimate_tokens, json_text
 from summarizer.pipeline._cache import cache_key
@@ -422,6 +422,60 @@ def test_a_name_the_task_gives_keeps_a_line_holding_it_with_its_record(keep_quot
     assert (
         "  id_: '41'" in lines[:facebook] or "  id_: '41'" in lines[facebook : facebook + 4]
     )  # its record's id with it
+
+
+def _calendar() -> str:
+    """A calendar as an agent's tool lists it (YAML records): 30 events, one of them the networking event."""
+    titles = ['Team Sync', 'Yoga Class', 'Lunch with Sarah', 'Sprint Review', 'Dentist']
+    return '\n'.join(
+        f'- all_day: false\n  description: {"Industry networking with partners." if n == 17 else "Weekly slot."}\n'
+        f"  id_: '{n}'\n  location: Room {n}\n  participants:\n"
+        + ''.join(f'  - {name}.{n}@example.com\n' for name in ('emma', 'sam', 'lee'))
+        + f'  start_time: 2024-05-{n % 28 + 1:02d} 10:00:00\n'
+        f'  title: {"Networking Event" if n == 17 else titles[n % 5]}'
+        for n in range(30)
+    )
+
+
+def test_a_phrase_a_task_quotes_is_named_in_the_case_the_return_writes_it() -> None:
+    assert list(
+        quoted_phrases("Who is at the 'Networking event' on May 26th? Ask \"Team Sync\", not 'x' or it's.")
+    ) == [
+        'Networking event',
+        'Team Sync',
+    ]  # one word is no phrase; an apostrophe opens none
+    content = _calendar()
+    task = ModelRequest(parts=[UserPromptPart("Who else is invited at the 'Networking event'? Not the 'Yoga Class'.")])
+    call = ModelResponse(parts=[ToolCallPart('get_calendar', {}, tool_call_id='c1')])
+    turns = Turns([task, call, ModelRequest(parts=[ToolReturnPart('get_calendar', content, tool_call_id='c1')])])
+    # as the content spells it; 'Yoga Class' six records hold, so it names none of them
+    assert turns.named(content, message_index=2) == ('Networking Event',)
+
+
+@pytest.mark.parametrize('keep_quoted_facts', [True, False])
+def test_the_record_a_quoted_phrase_names_in_other_case_is_kept_whole(keep_quoted_facts: bool) -> None:
+    """Asked who is invited to the 'Networking event', the summary keeps the `Networking Event` record's participants."""
+    content = _calendar()
+    tail = [
+        ModelResponse(parts=[ToolCallPart('get_calendar', {}, tool_call_id='c1')]),
+        ModelRequest(parts=[ToolReturnPart('get_calendar', content, tool_call_id='c1')]),
+        ModelResponse(parts=[TextPart('Looking.')]),
+    ]
+    compacting = compactor(keep_quoted_facts=keep_quoted_facts, threshold_tokens=500)
+    summary = (
+        asyncio.run(
+            compacting.compact(
+                [ModelRequest(parts=[UserPromptPart("Who else is invited at the 'Networking event'?")]), *tail]
+            )
+        )
+        .messages[2]
+        .parts[0]
+        .content
+    )
+    assert isinstance(summary, str) and summary != content
+    lines = summary.split('\n')
+    assert '  title: Networking Event' in lines
+    assert {'  - emma.17@example.com', '  - sam.17@example.com', '  - lee.17@example.com'} <= set(lines)
 
 
 _PARTED = (

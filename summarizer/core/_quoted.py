@@ -27,6 +27,7 @@ distinct token, tens of MB/s (see `bench/`).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections import Counter
@@ -166,6 +167,25 @@ def topic_words(text: str) -> Iterator[str]:
                 yield word
 
 
+_PHRASE = re.compile(r"""(?<![\w'"`])['"`]([A-Za-z][\w&-]*(?: [\w&-]+){1,5})['"`](?![\w'"`])""")
+"""A phrase of two to six words a prompt quotes (`'Networking event'`): the name of what the task is after, which
+a return may write in other case (`title: Networking Event`)."""
+
+
+def quoted_phrases(text: str) -> Iterator[str]:
+    """The phrases `text` (a user prompt) quotes (`_PHRASE`), in order, each once; found in a content in any case.
+
+    One fact the conversation holds verbatim already (see `_facts.token_set`); a return that spells it otherwise
+    holds it by name only (`Turns.named`). Lazily, as `topic_words`.
+    """
+    seen: set[str] = set()
+    for match in _PHRASE.finditer(text):
+        phrase = match.group(1)
+        if phrase.casefold() not in seen:
+            seen.add(phrase.casefold())
+            yield phrase
+
+
 def _args_text(args: object) -> str:
     if isinstance(args, str):
         try:
@@ -228,7 +248,7 @@ class Turns:
     def _add_topics(self, message: ModelRequest, number: int) -> None:
         for part in message.parts:
             if isinstance(part, UserPromptPart) and isinstance(part.content, str):
-                for word in topic_words(part.content):
+                for word in itertools.chain(quoted_phrases(part.content), topic_words(part.content)):
                     if len(self._topics) >= _TOPICS:
                         return
                     if word not in self._topics:
@@ -236,8 +256,10 @@ class Turns:
                         self._topic_pattern = None
 
     def named(self, content: JsonValue, *, message_index: int, json_text: str | None = None) -> tuple[str, ...]:
-        """The names user prompts before `content` (at `message_index`) give in words that it holds (`topic_words`).
+        """The names user prompts before `content` (at `message_index`) give that it holds, as it spells them.
 
+        A name in words (`topic_words`) as the prompt writes it; a quoted phrase (`quoted_phrases`) in any case, each
+        other spelling of it the content has (the prompt's own is a fact of both already, found with the others).
         `json_text`: the content's JSON text, when at hand (see `plain_text`).
         """
         named = [word for word, first in self._topics.items() if first < message_index]
@@ -245,10 +267,24 @@ class Turns:
             return ()
         text = plain_text(content, json_text=json_text)
         self._read = (content, text)
-        if self._topic_pattern is None:  # a dozen literal words at most: one pass, no backtracking to speak of
-            self._topic_pattern = re.compile(rf'\b(?:{"|".join(map(re.escape, self._topics))})\b')
+        if self._topic_pattern is None:  # a dozen literals at most: one pass, no backtracking to speak of
+            # the longest first, so a phrase is not read as its first word; a phrase in any case
+            names = sorted(self._topics, key=len, reverse=True)
+            alternatives = (f'(?i:{re.escape(name)})' if ' ' in name else re.escape(name) for name in names)
+            self._topic_pattern = re.compile(rf'\b(?:{"|".join(alternatives)})\b')
         found = Counter(self._topic_pattern.findall(text))
-        return tuple(word for word in named if 0 < found[word] <= _NAMED_AT_MOST)
+        spellings: dict[str, list[str]] = {}
+        for spelling in found:
+            spellings.setdefault(spelling.casefold() if ' ' in spelling else spelling, []).append(spelling)
+        held: list[str] = []
+        for name in named:
+            if ' ' not in name:
+                held += [name] if 0 < found[name] <= _NAMED_AT_MOST else []
+                continue
+            others = spellings.get(name.casefold(), [])
+            if 0 < sum(found[spelling] for spelling in others) <= _NAMED_AT_MOST:
+                held += [spelling for spelling in others if spelling != name]
+        return tuple(held)
 
     def quoted_facts(self, content: JsonValue, *, message_index: int) -> tuple[str, ...]:
         """The facts of `content` (at `message_index`) that a turn after it holds."""

@@ -321,6 +321,10 @@ class _Phrases:
             else:
                 self._each.append((fact, pattern))
 
+    def __bool__(self) -> bool:
+        """Whether there is any fact to look for."""
+        return bool(self._each or self._by_word)
+
     def found(self, text: str) -> set[str]:
         """The facts `text` holds whole."""
         found = {fact for fact, pattern in self._each if fact in text and pattern.search(text)}
@@ -843,9 +847,13 @@ class _Tree:
             return  # one record is the whole text: naming it says nothing of which lines matter
         held: list[set[str]] = []
         holders = Counter[str]()
+        phrases = self._quoted_phrases
         for start, end in spans:
             self._deadline.check()
             facts = {fact for number in range(start, end) for fact in line_facts[number] if fact in quoted}
+            # a phrase (`Networking Event`) is no line's fact yet (see `_pin`): the record's text is read for it
+            if phrases:
+                facts |= phrases.found('\n'.join(line for _, line in numbered[start:end]))
             held.append(facts)
             holders.update(facts)
         for (start, end), facts in zip(spans, held):
