@@ -452,6 +452,22 @@ def test_a_phrase_a_task_quotes_is_named_in_the_case_the_return_writes_it() -> N
     assert turns.named(content, message_index=2) == ('Networking Event',)
 
 
+def test_a_name_of_a_prompt_is_no_longer_than_a_name() -> None:
+    """A content is searched for each name at every place: a pasted word of 100k letters is no name to search for,
+    which against a content of such words would take as many steps as the product of their lengths."""
+    word = 'A' + 'a' * 100_000
+    task = ModelRequest(parts=[UserPromptPart(f"Find the '{word} b' and the {word} in it, with the 'Team Sync' notes")])
+    content = f'{word.upper()} B\n' * 2 + 'title: team sync\n'
+    turns = Turns(
+        [
+            task,
+            ModelResponse(parts=[TextPart('x')]),
+            ModelRequest(parts=[ToolReturnPart('t', content, tool_call_id='1')]),
+        ]
+    )
+    assert turns.named(content, message_index=2) == ('team sync',)
+
+
 @pytest.mark.parametrize('keep_quoted_facts', [True, False])
 def test_the_record_a_quoted_phrase_names_in_other_case_is_kept_whole(keep_quoted_facts: bool) -> None:
     """Asked who is invited to the 'Networking event', the summary keeps the `Networking Event` record's participants."""

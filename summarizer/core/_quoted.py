@@ -148,6 +148,9 @@ _TOPICS = 12
 line holding it keeps it), and a long pasted prompt names more things than any summary has room for."""
 
 
+_NAME_CHARS = 64
+"""The longest name looked for: a content is searched for each at every place, so a prompt's word of a megabyte
+(`Aaaa…`) against a content of `Aaaa…` would take as many steps as their lengths' product."""
 _NAMED_AT_MOST = 4
 """A name a return holds more often says nothing of which part of it the task is after (`São Paulo`, the city every
 offer of a flight search flies to): kept once, it would spend a line of the summary on nothing a reader needs."""
@@ -251,7 +254,7 @@ class Turns:
                 for word in itertools.chain(quoted_phrases(part.content), topic_words(part.content)):
                     if len(self._topics) >= _TOPICS:
                         return
-                    if word not in self._topics:
+                    if word not in self._topics and len(word) <= _NAME_CHARS:
                         self._topics[word] = number
                         self._topic_pattern = None
 
