@@ -452,10 +452,30 @@ def test_a_phrase_a_task_quotes_is_named_in_the_case_the_return_writes_it() -> N
     assert turns.named(content, message_index=2) == ('Networking Event',)
 
 
+def test_a_pasted_text_names_nothing_a_question_does() -> None:
+    """A prompt over a question's length is a pasted text (an issue, a report): its headings' words name nothing."""
+    content = _mailbox()
+    question = 'What is my Facebook security code?'
+    pasted = f'{question}\n\n## Recent Developments in Facebook Security\n' + 'The report lists codes and dates. ' * 40
+    turns = {
+        prompt: Turns(
+            [
+                ModelRequest(parts=[UserPromptPart(prompt)]),
+                ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')]),
+                ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]),
+            ]
+        )
+        for prompt in (question, pasted)
+    }
+    assert len(pasted) > 1000
+    assert turns[question].named(content, message_index=2) == ('Facebook',)
+    assert turns[pasted].named(content, message_index=2) == ()
+
+
 def test_a_name_of_a_prompt_is_no_longer_than_a_name() -> None:
-    """A content is searched for each name at every place: a pasted word of 100k letters is no name to search for,
-    which against a content of such words would take as many steps as the product of their lengths."""
-    word = 'A' + 'a' * 100_000
+    """A content is searched for each name at every place: a word of 400 letters is no name to search for, which
+    against a content of such words would take as many steps as the product of their lengths."""
+    word = 'A' + 'a' * 400
     task = ModelRequest(parts=[UserPromptPart(f"Find the '{word} b' and the {word} in it, with the 'Team Sync' notes")])
     content = f'{word.upper()} B\n' * 2 + 'title: team sync\n'
     turns = Turns(

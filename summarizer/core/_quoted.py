@@ -148,9 +148,13 @@ _TOPICS = 12
 line holding it keeps it), and a long pasted prompt names more things than any summary has room for."""
 
 
+_ASKING = 1000
+"""The longest prompt read for names: a question or a request (`What is my Facebook security code?`). A longer one is
+a pasted text (an issue, a report, a template) whose headings and sentence-initial words read as names (`Statement`,
+`Reproduce`, `Developments`): pinned, they would keep a menu's link that holds one, not what the task is after."""
 _NAME_CHARS = 64
-"""The longest name looked for: a content is searched for each at every place, so a prompt's word of a megabyte
-(`Aaaa…`) against a content of `Aaaa…` would take as many steps as their lengths' product."""
+"""The longest name looked for: a content is searched for each at every place, so a prompt's word of hundreds of
+letters (`Aaaa…`) against a content of `Aaaa…` would take as many steps as their lengths' product."""
 _NAMED_AT_MOST = 4
 """A name a return holds more often says nothing of which part of it the task is after (`São Paulo`, the city every
 offer of a flight search flies to): kept once, it would spend a line of the summary on nothing a reader needs."""
@@ -250,7 +254,7 @@ class Turns:
 
     def _add_topics(self, message: ModelRequest, number: int) -> None:
         for part in message.parts:
-            if isinstance(part, UserPromptPart) and isinstance(part.content, str):
+            if isinstance(part, UserPromptPart) and isinstance(part.content, str) and len(part.content) <= _ASKING:
                 for word in itertools.chain(quoted_phrases(part.content), topic_words(part.content)):
                     if len(self._topics) >= _TOPICS:
                         return
