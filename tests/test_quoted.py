@@ -386,6 +386,7 @@ def test_the_names_a_task_gives_in_words_are_handed_over_where_the_return_holds_
         'Lily',
         'May',
     ]  # not `What` nor `It`, which start a sentence
+    assert list(topic_words('Current Task: Describe the chart. Body: Message to self, from Lily')) == ['Task', 'Lily']
     content = _mailbox()
     task = ModelRequest(parts=[UserPromptPart('What is my Facebook security code? Lily knows, ask Bob.')])
     call = ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')])

@@ -141,8 +141,9 @@ def turn_texts(message: ModelMessage) -> Iterator[str]:
                     yield from (item for item in part.content if isinstance(item, str))
 
 
-_TOPIC = re.compile(r'(?<=[a-z0-9,;:)] )[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*\b')
-"""A capitalized word inside a sentence (after a lower-case word, a number or a comma): a name, not a sentence's start."""
+_TOPIC = re.compile(r'(?<=[a-z0-9,;)] )[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*\b')
+"""A capitalized word inside a sentence (after a lower-case word, a number or a comma): a name, not a sentence's start,
+nor a clause's after a colon (`Current Task: Describe the file`, `Body: Message to self`)."""
 _TOPICS = 12
 """The most names a conversation's user prompts hand over: each costs a summary at most one line (the first
 line holding it keeps it), and a long pasted prompt names more things than any summary has room for."""
