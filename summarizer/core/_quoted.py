@@ -14,7 +14,10 @@ after when it called the tool, known however early the return is summarized, so 
 The task also names what it is after in words no fact pattern reads: "What is my Facebook security
 code?" (`topic_words`). Such a name, capitalized inside a sentence of a user prompt, is handed over
 with the earlier facts where the return holds it, so a summary of a mailbox keeps a line of the mail
-from Facebook.
+from Facebook. A phrase the prompt quotes ('Networking event') is a fact of both texts where the return
+writes it so; where it writes it in other case (`title: Networking Event`), it is handed over as the
+return spells it. Names come from questions and requests only (`_ASKING`): a pasted issue's headings
+name nothing.
 
 A fact of a return is *quoted* when a later turn -- assistant text, the arguments of a later tool
 call, a later user prompt -- holds it (`_facts.referred_facts`). That is also the eval's definition
