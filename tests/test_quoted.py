@@ -425,6 +425,31 @@ def test_a_name_the_task_gives_keeps_a_line_holding_it_with_its_record(keep_quot
     )  # its record's id with it
 
 
+def test_the_record_a_name_picks_out_comes_whole() -> None:
+    """Asked for the Facebook password, the summary keeps the Facebook mail's body, which never says Facebook."""
+    services = ['Kalomi', 'Rutenvo', 'Zubre', 'Mirulo', 'Tenka', 'Bresta'] * 6
+    services[17] = 'Facebook'
+    words = ['sunflower', 'riverbank', 'lanterns', 'meadowlark', 'tidepool', 'driftwood']
+    content = '\n'.join(
+        f"- attachments: []\n  body: 'Hello,\n\n\n    your new password is {words[n % 6]} {words[n // 6]}.\n\n\n"
+        f"    Thanks,\n\n    the security team'\n  id_: '{n}'\n"
+        f'  sender: security@{service.lower()}.com\n  subject: Your {service} password'
+        for n, service in enumerate(services)
+    )
+    tail = [
+        ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')]),
+        ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]),
+        ModelResponse(parts=[TextPart('Looking.')]),
+    ]
+    compacting = compactor(keep_quoted_facts=False, threshold_tokens=300)
+    asked = [ModelRequest(parts=[UserPromptPart('What is my new Facebook password?')]), *tail]
+    summary = asyncio.run(compacting.compact(asked)).messages[2].parts[0].content
+    assert isinstance(summary, str) and summary != content
+    lines = summary.split('\n')
+    assert '    your new password is driftwood lanterns.' in lines  # mail 17's
+    assert {"  id_: '17'", '  sender: security@facebook.com', '  subject: Your Facebook password'} <= set(lines)
+
+
 def _calendar() -> str:
     """A calendar as an agent's tool lists it (YAML records): 30 events, one of them the networking event."""
     titles = ['Team Sync', 'Yoga Class', 'Lunch with Sarah', 'Sprint Review', 'Dentist']

@@ -721,7 +721,7 @@ class _Tree:
         repeated = REPEATED_BLOCKS[kind](unprefixed) if kind in REPEATED_BLOCKS else set[int]()
         blobs = text_lines.blob_lines(plain)
         self._weigh_named_bodies(kind, numbered, bonuses, chains)
-        self._weigh_named_records(kind, numbered, bonuses, line_facts)
+        self._weigh_named_records(kind, numbered, bonuses)
         for number, (index, line) in enumerate(numbered):
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
@@ -824,7 +824,6 @@ class _Tree:
         kind: ContentKind,
         numbered: Sequence[tuple[int, str]],
         bonuses: list[float],
-        line_facts: Sequence[tuple[str, ...]],
     ) -> None:
         """Weigh every line of a record the conversation names (the mail whose subject the task quotes) as a definition.
 
@@ -837,7 +836,6 @@ class _Tree:
         """
         if kind is not ContentKind.RECORDS or not self._quoted:
             return
-        quoted = self._quoted
         # A record ends at the next line at the left edge: the next record, or a key after the list (`readme: |`).
         edges = [number for number, (_, line) in enumerate(numbered) if not line[:1].isspace()]
         spans = [
@@ -847,13 +845,10 @@ class _Tree:
             return  # one record is the whole text: naming it says nothing of which lines matter
         held: list[set[str]] = []
         holders = Counter[str]()
-        phrases = self._quoted_phrases
         for start, end in spans:
             self._deadline.check()
-            facts = {fact for number in range(start, end) for fact in line_facts[number] if fact in quoted}
-            # a phrase (`Networking Event`) is no line's fact yet (see `_pin`): the record's text is read for it
-            if phrases:
-                facts |= phrases.found('\n'.join(line for _, line in numbered[start:end]))
+            # read for them whole: a name (`Facebook`) or a phrase (`Networking Event`) is no line's fact yet (`_pin`)
+            facts = self._quoted_in('\n'.join(line for _, line in numbered[start:end]))
             held.append(facts)
             holders.update(facts)
         for (start, end), facts in zip(spans, held):
