@@ -86,3 +86,28 @@ def test_a_read_from_a_propertys_setter_on_names_the_property() -> None:
         assert '.adjust_to(' not in blind
         named = '\n'.join(summary_lines(text, budget_tokens=100, quoted=('balance',)))
         assert '.adjust_to(' in named and ('.close_account(' in named or '.close_account(' not in text)
+
+
+def _drive() -> str:
+    """Twelve files; a party plan that names `Chocolate` once, and a recipe that names `Chocolate Chip Cookies`."""
+    lines: list[str] = []
+    for n in range(12):
+        body = {
+            4: ['Party plan', '  - Desserts: Chocolate cake, fruit tart', '  - Games: karaoke'],
+            9: ['Recipes', '  Chocolate Chip Cookies', '  - 1 cup butter', '  - 2 eggs', '  - 2 cups chips'],
+        }.get(n, [f'Notes {n}', f'  - item {n}a', f'  - item {n}b'])
+        lines += [f"- content: '{body[0]}", *(f'    {line}' for line in body[1:]), "    '"]
+        lines += [f'  filename: file-{n}.docx', f"  id_: '{n}'", f'  size: {100 + n}']
+    return '\n'.join(lines)
+
+
+def test_a_record_another_outnames_is_not_the_one() -> None:
+    """Asked for the Chocolate Chip Cookies recipe, the recipe comes whole, not the party plan that says `Chocolate`
+    once: a record holding fewer of the task's names than another is not the one it names."""
+    text = _drive()
+    assert detect_kind(text) is ContentKind.RECORDS
+    lines = summary_lines(text, budget_tokens=150, quoted=('Chocolate', 'Chip', 'Cookies'))
+    assert {'      - 1 cup butter', '      - 2 eggs', '      - 2 cups chips'} <= set(lines)
+    assert '      - Games: karaoke' not in lines
+    alone = summary_lines(text, budget_tokens=150, quoted=('Chocolate',))  # held by two: each may be the one
+    assert '      - Games: karaoke' in alone and '      - 2 eggs' in alone

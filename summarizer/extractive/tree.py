@@ -827,8 +827,8 @@ class _Tree:
     ) -> None:
         """Weigh every line of a record the conversation names (the mail whose subject the task quotes) as a definition.
 
-        A record holding a fact the conversation quotes that at most `_NAMED_RECORDS` records hold is the one the
-        task is after: its other fields (a mail's body, a file's content) are what its reader needs next, before the
+        A record holding a fact the conversation quotes that at most `_NAMED_RECORDS` records hold, unless another
+        holds those facts and more, is the one the task is after: its other fields (a mail's body, a file's content) are what its reader needs next, before the
         other records' ids. A fact many records hold (the user's own address, a date) names none of them. A line the
         record held `_SAME_IN_BODY` times above (a body's `> quoted` line again) keeps its weight: 400 copies of it would
         crowd out every other record, and unnamed they fold as repeats. What follows the list (a key's block, `readme: |`)
@@ -851,8 +851,16 @@ class _Tree:
             facts = self._quoted_in('\n'.join(line for _, line in numbered[start:end]))
             held.append(facts)
             holders.update(facts)
-        for (start, end), facts in zip(spans, held):
-            if not any(holders[fact] <= _NAMED_RECORDS for fact in facts):
+        naming = [frozenset(fact for fact in facts if holders[fact] <= _NAMED_RECORDS) for facts in held]
+        by_fact: dict[str, list[int]] = {}
+        for record, facts in enumerate(naming):
+            for fact in facts:
+                by_fact.setdefault(fact, []).append(record)
+        for record, (start, end) in enumerate(spans):
+            facts = naming[record]
+            # One that names fewer of them than another does (a party's `Chocolate cake`, beside the recipe of
+            # the Chocolate Chip Cookies the task asks for) is not the one: only those no other outnames come whole.
+            if not facts or any(facts < naming[other] for fact in facts for other in by_fact[fact]):
                 continue
             read = Counter[str]()
             for number in range(start, end):
