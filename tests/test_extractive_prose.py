@@ -341,6 +341,25 @@ def test_a_cdp_trees_long_text_nodes_bring_their_first_sentences() -> None:
         )
 
 
+def test_a_cdp_trees_cookie_banner_weighs_less_than_nothing() -> None:
+    """Every site's cookie banner, last in its tree where a page's end would be kept: its sentence, the site's name
+    and the button beside it say nothing of the page. A page's sentence about cookies is no banner's."""
+    items = [f'  [{884 + n}] listitem \n    [{529 + n}] StaticText "May {n + 1}, 2025" ' for n in range(12)]
+    recipe = '[700] StaticText "The recipe uses cookies crumbled over the cream, and a pinch of salt on top."'
+    banner = [
+        '[1601] StaticText "WWW.EXAMPLE.GOV.UK" ',
+        '[1602] StaticText " uses cookies essential for website functionality and anonymous usage analytics." ',
+        '[1603] StaticText "I understand" ',
+    ]
+    text = '\n'.join(['[846] heading "Our work"', recipe, '[883] list ', *items, *banner])
+    lines = text.split('\n')
+    weights = prose.line_bonuses(Joined(lines))
+    assert weights[-3:] == [NOISE] * 3
+    assert weights[1] > 0  # the recipe's sentence
+    kept = summary_lines(text, budget_tokens=len(text) // 12)
+    assert not set(banner) & set(kept)
+
+
 def test_a_cdp_trees_nodes_without_words_weigh_less_than_nothing() -> None:
     """`StaticText "A"`, `StaticText " "`, a bare `strong`: a node with no words says nothing, and near a page's top
     the first lines' filler bonus kept them over its text. A one-word node (`"Careers"`) is a name, and stays weighed."""

@@ -99,6 +99,18 @@ _SENTENCE_WORDS = 10
 reader of the page came for: a line of a link list or a one-word label is none."""
 
 
+_CONSENT = re.compile(
+    r'\b(?:uses? (?:essential |only |necessary )?cookies (?:to|for|that|which|essential|so)|'
+    r'cookie (?:policy|settings|preferences|consent)|accept (?:all )?cookies)\b',
+    re.IGNORECASE,
+)
+"""A cookie banner's sentence (`WWW.AISI.GOV.UK uses cookies essential for website functionality`): every site shows
+one, last in its tree, where a page's last lines would be worth keeping as its end."""
+_CONSENT_REACH = 2
+"""Lines either side of a cookie banner's sentence that are its parts when they hold a few words (`I understand`)."""
+_FEW_WORDS = 4
+
+
 def is_tree(lines: Joined) -> bool:
     """Whether `lines` are an accessibility tree: `TREE_SHARE` of them `TREE_NODE`s.
 
@@ -115,7 +127,7 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
     words, `[1757] StaticText "The AI Security Institute was set up to ..."`) and an alert `HIGH`, a
     control `LOW` outside the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
     the landmark), its links' `/url:` lines with them, weighs `NOISE`, as does a node with no words (`StaticText "A"`,
-    a bare `strong`). Playwright's page address and title lines are `HIGH`.
+    a bare `strong`) and a cookie banner's sentence with the short nodes beside it (`I understand`). Playwright's page address and title lines are `HIGH`.
     """
     if not is_tree(lines):
         return
@@ -141,6 +153,11 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
             bonuses[index] = max(bonuses[index], HIGH)
         elif _EMPTY_NODE.match(lines.lines[index], node.end()):
             bonuses[index] = NOISE  # `StaticText "A"`, `strong`: no words a reader reads
+    for index in lines.matching(_CONSENT):
+        bonuses[index] = NOISE
+        for near in range(max(0, index - _CONSENT_REACH), min(len(lines), index + _CONSENT_REACH + 1)):
+            if len(lines.lines[near].split()) <= _FEW_WORDS and ACCESSIBILITY_NODE.match(lines.lines[near]):
+                bonuses[near] = NOISE  # the banner's site name and its button: `[1603] StaticText "I understand"`
 
 
 def _subtree_end(texts: Sequence[str], index: int, depth: int) -> int:
