@@ -73,6 +73,8 @@ _LEAD = re.compile(r'^([^\n:]*[./][^\n:]*)::', re.MULTILINE)
 """The path or dotted name before a `::` (a pytest node id's file, `tests/test_app.py::test_login`): a part too."""
 _CANDIDATE = re.compile(r'^(?=[^\n]{3})[^\n]*?(?:[\d@/_.#:]|--|[a-z][A-Z]|[A-Z]{2}[a-z])[^\n]*$', re.MULTILINE)
 """A token (one per line) that may be a fact (`fact_kind`) or have parts that are: plain words are not."""
+_WORD = re.compile(r'\w', re.ASCII)
+"""What every `_TOKEN` alternative needs, and where the last one matches wherever no other does (`holds_token`)."""
 _DIGITS = frozenset('0123456789')
 """ASCII digits, found by one C pass of set look-ups; a text with other characters is also read for any decimal digit."""
 _SEPARATORS = frozenset('./:')
@@ -106,7 +108,7 @@ def fact_kinds(text: str, *, check: Callable[[], None] | None = None) -> dict[st
     the fields of records and the lines of a long output repeat theirs. `check` is called between
     batches of tokens judged (a deadline's): a log of 10 MB has hundreds of thousands, about a second.
     """
-    candidates = _CANDIDATE.findall('\n'.join(_tokens(text, ordered=True)))
+    candidates = _CANDIDATE.findall('\n'.join(_tokens(text)))
     # A part's kind depends on its text alone, so a part met again adds nothing: `dict` keeps each at its
     # first place, and the pairs are built and inserted in C.
     found = dict(
@@ -136,15 +138,30 @@ def token_set(text: str) -> set[str]:
 
     A fact of one text is held by another exactly when it is in the other's `token_set`.
     """
-    tokens = set(_tokens(text, ordered=False))
-    tokens.update(all_parts(tokens))
+    tokens = pieces_tokens(set(text.split()))
     tokens.update(quoted_strings(text))
     return tokens
 
 
+def pieces_tokens(pieces: set[str]) -> set[str]:
+    """Every token and trailing part of `pieces` (a text's pieces between whitespace, as `str.split` cuts them).
+
+    A piece's tokens do not depend on the pieces around it: a text's `token_set` is its pieces' and its quoted
+    strings, so a reader of many texts (`_quoted.Turns`) reads a piece met again in none of them.
+    """
+    tokens = _piece_tokens(pieces)
+    tokens.update(all_parts(tokens))
+    return tokens
+
+
+def holds_token(text: str) -> bool:
+    """Whether `text` holds a token: an ASCII letter, digit or `_`, which every token holds and which starts one."""
+    return _WORD.search(text) is not None
+
+
 def tokens(text: str) -> set[str]:
     """The distinct tokens of `text`: no trailing parts, no quoted strings."""
-    return set(_tokens(text, ordered=False))
+    return _piece_tokens(set(text.split()))
 
 
 def referred_facts(text: str, held: Callable[[set[str]], set[str]]) -> list[str]:
@@ -176,7 +193,7 @@ class PossibleFacts:
         """
         near = None if around is None else _near(text, around)
         pieces, lines = (text, text) if near is None else near
-        self._tokens = _tokens(pieces, ordered=True)
+        self._tokens = _tokens(pieces)
         self._quoted = dict.fromkeys(quoted_strings(lines))
         self._candidates = {*self._tokens, *all_parts(self._tokens), *self._quoted}
 
@@ -514,17 +531,21 @@ def fact_kind(token: str) -> str | None:
     return 'identifier' if _CAMEL.search(token) else None
 
 
-def _tokens(text: str, *, ordered: bool) -> Iterable[str]:
-    """The distinct tokens of `text`; in order of first appearance when `ordered`.
+def _tokens(text: str) -> dict[str, None]:
+    """The distinct tokens of `text`, in order of first appearance.
 
     The token pattern reads each distinct piece between whitespace once, all in one pass over the
-    pieces joined by line breaks (which it sees as it sees any whitespace). In no order, a piece of
-    ASCII letters alone (most of any prose) is its own one token: such pieces are picked out in C
-    and the pattern reads the others only.
+    pieces joined by line breaks (which it sees as it sees any whitespace).
     """
-    if ordered:
-        return dict.fromkeys(_TOKEN.findall('\n'.join(dict.fromkeys(text.split()))))
-    pieces = set(text.split())
+    return dict.fromkeys(_TOKEN.findall('\n'.join(dict.fromkeys(text.split()))))
+
+
+def _piece_tokens(pieces: set[str]) -> set[str]:
+    """The distinct tokens of `pieces` (between whitespace), in no order, as `_tokens` reads them.
+
+    A piece of ASCII letters alone (most of any prose) is its own one token: such pieces are picked out
+    in C and the pattern reads the others only.
+    """
     words = set(filter(str.isalpha, filter(str.isascii, pieces)))
     tokens = set(_TOKEN.findall('\n'.join(pieces.difference(words))))
     tokens.update(words)

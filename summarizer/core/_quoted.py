@@ -39,7 +39,7 @@ from typing import cast
 
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
 
-from ._facts import PossibleFacts, Vocabulary, fact_kind, token_set
+from ._facts import PossibleFacts, Vocabulary, fact_kind, holds_token, pieces_tokens, quoted_strings
 from ._shape import JsonValue, all_strings
 
 
@@ -197,6 +197,34 @@ def quoted_phrases(text: str) -> Iterator[str]:
             yield phrase
 
 
+def _first_messages(read: Sequence[tuple[int, set[str], list[str]]], seen: set[str]) -> dict[str, int]:
+    """Each piece of the messages `read` (number, pieces, quoted strings) not `seen` (now seen), and the first holding it."""
+    pieces: dict[str, int] = {}
+    for number, held, _ in read:
+        unread = held.difference(seen)
+        seen.update(unread)
+        pieces.update(dict.fromkeys(unread, number))
+    return pieces
+
+
+def _by_token(pieces: dict[str, int], tokens_of: dict[str, set[str]]) -> dict[str, int]:
+    """Each token and part of `pieces` (in order), and the message of the first piece holding it.
+
+    `tokens_of`: the tokens and parts of the pieces read so far, each piece's, added to.
+    """
+    found: dict[str, int] = {}
+    for piece, number in pieces.items():
+        if piece.isalpha() and piece.isascii():  # its own one token, without parts (`_facts.pieces_tokens`)
+            found.setdefault(piece, number)
+            continue
+        tokens = tokens_of.get(piece)
+        if tokens is None:
+            tokens = tokens_of[piece] = pieces_tokens({piece})
+        for token in tokens:
+            found.setdefault(token, number)
+    return found
+
+
 def _args_text(args: object) -> str:
     if isinstance(args, str):
         try:
@@ -223,6 +251,8 @@ class Turns:
         """Each token of the turns (`_facts.token_set`), and the first message holding it."""
         self._last: dict[str, int] = {}
         """Each token of the turns, and the last message holding it."""
+        self._pieces: set[str] = set()
+        """The pieces between whitespace of the turns read: their tokens are in `_first` already."""
         self._vocabulary = Vocabulary()
         """The tokens of the turns that may be facts: what a content is searched for before it is read."""
         self._topics: dict[str, int] = {}
@@ -241,20 +271,34 @@ class Turns:
         one, to which a framework may still add parts) changes nothing it held already; compaction
         rewrites tool returns only, which are no turns.
         """
+        read: list[tuple[int, set[str], list[str]]] = []  # each message holding a token: its pieces, quoted strings
         for number, message in enumerate(messages[start:], start=start):
             if isinstance(message, ModelRequest) and len(self._topics) < _TOPICS:
                 self._add_topics(message, number)
-            for text in turn_texts(message):
-                tokens = token_set(text)
-                if not tokens:
-                    continue
-                new = tokens.difference(self._first)  # by look-ups in the map: `- keys()` copied all its keys
-                self._first.update(dict.fromkeys(new, number))
-                self._vocabulary.add(new)
-                self._last.update(dict.fromkeys(tokens, number))
-                self._end = max(self._end, number)
-                if self._start < 0:
-                    self._start = number
+            text = '\n'.join(turn_texts(message))  # a line break ends a piece and a quoted string as a text's end does
+            quoted = quoted_strings(text)
+            if quoted or holds_token(text):
+                read.append((number, set(text.split()), quoted))
+        if not read:
+            return
+        # A token's first message is that of the first piece holding it (or quoting it), its last that of the last:
+        # each distinct piece is read once, not in every message holding it (the words of a conversation recur).
+        tokens_of: dict[str, set[str]] = {}
+        first = _by_token(_first_messages(read, self._pieces), tokens_of)
+        last = _by_token(_first_messages(read[::-1], set()), tokens_of)
+        for number, _, quoted in read:
+            for string in quoted:
+                if first.get(string, number) >= number:
+                    first[string] = number
+                if last.get(string, number) <= number:
+                    last[string] = number
+        new = first.keys() - self._first.keys()
+        self._first.update(zip(new, map(first.__getitem__, new)))
+        self._vocabulary.add(new)
+        self._last.update(last)  # all from `start` on: later than any read before (or the same message, read again)
+        self._end = max(self._end, read[-1][0])
+        if self._start < 0:
+            self._start = read[0][0]
 
     def _add_topics(self, message: ModelRequest, number: int) -> None:
         for part in message.parts:
