@@ -197,6 +197,14 @@ def quoted_phrases(text: str) -> Iterator[str]:
             yield phrase
 
 
+def _first_holding(read: Sequence[tuple[int, set[str], list[str]]]) -> int:
+    """The number of the first message `read` (number, pieces, quoted strings) holding a token; -1 when none does.
+
+    Only the first and the last are asked for (`Turns._start`, `_end`): the others are not looked into.
+    """
+    return next((number for number, pieces, quoted in read if quoted or any(map(holds_token, pieces))), -1)
+
+
 def _first_messages(read: Sequence[tuple[int, set[str], list[str]]], seen: set[str]) -> dict[str, int]:
     """Each piece of the messages `read` (number, pieces, quoted strings) not `seen` (now seen), and the first holding it."""
     pieces: dict[str, int] = {}
@@ -271,15 +279,15 @@ class Turns:
         one, to which a framework may still add parts) changes nothing it held already; compaction
         rewrites tool returns only, which are no turns.
         """
-        read: list[tuple[int, set[str], list[str]]] = []  # each message holding a token: its pieces, quoted strings
+        read: list[tuple[int, set[str], list[str]]] = []  # each message with a turn: its pieces, quoted strings
         for number, message in enumerate(messages[start:], start=start):
             if isinstance(message, ModelRequest) and len(self._topics) < _TOPICS:
                 self._add_topics(message, number)
             text = '\n'.join(turn_texts(message))  # a line break ends a piece and a quoted string as a text's end does
-            quoted = quoted_strings(text)
-            if quoted or holds_token(text):
-                read.append((number, set(text.split()), quoted))
-        if not read:
+            if text:
+                read.append((number, set(text.split()), quoted_strings(text)))
+        first_holding = _first_holding(read)
+        if first_holding < 0:
             return
         # A token's first message is that of the first piece holding it (or quoting it), its last that of the last:
         # each distinct piece is read once, not in every message holding it (the words of a conversation recur).
@@ -292,13 +300,13 @@ class Turns:
                     first[string] = number
                 if last.get(string, number) <= number:
                     last[string] = number
-        new = first.keys() - self._first.keys()
+        new = set(first).difference(self._first)  # by look-ups in the map: `- keys()` would copy all its keys
         self._first.update(zip(new, map(first.__getitem__, new)))
         self._vocabulary.add(new)
         self._last.update(last)  # all from `start` on: later than any read before (or the same message, read again)
-        self._end = max(self._end, read[-1][0])
+        self._end = max(self._end, _first_holding(read[::-1]))
         if self._start < 0:
-            self._start = read[0][0]
+            self._start = first_holding
 
     def _add_topics(self, message: ModelRequest, number: int) -> None:
         for part in message.parts:
