@@ -257,3 +257,11 @@ def test_an_original_finds_its_lines_by_scans_and_by_its_indexes_alike(seed: int
         offsets = [*rng.sample(range(len(text) + 1), min(5, len(text) + 1)), *range(len(text) + 1)]
         for offset in offsets:
             assert read.line_at(offset) == text.count('\n', 0, offset)
+
+
+def test_the_line_holding_an_offset_is_cut_from_the_text_as_its_split_lines_have_it() -> None:
+    text = 'first\n\n  indented …\nlast'
+    read = OriginalText(text)
+    for offset, character in enumerate(text):
+        if character != '\n':
+            assert read.line_holding(offset) == text.split('\n')[text.count('\n', 0, offset)]

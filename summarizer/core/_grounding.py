@@ -141,30 +141,46 @@ class OriginalText:
     Build it once per original and ask `grounded_line` for each summary line.
     """
 
-    __slots__ = ('_index', '_scans', '_starts', '_tokens', '_words', 'lines', 'text')
+    __slots__ = ('_index', '_lines', '_scans', '_starts', '_tokens', '_words', 'text')
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.lines = text.split('\n')
+        self._lines: list[str] | None = None
         self._index: dict[str, int] | None = None
         self._starts: list[int] | None = None
         self._scans = 0
-        """Look-ups answered by a scan of the lines or the text, before the index of each is built."""
+        """Look-ups answered by a scan of the text, before the index of each is built."""
         self._words: dict[str, list[int]] | None = None
         self._tokens: dict[int, set[str]] = {}
+
+    @property
+    def lines(self) -> list[str]:
+        """Its lines, split on first use: the first look-ups scan the text itself (`_scan`), which most checks end with."""
+        if self._lines is None:
+            self._lines = self.text.split('\n')
+        return self._lines
 
     def line_index(self, line: str) -> int | None:
         """The index of the first original line equal to `line`, if one is."""
         if self._index is None:
-            if self._scan():  # a scan in C: an index of the lines hashes every one of them
-                try:
-                    return self.lines.index(line)
-                except ValueError:
-                    return None
+            if self._scan():  # a scan of the text in C: an index of the lines hashes every one of them
+                return self._find_line(line)
             self._index = {}
             for index, text in enumerate(self.lines):
                 self._index.setdefault(text, index)
         return self._index.get(line)
+
+    def _find_line(self, line: str) -> int | None:
+        """`line_index` by a search of the text: the first place `line` stands between line breaks (or an end)."""
+        text = self.text
+        if '\n' in line:
+            return None
+        if text == line or text.startswith(f'{line}\n'):
+            return 0
+        found = text.find(f'\n{line}\n')
+        if found >= 0:
+            return text.count('\n', 0, found + 1)
+        return text.count('\n') if text.endswith(f'\n{line}') else None
 
     def line_at(self, offset: int) -> int:
         """The index of the line holding the character at `offset` of `text`."""
@@ -175,6 +191,12 @@ class OriginalText:
             for line in self.lines[:-1]:
                 self._starts.append(self._starts[-1] + len(line) + 1)
         return bisect.bisect_right(self._starts, offset) - 1
+
+    def line_holding(self, offset: int) -> str:
+        """The line holding the character at `offset` of `text`, cut from the text: its lines may not be split yet."""
+        text = self.text
+        end = text.find('\n', offset)
+        return text[text.rfind('\n', 0, offset) + 1 : end if end >= 0 else len(text)]
 
     def _scan(self) -> bool:
         """Whether to answer this look-up by a scan: the first few are, before an index pays for its making.
@@ -246,7 +268,7 @@ def _pieces_of(stripped: str, original: OriginalText) -> int | None:
         index = original.line_at(start)
         if index not in seen:
             seen.add(index)
-            if _fits(parts, original.lines[index], leading=leading, trailing=trailing):
+            if _fits(parts, original.line_holding(start), leading=leading, trailing=trailing):
                 return index
         start = text.find(first, start + 1)
     return None
