@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 import tenacity
-from opentelemetry.trace import NoOpTracer, Span, StatusCode, Tracer
+from opentelemetry.trace import INVALID_SPAN, NoOpTracer, Span, StatusCode, Tracer
 from pydantic_ai.direct import model_request, model_request_stream
 from pydantic_ai.exceptions import (
     ModelAPIError,
@@ -76,8 +76,6 @@ about twice the offline estimate (Gemma 3's, on the dev corpus's tool returns as
 1.3 at the median, 2.2 at the 99th percentile)."""
 _WRAPPER_TOKENS = 16
 """What a structured answer spends around its summary (`{"summary": ...}`, a tool call's name)."""
-_NO_TRACER = NoOpTracer()
-"""Spans only when the caller passes an instrumented run's tracer (see `Summarizer.summarize`)."""
 
 _EDGE_BLANK_LINES = re.compile(r'\A(?:[ \t\r]*\n)+|(?:\n[ \t\r]*)+\Z|\A[ \t\r]+\Z')
 """Blank lines around a text answer, which models add; a line with text keeps every space it has."""
@@ -291,17 +289,23 @@ class Summarizer:
         """Summarize `candidate`, in a span of its own on `tracer` (an instrumented run's `RunContext.tracer`).
 
         The span carries what a pydantic-ai user watching a run wants to see beside the model calls: the
-        tool, its tokens before and after, cache hit or miss, and the outcome; never the content.
+        tool, its tokens before and after, cache hit or miss, and the outcome; never the content. None is
+        made on an uninstrumented run's `NoOpTracer`: it would record nothing, for ~7 µs a return.
         """
+        if tracer is None or isinstance(tracer, NoOpTracer):
+            outcome = await self._summarize(candidate)
+            self._trace(candidate, outcome, INVALID_SPAN)
+            return outcome
         attributes = {'gen_ai.tool.name': candidate.tool_name, 'gen_ai.tool.call.id': candidate.part.tool_call_id}
-        tracer = tracer or _NO_TRACER
         with tracer.start_as_current_span(f'summarize {candidate.tool_name}', attributes=attributes) as span:
             outcome = await self._summarize(candidate)
-            if span.is_recording() or logger.isEnabledFor(logging.INFO):
-                self._trace(candidate, outcome, span)
+            self._trace(candidate, outcome, span)
         return outcome
 
     def _trace(self, candidate: Candidate, outcome: Outcome, span: Span) -> None:
+        """What `span` records of `outcome`, and the line logged at INFO; nothing is worked out when neither is wanted."""
+        if not (span.is_recording() or logger.isEnabledFor(logging.INFO)):
+            return
         summary = outcome.summary
         after = candidate.tokens if summary is None else content_tokens(summary, self.tokenizer)
         result = 'summarized' if summary is not None else 'rejected' if outcome.rejected else 'failed'
