@@ -30,6 +30,7 @@ distinct token, tens of MB/s (see `bench/`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -197,6 +198,18 @@ def quoted_phrases(text: str) -> Iterator[str]:
             yield phrase
 
 
+@functools.lru_cache(maxsize=64)
+def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """What finds `names` (`Turns.named`) whole: a phrase in any case, a word as it is.
+
+    A dozen literals at most, the longest first, so a phrase is not read as its first word.
+    """
+    alternatives = (
+        f'(?i:{re.escape(name)})' if ' ' in name else re.escape(name) for name in sorted(names, key=len, reverse=True)
+    )
+    return re.compile(rf'\b(?:{"|".join(alternatives)})\b')
+
+
 def _first_holding(read: Sequence[tuple[int, set[str], list[str]]]) -> int:
     """The number of the first message `read` (number, pieces, quoted strings) holding a token; -1 when none does.
 
@@ -265,7 +278,6 @@ class Turns:
         """The tokens of the turns that may be facts: what a content is searched for before it is read."""
         self._topics: dict[str, int] = {}
         """The names user prompts give in words (`topic_words`), and the first message naming each."""
-        self._topic_pattern: re.Pattern[str] | None = None
         self._read: tuple[JsonValue, str] | None = None
         """The content `named` read last and its `plain_text`, for `facts` of the same content next (as the pipeline
         asks for both): an object's plain text costs about as much as its JSON text."""
@@ -316,7 +328,6 @@ class Turns:
                         return
                     if word not in self._topics and len(word) <= _NAME_CHARS:
                         self._topics[word] = number
-                        self._topic_pattern = None
 
     def named(self, content: JsonValue, *, message_index: int, json_text: str | None = None) -> tuple[str, ...]:
         """The names user prompts before `content` (at `message_index`) give that it holds, as it spells them.
@@ -330,12 +341,14 @@ class Turns:
             return ()
         text = plain_text(content, json_text=json_text)
         self._read = (content, text)
-        if self._topic_pattern is None:  # a dozen literals at most: one pass, no backtracking to speak of
-            # the longest first, so a phrase is not read as its first word; a phrase in any case
-            names = sorted(self._topics, key=len, reverse=True)
-            alternatives = (f'(?i:{re.escape(name)})' if ' ' in name else re.escape(name) for name in names)
-            self._topic_pattern = re.compile(rf'\b(?:{"|".join(alternatives)})\b')
-        found = Counter(self._topic_pattern.findall(text))
+        # Only the names the content holds at all, found by a substring search each (linear): tried at every word,
+        # a name sharing 50 letters with the content's words compares them each time. A phrase in any case: its
+        # spellings are told apart by `casefold`, which maps each character alone, so one it holds is in the text's.
+        folded = text.casefold() if any(' ' in name for name in self._topics) else ''
+        present = tuple(name for name in self._topics if (name.casefold() in folded if ' ' in name else name in text))
+        if not present:
+            return ()
+        found = Counter(_names_pattern(present).findall(text))
         spellings: dict[str, list[str]] = {}
         for spelling in found:
             spellings.setdefault(spelling.casefold() if ' ' in spelling else spelling, []).append(spelling)
