@@ -478,6 +478,12 @@ def test_a_phrase_a_task_quotes_is_named_in_the_case_the_return_writes_it() -> N
     assert turns.named(content, message_index=2) == ('Networking Event',)
 
 
+def test_a_phrase_a_task_quotes_may_start_with_any_letter() -> None:
+    """`'Ärzte ohne Grenzen'`, `'Édouard Manet'`: a phrase starts with a letter, not an ASCII one only."""
+    prompt = "Find 'Ärzte ohne Grenzen' and 'Édouard Manet' and 'São Paulo', not '2 Broadway' or '_x y'."
+    assert list(quoted_phrases(prompt)) == ['Ärzte ohne Grenzen', 'Édouard Manet', 'São Paulo']
+
+
 def test_a_pasted_text_names_nothing_a_question_does() -> None:
     """A prompt over a question's length is a pasted text (an issue, a report): its headings' words name nothing."""
     content = _mailbox()

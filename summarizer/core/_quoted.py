@@ -179,9 +179,9 @@ def topic_words(text: str) -> Iterator[str]:
                 yield word
 
 
-_PHRASE = re.compile(r"""(?<![\w'"`])['"`]([A-Za-z][\w&-]*(?: [\w&-]+){1,5})['"`](?![\w'"`])""")
-"""A phrase of two to six words a prompt quotes (`'Networking event'`): the name of what the task is after, which
-a return may write in other case (`title: Networking Event`)."""
+_PHRASE = re.compile(r"""(?<![\w'"`])['"`]([^\W\d_][\w&-]*(?: [\w&-]+){1,5})['"`](?![\w'"`])""")
+"""A phrase of two to six words a prompt quotes (`'Networking event'`, `'Ärzte ohne Grenzen'`), from a letter on: the
+name of what the task is after, which a return may write in other case (`title: Networking Event`)."""
 
 
 def quoted_phrases(text: str) -> Iterator[str]:
