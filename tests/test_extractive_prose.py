@@ -360,6 +360,24 @@ def test_a_cdp_trees_cookie_banner_weighs_less_than_nothing() -> None:
     assert not set(banner) & set(kept)
 
 
+def test_a_cdp_tree_of_a_page_about_cookies_is_no_banner() -> None:
+    """A site's cookie policy page says `use cookies to` and `cookie preferences` in sentence after sentence: they are
+    what its reader came for, not a banner's one or two (they all weighed less than nothing, its title too)."""
+    body = [
+        '[10] heading "Cookie Policy"',
+        '[11] StaticText "Last updated May 2025"',
+        '[12] StaticText "We use cookies to remember your language and region settings across visits to the store."',
+        '[13] StaticText "Analytics partners use cookies that measure how often each product page is opened."',
+        '[14] heading "Managing cookies"',
+        '[15] StaticText "You can change your cookie preferences at any time from the footer of any page."',
+        '[16] StaticText "Advertising cookies are only set when you accept all cookies in the banner."',
+    ]
+    items = [f'  [{884 + n}] listitem \n    [{529 + n}] StaticText "May {n + 1}, 2025" ' for n in range(12)]
+    text = '\n'.join(['[1] RootWebArea "Cookie Policy | Example Store"', *body, '[883] list ', *items])
+    weights = prose.line_bonuses(Joined(text.split('\n')))
+    assert NOISE not in weights[:8], weights[:8]
+
+
 def test_a_cdp_trees_nodes_without_words_weigh_less_than_nothing() -> None:
     """`StaticText "A"`, `StaticText " "`, a bare `strong`: a node with no words says nothing, and near a page's top
     the first lines' filler bonus kept them over its text. A one-word node (`"Careers"`) is a name, and stays weighed."""

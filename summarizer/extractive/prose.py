@@ -106,6 +106,9 @@ _CONSENT = re.compile(
 )
 """A cookie banner's sentence (`WWW.AISI.GOV.UK uses cookies essential for website functionality`): every site shows
 one, last in its tree, where a page's last lines would be worth keeping as its end."""
+_CONSENT_LINES = 2
+"""The most lines a cookie banner's sentences fill: a tree with more of them is a page about cookies (a site's cookie
+policy), whose sentences are what its reader came for."""
 _CONSENT_REACH = 2
 """Lines either side of a cookie banner's sentence that are its parts when they hold a few words (`I understand`)."""
 _FEW_WORDS = 4
@@ -127,7 +130,7 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
     words, `[1757] StaticText "The AI Security Institute was set up to ..."`) and an alert `HIGH`, a
     control `LOW` outside the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
     the landmark), its links' `/url:` lines with them, weighs `NOISE`, as does a node with no words (`StaticText "A"`,
-    a bare `strong`) and a cookie banner's sentence with the short nodes beside it (`I understand`). Playwright's page address and title lines are `HIGH`.
+    a bare `strong`) and a cookie banner's sentence with the short nodes beside it (`I understand`), where one or two lines are such sentences. Playwright's page address and title lines are `HIGH`.
     """
     if not is_tree(lines):
         return
@@ -153,7 +156,8 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
             bonuses[index] = max(bonuses[index], HIGH)
         elif _EMPTY_NODE.match(lines.lines[index], node.end()):
             bonuses[index] = NOISE  # `StaticText "A"`, `strong`: no words a reader reads
-    for index in lines.matching(_CONSENT):
+    consent = lines.matching(_CONSENT)
+    for index in consent if len(consent) <= _CONSENT_LINES else ():
         bonuses[index] = NOISE
         for near in range(max(0, index - _CONSENT_REACH), min(len(lines), index + _CONSENT_REACH + 1)):
             if len(lines.lines[near].split()) <= _FEW_WORDS and ACCESSIBILITY_NODE.match(lines.lines[near]):
