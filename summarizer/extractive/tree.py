@@ -321,10 +321,6 @@ class _Phrases:
             else:
                 self._each.append((fact, pattern))
 
-    def __bool__(self) -> bool:
-        """Whether there is any fact to look for."""
-        return bool(self._each or self._by_word)
-
     def found(self, text: str) -> set[str]:
         """The facts `text` holds whole."""
         found = {fact for fact, pattern in self._each if fact in text and pattern.search(text)}
