@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import BIG_TEXT, compactor, history, random_json
 from pydantic_ai.messages import (
+    ImageUrl,
     ModelMessage,
     ModelRequest,
     ModelResponse,
@@ -502,6 +503,23 @@ def test_a_pasted_text_names_nothing_a_question_does() -> None:
     assert len(pasted) > 1000
     assert turns[question].named(content, message_index=2) == ('Facebook',)
     assert turns[pasted].named(content, message_index=2) == ()
+
+
+def test_a_prompt_sent_with_an_image_names_what_its_text_names() -> None:
+    """`agent.run(['What is my Facebook security code?', ImageUrl(...)])`: the prompt's text is a question all the same."""
+    content = _mailbox()
+    for prompt in (
+        'What is my Facebook security code?',
+        ['What is my Facebook security code?', ImageUrl('https://x.io/a.png')],
+    ):
+        turns = Turns(
+            [
+                ModelRequest(parts=[UserPromptPart(prompt)]),
+                ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')]),
+                ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]),
+            ]
+        )
+        assert turns.named(content, message_index=2) == ('Facebook',), prompt
 
 
 def test_a_name_of_a_prompt_is_no_longer_than_a_name() -> None:

@@ -321,9 +321,17 @@ class Turns:
             self._start = first_holding
 
     def _add_topics(self, message: ModelRequest, number: int) -> None:
+        """Add the names the user prompts of `message` give, up to `_TOPICS` in all.
+
+        Each text of a prompt sent with an image or a file is read as a prompt of its own:
+        `agent.run(['What is my Facebook code?', ImageUrl(...)])` asks all the same.
+        """
         for part in message.parts:
-            if isinstance(part, UserPromptPart) and isinstance(part.content, str) and len(part.content) <= _ASKING:
-                for word in itertools.chain(quoted_phrases(part.content), topic_words(part.content)):
+            if not isinstance(part, UserPromptPart):
+                continue
+            texts = [part.content] if isinstance(part.content, str) else [t for t in part.content if isinstance(t, str)]
+            for text in (text for text in texts if len(text) <= _ASKING):
+                for word in itertools.chain(quoted_phrases(text), topic_words(text)):
                     if len(self._topics) >= _TOPICS:
                         return
                     if word not in self._topics and len(word) <= _NAME_CHARS:
