@@ -3,10 +3,15 @@ after it, a named property read with CRLF line ends or from its setter on."""
 
 from __future__ import annotations
 
+import time
+from typing import Any
+
+import pytest
 from extractive_checks import summary_lines
 from test_extractive_code import _account, _numbered  # pyright: ignore[reportPrivateUsage]
 
 from summarizer.extractive import ContentKind, detect_kind
+from summarizer.extractive.tree import _Tree  # pyright: ignore[reportPrivateUsage]
 
 
 def _mailbox(copies: int) -> str:
@@ -111,3 +116,36 @@ def test_a_record_another_outnames_is_not_the_one() -> None:
     assert '      - Games: karaoke' not in lines
     alone = summary_lines(text, budget_tokens=150, quoted=('Chocolate',))  # held by two: each may be the one
     assert '      - Games: karaoke' in alone and '      - 2 eggs' in alone
+
+
+def _two_records_naming(count: int, *, shared: bool) -> tuple[str, tuple[str, ...]]:
+    """Twenty mails; the first two list `count` ids each, the same ones when `shared` (but one of each), all quoted."""
+    ids = [f'ID-{n:06d}' for n in range(count if shared else 2 * count)]
+    first, second = (ids, ids[:-1]) if shared else (ids[:count], ids[count:-1])
+    lines: list[str] = []
+    for n, refs in enumerate([[*first, 'ID-AAAAAA'], [*second, 'ID-BBBBBB'], *([f'X-{n}'] for n in range(2, 20))]):
+        lines += [f"- id_: '{n}'", *(f'  r{i}: {ref}' for i, ref in enumerate(refs))]
+        lines += [f'  sender: s{n}@example.com', f'  subject: Mail {n}']
+    return '\n'.join(lines), (*ids, 'ID-AAAAAA', 'ID-BBBBBB')
+
+
+def test_records_sharing_thousands_of_names_are_weighed_in_linear_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two records holding the same 12,000 quoted ids but one each: each record was compared with the other once per
+    id they share, 12,000 subset tests of 12,000 ids (5x two records of ids of their own at 16,000, and growing)."""
+    weigh = _Tree._weigh_named_records  # pyright: ignore[reportPrivateUsage]
+    spent: list[float] = []
+
+    def timed(tree: _Tree, *args: Any) -> None:
+        started = time.process_time()
+        weigh(tree, *args)
+        spent.append(time.process_time() - started)
+
+    monkeypatch.setattr(_Tree, '_weigh_named_records', timed)
+    took: dict[bool, float] = {}
+    for shared in (False, True):
+        text, quoted = _two_records_naming(12_000, shared=shared)
+        assert detect_kind(text) is ContentKind.RECORDS
+        spent.clear()
+        summary_lines(text, budget_tokens=300, quoted=quoted)
+        took[shared] = sum(spent)
+    assert took[True] < 3 * took[False] + 0.05, took
