@@ -485,6 +485,20 @@ def test_a_phrase_a_task_quotes_may_start_with_any_letter() -> None:
     assert list(quoted_phrases(prompt)) == ['Ärzte ohne Grenzen', 'Édouard Manet', 'São Paulo']
 
 
+def test_a_phrase_quoted_again_in_other_case_is_one_name() -> None:
+    """'Team Sync', then 'team sync' in a later prompt: one name, each spelling of the content handed over once."""
+    turns = Turns(
+        [
+            ModelRequest(parts=[UserPromptPart("When is the 'Team Sync'?")]),
+            ModelResponse(parts=[TextPart('x')]),
+            ModelRequest(parts=[UserPromptPart("I mean the 'team sync' of May")]),
+            ModelResponse(parts=[TextPart('x')]),
+            ModelRequest(parts=[ToolReturnPart('t', 'x', tool_call_id='1')]),
+        ]
+    )
+    assert turns.named('title: TEAM SYNC\ntitle: Team sync', message_index=4) == ('TEAM SYNC', 'Team sync')
+
+
 def test_a_pasted_text_names_nothing_a_question_does() -> None:
     """A prompt over a question's length is a pasted text (an issue, a report): its headings' words name nothing."""
     content = _mailbox()

@@ -334,8 +334,12 @@ class Turns:
                 for word in itertools.chain(quoted_phrases(text), topic_words(text)):
                     if len(self._topics) >= _TOPICS:
                         return
-                    if word not in self._topics and len(word) <= _NAME_CHARS:
+                    if word not in self._topics and len(word) <= _NAME_CHARS and not self._quoted_before(word):
                         self._topics[word] = number
+
+    def _quoted_before(self, word: str) -> bool:
+        """Whether `word` is a phrase a prompt quoted already in other case: one name (`named` finds it in any case)."""
+        return ' ' in word and any(' ' in name and name.casefold() == word.casefold() for name in self._topics)
 
     def named(self, content: JsonValue, *, message_index: int, json_text: str | None = None) -> tuple[str, ...]:
         """The names user prompts before `content` (at `message_index`) give that it holds, as it spells them.
