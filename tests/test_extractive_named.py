@@ -149,3 +149,25 @@ def test_records_sharing_thousands_of_names_are_weighed_in_linear_time(monkeypat
         summary_lines(text, budget_tokens=300, quoted=quoted)
         took[shared] = sum(spent)
     assert took[True] < 3 * took[False] + 0.05, took
+
+
+def test_records_are_read_for_thousands_of_quoted_tokens_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """10,000 records, a conversation quoting 2,000 tokens none holds: each record was searched for each token
+    (20 million substring tests, 24x the step before records were read whole), not read for its tokens once."""
+    weigh = _Tree._weigh_named_records  # pyright: ignore[reportPrivateUsage]
+    spent: list[float] = []
+
+    def timed(tree: _Tree, *args: Any) -> None:
+        started = time.process_time()
+        weigh(tree, *args)
+        spent.append(time.process_time() - started)
+
+    monkeypatch.setattr(_Tree, '_weigh_named_records', timed)
+    text = '\n'.join(f"- id_: '{n}'\n  title: Subject {n}\n  sender: u{n}@example.com" for n in range(10_000))
+    assert detect_kind(text) is ContentKind.RECORDS
+    took: dict[int, float] = {}
+    for count in (60, 2000):
+        spent.clear()
+        summary_lines(text, budget_tokens=300, quoted=tuple(f'zz{n}_x' for n in range(count)))
+        took[count] = sum(spent)
+    assert took[2000] < 3 * took[60] + 0.05, took
