@@ -499,6 +499,16 @@ def test_a_phrase_quoted_again_in_other_case_is_one_name() -> None:
     assert turns.named('title: TEAM SYNC\ntitle: Team sync', message_index=4) == ('TEAM SYNC', 'Team sync')
 
 
+def test_a_name_in_words_may_hold_accented_letters() -> None:
+    """`Zürich`, `Étienne`, `Malmö`: names as much as `Phoenix`; a word cut at a letter outside Latin-1 is none."""
+    assert list(topic_words('flights to Zürich and to Malmö with Étienne, not to Győr or Ärzte')) == [
+        'Zürich',
+        'Malmö',
+        'Étienne',
+        'Ärzte',
+    ]
+
+
 def test_a_pasted_text_names_nothing_a_question_does() -> None:
     """A prompt over a question's length is a pasted text (an issue, a report): its headings' words name nothing."""
     content = _mailbox()

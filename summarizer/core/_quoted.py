@@ -145,9 +145,10 @@ def turn_texts(message: ModelMessage) -> Iterator[str]:
                     yield from (item for item in part.content if isinstance(item, str))
 
 
-_TOPIC = re.compile(r'(?<=[a-z0-9,;)] )[A-Z][a-z]{2,}(?:[A-Z][a-z]+)*\b')
+_TOPIC = re.compile(r'(?<=[a-zß-öø-ÿ0-9,;)] )[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]{2,}(?:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)*\b')
 """A capitalized word inside a sentence (after a lower-case word, a number or a comma): a name, not a sentence's start,
-nor a clause's after a colon (`Current Task: Describe the file`, `Body: Message to self`)."""
+nor a clause's after a colon (`Current Task: Describe the file`, `Body: Message to self`). Its letters are Latin-1's
+(`Zürich`, `Malmö`): `re` has no class of upper-case letters at large."""
 _TOPICS = 12
 """The most names a conversation's user prompts hand over: each costs a summary at most one line (the first
 line holding it keeps it), and a long pasted prompt names more things than any summary has room for."""
