@@ -509,6 +509,20 @@ def test_a_name_in_words_may_hold_accented_letters() -> None:
     ]
 
 
+def test_a_quoted_phrase_ending_in_a_dash_is_found() -> None:
+    """A phrase may end in a dash (`'Budget follow-'`): it is found where the content writes it alone, not inside a
+    longer word (`budget follow-up`), where a word boundary after the dash had found it, and before a space not."""
+    turns = Turns(
+        [
+            ModelRequest(parts=[UserPromptPart("Who sent the 'Budget follow-' mail, about 'AT&T Labs'?")]),
+            ModelResponse(parts=[TextPart('x')]),
+            ModelRequest(parts=[ToolReturnPart('t', 'x', tool_call_id='1')]),
+        ]
+    )
+    content = 'subject: BUDGET FOLLOW- up\nsubject: budget follow-up\nfrom: at&t labs'
+    assert turns.named(content, message_index=2) == ('BUDGET FOLLOW-', 'at&t labs')
+
+
 def test_a_pasted_text_names_nothing_a_question_does() -> None:
     """A prompt over a question's length is a pasted text (an issue, a report): its headings' words name nothing."""
     content = _mailbox()

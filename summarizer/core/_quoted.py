@@ -208,7 +208,8 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alternatives = (
         f'(?i:{re.escape(name)})' if ' ' in name else re.escape(name) for name in sorted(names, key=len, reverse=True)
     )
-    return re.compile(rf'\b(?:{"|".join(alternatives)})\b')
+    # each starts with a letter, so `\b` before it; not after: a phrase may end in `-` or `&` (`'Budget follow-'`)
+    return re.compile(rf'\b(?:{"|".join(alternatives)})(?!\w)')
 
 
 def _first_holding(read: Sequence[tuple[int, set[str], list[str]]]) -> int:
