@@ -50,8 +50,11 @@ atexit.register(forkserver._forkserver._stop)  # pyright: ignore[reportPrivateUs
 """Reaped at the end, so the CPU time of the fork server and its children counts in the test process's."""
 
 
-def _child(argv: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: str) -> None:
-    """In the forked process: a session of its own, the given environment and streams, then the command."""
+def _child(argv: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: str, exited: str) -> None:
+    """In the forked process: a session of its own, the given environment and streams, then the command.
+
+    Its exit code is written to `exited` too: the fork server, which reaps it, may lose it (see `Forked.poll`).
+    """
     os.setsid()
     # Ctrl-C as at a terminal: Python's KeyboardInterrupt. A test run started as a background job of a
     # non-interactive shell (`pytest &` in a script) ignores SIGINT, and so, inherited, would every
@@ -78,7 +81,12 @@ def _child(argv: list[str], env: dict[str, str], cwd: str, stdout: str, stderr: 
         atexit._run_exitfuncs()  # pyright: ignore[reportPrivateUsage] (an interpreter's exit runs them; os._exit does not)
         sys.stdout.flush()
         sys.stderr.flush()
+    Path(exited).write_text(str(code))
     sys.exit(code)
+
+
+_STATUS_LOST = 255
+"""What `multiprocessing`'s fork-server process reports when the fork server's word on its exit never came."""
 
 
 class Forked:
@@ -86,13 +94,14 @@ class Forked:
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str] | None = None, cwd: Path | None = None) -> None:
         folder = Path(tempfile.mkdtemp(prefix='forked-cli-'))
-        self._stdout, self._stderr = folder / 'stdout', folder / 'stderr'
+        self._stdout, self._stderr, self._exited = folder / 'stdout', folder / 'stderr', folder / 'exited'
         self._stdout.touch()
         self._stderr.touch()
         self._closed: tuple[str, str] | None = None
         self._exitcode: int | None = None
         arguments = (list(argv), dict(os.environ if env is None else env), str(cwd or Path.cwd()))
-        self._process = _CONTEXT.Process(target=_child, args=(*arguments, str(self._stdout), str(self._stderr)))
+        outputs = (str(self._stdout), str(self._stderr), str(self._exited))
+        self._process = _CONTEXT.Process(target=_child, args=(*arguments, *outputs))
         self._process.start()
         pid = self._process.pid
         assert pid is not None
@@ -110,8 +119,17 @@ class Forked:
         return self.poll()
 
     def poll(self) -> int | None:
+        """Its exit code once it has ended, else None.
+
+        `multiprocessing` reports 255 where the fork server's report of it was lost (an EOF on the status
+        pipe, seen once in a crash-safety run after the command had printed its totals): the code the process
+        wrote itself on its way out is the one, where there is one. A process killed wrote none.
+        """
         if self._exitcode is None:
-            self._exitcode = self._process.exitcode
+            code = self._process.exitcode
+            if code == _STATUS_LOST and self._exited.exists():
+                code = int(self._exited.read_text())
+            self._exitcode = code
         return self._exitcode
 
     def wait(self, timeout: float | None = None) -> int:
@@ -163,6 +181,7 @@ class Forked:
         self._closed = (self.stdout(), self.stderr())
         for path in (self._stdout, self._stderr):
             path.unlink()
+        self._exited.unlink(missing_ok=True)
         self._stdout.parent.rmdir()
 
 
