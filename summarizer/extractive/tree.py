@@ -825,11 +825,12 @@ class _Tree:
         """Weigh every line of a record the conversation names (the mail whose subject the task quotes) as a definition.
 
         A record holding a fact the conversation quotes that at most `_NAMED_RECORDS` records hold, unless another
-        holds those facts and more, is the one the task is after: its other fields (a mail's body, a file's content) are what its reader needs next, before the
-        other records' ids. A fact many records hold (the user's own address, a date) names none of them. A line the
-        record held `_SAME_IN_BODY` times above (a body's `> quoted` line again) keeps its weight: 400 copies of it would
-        crowd out every other record, and unnamed they fold as repeats. What follows the list (a key's block, `readme: |`)
-        is no field of its last record: it neither names that record nor comes with it.
+        holds those facts and more, is the one the task is after: its other fields (a mail's body, a file's content)
+        are what its reader needs next, before the other records' ids. A fact many records hold (the user's own
+        address, a date) names none of them. A line the record held `_SAME_IN_BODY` times above (a body's `> quoted`
+        line again) keeps its weight: 400 copies of it would crowd out every other record, and unnamed they fold as
+        repeats. What follows the list (a key's block, `readme: |`) is no field of its last record: it neither names
+        that record nor comes with it.
         """
         if kind is not ContentKind.RECORDS or not self._quoted:
             return
