@@ -148,7 +148,8 @@ def test_records_sharing_thousands_of_names_are_weighed_in_linear_time(monkeypat
         spent.clear()
         summary_lines(text, budget_tokens=300, quoted=quoted)
         took[shared] = sum(spent)
-    assert took[True] < 3 * took[False] + 0.05, took
+    # a stall guard, not a measure of speed (that is bench/'s): about 0.3 s either way here, 1.6 s and growing before
+    assert took[True] < 1.2, took
 
 
 def test_records_are_read_for_thousands_of_quoted_tokens_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -170,4 +171,5 @@ def test_records_are_read_for_thousands_of_quoted_tokens_once_each(monkeypatch: 
         spent.clear()
         summary_lines(text, budget_tokens=300, quoted=tuple(f'zz{n}_x' for n in range(count)))
         took[count] = sum(spent)
-    assert took[2000] < 3 * took[60] + 0.05, took
+    # a stall guard, not a measure of speed (that is bench/'s): about 0.3 s here, 3.1 s before
+    assert took[2000] < 1.5, took

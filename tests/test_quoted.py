@@ -594,7 +594,8 @@ def test_a_content_holding_no_name_is_read_for_names_as_fast_as_any() -> None:
         for _ in range(3):
             assert turns.named(content, message_index=2) == ()
         spent[name] = time.process_time() - started
-    assert spent['near'] < 3 * spent['other'] + 0.05, spent
+    # a stall guard, not a measure of speed (that is bench/'s): about 0.1 s here, 1.7 s before
+    assert spent['near'] < 0.8, spent
 
 
 @pytest.mark.parametrize('keep_quoted_facts', [True, False])
