@@ -346,7 +346,7 @@ _WORD_RUN = re.compile(r'\w+')
 _FEW_PHRASES = 16
 """Up to this many quoted phrases are looked for one by one in each text (see `_Phrases`)."""
 _FEW_TOKENS = 64
-"""Up to this many quoted tokens are looked for one by one in a text before its tokens are read (`_holds_quoted`)."""
+"""Up to this many quoted tokens are looked for one by one in a text before its tokens are read (`_quoted_tokens_in`)."""
 
 
 class _Tree:
@@ -589,12 +589,7 @@ class _Tree:
         pattern, compiled once, and the text's tokens, read once for all the tokens quoted (it runs per item
         of a long list: `mentions` per fact read a text's tokens again for each).
         """
-        if self._quoted_phrases.held(text):
-            return True
-        tokens = self._quoted_tokens
-        if len(tokens) > _FEW_TOKENS:  # the text's tokens read once, not a look for each fact
-            return not token_set(text).isdisjoint(tokens)
-        return any(fact in text for fact in tokens) and not token_set(text).isdisjoint(tokens)
+        return self._quoted_phrases.held(text) or bool(self._quoted_tokens_in(text))
 
     def _quotes_more(self, line: str, first: str | None) -> bool:
         """Whether `line`, a repeat, holds a fact later turns quote that `first`, the first line alike it, does not.
@@ -609,12 +604,18 @@ class _Tree:
 
     def _quoted_in(self, text: str) -> set[str]:
         """The facts later turns quote that `text` holds whole (see `_holds_quoted`)."""
+        return self._quoted_phrases.found(text) | self._quoted_tokens_in(text)
+
+    def _quoted_tokens_in(self, text: str) -> frozenset[str]:
+        """The quoted facts of one token that `text` holds: its tokens read once, where it may hold one.
+
+        A few tokens are looked for as substrings first, each a C call; past `_FEW_TOKENS` the text's tokens are read
+        at once rather than looked through for each (a record each, 10,000 records).
+        """
         tokens = self._quoted_tokens
-        found = self._quoted_phrases.found(text)
-        # as in `_holds_quoted`: many tokens, the text's read once, not a look for each (a record each, 10,000 records)
-        if len(tokens) > _FEW_TOKENS or (tokens and any(fact in text for fact in tokens)):
-            found.update(tokens.intersection(token_set(text)))
-        return found
+        if not tokens or (len(tokens) <= _FEW_TOKENS and not any(fact in text for fact in tokens)):
+            return frozenset()
+        return tokens.intersection(token_set(text))
 
     def _pin(self, quoted: tuple[str, ...]) -> None:
         """Make each quoted fact a fact of the units whose text holds it, where none has it as a fact yet.
