@@ -588,14 +588,14 @@ def test_a_content_holding_no_name_is_read_for_names_as_fast_as_any() -> None:
             ModelRequest(parts=[ToolReturnPart('t', 'x', tool_call_id='1')]),
         ]
     )
-    spent: dict[str, float] = {}
-    for name, content in (('near', f'{word.upper()} ' * 200_000), ('other', 'bbbbbbbbb ' * 200_000)):
-        started = time.process_time()
-        for _ in range(3):
-            assert turns.named(content, message_index=2) == ()
-        spent[name] = time.process_time() - started
+    assert turns.named('bbbbbbbbb ' * 200_000, message_index=2) == ()
+    near = f'{word.upper()} ' * 200_000
+    started = time.process_time()
+    for _ in range(3):
+        assert turns.named(near, message_index=2) == ()
+    spent = time.process_time() - started
     # a stall guard, not a measure of speed (that is bench/'s): about 0.1 s here, 1.7 s before
-    assert spent['near'] < 0.8, spent
+    assert spent < 0.8, spent
 
 
 @pytest.mark.parametrize('keep_quoted_facts', [True, False])
