@@ -185,6 +185,11 @@ _PHRASE = re.compile(r"""(?<![\w'"`])['"`]([^\W\d_][\w&-]*(?: [\w&-]+){1,5})['"`
 name of what the task is after, which a return may write in other case (`title: Networking Event`)."""
 
 
+def _is_phrase(name: str) -> bool:
+    """Whether a name is a quoted phrase (`quoted_phrases`), found in any case, rather than a word, found as it is."""
+    return ' ' in name
+
+
 def quoted_phrases(text: str) -> Iterator[str]:
     """The phrases `text` (a user prompt) quotes (`_PHRASE`), in order, each once; found in a content in any case.
 
@@ -206,7 +211,8 @@ def _names_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     A dozen literals at most, the longest first, so a phrase is not read as its first word.
     """
     alternatives = (
-        f'(?i:{re.escape(name)})' if ' ' in name else re.escape(name) for name in sorted(names, key=len, reverse=True)
+        f'(?i:{re.escape(name)})' if _is_phrase(name) else re.escape(name)
+        for name in sorted(names, key=len, reverse=True)
     )
     # each starts with a letter, so `\b` before it; not after: a phrase may end in `-` or `&` (`'Budget follow-'`)
     return re.compile(rf'\b(?:{"|".join(alternatives)})(?!\w)')
@@ -341,7 +347,9 @@ class Turns:
 
     def _quoted_before(self, word: str) -> bool:
         """Whether `word` is a phrase a prompt quoted already in other case: one name (`named` finds it in any case)."""
-        return ' ' in word and any(' ' in name and name.casefold() == word.casefold() for name in self._topics)
+        return _is_phrase(word) and any(
+            _is_phrase(name) and name.casefold() == word.casefold() for name in self._topics
+        )
 
     def named(self, content: JsonValue, *, message_index: int, json_text: str | None = None) -> tuple[str, ...]:
         """The names user prompts before `content` (at `message_index`) give that it holds, as it spells them.
@@ -358,17 +366,19 @@ class Turns:
         # Only the names the content holds at all, found by a substring search each (linear): tried at every word,
         # a name sharing 50 letters with the content's words compares them each time. A phrase in any case: its
         # spellings are told apart by `casefold`, which maps each character alone, so one it holds is in the text's.
-        folded = text.casefold() if any(' ' in name for name in self._topics) else ''
-        present = tuple(name for name in self._topics if (name.casefold() in folded if ' ' in name else name in text))
+        folded = text.casefold() if any(map(_is_phrase, self._topics)) else ''
+        present = tuple(
+            name for name in self._topics if (name.casefold() in folded if _is_phrase(name) else name in text)
+        )
         if not present:
             return ()
         found = Counter(_names_pattern(present).findall(text))
-        spellings: dict[str, list[str]] = {}
-        for spelling in found:
-            spellings.setdefault(spelling.casefold() if ' ' in spelling else spelling, []).append(spelling)
+        spellings: dict[str, list[str]] = {}  # each phrase's spellings the content has, by their casefold
+        for spelling in filter(_is_phrase, found):
+            spellings.setdefault(spelling.casefold(), []).append(spelling)
         held: list[str] = []
         for name in named:
-            if ' ' not in name:
+            if not _is_phrase(name):
                 held += [name] if 0 < found[name] <= _NAMED_AT_MOST else []
                 continue
             others = spellings.get(name.casefold(), [])
