@@ -112,6 +112,7 @@ policy), whose sentences are what its reader came for."""
 _CONSENT_REACH = 2
 """Lines either side of a cookie banner's sentence that are its parts when they hold a few words (`I understand`)."""
 _FEW_WORDS = 4
+"""A banner's part beside its sentence holds no more words than this, its node number and role counted."""
 
 
 def is_tree(lines: Joined) -> bool:
@@ -130,7 +131,8 @@ def accessibility(lines: Joined, bonuses: list[float]) -> None:
     words, `[1757] StaticText "The AI Security Institute was set up to ..."`) and an alert `HIGH`, a
     control `LOW` outside the chrome; every line of a banner, navigation or footer (to the next line indented no deeper than
     the landmark), its links' `/url:` lines with them, weighs `NOISE`, as does a node with no words (`StaticText "A"`,
-    a bare `strong`) and a cookie banner's sentence with the short nodes beside it (`I understand`), where one or two lines are such sentences. Playwright's page address and title lines are `HIGH`.
+    a bare `strong`) and a cookie banner's sentence with the short nodes beside it (`I understand`), where one or two
+    lines are such sentences. Playwright's page address and title lines are `HIGH`.
     """
     if not is_tree(lines):
         return
