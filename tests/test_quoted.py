@@ -451,6 +451,17 @@ def test_the_record_a_name_picks_out_comes_whole() -> None:
     assert {"  id_: '17'", '  sender: security@facebook.com', '  subject: Your Facebook password'} <= set(lines)
 
 
+def _asked(prompt: str | list[str | ImageUrl]) -> Turns:
+    """The turns of a conversation asking `prompt`, whose tool return is message 2 (what `named` is asked about)."""
+    return Turns(
+        [
+            ModelRequest(parts=[UserPromptPart(prompt)]),
+            ModelResponse(parts=[ToolCallPart('read', {}, tool_call_id='c1')]),
+            ModelRequest(parts=[ToolReturnPart('read', 'x', tool_call_id='c1')]),
+        ]
+    )
+
+
 def _calendar() -> str:
     """A calendar as an agent's tool lists it (YAML records): 30 events, one of them the networking event."""
     titles = ['Team Sync', 'Yoga Class', 'Lunch with Sarah', 'Sprint Review', 'Dentist']
@@ -472,9 +483,7 @@ def test_a_phrase_a_task_quotes_is_named_in_the_case_the_return_writes_it() -> N
         'Team Sync',
     ]  # one word is no phrase; an apostrophe opens none
     content = _calendar()
-    task = ModelRequest(parts=[UserPromptPart("Who else is invited at the 'Networking event'? Not the 'Yoga Class'.")])
-    call = ModelResponse(parts=[ToolCallPart('get_calendar', {}, tool_call_id='c1')])
-    turns = Turns([task, call, ModelRequest(parts=[ToolReturnPart('get_calendar', content, tool_call_id='c1')])])
+    turns = _asked("Who else is invited at the 'Networking event'? Not the 'Yoga Class'.")
     # as the content spells it; 'Yoga Class' six records hold, so it names none of them
     assert turns.named(content, message_index=2) == ('Networking Event',)
 
@@ -512,13 +521,7 @@ def test_a_name_in_words_may_hold_accented_letters() -> None:
 def test_a_quoted_phrase_ending_in_a_dash_is_found() -> None:
     """A phrase may end in a dash (`'Budget follow-'`): it is found where the content writes it alone, not inside a
     longer word (`budget follow-up`), where a word boundary after the dash had found it, and before a space not."""
-    turns = Turns(
-        [
-            ModelRequest(parts=[UserPromptPart("Who sent the 'Budget follow-' mail, about 'AT&T Labs'?")]),
-            ModelResponse(parts=[TextPart('x')]),
-            ModelRequest(parts=[ToolReturnPart('t', 'x', tool_call_id='1')]),
-        ]
-    )
+    turns = _asked("Who sent the 'Budget follow-' mail, about 'AT&T Labs'?")
     content = 'subject: BUDGET FOLLOW- up\nsubject: budget follow-up\nfrom: at&t labs'
     assert turns.named(content, message_index=2) == ('BUDGET FOLLOW-', 'at&t labs')
 
@@ -528,16 +531,7 @@ def test_a_pasted_text_names_nothing_a_question_does() -> None:
     content = _mailbox()
     question = 'What is my Facebook security code?'
     pasted = f'{question}\n\n## Recent Developments in Facebook Security\n' + 'The report lists codes and dates. ' * 40
-    turns = {
-        prompt: Turns(
-            [
-                ModelRequest(parts=[UserPromptPart(prompt)]),
-                ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')]),
-                ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]),
-            ]
-        )
-        for prompt in (question, pasted)
-    }
+    turns = {prompt: _asked(prompt) for prompt in (question, pasted)}
     assert len(pasted) > 1000
     assert turns[question].named(content, message_index=2) == ('Facebook',)
     assert turns[pasted].named(content, message_index=2) == ()
@@ -550,29 +544,15 @@ def test_a_prompt_sent_with_an_image_names_what_its_text_names() -> None:
         'What is my Facebook security code?',
         ['What is my Facebook security code?', ImageUrl('https://x.io/a.png')],
     ):
-        turns = Turns(
-            [
-                ModelRequest(parts=[UserPromptPart(prompt)]),
-                ModelResponse(parts=[ToolCallPart('get_received_emails', {}, tool_call_id='c1')]),
-                ModelRequest(parts=[ToolReturnPart('get_received_emails', content, tool_call_id='c1')]),
-            ]
-        )
-        assert turns.named(content, message_index=2) == ('Facebook',), prompt
+        assert _asked(prompt).named(content, message_index=2) == ('Facebook',), prompt
 
 
 def test_a_name_of_a_prompt_is_no_longer_than_a_name() -> None:
     """A content is searched for each name at every place: a word of 400 letters is no name to search for, which
     against a content of such words would take as many steps as the product of their lengths."""
     word = 'A' + 'a' * 400
-    task = ModelRequest(parts=[UserPromptPart(f"Find the '{word} b' and the {word} in it, with the 'Team Sync' notes")])
+    turns = _asked(f"Find the '{word} b' and the {word} in it, with the 'Team Sync' notes")
     content = f'{word.upper()} B\n' * 2 + 'title: team sync\n'
-    turns = Turns(
-        [
-            task,
-            ModelResponse(parts=[TextPart('x')]),
-            ModelRequest(parts=[ToolReturnPart('t', content, tool_call_id='1')]),
-        ]
-    )
     assert turns.named(content, message_index=2) == ('team sync',)
 
 
@@ -581,13 +561,7 @@ def test_a_content_holding_no_name_is_read_for_names_as_fast_as_any() -> None:
     twelve tried at each word compared some 50 letters each time, 8x the time for a content of other words."""
     word = 'a' * 9
     phrases = [f"'{word} {word} {word} {word} {word} {word[:-1]}{end}'" for end in 'bcdefghijklm']
-    turns = Turns(
-        [
-            ModelRequest(parts=[UserPromptPart('Find ' + ' '.join(phrases))]),
-            ModelResponse(parts=[TextPart('x')]),
-            ModelRequest(parts=[ToolReturnPart('t', 'x', tool_call_id='1')]),
-        ]
-    )
+    turns = _asked('Find ' + ' '.join(phrases))
     assert turns.named('bbbbbbbbb ' * 200_000, message_index=2) == ()
     near = f'{word.upper()} ' * 200_000
     started = time.process_time()
