@@ -1,5 +1,5 @@
 """What the conversation names brings whole, and no more: a named record whose lines repeat, a record list with keys
-after it, a named property read with CRLF line ends or from its setter on."""
+after it or indented under its key, a named property read with CRLF line ends or from its setter on."""
 
 from __future__ import annotations
 
@@ -116,6 +116,15 @@ def test_a_record_another_outnames_is_not_the_one() -> None:
     assert '      - Games: karaoke' not in lines
     alone = summary_lines(text, budget_tokens=150, quoted=('Chocolate',))  # held by two: each may be the one
     assert '      - Games: karaoke' in alone and '      - 2 eggs' in alone
+
+
+def test_the_record_a_name_picks_out_comes_whole_from_a_list_indented_under_its_key() -> None:
+    """The drive with its files indented under `files:` (as a YAML dump with `indent=2` writes them): the recipe
+    the task names comes whole, as from a list at the left edge."""
+    text = 'count: 12\nfiles:\n' + '\n'.join(f'  {line}' for line in _drive().split('\n'))
+    assert detect_kind(text) is ContentKind.RECORDS
+    lines = summary_lines(text, budget_tokens=160, quoted=('Chocolate', 'Chip', 'Cookies'))
+    assert {'        - 1 cup butter', '        - 2 eggs', '        - 2 cups chips'} <= set(lines)
 
 
 def _two_records_naming(count: int) -> tuple[str, tuple[str, ...]]:

@@ -429,9 +429,13 @@ def _file_header(lines: Sequence[str], index: int) -> bool:
     return True
 
 
-def _records(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
-    """Each line of a YAML record (`- ` item), its record's identifying fields (an id, a name), where it has them."""
-    result: list[tuple[int, ...]] = [()] * len(lines)
+def record_spans(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, int, int]]:
+    """(start, end, indentation) of each outermost YAML record (`- ` item) of `lines` (`depths`: `indent`'s).
+
+    A record ends at the next line as shallow as its `- ` (the next record, a key after the list); blank lines and
+    the records nested in it are its own.
+    """
+    found: list[tuple[int, int, int]] = []
     start = 0
     while start < len(lines):
         match = _RECORD_START.match(lines[start])
@@ -442,11 +446,19 @@ def _records(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...
         end = start + 1
         while end < len(lines) and (depths[end] < 0 or depths[end] > depth):
             end += 1
+        found.append((start, end, depth))
+        start = end
+    return found
+
+
+def _records(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each line of a YAML record (`- ` item), its record's identifying fields (an id, a name), where it has them."""
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    for start, end, depth in record_spans(lines, depths):
         fields = _identifying(lines, depths, start, end, depth)
         if fields:
             for index in range(start, end):  # the `- ` line too: a record shown is a record named
                 result[index] = tuple(field for field in fields if field != index)
-        start = end
     return result
 
 

@@ -50,7 +50,7 @@ from ._kinds import SOURCED_KINDS, ContentKind, detect_kind
 from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
 from .notable import ID_KEY, column_extremes, notable_fields, notable_rows, split_rows
-from .outline import bare, enclosing, indent
+from .outline import bare, enclosing, indent, record_spans
 from .strategies import FOLDED_UNDER, LINE_BONUSES, REPEATED_BLOCKS, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
@@ -835,10 +835,11 @@ class _Tree:
         """
         if kind is not ContentKind.RECORDS or not self._quoted:
             return
-        # A record ends at the next line at the left edge: the next record, or a key after the list (`readme: |`).
-        edges = [number for number, (_, line) in enumerate(numbered) if not line[:1].isspace()]
+        plain = [line for _, line in numbered]
         spans = [
-            (start, end) for start, end in zip(edges, [*edges[1:], len(numbered)]) if _starts_record(numbered[start][1])
+            (start, end)
+            for start, end, depth in record_spans(plain, [indent(line) for line in plain])
+            if _starts_record(plain[start][depth:])
         ]
         if len(spans) < 2:
             return  # one record is the whole text: naming it says nothing of which lines matter
@@ -1361,7 +1362,7 @@ _Shape = TypeVar('_Shape', bound=Hashable)
 
 
 def _starts_record(line: str) -> bool:
-    """Whether `line` starts a record of a YAML list (`- id_: '3'`): a field of a mapping, at the left edge."""
+    """Whether `line` (its indentation read past) starts a record of a YAML list (`- id_: '3'`): a field of a mapping."""
     return _RECORD_START.match(line) is not None
 
 
