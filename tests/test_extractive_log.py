@@ -114,3 +114,51 @@ def test_a_hex_id_starting_with_digits_is_masked_whole() -> None:
     first = 'Task tasks.send_email[0f17a3007e62aa0a] succeeded in 0.218s: None'
     second = 'Task tasks.send_email[91c4be02d7e1f3a6] succeeded in 0.554s: None'
     assert log.signature(first) == log.signature(second)
+
+
+_COMMANDS = [
+    f'{verb}-{noun}'
+    for verb in ('add', 'get', 'list', 'remove', 'set', 'show', 'sync', 'undo')
+    for noun in ('access', 'audit', 'cache', 'config', 'hook', 'owner', 'profile', 'repo', 'team', 'token')
+]
+
+
+def _pack_log() -> tuple[str, list[str]]:
+    """A package manager's debug log (`npm pack`): 328 rows of the tarball's files, each of its own size, 82 rows of
+    its bundled packages, then what came of it."""
+    places = (
+        'docs/content/commands/npm-{}.md',
+        'docs/output/commands/npm-{}.html',
+        'lib/commands/{}.js',
+        'man/man1/npm-{}.1',
+    )
+    paths = [place.format(command) for place in places for command in _COMMANDS]
+    files = [f'19 notice {(n * 7919) % 4000 / 10 + 0.2:.1f}kB {path}' for n, path in enumerate(paths)]
+    bundled = [f'{20 + n} notice {command}-helper' for n, command in enumerate(_COMMANDS)]
+    details = (
+        'notice Tarball Details',
+        'notice name: widget',
+        'notice version: 2.4.1',
+        'notice filename: widget-2.4.1.tgz',
+        'notice package size: 88.1 kB',
+        'notice shasum: 19984947ed6b8b1e0c794ceadb0a848cc5585128',
+        f'notice total files: {len(files)}',
+        'verbose exit 0',
+        'info ok',
+    )
+    outcome = [f'{20 + len(bundled) + n} {line}' for n, line in enumerate(details)]
+    head = ['0 verbose cli /usr/bin/node /usr/bin/npm', '1 verbose argv "pack"', '18 notice Tarball Contents']
+    return '\n'.join([*head, *files, '19 notice Bundled Dependencies', *bundled, *outcome]), outcome
+
+
+def test_a_long_run_of_alike_rows_does_not_crowd_out_the_lines_after_it() -> None:
+    """Rows alike but for their numbers and last word are one table: its first rows stand for it, and the lines
+    saying what came of the command (the tarball's file name, its checksum, its count of files, the exit) come after
+    it, not 90 more rows each holding a size and a path."""
+    text, outcome = _pack_log()
+    lines = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert {line for line in outcome if 'filename:' in line or 'shasum:' in line or 'total files:' in line} <= set(
+        lines
+    )
+    assert outcome[-2] in lines
+    assert '19 notice 0.2kB docs/content/commands/npm-add-access.md' in lines  # the table's first row

@@ -30,7 +30,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypeVar
 
@@ -485,11 +485,26 @@ class _Tree:
         self._learn(kinds)
         return frozenset(kinds)
 
-    def _count_all(self, found: Iterable[tuple[str, ...]], outer: _Item | None) -> None:
-        """`_count` of the facts of many lines of one text at once: one C pass counts them, one loop the distinct."""
+    def _count_all(
+        self, found: Sequence[tuple[str, ...]], outer: _Item | None, row_priors: Sequence[float] | None = None
+    ) -> None:
+        """`_count` of the facts of many lines of one text at once: one C pass counts them, one loop the distinct.
+
+        `row_priors`: each line's own prior (a row deep in a long run of alike rows), times its item's.
+        """
         occurrences = list(itertools.chain.from_iterable(found))
         self._counts.update(occurrences)
         prior, priors = outer.prior if outer is not None else 1.0, self._priors
+        if row_priors is not None and any(row != 1.0 for row in row_priors):
+            best: dict[str, float] = {}
+            for facts, row in zip(found, row_priors, strict=True):
+                for fact in facts:
+                    if best.get(fact, 0.0) < row:
+                        best[fact] = row
+            for fact, row in best.items():
+                if priors.get(fact, 0.0) < prior * row:
+                    priors[fact] = prior * row
+            return
         for fact in set(occurrences):  # `_priors` is read by key only: the order is of no matter
             if priors.get(fact, 0.0) < prior:
                 priors[fact] = prior
@@ -710,6 +725,8 @@ class _Tree:
             else in_chunks(self._deadline.check, lambda chunk: list(map(signature, chunk)), plain)
         )
         counted: list[tuple[str, ...]] = []
+        counted_priors: list[float] = []
+        row_priors = _row_priors(plain) if kind in TABLES else [1.0] * len(plain)
         offered: dict[int, list[tuple[int, str, tuple[str, ...], float]]] = {}
         """Line index -> its pieces offered as units: (piece number, piece, facts, bonus)."""
         fillers_end = len(plain) - _TAIL_LINES
@@ -731,6 +748,7 @@ class _Tree:
                 and not self._quotes_more(line, repeats.seen.get(key) if signature is not None else None)
             ):
                 counted.append(line_facts[number])  # a repeat: its facts count as salient, not its tokens
+                counted_priors.append(row_priors[number])
                 repeats.lines.add(index)
                 continue
             repeats.seen.setdefault(key, line)
@@ -741,6 +759,7 @@ class _Tree:
                 notable = _NOTABLE_BONUS * standing_out.get(number, 0.0) if piece_number == 0 else 0.0
                 facts = () if blob else line_facts[number] if len(parts) == 1 else _line_facts(piece, known)
                 counted.append(facts)
+                counted_priors.append(row_priors[number])
                 if notable:
                     self._notable.update(facts)
                 if not (facts or bonus or notable):
@@ -762,7 +781,7 @@ class _Tree:
                         facts = line_facts[number] if piece == plain[number] else _line_facts(piece, known)
                         offered[parent] = [(0, piece, facts, bonuses[number])]
         self._offer(node, offered, chains, outer)
-        self._count_all(counted, outer)
+        self._count_all(counted, outer, counted_priors)
         self._add_units(node, outer=outer, path=path)
         return node
 
@@ -1404,6 +1423,33 @@ def _names_ids(path: _Path) -> bool:
     """Whether a column holds identifiers (`id`, `user_id`, `orderId`, `number`): its extremes mean nothing."""
     keys = [key for key in path if key != '*' and not key.isdigit()]
     return bool(keys) and ID_KEY.search(keys[-1]) is not None
+
+
+_ROW_RUN = 8
+"""Alike rows in a row at least this many are a table's: past its first, each row weighs as an item of a long list."""
+_ROW_NUMBER = re.compile(r'\d[\w.]*')
+
+
+def _row_priors(lines: Sequence[str]) -> list[float]:
+    """Each line's prior as a row of a run of alike rows (`_place_prior`), 1 for a line in none.
+
+    Rows alike but for their numbers (`1.5kB`, `v2`) and last word (`19 notice 1.5kB man/man1/npm-stop.1`, a tarball's
+    hundreds of files) are one table: a reader needs its first rows, not two hundred rows in place of the lines after
+    them that say what came of the command. A line of one or two words is no row (a list of names, a `find`).
+    """
+    # Numbers masked in one pass over the lines joined, not one substitution a line.
+    shapes = _ROW_NUMBER.sub('#', '\n'.join([(line.rsplit(None, 1) or [''])[0] for line in lines])).split('\n')
+    priors = [1.0] * len(lines)
+    start = 0
+    while start < len(lines):
+        shape = shapes[start]
+        end = start + 1
+        while end < len(lines) and shapes[end] == shape:
+            end += 1
+        if end - start >= _ROW_RUN and len(shape.split(None, 1)) > 1:
+            priors[start + 1 : end] = [_place_prior(1, end - start)] * (end - start - 1)  # the first row counts in full
+        start = end
+    return priors
 
 
 def _place_prior(index: int, size: int) -> float:
