@@ -162,3 +162,38 @@ def test_a_long_run_of_alike_rows_does_not_crowd_out_the_lines_after_it() -> Non
     )
     assert outcome[-2] in lines
     assert '19 notice 0.2kB docs/content/commands/npm-add-access.md' in lines  # the table's first row
+
+
+def _service_log(record: str) -> str:
+    """400 records of a service in one format (`record`, with its `level`, `letter`, `clock`, `n` and `message`): three
+    errors and a warning among routine records."""
+    levels = {97: 'error', 180: 'warn', 250: 'error', 251: 'error'}
+    messages = {
+        'error': 'upstream timeout after 30000ms',
+        'warn': 'connection pool exhausted',
+        'info': 'request handled',
+    }
+    return '\n'.join(
+        record.format(
+            level=(level := levels.get(n, 'info')),
+            letter=level[0].upper(),
+            clock=f'10:{n // 60:02d}:{n % 60:02d}',
+            n=n,
+            message=messages[level],
+        )
+        for n in range(400)
+    )
+
+
+def test_a_structured_logs_errors_are_kept_and_its_routine_lines_folded() -> None:
+    """logfmt and klog (`E0506 ...`: the level's letter first) are logs: their errors and warning are kept, and the
+    routine records fold into a count, instead of a sample of 130 of them read as code or prose."""
+    logfmt = 'time="2024-05-06T{clock}Z" level={level} msg="{message}" path=/api/items/{n} status=200'
+    klog = '{letter}0506 {clock}.123456       1 server.go:{n}] {message} path=/api/items/{n}'
+    for record in (logfmt, klog):
+        text = _service_log(record)
+        assert detect_kind(text) is ContentKind.LOG
+        summary = summarize(text, budget_tokens=estimate_tokens(text) // 4)
+        assert isinstance(summary, str)
+        assert summary.count('upstream timeout') == 3 and 'connection pool exhausted' in summary
+        assert 'similar lines omitted' in summary and summary.count('\n') < 20

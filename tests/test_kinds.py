@@ -142,6 +142,17 @@ YAML_RECORDS = """\
 """
 
 
+STRUCTURED_LOGS = {
+    'logfmt': 'time="2024-05-06T10:00:{second:02d}Z" level=info msg="request handled" path=/api/items/{second} status=200',
+    'klog': 'I0506 10:00:{second:02d}.123456       1 controller.go:{second}] Reconciling pod default/web-{second}',
+    'zap': '{{"level":"info","ts":1714989600.{second},"caller":"server/main.go:42","msg":"served","status":200}}',
+    'npm': '{second} verbose stack step {second} of the install done',
+    'winston': 'info: request {second} served in {second}ms',
+}
+"""One line of each structured log format, to repeat with its `second`: logfmt (Go's logrus, Heroku), Kubernetes'
+klog, a JSON line with its level (zap, pino), npm's debug log, a lowercase level first (winston)."""
+
+
 @pytest.mark.parametrize(
     ('content', 'kind'),
     [
@@ -153,6 +164,10 @@ YAML_RECORDS = """\
         (TRACEBACK, ContentKind.SHELL),
         (COMPILER, ContentKind.SHELL),
         (LOG, ContentKind.LOG),
+        *(
+            (('\n'.join(line.format(second=n) for n in range(30))), ContentKind.LOG)
+            for line in STRUCTURED_LOGS.values()
+        ),
         (GREP, ContentKind.LISTING),
         (FIND, ContentKind.LISTING),
         (MARKDOWN, ContentKind.PROSE),

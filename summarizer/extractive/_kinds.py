@@ -66,13 +66,25 @@ _PATH_LINE = re.compile(r'^(?:\./|/|~/)?[\w.@+-]+(?:/[\w.@+-]+)*/?$', _M)
 _PATH_SHAPED = re.compile(r'[/.]')
 _LS_LONG = re.compile(r'^[dlcbps-][rwxsStT-]{9}[.@+]? +\d+ ', _M)
 _TIMESTAMP = re.compile(
-    r'^\W{0,2}(?:\d{4}(?:-\d{2}-\d{2}|/\d{2}/\d{2})[T ]\d{1,2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}'
-    r'|\d{2}/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s)',
+    r'^(?:\W{0,2}(?:\d{4}(?:-\d{2}-\d{2}|/\d{2}/\d{2})[T ]\d{1,2}:\d{2}|\d{2}:\d{2}:\d{2}[.,]\d'
+    r'|[A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2}|\d{2}/[A-Z][a-z]{2}/\d{4}|\d{10}(?:\.\d+)?\s)'
+    r'|[IWEF]\d{4} \d{2}:\d{2}:\d{2}\.\d)',
     _M,
 )
+"""A timestamp at a line's start: ISO, syslog's `May  6 10:00:00`, epoch seconds, or Kubernetes' klog (`I0506
+10:00:00.123456`, its level's letter first)."""
 _LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:|/ ]', _M)
-_RECORD = re.compile(rf'(?:{_TIMESTAMP.pattern})|(?:{_LEVEL.pattern})', _M)
-"""A log record's first line: a timestamp or a level first (one match a line, both patterns anchored at its start)."""
+_FIELDS = re.compile(
+    r'^(?:(?:time|ts|timestamp)="?\d|level=\w|\{.{0,80}?"(?:level|severity|lvl)": ?["\d]'
+    r'|\d+ (?:silly|verbose|info|http|notice|warn|error|timing) |(?:trace|debug|info|notice|warn|warning): )',
+    _M,
+)
+"""A structured log record's start: logfmt (`time="2024-05-06T10:00:00Z" level=info msg=...`), a JSON line with its
+level (zap's `{"level":"info","ts":...}`, pino's `{"level":30,...}`), npm's debug log (`12 http fetch GET 200 ...`) or
+a lowercase level first (winston's `info: request served`)."""
+_RECORD = re.compile(rf'(?:{_TIMESTAMP.pattern})|(?:{_LEVEL.pattern})|(?:{_FIELDS.pattern})', _M)
+"""A log record's first line: a timestamp, a level or a structured record's fields first (one match a line, each
+pattern anchored at its start)."""
 _SHELL_MARK = re.compile(
     rf'^(?:{VERDICT_LINE}|{TEST_HEADER}\w|Traceback \(most recent call last\):'
     r'|(?:FAILED|ERROR|PASSED) [\w./-]+(?:::|\.py)|\$ \S|error(?:\[E\d+\])?: |npm ERR!|make(?:\[\d+\])?: \*\*\*'

@@ -1,4 +1,4 @@
-"""Logs (timestamped or leveled lines): every error line it can, repeated lines folded.
+"""Logs (timestamped or leveled lines, logfmt, klog and JSON lines too): every error line, repeated lines folded.
 
 A log repeats itself: the same line with another timestamp or request id. Lines alike but for
 their numbers share a `signature`; only the first of them competes for the budget (unless it holds
@@ -14,7 +14,9 @@ from .lines import HIGH, LOW, MID, Joined, words_pattern
 
 _RULES = (
     (words_pattern('error', 'fatal', 'critical', 'severe', 'emerg', 'alert', 'panic', 'exception', 'caused by'), HIGH),
+    (re.compile(r'^[EF]\d{4} \d', re.MULTILINE), HIGH),  # klog's error and fatal records: `E0506 10:00:00.123456 ...`
     (words_pattern('warn', 'warning'), MID),
+    (re.compile(r'^W\d{4} \d', re.MULTILINE), MID),
     (re.compile(r'^[ \t]+(?:at [\w.$<>]+\(|\.\.\. \d+ more)', re.MULTILINE), LOW),
 )
 _VARIABLE = re.compile(r'[0-9a-f]{8,}|\d+')
