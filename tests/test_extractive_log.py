@@ -197,3 +197,14 @@ def test_a_structured_logs_errors_are_kept_and_its_routine_lines_folded() -> Non
         assert isinstance(summary, str)
         assert summary.count('upstream timeout') == 3 and 'connection pool exhausted' in summary
         assert 'similar lines omitted' in summary and summary.count('\n') < 20
+
+
+def test_a_row_unlike_the_run_around_it_stands_out() -> None:
+    """399 rows alike but for their numbers and one naming its job otherwise (`J-7731-ALPHA` among `job-00210`): the
+    run's rows weigh as a long list's items, the odd one in full, so it is kept with nothing quoting it."""
+    lines = [
+        f'worker {n % 7}: job {"J-7731-ALPHA" if n == 211 else f"job-{n:05d}"} finished in {n * 13 % 997} ms'
+        for n in range(400)
+    ]
+    text = '\n'.join(lines)
+    assert lines[211] in summary_lines(text, budget_tokens=estimate_tokens(text) // 4)

@@ -342,17 +342,17 @@ def test_a_return_looked_up_on_both_sides_is_read_once(monkeypatch: pytest.Monke
 
 
 def _deep_log(wanted: str) -> str:
+    """400 alike lines, one a job; line 211's job is `wanted`, an id of the same shape (no line of it stands out)."""
     return '\n'.join(
-        f'worker {n % 7}: job {"J-" + wanted if n == 211 else f"job-{n:05d}"} finished in {n * 13 % 997} ms'
-        for n in range(400)
+        f'worker {n % 7}: job {wanted if n == 211 else f"J-{n:04d}"} finished in {n * 13 % 997} ms' for n in range(400)
     )
 
 
 @pytest.mark.parametrize('keep_quoted_facts', [True, False])
 def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts: bool) -> None:
     """What the agent was after when it called the tool (the task names a job) is kept, nothing later quoting it."""
-    content = _deep_log('7731-ALPHA')
-    task = [ModelRequest(parts=[UserPromptPart('Why was job J-7731-ALPHA slow?')])]
+    content = _deep_log('J-7731')
+    task = [ModelRequest(parts=[UserPromptPart('Why was job J-7731 slow?')])]
     untold = [ModelRequest(parts=[UserPromptPart('Why was a job slow?')])]
     tail = [
         ModelResponse(parts=[ToolCallPart('read_log', {'path': 'jobs.log'}, tool_call_id='c1')]),
@@ -363,8 +363,8 @@ def test_a_fact_the_task_named_stays_in_the_summary_even_blind(keep_quoted_facts
     told = asyncio.run(compacting.compact([*task, *tail])).messages[2].parts[0].content
     blind = asyncio.run(compacting.compact([*untold, *tail])).messages[2].parts[0].content
     assert isinstance(told, str) and isinstance(blind, str) and told != content
-    assert 'J-7731-ALPHA' in told and 'J-7731-ALPHA' not in blind
-    assert _deep_log('7731-ALPHA').split('\n')[211] in told.split('\n')  # the whole line, byte for byte
+    assert 'J-7731' in told and 'J-7731' not in blind
+    assert content.split('\n')[211] in told.split('\n')  # the whole line, byte for byte
 
 
 def _mailbox() -> str:
