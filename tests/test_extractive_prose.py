@@ -207,6 +207,29 @@ def test_a_raw_html_page_keeps_its_title_and_headings_over_its_markup() -> None:
     assert bonuses[paragraph] >= 0  # a paragraph in tags is text
 
 
+def _icon(n: int) -> str:
+    """An icon inlined in a page's header, as mdBook and many themes write it: one line, its drawing most of it."""
+    drawing = ' '.join(
+        f'{(n * 37 + k * 11) % 500}.{k % 10} {(k * 53) % 480}.{n % 10}L{k * 7 % 300} {k % 90}c' for k in range(30)
+    )
+    return f'<span class=fa-svg><svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 512 512"><path d="M{drawing}z"/></svg></span>'
+
+
+def test_a_pages_icons_and_scripts_are_no_text_to_keep() -> None:
+    """A page whose header draws six icons (SVG paths of numbers by the hundred) and runs a script of 30 lines: the
+    summary is its title and article, not pieces of a drawing or lines of the script, which hold more numbers and
+    names than any paragraph."""
+    calls = ['localStorage.getItem', 'document.querySelector', 'window.matchMedia', 'Array.from', 'JSON.parse']
+    script = ['<script>', *(f'    const v{k} = {calls[k % 5]}("#part-{k}") ?? {k * 12};' for k in range(30))]
+    page = _page(nav=0, paragraphs=12).split('\n')
+    body = page.index('<body>') + 1
+    page[body:body] = [*(_icon(n) for n in range(6)), *script, '</script>']
+    text = '\n'.join(page)
+    kept = summary_lines(text, budget_tokens=300)
+    assert not any('path d=' in line or '    const v' in line for line in kept)
+    assert sum(line.startswith('<p>Option ') for line in kept) >= 4
+
+
 def test_an_rss_feeds_links_are_text_not_a_pages_head_tags() -> None:
     """`<link>https://...</link>` is a feed item's URL, what a reader follows; a page's head `<link rel=...>` is not."""
     items = [

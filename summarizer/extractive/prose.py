@@ -179,7 +179,7 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
     """Give the lines of a raw HTML page that are markup with little text the `NOISE` bonus.
 
     A page fetched as HTML spends most of its characters on what no reader reads: `<script>` and
-    `<style>` blocks, `<link>` and `<meta>` tags, and navigation lists, whose `<li><a href=...>` lines
+    `<style>` blocks (every line of them, to their closing tag), `<link>` and `<meta>` tags, and navigation lists, whose `<li><a href=...>` lines
     hold a word or two of text in a hundred characters of tags. They weigh as a scraped page's menus do,
     unless a rule values them as a heading or a later turn quotes them; the article's paragraphs, headings,
     table cells and code stay what is read.
@@ -189,6 +189,19 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
     for index in lines.matching(_NOT_TEXT):
         if bonuses[index] < MID:
             bonuses[index] = NOISE
+    closes = lines.matching(_BLOCK_END)
+    done = -1
+    for start in lines.matching(_BLOCK_START):  # the lines of a script or a style sheet, up to the tag closing it
+        if start <= done:
+            continue  # inside the block before
+        after = bisect.bisect_right(closes, start)
+        opened = lines.lines[start]
+        if after == len(closes) or ('</' in opened and _closed(opened.lower())):
+            continue  # never closed, or closed on its own line
+        done = closes[after]
+        for index in range(start + 1, done + 1):
+            if bonuses[index] < MID:
+                bonuses[index] = NOISE
     for index in lines.matching(_TAGGED):
         line = lines.lines[index]
         if (
@@ -206,6 +219,16 @@ _NOT_TEXT = re.compile(
 """A line that opens what a browser does not show as text: a script, a style sheet, a tag of the page's head. A
 `<link`, `<meta` or `<path` only with attributes, as HTML and SVG write them: an RSS feed's `<link>https://...</link>`
 is an item's URL, a config's `<path>/var/lib</path>` a value."""
+_BLOCK_START = re.compile(r'<(?:script|style)(?![\w-])', re.IGNORECASE)
+"""A script or a style sheet opening: the lines under it, to its closing tag, are code no reader of the page reads."""
+_BLOCK_END = re.compile(r'</(?:script|style)>', re.IGNORECASE)
+
+
+def _closed(line: str) -> bool:
+    """Whether the script or style sheet `line` (lowercase) opens last is closed on it too."""
+    return max(line.rfind('</script>'), line.rfind('</style>')) > max(line.rfind('<script'), line.rfind('<style'))
+
+
 _TAGGED = re.compile(r'^(?:[^<\n]*+<[^<>\n]*+>){3}', re.MULTILINE)
 """A line of three tags or more: markup, whose share of text tells a paragraph from a menu."""
 _TAG = re.compile(r'<[^<>\n]*+>')
