@@ -347,6 +347,10 @@ _FEW_PHRASES = 16
 """Up to this many quoted phrases are looked for one by one in each text (see `_Phrases`)."""
 _FEW_TOKENS = 64
 """Up to this many quoted tokens are looked for one by one in a text before its tokens are read (`_quoted_tokens_in`)."""
+_PINNED_AT_MOST = 256
+"""The most quoted facts no unit has as a fact that `_Tree._pin` looks for, each in every unit: a turn quoting the
+trailing parts of 8,000 dotted names of a return (`fetch_11` of `self.store.fetch_11`) took 5.5 s, a time quadratic
+in the return, and a summary has room for a few of them only."""
 
 
 class _Tree:
@@ -637,14 +641,15 @@ class _Tree:
 
         Most are facts of the lines that hold them already; one that is not (a phrase the quoting
         found, a trailing part of a dotted name: `fetch_11` of `self.store.fetch_11`) is learnt here
-        by the units that hold it, so the line a later turn quotes from is chosen, not a list of it.
+        by the units that hold it, so the line a later turn quotes from is chosen, not a list of it. The first
+        `_PINNED_AT_MOST` such facts only: each is looked for in every unit.
         """
         held = set(self.covered)
         for choice in self._choices:
             held.update(choice.facts)
         for fact in quoted:
             self._kinds.setdefault(fact, 'quoted')  # a line number a numbered read's line holds, say
-        missing = [fact for fact in quoted if fact not in held]
+        missing = [fact for fact in quoted if fact not in held][:_PINNED_AT_MOST]
         if not missing:
             return
         check = self._deadline.check
