@@ -30,7 +30,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Hashable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias, TypeVar
 
@@ -301,45 +301,59 @@ _Path = tuple[str, ...]
 class _Phrases:
     r"""Quoted facts of several tokens, each with its pattern (`core.mention_pattern`), looked for in many texts.
 
-    A few are looked for one by one. More are found by a word of each (a run of `\w`, the rarest among them): a
-    fact found whole has each of its words whole in the text, its ends held by the pattern's look-arounds, so a
-    text is read for its words once, and only the facts of words it holds are looked for, not thousands per item
-    of a long list.
+    A few are looked for one by one. More are found by a word of each (a run of `\w`, the rarest among them) and
+    where it stands in the fact: a fact found whole has each of its words whole in the text, its ends held by the
+    pattern's look-arounds, so a text is read for its words once, and only the facts that stand in it around a word
+    of theirs, as long as they are, are looked for: not thousands per item of a long list, nor thousands that share
+    their words (`foo; bar`, `foo(! bar`, ...) in each item holding them.
     """
 
     def __init__(self, phrases: Sequence[tuple[str, re.Pattern[str]]]) -> None:
         self._each: list[tuple[str, re.Pattern[str]]] = []
-        self._by_word: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        self._by_word: dict[str, dict[tuple[int, int], dict[str, re.Pattern[str]]]] = {}
+        """A word -> (where it starts in a fact, the fact's length) -> the facts (and their patterns) so placed."""
         if len(phrases) <= _FEW_PHRASES:
             self._each = list(phrases)
             return
-        words = {fact: _WORD_RUN.findall(fact) for fact, _ in phrases}
-        counts = Counter(word for found in words.values() for word in set(found))
+        runs = {fact: [(run.group(), run.start()) for run in _WORD_RUN.finditer(fact)] for fact, _ in phrases}
+        counts = Counter(word for found in runs.values() for word in {word for word, _ in found})
         for fact, pattern in phrases:
-            if words[fact]:
-                self._by_word.setdefault(min(words[fact], key=counts.__getitem__), []).append((fact, pattern))
+            if runs[fact]:
+                word, start = min(runs[fact], key=lambda run: counts[run[0]])  # its first place of the rarest word
+                self._by_word.setdefault(word, {}).setdefault((start, len(fact)), {})[fact] = pattern
             else:
                 self._each.append((fact, pattern))
+
+    def _candidates(self, text: str) -> Iterator[tuple[str, re.Pattern[str]]]:
+        """The facts of a word that stand in `text` where a run of that word starts, each once (before its pattern)."""
+        by_word = self._by_word
+        if not by_word or by_word.keys().isdisjoint(_WORD_RUN.findall(text)):
+            return
+        seen: set[str] = set()
+        for run in _WORD_RUN.finditer(text):
+            places = by_word.get(run.group())
+            if places is None:
+                continue
+            at = run.start()
+            for (start, length), facts in places.items():
+                if at >= start:
+                    fact = text[at - start : at - start + length]
+                    pattern = facts.get(fact)
+                    if pattern is not None and fact not in seen:
+                        seen.add(fact)
+                        yield fact, pattern
 
     def found(self, text: str) -> set[str]:
         """The facts `text` holds whole."""
         found = {fact for fact, pattern in self._each if fact in text and pattern.search(text)}
-        for word in set(_WORD_RUN.findall(text)) if self._by_word else ():
-            found.update(fact for fact, pattern in self._by_word.get(word, ()) if fact in text and pattern.search(text))
+        found.update(fact for fact, pattern in self._candidates(text) if pattern.search(text))
         return found
 
     def held(self, text: str) -> bool:
         """Whether `text` holds one of the facts whole."""
         if any(fact in text and pattern.search(text) for fact, pattern in self._each):
             return True
-        by_word = self._by_word
-        if not by_word:
-            return False
-        for word in set(_WORD_RUN.findall(text)):
-            found = by_word.get(word)
-            if found is not None and any(fact in text and pattern.search(text) for fact, pattern in found):
-                return True
-        return False
+        return any(pattern.search(text) for _, pattern in self._candidates(text))
 
 
 _WORD_RUN = re.compile(r'\w+')
