@@ -173,6 +173,17 @@ def test_a_long_line_of_blanks_is_read_for_a_partial_note_in_linear_time(blank: 
     assert time.process_time() - started < 1  # about 0.001 s
 
 
+@pytest.mark.parametrize('run', ['::', '.', '!?'])
+def test_a_long_line_of_trailing_marks_is_split_into_words_in_linear_time(run: str) -> None:
+    """A line of 40 KB of `.` or `::` (a row of leader dots, a progress bar): its words were tried from each mark, each
+    reading the rest of the run for a last character (19 s for `::`), in one C call the deadline cannot stop."""
+    line = f'see {run * (40_000 // len(run))} done.'
+    started = time.process_time()
+    summary = summarize(f'{line}\nthe end', budget_tokens=200)
+    assert isinstance(summary, str) and summary.endswith('the end')
+    assert time.process_time() - started < 1  # about 0.03 s
+
+
 def test_encoded_bytes_are_left_out_and_what_names_them_is_kept() -> None:
     """A base64 payload, on one line or wrapped at 60 characters, holds nothing a reader reads: not a piece of it."""
     payload = base64.b64encode(bytes(range(256)) * 24).decode()
