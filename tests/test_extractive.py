@@ -30,7 +30,7 @@ from summarizer.core._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carri
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
-from summarizer.extractive.lines import OMISSION, PARTIAL, blob_lines
+from summarizer.extractive.lines import MAX_LINE_CHARS, OMISSION, PARTIAL, blob_lines, pieces
 from summarizer.pipeline import _models
 from summarizer.pipeline._check import summary_problem
 from summarizer.pipeline._models import EmbeddedRequest, embedded_model, extractive_summary
@@ -182,6 +182,16 @@ def test_a_long_line_of_trailing_marks_is_split_into_words_in_linear_time(run: s
     summary = summarize(f'{line}\nthe end', budget_tokens=200)
     assert isinstance(summary, str) and summary.endswith('the end')
     assert time.process_time() - started < 1  # about 0.03 s
+
+
+def test_a_long_line_of_short_sentences_is_cut_into_pieces_in_linear_time() -> None:
+    """A line of 400 KB of ` ... ` ends a sentence every 5 characters: each piece looked through every one of them for
+    its cut (5.6 s), where the last in reach is the one."""
+    line = ' ... ' * 80_000
+    started = time.process_time()
+    cut = pieces(line)
+    assert ''.join(cut) == line and all(len(piece) <= MAX_LINE_CHARS for piece in cut)
+    assert time.process_time() - started < 1  # about 0.04 s
 
 
 def test_encoded_bytes_are_left_out_and_what_names_them_is_kept() -> None:

@@ -101,7 +101,8 @@ def pieces(line: str, *, limit: int = MAX_LINE_CHARS) -> list[str]:
     start = 0
     while len(line) - start > limit:
         end = start + limit
-        best = max((cut for cut in cuts if start + limit // 4 < cut <= end), default=0)
+        last = bisect.bisect_right(cuts, end) - 1  # the cuts come in order: the last one in reach, not each one read
+        best = cuts[last] if last >= 0 and cuts[last] > start + limit // 4 else 0
         if not best:
             space = line.rfind(' ', start + limit // 2, end)
             best = space + 1 if space > 0 else end
