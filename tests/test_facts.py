@@ -160,6 +160,18 @@ def test_a_rare_status_among_many_common_ones_stands_out() -> None:
     assert rare_values([(row, 'ok') for row in range(100)]) == {}  # one value only: nothing is rare
 
 
+def test_the_rare_states_of_a_table_under_its_header_stand_out() -> None:
+    """`kubectl get pods`: 180 pods Running under a header, two in CrashLoopBackOff, one Pending, one ImagePullBackOff.
+    The header's `STATUS` is no fifth state (that many would be no status column), and a state seen twice is rare."""
+    lines = ['NAMESPACE   NAME            READY   STATUS   RESTARTS   AGE']
+    lines += [f'default     web-{n:04d}-x{n % 7}   1/1     Running   0          {n % 30 + 1}d' for n in range(180)]
+    broken = {37: 'CrashLoopBackOff', 121: 'CrashLoopBackOff', 88: 'ImagePullBackOff', 150: 'Pending'}
+    for row, status in broken.items():
+        lines[row] = f'default     web-{row:04d}-x{row % 7}   0/1     {status}   0          {row % 30 + 1}d'
+    scores = notable_rows(split_rows(lines))
+    assert set(scores) - {0} == set(broken)  # no Running pod, however its name reads
+
+
 def test_a_short_table_is_taken_in_at_a_glance() -> None:
     assert notable_rows([['a', '1'], ['b', '900']]) == {}
 

@@ -76,8 +76,8 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         column = _column(rows, index, whole=present == len(rows))
         for row, score in column_extremes(column).items():
             scores[row] += score
-        for row, score in rare_values(column).items():
-            rare[row] += score
+        for row, score in rare_values(column[1:] if column and column[0][0] == 0 else column).items():
+            rare[row] += score  # the first row left out: a header's own value (`STATUS`) is no state of a row
     for row in sorted(rare, key=lambda row: -rare[row])[:_MAX_RARE_ROWS]:
         scores[row] += rare[row]
     return dict(scores)
@@ -139,11 +139,14 @@ def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:
 
 
 def rare_values(cells: Sequence[tuple[int, Hashable]]) -> dict[int, float]:
-    """The rows whose value is rare in a column of few distinct values (a status, a method, a currency)."""
+    """The rows whose value is rare in a column of few distinct values (a status, a method, a currency).
+
+    Few: four, or one a 40 rows. Rare: seen twice at most (two pods of 180 in `CrashLoopBackOff`), once a 400 rows.
+    """
     counts = Counter(map(itemgetter(1), cells))
     if len(cells) < _MIN_ROWS or len(counts) < 2 or len(counts) > max(4, len(cells) // 40):
         return {}
-    ceiling = max(1, len(cells) // 400)
+    ceiling = max(2, len(cells) // 400)
     return {
         row: min(math.log2(len(cells) / counts[value]) / 8, 1.0) for row, value in cells if counts[value] <= ceiling
     }
