@@ -79,7 +79,7 @@ _NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
 _DIFF_FILE = re.compile(r'diff --git |--- |\+\+\+ ')
 _HUNK = re.compile(r'@@ ')
 _HEADING = re.compile(r'^[ \t]{0,3}(#{1,6}) ')
-_RECORD_START = re.compile(r'^( *)- ')
+_LIST_ITEM = re.compile(r'^( *)- ')
 _FIELD = re.compile(r'^ *(?:- )?([\w.-]+):(?: |$)')
 _ID_FIELDS = ('id', 'id_', 'uuid', 'key', 'number', 'slug')
 """Fields that name a record by an id, the most telling first ..."""
@@ -438,7 +438,7 @@ def record_spans(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int,
     found: list[tuple[int, int, int]] = []
     start = 0
     while start < len(lines):
-        match = _RECORD_START.match(lines[start])
+        match = _LIST_ITEM.match(lines[start])
         if match is None:
             start += 1
             continue
@@ -479,7 +479,7 @@ def _sequence_keys(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
         while keys and keys[-1][0] > depth:
             keys.pop()
         open_ = keys[-1][1] if keys and keys[-1][0] == depth else None
-        if _RECORD_START.match(line):
+        if _LIST_ITEM.match(line):
             if open_ is not None:
                 result[index] = (open_,)
             continue

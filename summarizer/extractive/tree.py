@@ -307,13 +307,17 @@ class _Phrases:
     where it stands in the fact: a fact found whole has each of its words whole in the text, its ends held by the
     pattern's look-arounds, so a text is read for its words once, and only the facts that stand in it around a word
     of theirs, as long as they are, are looked for: not thousands per item of a long list, nor thousands that share
-    their words (`foo; bar`, `foo(! bar`, ...) in each item holding them.
+    their words (`foo; bar`, `foo(! bar`, ...) in each item holding them. A word standing in its facts in many
+    places (`foo; bar`, `foo;; bar`, ... of a thousand lengths) has them searched for whole instead, in C.
     """
 
     def __init__(self, phrases: Sequence[tuple[str, re.Pattern[str]]]) -> None:
         self._each: list[tuple[str, re.Pattern[str]]] = []
         self._by_word: dict[str, dict[tuple[int, int], dict[str, re.Pattern[str]]]] = {}
         """A word -> (where it starts in a fact, the fact's length) -> the facts (and their patterns) so placed."""
+        self._crowded: dict[str, list[tuple[str, re.Pattern[str]]]] = {}
+        """A word whose facts stand in it in over `_PLACES` places -> the facts: a text holding the word is searched
+        for each (a substring search in C), not sliced at each of the word's runs for each place."""
         if len(phrases) <= _FEW_PHRASES:
             self._each = list(phrases)
             return
@@ -325,11 +329,20 @@ class _Phrases:
                 self._by_word.setdefault(word, {}).setdefault((start, len(fact)), {})[fact] = pattern
             else:
                 self._each.append((fact, pattern))
+        for word, places in list(self._by_word.items()):
+            if len(places) > _PLACES:  # facts of one word in many places and lengths: each looked for in C instead
+                self._crowded[word] = [item for facts in places.values() for item in facts.items()]
+                del self._by_word[word]
 
     def _candidates(self, text: str) -> Iterator[tuple[str, re.Pattern[str]]]:
         """The facts of a word that stand in `text` where a run of that word starts, each once (before its pattern)."""
-        by_word = self._by_word
-        if not by_word or by_word.keys().isdisjoint(_WORD_RUN.findall(text)):
+        by_word, crowded = self._by_word, self._crowded
+        if not by_word and not crowded:
+            return
+        words = set(_WORD_RUN.findall(text))
+        for word in crowded.keys() & words:
+            yield from ((fact, pattern) for fact, pattern in crowded[word] if fact in text)
+        if by_word.keys().isdisjoint(words):
             return
         seen: set[str] = set()
         for run in _WORD_RUN.finditer(text):
@@ -361,6 +374,8 @@ class _Phrases:
 _WORD_RUN = re.compile(r'\w+')
 _FEW_PHRASES = 16
 """Up to this many quoted phrases are looked for one by one in each text (see `_Phrases`)."""
+_PLACES = 32
+"""Places (where a word starts in a fact, the fact's length) of one word's facts looked up by slicing, at most."""
 _FEW_TOKENS = 64
 """Up to this many quoted tokens are looked for one by one in a text before its tokens are read (`_quoted_tokens_in`)."""
 _PINNED_AT_MOST = 256
@@ -1402,11 +1417,15 @@ _Shape = TypeVar('_Shape', bound=Hashable)
 
 
 def _starts_record(line: str) -> bool:
-    """Whether `line` (its indentation read past) starts a record of a YAML list (`- id_: '3'`): a field of a mapping."""
-    return _RECORD_START.match(line) is not None
+    """Whether `line` starts a record of a YAML list (`- id_: '3'`): a field of a mapping, at the line's start.
+
+    `render` gives it lines as they are: a list indented under its key is read for the records a name picks out
+    (`_weigh_named_records`, its indentation read past), but its markers count lines, not records.
+    """
+    return _MAPPING_ITEM.match(line) is not None
 
 
-_RECORD_START = re.compile(r'- [\w-]++:(?: |\r?$)')
+_MAPPING_ITEM = re.compile(r'- [\w-]++:(?: |\r?$)')
 
 
 def _is_record_head(line: str) -> bool:
@@ -1449,6 +1468,7 @@ def _names_ids(path: _Path) -> bool:
 _ROW_RUN = 8
 """Alike rows in a row at least this many are a table's: past its first, each row weighs as an item of a long list."""
 _ROW_NUMBER = re.compile(r'\d[\w.]*')
+"""A number in a row's shape, with what is glued to it (`1.5kB`, `v2`'s `2`): rows differing only in it are alike."""
 
 
 def _row_priors(lines: Sequence[str]) -> list[float]:
@@ -1458,7 +1478,8 @@ def _row_priors(lines: Sequence[str]) -> list[float]:
     hundreds of files) are one table: a reader needs its first rows, not two hundred rows in place of the lines after
     them that say what came of the command. A line of one or two words is no row (a list of names, a `find`).
     """
-    # Numbers masked in one pass over the lines joined, not one substitution a line.
+    # Numbers masked in one pass over the lines joined, not one substitution a line; a line of one word stays itself,
+    # and no two-word shape makes a row.
     shapes = _ROW_NUMBER.sub('#', '\n'.join([(line.rsplit(None, 1) or [''])[0] for line in lines])).split('\n')
     priors = [1.0] * len(lines)
     start = 0
