@@ -230,6 +230,37 @@ def test_a_pages_icons_and_scripts_are_no_text_to_keep() -> None:
     assert sum(line.startswith('<p>Option ') for line in kept) >= 4
 
 
+def test_a_script_a_sentence_names_or_a_fence_shows_is_no_pages_script() -> None:
+    """`Add the `<script>` tag ...` in a Markdown guide, and a script block as its example in a code fence: the lines
+    after them are the guide's text and example, not a page's script to weigh as nothing."""
+    guide = [
+        '# Embedding the widget',
+        'Add the `<script>` tag to your page, then call `Widget.init` with your key.',
+        '```html',
+        '<script>',
+        "  Widget.init({ key: 'pk_live_123' });",
+        '</script>',
+        '```',
+        'The widget reads `data-theme` from the body.',
+        'See `docs/theming.md` for the themes.',
+    ]
+    bonuses = prose.line_bonuses(Joined(guide))
+    assert bonuses[1] >= 0 and bonuses[4] >= 0 and bonuses[7] >= 0 and bonuses[8] >= 0
+
+
+def test_a_minified_pages_icon_does_not_hide_its_text() -> None:
+    """A page minified to one line, an icon's drawing at its start and 60 advisories after it: the line is the page's
+    text, not an icon's markup; its CVE ids are kept."""
+    drawing = ' '.join(f'{k}.5 {k * 3}.1L{k} {k}c' for k in range(40))
+    icon = f'<span class=fa-svg><svg viewBox="0 0 512 512"><path d="M{drawing}z"/></svg></span>'
+    advisories = ''.join(
+        f'<p>Advisory {n}: CVE-2024-{1000 + n} affects libfoo {n}.2, fixed in {n}.3; upgrade now.</p>'
+        for n in range(60)
+    )
+    summary = summarize(icon + advisories, budget_tokens=400)
+    assert isinstance(summary, str) and summary.count('CVE-2024-') >= 4
+
+
 def test_an_rss_feeds_links_are_text_not_a_pages_head_tags() -> None:
     """`<link>https://...</link>` is a feed item's URL, what a reader follows; a page's head `<link rel=...>` is not."""
     items = [

@@ -226,9 +226,13 @@ less than a marker."""
 _BLOB = re.compile(r'(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{200,}=*')
 _BLOB_LINE = 200
 """Characters a line needs before it is looked at for a run of encoded bytes of its own."""
-_PATH_DATA = re.compile(r'(?<= d=")[MmZzLlHhVvCcSsQqTtAa\d.,eE +-]{200,}(?=")')
+_PATH_DATA = re.compile(r'(?<= d=")[MmZzLlHhVvCcSsQqTtAa\d.,eE +-]{80,}(?=")')
 """An SVG path's drawing (`<path d="M416 208c0 45.9-14.9 88.3-40 122.7L502.6 ...">`, an icon inlined in a page): as
 no reader's as encoded bytes, and its numbers by the hundred. One match a line at most (`search`): no `"` inside it."""
+_TAG = re.compile(r'<[^<>\n]*+>')
+"""A markup tag, an SVG path's drawing inside it: what is left of a line without them is its text."""
+_TEXT_SHARE = 0.2
+"""Below this share of its characters in text, a line drawing an icon is markup (as `prose.markup` reads a line)."""
 _WRAPPED_WIDTH = 60
 _WRAPPED = re.compile(r'[A-Za-z0-9+/]{60,}={0,2}\r?')
 """A line of base64 wrapped at a width, as MIME (76), PEM (64) and GitHub's contents API (60) wrap it. Not narrower: a
@@ -243,9 +247,8 @@ def blob_lines(lines: Sequence[str]) -> set[int]:
     """The indices of the lines of encoded bytes (base64: an image, a file's contents), which no reader reads.
 
     A line at least half made of runs of 200 or more base64 characters (`Base64: AAAAIGZ0eXBp...`, a data URI's
-    payload), a line drawing an SVG path of 200 characters or more (`_PATH_DATA`: an icon, whatever markup is around
-    it), or one of 3 or more lines in a row that are each base64 alone, 60 characters or more (wrapped; the
-    shorter line ending such a run too). A run
+    payload), a line of markup drawing an SVG path of 80 characters or more (`_icon`), or one of 3 or more lines in a
+    row that are each base64 alone, 60 characters or more (wrapped; the shorter line ending such a run too). A run
     counts only with lower and upper case letters and digits in it: a hex hash or a long word has no such mix. Its
     pieces would otherwise count as dozens of ids each, the most any line of its size holds.
     """
@@ -262,11 +265,19 @@ def blob_lines(lines: Sequence[str]) -> set[int]:
         wrapped = []
         if len(line) >= _BLOB_LINE:
             covered = sum(len(run) for run in (match.group() for match in _BLOB.finditer(line)) if _mixed(run))
-            if 2 * covered >= len(line) or ('d="' in line and _PATH_DATA.search(line) is not None):
+            if 2 * covered >= len(line) or _icon(line):
                 found.add(index)
     if len(wrapped) >= _WRAPPED_RUN:
         found.update(wrapped)
     return found
+
+
+def _icon(line: str) -> bool:
+    """Whether `line` draws an SVG path of 80+ characters amid markup with little text: an icon, not a page's text.
+
+    A minified page is one line too, its icon among its paragraphs: its text keeps it a line to read.
+    """
+    return 'd="' in line and _PATH_DATA.search(line) is not None and len(_TAG.sub('', line)) < _TEXT_SHARE * len(line)
 
 
 def _mixed(run: str) -> bool:

@@ -189,11 +189,11 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
     for index in lines.matching(_NOT_TEXT):
         if bonuses[index] < MID:
             bonuses[index] = NOISE
-    closes = lines.matching(_BLOCK_END)
+    closes, fences = lines.matching(_BLOCK_END), lines.matching(_FENCE)
     done = -1
     for start in lines.matching(_BLOCK_START):  # the lines of a script or a style sheet, up to the tag closing it
-        if start <= done:
-            continue  # inside the block before
+        if start <= done or bisect.bisect_right(fences, start) % 2:
+            continue  # inside the block before, or a code fence's example
         after = bisect.bisect_right(closes, start)
         opened = lines.lines[start]
         if after == len(closes) or ('</' in opened and _closed(opened.lower())):
@@ -219,8 +219,9 @@ _NOT_TEXT = re.compile(
 """A line that opens what a browser does not show as text: a script, a style sheet, a tag of the page's head. A
 `<link`, `<meta` or `<path` only with attributes, as HTML and SVG write them: an RSS feed's `<link>https://...</link>`
 is an item's URL, a config's `<path>/var/lib</path>` a value."""
-_BLOCK_START = re.compile(r'<(?:script|style)(?![\w-])', re.IGNORECASE)
-"""A script or a style sheet opening: the lines under it, to its closing tag, are code no reader of the page reads."""
+_BLOCK_START = re.compile(r'^[ \t]*+<(?:script|style)(?![\w-])', re.IGNORECASE | re.MULTILINE)
+"""A script or a style sheet opening a line: the lines under it, to its closing tag, are code no reader of the page
+reads. Not one a sentence names (`add the <script> tag`), nor one in a code fence, which is a document's example."""
 _BLOCK_END = re.compile(r'</(?:script|style)>', re.IGNORECASE)
 
 
