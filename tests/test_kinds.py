@@ -146,11 +146,18 @@ STRUCTURED_LOGS = {
     'logfmt': 'time="2024-05-06T10:00:{second:02d}Z" level=info msg="request handled" path=/api/items/{second} status=200',
     'klog': 'I0506 10:00:{second:02d}.123456       1 controller.go:{second}] Reconciling pod default/web-{second}',
     'zap': '{{"level":"info","ts":1714989600.{second},"caller":"server/main.go:42","msg":"served","status":200}}',
-    'npm': '{second} verbose stack step {second} of the install done',
-    'winston': 'info: request {second} served in {second}ms',
+    'cloud': '{{"severity":"ERROR","time":"2024-05-06T10:00:{second:02d}Z","message":"upstream timeout {second}"}}',
 }
 """One line of each structured log format, to repeat with its `second`: logfmt (Go's logrus, Heroku), Kubernetes'
-klog, a JSON line with its level (zap, pino), npm's debug log, a lowercase level first (winston)."""
+klog, a JSON line with its level (zap, pino, a cloud provider's)."""
+NO_LOGS = {
+    'courses': '{{"id":{second},"title":"Course {second}","level":"beginner","hours":{second}}}',
+    'findings': '{{"id":"F-{second}","severity":"HIGH","file":"src/app_{second}.py","rule":"B608"}}',
+    'game': '{{"player":"p{second}","level": 5,"score":{second}}}',
+    'csv': 'time={second},value={second}.5,unit=ms',
+    'git': "warning: in the working copy of 'src/file_{second}.txt', LF will be replaced by CRLF",
+}
+"""Lines with a level-like key or a time first that are records, not a log's."""
 
 
 @pytest.mark.parametrize(
@@ -382,3 +389,8 @@ def test_a_long_line_of_blanks_is_told_in_linear_time(blank: str) -> None:
     started = time.process_time()
     assert detect_kind(text) is ContentKind.CODE
     assert time.process_time() - started < 2  # about 0.03 s
+
+
+@pytest.mark.parametrize('line', NO_LOGS.values(), ids=NO_LOGS.keys())
+def test_records_with_a_level_or_a_time_are_no_log(line: str) -> None:
+    assert detect_kind('\n'.join(line.format(second=n) for n in range(30))) is not ContentKind.LOG

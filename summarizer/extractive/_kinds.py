@@ -75,13 +75,14 @@ _TIMESTAMP = re.compile(
 10:00:00.123456`, its level's letter first)."""
 _LEVEL = re.compile(r'^.{0,40}?\b(?:TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL)\b[\]:|/ ]', _M)
 _FIELDS = re.compile(
-    r'^(?:(?:time|ts|timestamp)="?\d|level=\w|\{.{0,80}?"(?:level|severity|lvl)": ?["\d]'
-    r'|\d+ (?:silly|verbose|info|http|notice|warn|error|timing) |(?:trace|debug|info|notice|warn|warning): )',
+    r'^(?:(?:time|ts|timestamp)="?\d[^ \n]* (?:level|lvl|msg)=|level=(?:trace|debug|info|warn|warning|error|fatal) '
+    r'|\{.{0,80}?"(?:level|severity|lvl)": ?(?:"(?i:trace|debug|info|notice|warn|warning|error|critical|fatal)"|[1-6]0\b))',
     _M,
 )
-"""A structured log record's start: logfmt (`time="2024-05-06T10:00:00Z" level=info msg=...`), a JSON line with its
-level (zap's `{"level":"info","ts":...}`, pino's `{"level":30,...}`), npm's debug log (`12 http fetch GET 200 ...`) or
-a lowercase level first (winston's `info: request served`)."""
+"""A structured log record's start: logfmt (`time="2024-05-06T10:00:00Z" level=info msg=...`, or `level=error ...`
+first), or a JSON line with its level (zap's `{"level":"info","ts":...}`, pino's `{"level":30,...}`, a cloud log's
+`"severity":"ERROR"`). A level is one of a log's: a course's `"level":"beginner"`, a finding's `"severity":"HIGH"`
+and a CSV's `time=1,value=2` are records, not a log."""
 _RECORD = re.compile(rf'(?:{_TIMESTAMP.pattern})|(?:{_LEVEL.pattern})|(?:{_FIELDS.pattern})', _M)
 """A log record's first line: a timestamp, a level or a structured record's fields first (one match a line, each
 pattern anchored at its start)."""
