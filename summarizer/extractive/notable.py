@@ -53,8 +53,10 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
     """Row index -> how much it stands out, for rows of cells (columns read from the start and the end).
 
     A numeric column flags its largest and smallest value; a categorical column with few distinct
-    values flags the rows holding a value seen once or twice, the rarer the more. Rows are taken
-    as they come: a header or a ragged line only weakens its column's evidence.
+    values flags the rows holding a value seen once or twice, the rarer the more. A first row without
+    a digit is read as a header: its values are no column's (a fifth value, `STATUS`, would make a column
+    of four states no categorical one). Other rows are taken as they come: a ragged line only weakens its
+    column's evidence.
     """
     if len(rows) < _MIN_ROWS:
         return {}
@@ -66,6 +68,8 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         *(-index for index in range(1, min(width, _COLUMNS_FROM_END) + 1)),
     ]
     rare: dict[int, float] = defaultdict(float)
+    header = not any(character.isdigit() for cell in rows[0] for character in cell)
+    """A first row without a digit is a header (`NAMESPACE  NAME  READY  STATUS`): its value is no state of a row."""
     deadline = current_deadline()
     for index in indices:
         deadline.check()  # a column of a long table is a few C passes over all its rows
@@ -76,8 +80,8 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         column = _column(rows, index, whole=present == len(rows))
         for row, score in column_extremes(column).items():
             scores[row] += score
-        for row, score in rare_values(column[1:] if column and column[0][0] == 0 else column).items():
-            rare[row] += score  # the first row left out: a header's own value (`STATUS`) is no state of a row
+        for row, score in rare_values(column[1:] if header and column and column[0][0] == 0 else column).items():
+            rare[row] += score
     for row in sorted(rare, key=lambda row: -rare[row])[:_MAX_RARE_ROWS]:
         scores[row] += rare[row]
     return dict(scores)
