@@ -611,3 +611,31 @@ def test_the_definitions_come_before_the_imports() -> None:
     kept = summary_lines(text, budget_tokens=260)
     assert len([line for line in kept if '_ledger(ledger, period):' in line]) == len(verbs)
     assert any('\tfrom billing.' in line for line in kept)  # room left over goes to the imports before the bodies
+
+
+def _pyproject() -> str:
+    """A `pyproject.toml` of six tables, some keys in several of them (`line-length`, `include`, `option_3`)."""
+    tables = {
+        'build-system': ['requires = ["hatchling>=1.24"]', 'build-backend = "hatchling.build"'],
+        'project': ['name = "acme-sync"', 'version = "2.4.1"', 'requires-python = ">=3.11"'],
+        'tool.black': ['line-length = 100', 'include = "\\\\.pyi?$"'],
+        'tool.ruff': ['line-length = 120', 'target-version = "py311"', 'include = ["src/**/*.py"]'],
+        'tool.ruff.lint': ['extend-select = ["I", "UP", "D"]', 'ignore = ["D100", "D104"]'],
+        'tool.pytest.ini_options': ['addopts = "-q -n 4"', 'testpaths = ["tests"]', 'timeout = 300'],
+    }
+    lines: list[str] = []
+    for table, keys in tables.items():
+        lines += [f'[{table}]', *keys, *(f'option_{n} = "{table}-{n}"' for n in range(12)), '']
+    return '\n'.join(lines)
+
+
+def test_a_kept_toml_key_brings_its_table() -> None:
+    """`line-length = 120` read without `[tool.ruff]` over it could be black's 100: a key's table is its section header,
+    in no indentation. A line of code that is a list (`[1, 2]`) heads no section."""
+    text = _pyproject()
+    assert detect_kind(text) is ContentKind.CODE
+    lines = summary_lines(text, budget_tokens=90, quoted=('120',))
+    assert 'line-length = 120' in lines
+    assert lines.index('[tool.ruff]') < lines.index('line-length = 120')
+    code = '\n'.join(['def pairs():', '    return [', '[1, 2]', ']', *(f'x{n} = {n}' for n in range(40))])
+    assert enclosing(ContentKind.CODE, code.split('\n'))[4] == ()

@@ -828,8 +828,29 @@ _DECORATOR = re.compile(
 _MAX_DECORATORS = 4
 
 
+def _config_sections(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each line of a TOML or INI file under a section header (`[tool.ruff]`, `[[package]]`, `[core]`), that header.
+
+    `target-version = "py311"` read without `[tool.ruff]` over it could be any tool's setting: a key's table is in no
+    indentation. A header is a line of its own at the left edge, a name in brackets (`[1, 2]` and `[x]` of code are
+    no section: a digit or a comma, or no letter before a dot, a dash or a quote).
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    section: int | None = None
+    for index, line in enumerate(lines):
+        if line[:1] == '[' and _SECTION_HEADER.fullmatch(line) is not None:
+            section = index
+        elif section is not None and depths[index] >= 0:
+            result[index] = (section,)
+    return result
+
+
+_SECTION_HEADER = re.compile(r'\[\[?[A-Za-z_][\w.\-" ]*\]\]?[ \t]*\r?')
+"""A TOML table (`[tool.ruff.lint]`, `[[tool.mypy.overrides]]`, `[tool.hatch."build.targets"]`) or an INI section."""
+
+
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
-    ContentKind.CODE: _decorators,
+    ContentKind.CODE: _joined(_decorators, _config_sections),
     ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
