@@ -229,10 +229,12 @@ _BLOB_LINE = 200
 _PATH_DATA = re.compile(r'(?<= d=")[MmZzLlHhVvCcSsQqTtAa\d.,eE +-]{80,}(?=")')
 """An SVG path's drawing (`<path d="M416 208c0 45.9-14.9 88.3-40 122.7L502.6 ...">`, an icon inlined in a page): as
 no reader's as encoded bytes, and its numbers by the hundred. One match a line at most (`search`): no `"` inside it."""
-_TAG = re.compile(r'<[^<>\n]*+>')
-"""A markup tag, an SVG path's drawing inside it: what is left of a line without them is its text."""
-_TEXT_SHARE = 0.2
-"""Below this share of its characters in text, a line drawing an icon is markup (as `prose.markup` reads a line)."""
+TAG = re.compile(r'<[^<>\n]*+>')
+"""A markup tag (an SVG path's drawing inside it): what is left of a line without them is its text."""
+TEXT_SHARE = 0.2
+"""Below this share of its characters in text (its tags taken out), a line is markup: `<li class="nav-item"><a
+href="/docs/6">Section 6</a></li>` holds 9 characters of text in 56 (`prose.markup`), a line drawing an icon less
+(`_icon`)."""
 _WRAPPED_WIDTH = 60
 _WRAPPED = re.compile(r'[A-Za-z0-9+/]{60,}={0,2}\r?')
 """A line of base64 wrapped at a width, as MIME (76), PEM (64) and GitHub's contents API (60) wrap it. Not narrower: a
@@ -277,7 +279,7 @@ def _icon(line: str) -> bool:
 
     A minified page is one line too, its icon among its paragraphs: its text keeps it a line to read.
     """
-    return 'd="' in line and _PATH_DATA.search(line) is not None and len(_TAG.sub('', line)) < _TEXT_SHARE * len(line)
+    return 'd="' in line and _PATH_DATA.search(line) is not None and len(TAG.sub('', line)) < TEXT_SHARE * len(line)
 
 
 def _mixed(run: str) -> bool:

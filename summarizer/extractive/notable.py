@@ -68,8 +68,8 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         *(-index for index in range(1, min(width, _COLUMNS_FROM_END) + 1)),
     ]
     rare: dict[int, float] = defaultdict(float)
+    # A first row without a digit is a header (`NAMESPACE  NAME  READY  STATUS`): its value is no state of a row.
     header = not any(character.isdigit() for cell in rows[0] for character in cell)
-    """A first row without a digit is a header (`NAMESPACE  NAME  READY  STATUS`): its value is no state of a row."""
     deadline = current_deadline()
     for index in indices:
         deadline.check()  # a column of a long table is a few C passes over all its rows

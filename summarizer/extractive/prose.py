@@ -22,7 +22,7 @@ import itertools
 import re
 from collections.abc import Sequence
 
-from .lines import HIGH, LOW, MID, NOISE, Joined
+from .lines import HIGH, LOW, MID, NOISE, TAG, TEXT_SHARE, Joined
 
 _UNDERLINE = re.compile(r'^[=-]{3,}[ \t]*$', re.MULTILINE)
 """A Setext heading's underline (`Pricing` over `=======`), or a rule across the page."""
@@ -179,8 +179,8 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
     """Give the lines of a raw HTML page that are markup with little text the `NOISE` bonus.
 
     A page fetched as HTML spends most of its characters on what no reader reads: `<script>` and
-    `<style>` blocks (every line of them, to their closing tag), `<link>` and `<meta>` tags, and navigation lists, whose `<li><a href=...>` lines
-    hold a word or two of text in a hundred characters of tags. They weigh as a scraped page's menus do,
+    `<style>` blocks (every line of them, to their closing tag), `<link>` and `<meta>` tags, and navigation
+    lists, whose `<li><a href=...>` lines hold a word or two of text in a hundred characters of tags. They weigh as a scraped page's menus do,
     unless a rule values them as a heading or a later turn quotes them; the article's paragraphs, headings,
     table cells and code stay what is read.
     """
@@ -204,11 +204,7 @@ def markup(lines: Joined, bonuses: list[float]) -> None:
                 bonuses[index] = NOISE
     for index in lines.matching(_TAGGED):
         line = lines.lines[index]
-        if (
-            bonuses[index] < MID
-            and len(_TAG.sub('', line).strip()) < _TEXT_SHARE * len(line)
-            and not _CELL.search(line)
-        ):
+        if bonuses[index] < MID and len(TAG.sub('', line).strip()) < TEXT_SHARE * len(line) and not _CELL.search(line):
             bonuses[index] = NOISE
 
 
@@ -232,13 +228,9 @@ def _closed(line: str) -> bool:
 
 _TAGGED = re.compile(r'^(?:[^<\n]*+<[^<>\n]*+>){3}', re.MULTILINE)
 """A line of three tags or more: markup, whose share of text tells a paragraph from a menu."""
-_TAG = re.compile(r'<[^<>\n]*+>')
 _CELL = re.compile(r'<(?:t[dh]|summary|caption)[\s>]', re.IGNORECASE)
 """A table's cell or caption, a collapsed section's title: text however styled (an invoice's `<td style="...">$1,357.40</td>`,
 Markdown's `<details><summary><b>Config</b></summary>`), no page's chrome."""
-_TEXT_SHARE = 0.2
-"""Below this share of its characters in text (its tags taken out), a line is markup: `<li class="nav-item"><a
-href="/docs/6">Section 6</a></li>` holds 9 characters of text in 56."""
 
 
 def chrome(lines: Joined, bonuses: list[float]) -> None:
