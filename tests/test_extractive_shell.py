@@ -9,7 +9,7 @@ from extractive_checks import kept_lines, summary_lines
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.lines import Joined
+from summarizer.extractive.lines import HIGH, Joined
 from summarizer.extractive.outline import enclosing
 from summarizer.extractive.shell import line_bonuses, repeated_failures, signature
 
@@ -605,6 +605,82 @@ def test_a_cargo_build_keeps_its_errors_their_locations_and_its_verdict_not_its_
     ):
         assert line in kept, (line, summary)
     assert not [line for line in kept if line.lstrip().startswith(('Compiling ', 'Updating ', 'Locking '))]
+
+
+def _unused_warning(n: int) -> list[str]:
+    line = 7 * n + 6
+    gutter = ' ' * len(str(line))
+    return [
+        f'warning: unused variable: `scratch_{n}`',
+        f'{gutter}--> src/main.rs:{line}:9',
+        f'{gutter} |',
+        f'{line} |     let scratch_{n} = input.len();',
+        f'{gutter} |         {"^" * len(f"scratch_{n}")} help: if this is intentional, prefix it with an underscore: `_scratch_{n}`',
+        '',
+    ]
+
+
+CARGO_WARNINGS = '\n'.join(
+    [
+        '   Compiling demo v0.1.0 (/srv/demo)',
+        'error[E0308]: mismatched types',
+        '   --> src/main.rs:170:47',
+        '    |',
+        '170 |     let parsed: u32 = input.parse().unwrap_or("0");',
+        '    |                                     --------- ^^^ expected `u32`, found `&str`',
+        '    |                                     |',
+        '    |                                     arguments to this method are incorrect',
+        '',
+        'error[E0433]: cannot find type `Config` in this scope',
+        '   --> src/main.rs:367:15',
+        '    |',
+        '367 |     let cfg = Config::load(input);',
+        '    |               ^^^^^^ use of undeclared type `Config`',
+        '',
+        *[line for n in range(70) for line in _unused_warning(n)],
+        'Some errors have detailed explanations: E0308, E0433.',
+        'warning: `demo` (bin "demo") generated 70 warnings',
+        'error: could not compile `demo` (bin "demo") due to 2 previous errors; 70 warnings emitted',
+    ]
+)
+"""A `cargo build` with two errors, each with its snippet, and seventy warnings alike but for the variable they name."""
+
+
+def test_a_build_with_many_warnings_keeps_why_each_error_failed_and_one_of_the_warnings() -> None:
+    """Why an error failed is in its snippet: the source line and the label under it (`^^^ expected `u32`, found
+    `&str``). Seventy warnings alike are one warning and a count to a reader; each with the place under it (`-->`)
+    weighed as an error's, their places crowded out the errors' snippets."""
+    summary = summarize(CARGO_WARNINGS, budget_tokens=estimate_tokens(CARGO_WARNINGS) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(CARGO_WARNINGS, summary)
+    for line in (
+        '170 |     let parsed: u32 = input.parse().unwrap_or("0");',
+        '    |                                     --------- ^^^ expected `u32`, found `&str`',
+        '367 |     let cfg = Config::load(input);',
+        '    |               ^^^^^^ use of undeclared type `Config`',
+        'error: could not compile `demo` (bin "demo") due to 2 previous errors; 70 warnings emitted',
+    ):
+        assert line in kept, (line, summary)
+    assert len([line for line in kept if line.startswith('warning: unused variable')]) <= 2, summary
+
+
+def test_a_warnings_place_weighs_less_than_an_errors_and_its_snippet_folds_across_gutter_widths() -> None:
+    """An error's place is where a reader goes next; a warning's is one of many. The same warning's snippet on line 6
+    and on line 104 differs only in the widths of the gutter and of the marks, so it is alike."""
+    lines = CARGO_WARNINGS.split('\n')
+    bonuses = line_bonuses(Joined(lines))
+    assert bonuses[lines.index('   --> src/main.rs:170:47')] >= HIGH
+    assert bonuses[lines.index('   --> src/main.rs:167:9')] < HIGH
+    assert (
+        bonuses[lines.index('    |                                     --------- ^^^ expected `u32`, found `&str`')]
+        >= HIGH
+    )
+    assert signature('6 |     let scratch_0 = input.len();') == signature('104 |     let scratch_14 = input.len();')
+    assert signature('  |         ^^^^^^^^^ help: prefix `_scratch_0`') == signature(
+        '    |         ^^^^^^^^^^ help: prefix `_scratch_14`'
+    )
+    assert signature('  --> src/main.rs:6:9') == signature('   --> src/main.rs:104:9')
+    assert signature('6 |     let total = 1;') != signature('6 |     let scratch_0 = 1;')
 
 
 def _go_package(name: str, tests: int) -> list[str]:

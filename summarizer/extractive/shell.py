@@ -11,7 +11,7 @@ changes.`; ranked above every other required line), then the failures (`FAILED t
 unittest's `FAIL: test_x`, Go's `--- FAIL: TestX`, Jest's `FAIL src/a.test.ts` and `● Suite › test`,
 Vitest's ` FAIL  src/a.test.ts > test`, pytest's `E   ` lines, a compiler's `file:line:col: error:`,
 `tsc`'s `src/a.ts(12,5): error TS2322: ...` (or `src/a.ts:12:5 - error TS2322: ...`), rustc's
-`error[E0308]: ...`, ESLint's `  12:5  error  ...`, pip's `ERROR: ...`, npm's `npm ERR!` and
+`error[E0308]: ...` (with its snippet's source line and labels, see `_diagnostics`), ESLint's `  12:5  error  ...`, pip's `ERROR: ...`, npm's `npm ERR!` and
 `npm error`, Terraform's `Error: ...`, boxed in `│` or not) and for a traceback the exception line and
 the frames nearest to it (the place that raised); for a panic, Go's `panic: ...` and Rust's
 `thread 'x' panicked at src/a.rs:3:9:` with the message under it. A Go crash's goroutine dump keeps
@@ -260,6 +260,28 @@ _SEPARATOR = re.compile(r'_(?: _)+\s*')
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
 
 
+_DIAGNOSTIC = re.compile(
+    r'^(?:(?:error|warning)(?:\[\w+\])?: (?!could not compile `|aborting due to )|[\w./-]+\.\w+:\d+(?::\d+)?: '
+    r'(?:fatal error|error|warning): )',
+    re.MULTILINE,
+)
+"""The header of a compiler's diagnostic: rustc's `error[E0308]: ...`, `warning: ...`, or gcc's and clang's `m.c:3:9:
+error: ...`; not cargo's verdict (`error: could not compile `x``), which has no block under it."""
+_SNIPPET = re.compile(r'[ \t]*(?:\d+ +)?\||[ \t]*(?:-->|:::) ')
+"""A line of a compiler's snippet (`13 |     let x = 1;`, `   |     ^^^^^`) or its place (`  --> src/a.rs:13:9`)."""
+_BLANKS = re.compile(r'[ \t]+')
+_MARKS = re.compile(r'[\^~-]+')
+_CC_ERROR = re.compile(r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error: ')
+_SUB_DIAGNOSTIC = re.compile(r'(?:help|note): |[\w./-]+\.\w+:\d+(?::\d+)?: note: ')
+"""A diagnostic's `help:` or `note:` at the left edge, under its header (rustc), or gcc's `m.c:3:9: note: ...`."""
+_PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
+_SOURCE = re.compile(r'[ \t]*\d+ +\| ')
+_LABEL = re.compile(r'[ \t]*\|[ \t|]*[\^~-][\^~ |-]* [^\s^~|-]')
+"""A label of a snippet: its marks under the source line, then what they say (`|     ^^^ expected `u32``); gcc's bare
+caret (`|   ^~~~`) says nothing."""
+_NOTE = re.compile(r'[ \t]+= (?:note|help): ')
+
+
 _WARNING_PLACE = re.compile(r'[ \t]*\S+:\d+: (?=[A-Z]\w*Warning: )')
 """Where a Python warning was raised, before its category: `/srv/app/sklearn/utils/fixes.py:30: ` of
 `...fixes.py:30: DeprecationWarning: ...`."""
@@ -270,13 +292,17 @@ def signature(line: str) -> str:
 
     Python prints a warning once per place that raises it: the same deprecation from forty lines of a dozen
     modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
-    pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
+    A compiler's snippet line (`13 |     let x = 1;`, `   |     ^^^^^ help: ...`, `  --> src/a.rs:13:9`) is read
+    without the widths of its gutter and of its marks, which follow the line number and the name: the same warning
+    on line 9 and on line 104 is alike. pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
     differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
     saying no more than its test (`FAILED t.py::test_x`) keeps it: its test is all it says, and which tests failed is
     what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
     (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
+    if _SNIPPET.match(line):
+        return _MARKS.sub('^', _BLANKS.sub(' ', log.signature(line)))
     if 'Warning: ' in line:
         place = _WARNING_PLACE.match(line)
         if place is not None:
@@ -337,6 +363,7 @@ def line_bonuses(lines: Joined) -> list[float]:
     _go_failures(lines, result)
     _panics(lines, result)
     _go_crashes(lines, result)
+    _diagnostics(lines, result)
     _js_failures(lines, result)
     _tsc_table(lines, result)
     _passing(lines, result)
@@ -444,6 +471,42 @@ def _go_crashes(lines: Joined, result: list[float]) -> None:
             if not lines.lines[after].strip():
                 break
             result[after] = max(result[after], HIGH)
+
+
+def _diagnostics(lines: Joined, result: list[float]) -> None:
+    """Weigh the block under each compiler diagnostic by what the diagnostic is: an error's says why, a warning's only where.
+
+    rustc and cargo print a diagnostic as a header (`error[E0308]: mismatched types`, `warning: unused variable:
+    `x``), its place (`  --> src/main.rs:170:47`) and a snippet: the source line (`170 |     let n: u32 = ...`) and
+    under it labels (`    |     ^^^ expected `u32`, found `&str``), then notes (`    = note: ...`) and sub-diagnostics
+    at the left edge (`help: ...`, `note: method defined here` with a place of their own); gcc and clang print the
+    header as `m.c:318:12: error: ...` with the source line and caret under it. Under an error, the labels say why it
+    failed (`HIGH`) and its source line and notes which code (`MID`). A warning's place weighs `MID`, as its
+    header does, not `HIGH` as an error's place: seventy `unused variable` warnings are one warning and a count to a
+    reader (the signatures of their lines are alike, so they fold), and their places would crowd out the errors'
+    snippets. So does a sub-diagnostic's place (`note: method defined here` in the standard library).
+    """
+    for header in lines.matching(_DIAGNOSTIC):
+        error = lines.lines[header].startswith('error') or _CC_ERROR.match(lines.lines[header]) is not None
+        own = True  # in the diagnostic's own snippet, not a `help:` or `note:` under it
+        for index in range(header + 1, len(lines)):
+            line = lines.lines[index]
+            if not line.strip() or _DIAGNOSTIC.match(line):
+                break
+            if _SUB_DIAGNOSTIC.match(line):
+                own = False
+                if error:
+                    result[index] = max(result[index], MID)
+                continue
+            if not line[:1].isspace() and not _SOURCE.match(line):
+                break
+            if _PLACE.match(line):
+                if not (error and own):
+                    result[index] = min(result[index], MID)
+            elif error and _LABEL.match(line):
+                result[index] = max(result[index], HIGH if own else MID)
+            elif error and (_SOURCE.match(line) or _NOTE.match(line)):
+                result[index] = max(result[index], MID)
 
 
 def _passing(lines: Joined, result: list[float]) -> None:
