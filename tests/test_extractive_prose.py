@@ -453,3 +453,44 @@ def test_a_markdown_list_naming_a_landmark_is_no_accessibility_tree() -> None:
     text = '## Notes\n- navigation is hard on small screens\n  - the footer hides the menu\n- banner ads load late'
     weights = prose.line_bonuses(Joined(text.split('\n')))
     assert NOISE not in weights
+
+
+PIP_SHOW = '\n'.join(
+    [
+        'Name: ledger-tools',
+        'Version: 4.12.0',
+        'Summary: Reconcile ledgers against bank statements',
+        'Home-page: https://example.com/ledger-tools',
+        'Author: ',
+        'License: MIT',
+        'Location: /srv/app/.venv/lib/python3.12/site-packages',
+        'Requires: click, httpx, pydantic, sqlalchemy',
+        'Required-by: billing-api',
+        'Files:',
+        *[f'  ledger_tools/{area}/{name}_{n}.py' for n in range(60) for area, name in (('io', 'reader'), ('rules', 'match'))],
+        *[f'  ledger_tools-4.12.0.dist-info/{name}' for name in ('METADATA', 'RECORD', 'WHEEL', 'entry_points.txt')],
+    ]
+)
+"""`pip show -f`: a header block of fields over a list of files, the version again in the dist-info paths."""
+
+
+def test_a_header_block_that_opens_a_text_is_kept_over_the_list_under_it() -> None:
+    """Which package at which version, and what it requires, is what `pip show` is read for. The version is in every
+    dist-info path too and the names are no facts, so the files under the block won the budget from it."""
+    summary = summarize(PIP_SHOW, budget_tokens=len(PIP_SHOW) // 16)
+    assert isinstance(summary, str)
+    kept = kept_lines(PIP_SHOW, summary)
+    for line in ('Name: ledger-tools', 'Version: 4.12.0', 'Requires: click, httpx, pydantic, sqlalchemy'):
+        assert line in kept, (line, summary)
+
+
+def test_only_a_short_block_of_fields_at_a_texts_start_is_a_header() -> None:
+    """Two fields are a sentence's `Note:`; forty are a form's or a config's body; fields past the start are text."""
+    header = prose.line_bonuses(Joined(PIP_SHOW.split('\n')))
+    assert header[1] > 0 and header[4] == 0  # `Author: ` holds no value: on the block, worth nothing
+    note = ['Note: the numbers below are estimates.', 'Source: internal survey.', '', 'The rest is prose.']
+    assert prose.line_bonuses(Joined(note))[:2] == [0.0, 0.0]
+    form = [f'Field {n}: value {n}' for n in range(40)]
+    assert set(prose.line_bonuses(Joined(form))) == {0.0}
+    later = ['Some prose first.', 'And more of it.', *PIP_SHOW.split('\n')[:9]]
+    assert set(prose.line_bonuses(Joined(later))) == {0.0}

@@ -67,10 +67,48 @@ def line_bonuses(lines: Joined) -> list[float]:
     for index in range(1, len(lines)):
         if result[index - 1] == MID and result[index] < MID:  # the line under a heading
             result[index] = max(result[index], LOW)
+    _fields_first(lines, result)
     chrome(lines, result)
     markup(lines, result)
     accessibility(lines, result)
     return result
+
+
+_FIELD = re.compile(r'[A-Za-z][\w.-]*+(?: [A-Za-z][\w.-]*+){0,2}:(?:[ \t]++(?P<value>\S)|[ \t]*+\r?$)')
+"""A field of a header block: a name of at most three words, a colon and a value (`Version: 2.68.0`, `Start Time:
+Mon, 06 May 2024`, `content-type: text/html`), or none (`Author:`)."""
+_FIELDS_RUN = 3
+"""A header block is this many fields in a row at least: one or two are a sentence's `Note: ...`."""
+_FIELDS_MAX = 30
+"""A header block is this many fields at most (an HTTP response's are fewer); a longer run is a body of fields."""
+
+
+_HEADER_FIELD = 2 * MID
+"""A header block's field: a heading's weight (`MID`), and its value's, a name or a version the fact scan misses."""
+
+
+def _fields_first(lines: Joined, result: list[float]) -> None:
+    """Weigh the fields of a header block that opens a text as headings and their values: they say what the rest is.
+
+    `pip show`'s `Name:`, `Version:`, `Requires:` over its list of files, an email's or an HTTP response's headers
+    (after its status line), `kubectl describe`'s `Name:`, `Namespace:`, `Status:`. Their values are names and
+    versions the fact scan counts little or not at all (`pydantic-ai-slim`, or `2.68.0` again in every path of the
+    list), so the list under them won the budget, and the summary said what files a package has but not which
+    package at which version. Only a block that starts the text (its first or second line), of at most `_FIELDS_MAX`
+    fields: a longer run of them is a config file's or a form's, each of its lines a detail. A field with no value
+    (`Author:`, `Files:` over a list) goes on the block and weighs nothing.
+    """
+    start = next((index for index in range(min(2, len(lines))) if _FIELD.match(lines.lines[index])), None)
+    if start is None:
+        return
+    end = start
+    while end < len(lines) and end - start <= _FIELDS_MAX and _FIELD.match(lines.lines[end]):
+        end += 1
+    if _FIELDS_RUN <= end - start <= _FIELDS_MAX:
+        for index in range(start, end):
+            field = _FIELD.match(lines.lines[index])
+            if field is not None and field.group('value') is not None:
+                result[index] = max(result[index], _HEADER_FIELD)
 
 
 ACCESSIBILITY_NODE = re.compile(r'^([ \t]*+)(?:- |\[\d++\] )([a-zA-Z]++)(?=[ :\r]|$)', re.MULTILINE)
