@@ -467,7 +467,11 @@ PIP_SHOW = '\n'.join(
         'Requires: click, httpx, pydantic, sqlalchemy',
         'Required-by: billing-api',
         'Files:',
-        *[f'  ledger_tools/{area}/{name}_{n}.py' for n in range(60) for area, name in (('io', 'reader'), ('rules', 'match'))],
+        *[
+            f'  ledger_tools/{area}/{name}_{n}.py'
+            for n in range(60)
+            for area, name in (('io', 'reader'), ('rules', 'match'))
+        ],
         *[f'  ledger_tools-4.12.0.dist-info/{name}' for name in ('METADATA', 'RECORD', 'WHEEL', 'entry_points.txt')],
     ]
 )
