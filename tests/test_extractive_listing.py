@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from extractive_checks import kept_lines, summary_lines
 
+from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.outline import enclosing
+from summarizer.extractive.outline import enclosing, indent
 
 FILES = [f'src/billing/module_{n}.py' for n in range(8)]
 GREP = '\n'.join(
@@ -250,3 +251,49 @@ def test_grep_keeps_its_matches_before_the_names_of_its_context() -> None:
     kept = summary_lines(text, budget_tokens=260, quoted=('flush_batch',))
     matches = [line for line in lines if ':40:' in line or ':120:' in line]
     assert set(matches) <= set(kept)
+
+
+_FOLDERS = ('billing', 'orders', 'shipping', 'catalog', 'accounts', 'reports', 'search', 'admin', 'mailers', 'jobs')
+_MODULES = tuple(
+    f'{name}{variant}'
+    for name in ('client', 'models', 'views', 'tasks', 'forms')
+    for variant in ('', '_v2', '_old', '_new', '_test')
+)
+
+
+def _tree() -> str:
+    lines = ['shop', *(f'├── _helper_{n}.py' for n in range(40))]
+    for number, folder in enumerate(_FOLDERS):
+        last_folder = number == len(_FOLDERS) - 1
+        lines.append(f'{"└" if last_folder else "├"}── {folder}')
+        bar = ' ' if last_folder else '│'
+        for position, module in enumerate(_MODULES):
+            lines.append(f'{bar}   {"└" if position == len(_MODULES) - 1 else "├"}── {module}_{number}.py')
+    return '\n'.join([*lines, '', f'{len(_FOLDERS)} directories, {40 + len(_FOLDERS) * len(_MODULES)} files'])
+
+
+TREE = _tree()
+"""`tree`'s drawing of a project: 40 files, then folders named by a word, 25 files each drawn under its folder."""
+
+
+def test_a_file_kept_from_a_drawn_tree_comes_with_its_folder() -> None:
+    """The drawing is indentation: `│   ├── views_1.py` is in `├── orders`. Read as text, the summary kept files
+    with `… 31 lines omitted …` where their folder was, and a reader could not tell where they are."""
+    summary = summarize(TREE, budget_tokens=estimate_tokens(TREE) // 4)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    files = [line for line in kept if line.endswith('.py') and '_helper_' not in line]
+    assert files
+    for line in files:
+        folder = _FOLDERS[int(line.rsplit('_', 1)[1].removesuffix('.py'))]
+        folders_above = [row for row in kept[: kept.index(line)] if row.split('── ')[-1] in _FOLDERS]
+        assert folders_above and folders_above[-1].endswith(f'── {folder}'), (line, summary)
+
+
+def test_the_drawing_of_a_tree_is_indentation_and_a_border_places_nothing() -> None:
+    drawn = ['├── module_3', '│   ├── handler_3_7.py', '    └── x.py', '│ ├─┬ debug@4.4.3', '│\xa0\xa0 └── y.py']
+    assert [indent(line) for line in drawn] == [4, 8, 8, 6, 8]
+    assert indent('┣━━━━━┫') == -1
+    lines = TREE.split('\n')
+    placing = enclosing(detect_kind(TREE), lines)[lines.index('│   ├── views_1.py')]
+    assert placing[0] == lines.index('├── orders')

@@ -154,10 +154,20 @@ _BARE = re.compile(r'[^\w]*(?:(?:else|try|finally|do|begin|end|fi|done|esac|ensu
 
 
 def indent(line: str) -> int:
-    """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it."""
+    """How far `line` is indented, a numbered read's line number read past; -1 for a line with nothing in it.
+
+    The drawing of a tree is indentation (`tree`'s `│   ├── models`, `npm ls`'s `│ ├─┬ debug@4.4.3`, a box's `│ `
+    in front of Terraform's `│   on main.tf line 12:`): a file is placed by its folder, a package by the one that
+    depends on it. Read as text, a folder's files kept without it said nothing of where they are.
+    """
     line = _past_number(line)
-    content = line.lstrip(' \t')
+    content = line.lstrip(_DRAWING) if line[:1] in _DRAWING else line
     return len(line) - len(content) if content.strip() else -1
+
+
+_DRAWING = ' \t\xa0' + ''.join(map(chr, range(0x2500, 0x2580)))
+"""Blanks and the box-drawing characters (U+2500 to U+257F: `│ ├ └ ─ ┬ ╰`), and the no-break spaces `tree` prints
+beside them."""
 
 
 def _shell_depths(lines: Sequence[str], depths: list[int]) -> None:
