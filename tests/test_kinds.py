@@ -394,3 +394,36 @@ def test_a_long_line_of_blanks_is_told_in_linear_time(blank: str) -> None:
 @pytest.mark.parametrize('line', NO_LOGS.values(), ids=NO_LOGS.keys())
 def test_records_with_a_level_or_a_time_are_no_log(line: str) -> None:
     assert detect_kind('\n'.join(line.format(second=n) for n in range(30))) is not ContentKind.LOG
+
+
+_PATCH = """diff --git a/shop/cart.py b/shop/cart.py
+index 3f2a1b0..9c4d2e1 100644
+--- a/shop/cart.py
++++ b/shop/cart.py
+@@ -40,7 +40,7 @@ def total(cart):
+-    return sum(item.price for item in cart.items)
++    return sum(item.price * item.quantity for item in cart.items)"""
+_RUN = """$ pytest -q
+FAILED tests/test_cart.py::test_total - AssertionError: assert 30 == 10
+ERROR tests/test_cart.py::test_empty - KeyError: 'items'
+=== 1 failed, 1 error, 40 passed in 0.52s ==="""
+
+
+def _review(quoted: str, fence: str) -> str:
+    paragraphs = [
+        f'The total ignored quantities; paragraph {n} of the review explains why in plain words.' for n in range(6)
+    ]
+    return '\n\n'.join(
+        ['# Review of the cart fix', *paragraphs[:3], f'{fence}\n{quoted}\n{fence[:3]}', *paragraphs[3:]]
+    )
+
+
+@pytest.mark.parametrize('fence', ['```diff', '```console', '~~~'])
+@pytest.mark.parametrize('quoted', [_PATCH, _RUN])
+def test_a_document_quoting_a_patch_or_a_run_in_a_fence_is_a_document(quoted: str, fence: str) -> None:
+    """A README, a review or a doc page shows a patch or a test run in a code fence: it is still a document. Read as a
+    diff or as command output, its headings and prose weighed nothing and the quoted hunks and failures were required."""
+    assert detect_kind(_review(quoted, fence)) is ContentKind.PROSE
+    assert detect_kind(quoted) in (ContentKind.DIFF, ContentKind.SHELL)
+    diff_of_a_doc = f'{_PATCH}\n@@ -1,4 +1,4 @@ intro\n ```python\n-old = 1\n+new = 2\n ```'
+    assert detect_kind(diff_of_a_doc) is ContentKind.DIFF

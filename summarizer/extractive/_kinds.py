@@ -191,7 +191,8 @@ def _sample_kind(sample: str, text: str) -> ContentKind:
         return ContentKind.OTHER
     if stripped[0] in '[{' and _is_json_container(text):
         return ContentKind.JSON_TEXT
-    if _DIFF_GIT.search(sample) or (_DIFF_FILES.search(sample) and _HUNK.search(sample)):
+    unfenced = _unfenced(sample)
+    if _DIFF_GIT.search(unfenced) or (_DIFF_FILES.search(unfenced) and _HUNK.search(unfenced)):
         return ContentKind.DIFF
     if _git_log(sample):
         return ContentKind.DIFF
@@ -205,7 +206,7 @@ def _sample_kind(sample: str, text: str) -> ContentKind:
 
     if share(_NUMBERED) > 0.5:
         return ContentKind.CODE
-    shell_marks = len(_SHELL_MARK.findall(sample))
+    shell_marks = len(_SHELL_MARK.findall(unfenced))
     if shell_marks >= 2 and shell_marks > 0.3 * lines:  # before listings and logs: `f.c:1:2: error`, `FAILED t.py`
         return ContentKind.SHELL
     if share(_GREP) > 0.5 or share(_LS_LONG) > 0.5:
@@ -222,6 +223,22 @@ def _sample_kind(sample: str, text: str) -> ContentKind:
         return ContentKind.SHELL
     # Fewer than three lines (a field's value, a one-line message) are too few to tell code by.
     return ContentKind.CODE if lines >= 3 and _is_code(sample, lines) else ContentKind.PROSE
+
+
+def _unfenced(sample: str) -> str:
+    """`sample` without what its Markdown code fences hold: the lines of a document, not those it quotes.
+
+    A document that shows a patch (```` ```diff ```` over `diff --git a/...`) or a test run (```` ```console ````
+    over `FAILED t.py::test_x`) is a document, as a README, a review or these docs are: read as a diff or as command
+    output, its headings and prose weighed nothing and its quoted hunks and failures were required.
+    """
+    if sample.count('```') + sample.count('~~~') < 2:
+        return sample
+    parts = _FENCE.split(sample)
+    return ''.join(parts[::2])  # the text between fences: before the first, after each closing one
+
+
+_FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)[^\n]*$', _M)
 
 
 def _read_whole(sample: str, stripped: str, lines: int) -> ContentKind | None:
