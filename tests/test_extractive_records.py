@@ -11,12 +11,13 @@ from extractive_checks import kept_lines, summary_lines
 
 from summarizer.core._grounding import GroundingKind, OriginalText, grounded_line
 from summarizer.core._shape import ITEMS_OMITTED, JsonValue, shape_mismatch
-from summarizer.core._tokens import content_tokens
-from summarizer.extractive import summarize
+from summarizer.core._tokens import content_tokens, estimate_tokens
+from summarizer.extractive import records, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.budget import NO_DEADLINE, cost
-from summarizer.extractive.lines import OMISSION, render
+from summarizer.extractive.lines import OMISSION, Joined, render
 from summarizer.extractive.notable import notable_fields
+from summarizer.extractive.outline import document_spans, indent
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
     _QUOTED_BASE,  # pyright: ignore[reportPrivateUsage]
@@ -471,3 +472,77 @@ def test_a_record_the_conversation_names_is_kept_whole() -> None:
     assert _body(7) <= set(summary_lines(MAILBOX, budget_tokens=250, quoted=('sender7@example.com',)))
     assert _body(6) | _body(7) <= set(summary_lines(MAILBOX, budget_tokens=250, quoted=('PRJ-103',)))
     assert not _body(7) & set(summary_lines(MAILBOX, budget_tokens=250, quoted=('team-0',)))  # records 0, 7, 14
+
+
+def _manifest(name: str, number: int) -> str:
+    return f"""apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  namespace: prod
+spec:
+  replicas: {2 + number % 3}
+  template:
+    spec:
+      containers:
+        - name: {name}
+          image: registry.example.com/{name}:1.{number}.0
+          ports:
+            - containerPort: {8000 + number}
+          env:
+            - name: LOG_LEVEL
+              value: info
+            - name: DATABASE_URL
+              valueFrom:
+                secretKeyRef:
+                  name: {name}-db
+                  key: url
+          readinessProbe:
+            httpGet:
+              path: /healthz
+              port: {8000 + number}
+          resources:
+            requests:
+              cpu: {100 * (number + 1)}m
+              memory: {128 * (number + 1)}Mi
+            limits:
+              cpu: {200 * (number + 1)}m
+              memory: {256 * (number + 1)}Mi
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {name}
+spec:
+  ports:
+    - port: 80
+      targetPort: {8000 + number}"""
+
+
+_SERVICES = ('api', 'worker', 'scheduler', 'web', 'billing', 'search')
+MANIFESTS = '\n---\n'.join(_manifest(name, number) for number, name in enumerate(_SERVICES))
+"""Kubernetes manifests as `kubectl apply` reads them: a Deployment and a Service per service, `---` between them."""
+
+
+def test_a_stream_of_yaml_documents_keeps_what_each_document_is_before_its_details() -> None:
+    """Twelve manifests alike in shape: a reader wants the twelve objects first, then some fields, each under the
+    `kind:` and name of its own document. Without them, `spec:` and `replicas: 2` could be any workload's."""
+    summary = summarize(MANIFESTS, budget_tokens=estimate_tokens(MANIFESTS) // 4)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    for name in _SERVICES:
+        assert kept.count(f'  name: {name}') == 2, (name, summary)  # its Deployment's and its Service's
+    assert kept.count('kind: Deployment') == kept.count('kind: Service') == len(_SERVICES)
+    lines = MANIFESTS.split('\n')
+    for line in kept:
+        if line.startswith(('  replicas: ', '      targetPort: ')):
+            document = lines[: lines.index(line)]
+            name = next(row for row in reversed(document) if row.startswith('  name: '))
+            assert name in kept[: kept.index(line)], (line, summary)
+
+
+def test_one_yaml_document_or_a_markdown_rule_is_no_stream_of_documents() -> None:
+    one = _manifest('api', 0).split('\n---\n')[0].split('\n')
+    assert records.line_bonuses(Joined(one)) == records.line_bonuses(Joined([*one, '-' * 20, *one]))[: len(one)]
+    spans = document_spans(MANIFESTS.split('\n'), [indent(line) for line in MANIFESTS.split('\n')])
+    assert len(spans) == 2 * len(_SERVICES)

@@ -859,9 +859,64 @@ _SECTION_HEADER = re.compile(r'\[\[?[A-Za-z_][\w.\-" ]*\]\]?[ \t]*\r?')
 """A TOML table (`[tool.ruff.lint]`, `[[tool.mypy.overrides]]`, `[tool.hatch."build.targets"]`) or an INI section."""
 
 
+def _documents(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each line of a YAML stream of several documents (`---` between them), its document's kind and name.
+
+    Kubernetes manifests, a Helm chart's render, `kubectl get -o yaml` of several objects: every document has a
+    `spec:`, `containers:`, `ports:`, alike from one to the next. A kept `replicas: 2` without the `kind: Deployment`
+    and `name: api` of its document could be any workload's. Its identity is its top-level `kind:` and its id and
+    name fields, or the name under its `metadata:` (`  name: api`, placed by `metadata:` in turn).
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    for start, end, fields in document_spans(lines, depths):
+        for index in range(start, end):
+            result[index] = tuple(field for field in fields if field != index)
+    return result
+
+
+def document_spans(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, int, tuple[int, ...]]]:
+    """(start, end, identity) of each document of a YAML stream of several (see `_documents`); none for one document.
+
+    `depths`: `indent`'s. The identity is the lines of its kind, id and name fields.
+    """
+    separators = [index for index, line in enumerate(lines) if line[:3] == '---' and _DOCUMENT.match(line)]
+    if not separators:
+        return []
+    return [
+        (start + 1, end, _document_fields(lines, depths, start + 1, end))
+        for start, end in itertools.pairwise([-1, *separators, len(lines)])
+    ]
+
+
+_DOCUMENT = re.compile(r'---(?:[ \t]+\S.*)?\r?$')
+"""A YAML document's start (`---`, or with a tag or a value after it: `--- !Deployment`), not a Markdown rule's
+longer dashes."""
+_KIND_FIELDS = ('kind', 'type')
+
+
+def _document_fields(lines: Sequence[str], depths: Sequence[int], start: int, end: int) -> tuple[int, ...]:
+    """The lines of the document `lines[start:end]` saying what it is: its kind, its id, its name (see `_documents`)."""
+    found: dict[str, int] = {}
+    metadata = False
+    for index in range(start, end):
+        depth = depths[index]
+        if depth == 0:
+            field = _FIELD.match(lines[index])
+            name = field.group(1).lower() if field is not None else ''
+            metadata = name == 'metadata'
+            found.setdefault(name, index)
+        elif depth == 2 and metadata:
+            field = _FIELD.match(lines[index])
+            if field is not None and field.group(1).lower() in _NAME_FIELDS:
+                found.setdefault(field.group(1).lower(), index)
+    groups = (_KIND_FIELDS, _ID_FIELDS, _NAME_FIELDS)
+    fields = (next((found[name] for name in group if name in found), None) for group in groups)
+    return tuple(field for field in fields if field is not None)
+
+
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
     ContentKind.CODE: _joined(_decorators, _config_sections),
-    ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys),
+    ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys, _documents),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
     ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble, _outcomes),

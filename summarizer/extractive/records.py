@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from .lines import LOW, MID, Joined
+from .outline import document_spans, indent
 
 _RULES = (
     (re.compile(r'^- \w', re.MULTILINE), MID),
@@ -28,4 +29,20 @@ _RULES = (
 
 def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring)."""
-    return lines.bonuses(_RULES)
+    result = lines.bonuses(_RULES)
+    _documents(lines, result)
+    return result
+
+
+def _documents(lines: Joined, result: list[float]) -> None:
+    """Weigh the lines saying what each document of a YAML stream is (`kind: Deployment`, `  name: api`) `MID`.
+
+    Structure before detail: a reader of twelve manifests wants the twelve workloads and services there are, then
+    the fields of some, not the `env:` and `resources:` of two and nothing of the other ten.
+    """
+    if '---' not in lines.text:
+        return
+    spans = document_spans(lines.lines, [indent(line) for line in lines.lines])
+    for _, _, fields in spans:
+        for index in fields:
+            result[index] = max(result[index], MID)
