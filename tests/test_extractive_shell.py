@@ -1691,3 +1691,31 @@ def test_python_position_markers_place_no_exception() -> None:
     ]
     chains = enclosing(ContentKind.SHELL, lines)
     assert 3 not in chains[4] and 2 in chains[4]
+
+
+MAKE_BUILD = '\n'.join(
+    [
+        *[f'gcc -Wall -O2 -c src/unit_{n}.c -o build/unit_{n}.o' for n in range(25)],
+        'gcc -Wall -O2 -c src/ledger.c -o build/ledger.o',
+        'src/ledger.c: In function ‘post_entry’:',
+        'src/ledger.c:41:22: error: ‘pending_total’ undeclared (first use in this function)',
+        '   41 |     return balance + pending_total;',
+        '      |                      ^~~~~~~~~~~~~',
+        'src/ledger.c:41:22: note: each undeclared identifier is reported only once for each function it appears in',
+        'src/ledger.c:42:1: warning: control reaches end of non-void function [-Wreturn-type]',
+        '   42 | }',
+        '      | ^',
+        'make: *** [Makefile:5: build/ledger.o] Error 1',
+    ]
+)
+"""`make` over 26 files, one failing: its compiler's error, then a warning with its snippet, then make's verdict."""
+
+
+def test_makes_verdict_is_kept_without_the_warning_over_it() -> None:
+    """`make: *** [Makefile:5: build/ledger.o] Error 1` names the target that failed and says the build stopped. Placed
+    by the line above it (the last diagnostic's caret, its snippet and its warning), it cost too much to be kept."""
+    summary = summarize(MAKE_BUILD, budget_tokens=estimate_tokens(MAKE_BUILD) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(MAKE_BUILD, summary)
+    assert 'make: *** [Makefile:5: build/ledger.o] Error 1' in kept, summary
+    assert 'src/ledger.c:41:22: error: ‘pending_total’ undeclared (first use in this function)' in kept, summary
