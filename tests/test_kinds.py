@@ -427,3 +427,40 @@ def test_a_document_quoting_a_patch_or_a_run_in_a_fence_is_a_document(quoted: st
     assert detect_kind(quoted) in (ContentKind.DIFF, ContentKind.SHELL)
     diff_of_a_doc = f'{_PATCH}\n@@ -1,4 +1,4 @@ intro\n ```python\n-old = 1\n+new = 2\n ```'
     assert detect_kind(diff_of_a_doc) is ContentKind.DIFF
+
+
+def test_a_run_or_a_patch_fenced_under_a_caption_is_what_it_fences() -> None:
+    """Agent tools wrap what they ran: `Ran pytest (exit code 1):` over a fenced run, `Applied edit:` over a fenced
+    patch. A line or two outside the fences is a caption, not a document."""
+    assert detect_kind(f'Ran `pytest -q` (exit code 1):\n\n```\n{_RUN}\n```\n') is ContentKind.SHELL
+    assert detect_kind(f'Applied edit:\n```diff\n{_PATCH}\n```') is ContentKind.DIFF
+
+
+def test_a_long_runs_fences_do_not_pair_across_the_cut_between_its_head_and_tail() -> None:
+    """A long text is told by its head and tail. A head that ends inside a fence (`pytest -s` printing a model's
+    replies, each with a code block) paired its open fence with the tail's first one, and the failures after the
+    tail's last fence were read as quoted: the run was read as code."""
+    words = 'the model explains its change in plain words. ' * 8
+    reply = [
+        f'Model reply: {words}',
+        '```python',
+        *(f'    total_{n} = price * quantity  # step {n}' for n in range(8)),
+        '```',
+    ]
+    cut_inside = ['```python', *(f'    cut_{n} = 1' for n in range(1000)), '```']
+    tail = [
+        *(['.'] * 240),
+        *reply,
+        '=================================== FAILURES ===================================',
+        '____________________________ test_reply_total ________________________________',
+        '>       assert total == 30',
+        'E       AssertionError: assert 20 == 30',
+        'tests/test_agent.py:88: AssertionError',
+        '=========================== short test summary info ============================',
+        'FAILED tests/test_agent.py::test_reply_total - AssertionError: assert 20 == 30',
+        '======================== 1 failed, 999 passed in 9.12s =========================',
+    ]
+    text = '\n'.join(['collected 1000 items', *(reply * 50), *cut_inside, *(reply * 100), *tail])
+    head, rest = text[:48_000], text[-16_000:]
+    assert head.count('```') % 2 == 1 and rest.count('```') % 2 == 0  # cut inside a fence; the tail opens its own
+    assert detect_kind(text) is ContentKind.SHELL

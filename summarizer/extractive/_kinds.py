@@ -169,7 +169,7 @@ def _is_search(value: object) -> bool:
 
 
 def _text_kind(text: str) -> ContentKind:
-    sample = text if len(text) <= _HEAD_CHARS + _TAIL_CHARS else f'{text[:_HEAD_CHARS]}\n{text[-_TAIL_CHARS:]}'
+    sample = text if len(text) <= _HEAD_CHARS + _TAIL_CHARS else f'{text[:_HEAD_CHARS]}{_CUT}{text[-_TAIL_CHARS:]}'
     sample = _ANSI.sub('', sample)
     lines = sample.split('\n')
     prefixes = source_prefixes(lines)
@@ -231,13 +231,30 @@ def _unfenced(sample: str) -> str:
     A document that shows a patch (```` ```diff ```` over `diff --git a/...`) or a test run (```` ```console ````
     over `FAILED t.py::test_x`) is a document, as a README, a review or these docs are: read as a diff or as command
     output, its headings and prose weighed nothing and its quoted hunks and failures were required.
+
+    Not so a run or a patch in a fence under a line or two saying what it is (`Ran pytest (exit code 1):`, an edit
+    tool's `Applied edit:`): it is what it fences, so a sample with fewer than 3 lines, or a fifth of its lines,
+    outside its fences is read whole. Nor a sample whose fences do not pair: a long text's head and tail (`_CUT`
+    between them) each pair their own, and one left open (cut off, or a fence a program printed) hides nothing.
     """
     if sample.count('```') + sample.count('~~~') < 2:
         return sample
-    parts = _FENCE.split(sample)
-    return ''.join(parts[::2])  # the text between fences: before the first, after each closing one
+    pieces = sample.split(_CUT) if _CUT in sample else [sample]
+    outside: list[str] = []
+    for piece in pieces:
+        parts = _FENCE.split(piece)
+        if len(parts) % 2 == 0:  # a fence left open (cut off, or a fence quoted in the output): it hides nothing
+            return sample
+        outside.extend(parts[::2])  # the text between fences: before the first, after each closing one
+    unfenced = ''.join(outside)
+    kept = sum(1 for line in unfenced.split('\n') if line.strip())
+    if kept < 3 or kept < 0.2 * sum(1 for line in sample.split('\n') if line.strip()):
+        return sample  # a run or a patch in a fence under a line or two saying what it is: not a document
+    return unfenced
 
 
+_CUT = '\n\x00\n'
+"""Where a long text's sample joins its head and its tail: a fence does not pair across it."""
 _FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)[^\n]*$', _M)
 
 

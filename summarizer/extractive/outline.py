@@ -164,10 +164,20 @@ def indent(line: str) -> int:
     depends on it. Read as text, a folder's files kept without it said nothing of where they are.
     """
     line = _past_number(line)
+    if not line.strip():
+        return -1
+    blanks = len(line) - len(line.lstrip(' \t\xa0'))
     content = line.lstrip(_DRAWING) if line[:1] in _DRAWING else line
-    return len(line) - len(content) if content.strip() else -1
+    if not content.strip():  # a border: a table's (`├──┼──┤`) places nothing, a box's (`╷`, `╭────╮`) opens it
+        return -1 if _JUNCTIONS.intersection(line) else blanks
+    if content.rstrip()[-1] in _RULING:
+        return blanks  # a rule or a box's top with a title in it (`──── Training ────`, `╭── Traceback ──╮`)
+    return len(line) - len(content)
 
 
+_JUNCTIONS = frozenset('├┤┣┫┝┥┠┨╟╢╞╡┬┴┼┳┻╋╦╩╬╇╈┯┷┿')
+_RULING = frozenset('─━═┐┓╗╮┘┛╝╯┤┫╣┬┳╦┴┻╩┼╋╬╴╶╸╺')
+"""What ends a box's top or bottom border or a rule with a title in it, not a tree's branch or a box's row."""
 _DRAWING = ' \t\xa0' + ''.join(map(chr, range(0x2500, 0x2580)))
 """Blanks and the box-drawing characters (U+2500 to U+257F: `│ ├ └ ─ ┬ ╰`), and the no-break spaces `tree` prints
 beside them."""
@@ -885,10 +895,12 @@ def document_spans(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
     separators = [index for index, line in enumerate(lines) if line[:3] == '---' and _DOCUMENT.match(line)]
     if not separators:
         return []
-    return [
+    spans = [
         (start + 1, end, _document_fields(lines, depths, start + 1, end))
         for start, end in itertools.pairwise([-1, *separators, len(lines)])
+        if any(depths[index] >= 0 for index in range(start + 1, end))
     ]
+    return spans if len(spans) > 1 else []  # a `---` over one document or under it: one document
 
 
 _DOCUMENT = re.compile(r'---(?:[ \t]+\S.*)?\r?$')
@@ -903,7 +915,9 @@ def _document_fields(lines: Sequence[str], depths: Sequence[int], start: int, en
     metadata = False
     for index in range(start, end):
         depth = depths[index]
-        if depth == 0:
+        if depth == 0 and lines[index].startswith('-'):
+            metadata = False  # a list's item (`- name: alpha`): the item's name, not the document's
+        elif depth == 0:
             field = _FIELD.match(lines[index])
             name = field.group(1).lower() if field is not None else ''
             metadata = name == 'metadata'
