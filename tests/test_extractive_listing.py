@@ -297,3 +297,31 @@ def test_the_drawing_of_a_tree_is_indentation_and_a_border_places_nothing() -> N
     lines = TREE.split('\n')
     placing = enclosing(detect_kind(TREE), lines)[lines.index('│   ├── views_1.py')]
     assert placing[0] == lines.index('├── orders')
+
+
+def test_a_box_opens_what_is_under_it_and_a_rule_stands_at_its_blanks() -> None:
+    """Terraform boxes each error (`╷`, `│ Error: ...`, `│   on main.tf line 12:`, `╵`): the place is under its error,
+    not the error under the lines before the box. A rich rule with a title (`──── Training ────`) is a heading at the
+    left edge, not a line deeper than all the text above it."""
+    plan = [
+        'aws_iam_role.ci: Refreshing state... [id=ci]',
+        'Planning failed. Terraform encountered an error while generating this plan.',
+        '',
+        '╷',
+        '│ Error: Unsupported argument',
+        '│ ',
+        '│   on main.tf line 12, in resource "aws_s3_bucket" "logs":',
+        '│   12:   acl_policy = "private"',
+        '╵',
+    ]
+    assert [
+        indent(line) for line in ('╷', '│ Error: Unsupported argument', '──── Training ────', '╭── Traceback ──╮')
+    ] == [
+        0,
+        2,
+        0,
+        0,
+    ]
+    chains = enclosing(ContentKind.SHELL, plan)
+    assert plan.index('│ Error: Unsupported argument') in chains[plan.index(plan[6])]
+    assert not set(chains[plan.index('│ Error: Unsupported argument')]) & {0, 1}

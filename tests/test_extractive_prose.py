@@ -10,7 +10,7 @@ from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines, s
 
 from summarizer.extractive import prose, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.lines import NOISE, Joined
+from summarizer.extractive.lines import MID, NOISE, Joined
 
 SECTIONS = ['Overview', 'Installation', 'Configuration', 'Upgrading from 3.x', 'Known issues']
 MARKDOWN = '\n'.join(
@@ -498,3 +498,10 @@ def test_only_a_short_block_of_fields_at_a_texts_start_is_a_header() -> None:
     assert set(prose.line_bonuses(Joined(form))) == {0.0}
     later = ['Some prose first.', 'And more of it.', *PIP_SHOW.split('\n')[:9]]
     assert set(prose.line_bonuses(Joined(later))) == {0.0}
+
+
+def test_a_pages_front_matter_is_no_header_block() -> None:
+    """A Markdown page's front matter (`draft: false`, `weight: 10`) is its generator's: its headings say more."""
+    page = ['---', 'title: Cart totals', 'draft: false', 'weight: 10', 'toc: true', '---', '', '# Cart totals', '']
+    fields = prose.line_bonuses(Joined(page))[1:5]
+    assert max(fields) < 2 * MID  # what a header block's field weighs

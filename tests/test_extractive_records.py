@@ -546,3 +546,14 @@ def test_one_yaml_document_or_a_markdown_rule_is_no_stream_of_documents() -> Non
     assert records.line_bonuses(Joined(one)) == records.line_bonuses(Joined([*one, '-' * 20, *one]))[: len(one)]
     spans = document_spans(MANIFESTS.split('\n'), [indent(line) for line in MANIFESTS.split('\n')])
     assert len(spans) == 2 * len(_SERVICES)
+
+
+def test_a_list_documents_items_and_a_lone_separator_name_no_document() -> None:
+    """A document that is a list names no document by its first item's name: `port: 3333` of `gamma` is not placed by
+    `alpha`. A `---` over or under a single document makes no stream."""
+    stream = ['- name: alpha', '  port: 1111', '- name: gamma', '  port: 3333', '---', 'kind: Service', 'name: web']
+    depths = [indent(line) for line in stream]
+    spans = document_spans(stream, depths)
+    assert spans[0][2] == ()
+    one = _manifest('api', 0).split('\n---\n')[0].split('\n')
+    assert document_spans(['---', *one], [indent(line) for line in ['---', *one]]) == []

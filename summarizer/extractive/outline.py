@@ -161,7 +161,9 @@ def indent(line: str) -> int:
 
     The drawing of a tree is indentation (`tree`'s `│   ├── models`, `npm ls`'s `│ ├─┬ debug@4.4.3`, a box's `│ `
     in front of Terraform's `│   on main.tf line 12:`): a file is placed by its folder, a package by the one that
-    depends on it. Read as text, a folder's files kept without it said nothing of where they are.
+    depends on it. Read as text, a folder's files kept without it said nothing of where they are. A border is no
+    line of text: a table's (`├──┼──┤`, with a junction) places nothing, and a box's top (`╷`, `╭────╮`) or a rule
+    with a title in it (`──── Training ────`) stands at its blanks' depth, opening what is under it.
     """
     line = _past_number(line)
     if not line.strip():

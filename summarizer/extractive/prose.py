@@ -98,8 +98,8 @@ def _fields_first(lines: Joined, result: list[float]) -> None:
     fields: a longer run of them is a config file's or a form's, each of its lines a detail. A field with no value
     (`Author:`, `Files:` over a list) goes on the block and weighs nothing.
     """
-    if len(lines) and lines.lines[0].strip() in ('---', '+++'):
-        return  # a page's front matter (`draft: false`, `weight: 10`): its headings say more
+    if lines.lines and lines.lines[0].strip() in ('---', '+++'):
+        return  # a page's front matter (Jekyll's, Hugo's: `draft: false`, `weight: 10`): its headings say more
     start = next((index for index in range(min(2, len(lines))) if _FIELD.match(lines.lines[index])), None)
     if start is None:
         return
