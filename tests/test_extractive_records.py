@@ -557,3 +557,23 @@ def test_a_list_documents_items_and_a_lone_separator_name_no_document() -> None:
     assert spans[0][2] == ()
     one = _manifest('api', 0).split('\n---\n')[0].split('\n')
     assert document_spans(['---', *one], [indent(line) for line in ['---', *one]]) == []
+
+
+def test_helm_templates_stream_is_read_as_its_documents() -> None:
+    """`helm template` prints `---` and a `# Source:` comment over each manifest: its first field is under them. Read
+    as code, the stream kept one Deployment's fields and no other document's kind or name."""
+    documents = []
+    for number, name in enumerate(_SERVICES):
+        deployment, service = _manifest(name, number).split('\n---\n')
+        documents += [
+            f'# Source: shop/templates/{name}.yaml\n{deployment}',
+            f'# Source: shop/templates/{name}.yaml\n{service}',
+        ]
+    stream = '---\n' + '\n---\n'.join(documents)
+    assert detect_kind(stream) is ContentKind.RECORDS
+    summary = summarize(stream, budget_tokens=estimate_tokens(stream) // 4)
+    assert isinstance(summary, str)
+    for name in _SERVICES:
+        assert summary.split('\n').count(f'  name: {name}') == 2, (name, summary)
+    values = '# Values for checkout-api.\nreplicaCount: 4\nimage:\n  tag: "4.18.0"\nservice:\n  port: 80\n'
+    assert detect_kind(values) is not ContentKind.RECORDS  # a comment alone over a values file: its top lines first

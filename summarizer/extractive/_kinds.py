@@ -107,6 +107,10 @@ _CODE_LINE = re.compile(
 )
 _YAML_FIELD = re.compile(r'^ *(?:- )?[\w-]+: ', _M)
 """A record serialized as YAML (`- id: 3`, `  status: open`) or as `key: value` lines."""
+_YAML_PREAMBLE = re.compile(r'\A---[ \t]*\r?\n(?:(?:#[^\n]*)?[ \t]*\r?\n)*')
+"""What may stand above a YAML stream's first field: its first document's start (`---`, as `helm template` prints one
+over each manifest), then comments (`# Source: shop/templates/api.yaml`) and blank lines. Not comments alone: a
+values file under its comment reads better as a document (its top lines, `replicaCount:` and `image:`, first)."""
 _INDENTED = re.compile(r'^(?: {4}|\t)+\S', _M)
 """Prose is rarely indented; code with long docstrings has few definition lines but many indented ones."""
 _HTML = re.compile(r'<(?:html|head|body|div|p|span|a|table|tr|td|li|ul|h[1-6]|script|meta)\b', re.IGNORECASE)
@@ -217,7 +221,7 @@ def _sample_kind(sample: str, text: str) -> ContentKind:
         return ContentKind.SEARCH
     if lines >= 3 and share(_RECORD) > 0.4:
         return ContentKind.LOG
-    if lines >= 5 and _YAML_FIELD.match(stripped) and share(_YAML_FIELD) > 0.15:
+    if lines >= 5 and _YAML_FIELD.match(_YAML_PREAMBLE.sub('', stripped)) and share(_YAML_FIELD) > 0.15:
         return ContentKind.RECORDS
     if shell_marks >= 2 or (shell_marks and lines < 20):
         return ContentKind.SHELL
