@@ -1719,3 +1719,57 @@ def test_makes_verdict_is_kept_without_the_warning_over_it() -> None:
     kept = kept_lines(MAKE_BUILD, summary)
     assert 'make: *** [Makefile:5: build/ledger.o] Error 1' in kept, summary
     assert 'src/ledger.c:41:22: error: ‘pending_total’ undeclared (first use in this function)' in kept, summary
+
+
+_RULES_FOUND = (
+    ('D101', 'Missing docstring in public class', 4, 7, 'class Ledger:'),
+    ('F841', 'Local variable `total` is assigned to but never used', 23, 5, '    total: int = entry.amount'),
+    ('UP045', '[*] Use `X | None` for type annotations', 13, 50, 'def find(rows: list[Row]) -> Optional[Row]:'),
+    ('T201', '`print` found', 24, 5, '    print(entry)'),
+)
+
+
+def _finding(path: str, rule: str, message: str, line: int, column: int, source: str) -> list[str]:
+    gutter = ' ' * len(str(line))
+    return [
+        f'{rule} {message}',
+        f'{gutter}--> {path}:{line}:{column}',
+        f'{gutter} |',
+        f'{line - 1} |',
+        f'{line} | {source}',
+        f'{gutter} | {" " * (column - 1)}^^^^^',
+        f'{gutter} |',
+        '',
+    ]
+
+
+RUFF_CHECK = '\n'.join(
+    [
+        *(
+            line
+            for module in range(30)
+            for rule in _RULES_FOUND
+            for line in _finding(f'ledger/module_{module}.py', *rule)
+        ),
+        'Found 120 errors.',
+        '[*] 30 fixable with the `--fix` option.',
+    ]
+)
+"""`ruff check` in its default format (rustc's style): four findings in each of thirty modules, each with a snippet."""
+
+
+def test_a_linters_findings_keep_each_rule_once_with_its_place_and_the_verdict() -> None:
+    """A reader of 120 findings wants which rules fired, where one of each is, and how many there are: each finding's
+    snippet is the file's own text. Read as prose, the summary was the first module's snippets, then places of other
+    modules with no rule over them."""
+    assert detect_kind(RUFF_CHECK) is ContentKind.SHELL
+    summary = summarize(RUFF_CHECK, budget_tokens=estimate_tokens(RUFF_CHECK) // 10)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    assert 'Found 120 errors.' in kept
+    for rule, message, *_ in _RULES_FOUND:
+        assert f'{rule} {message}' in kept, (rule, summary)
+    for position, line in enumerate(kept):
+        if '--> ' in line:  # a place comes under its finding's rule
+            assert kept[position - 1].split(' ')[0] in {rule for rule, *_ in _RULES_FOUND}, (line, summary)
+    assert not [line for line in kept if line.startswith(('23 |', '24 |'))], summary

@@ -17,7 +17,15 @@ from enum import StrEnum
 from .diff import COMMIT
 from .lines import source_prefixes
 from .prose import TREE_NODE, TREE_SHARE
-from .shell import ESLINT_PROBLEM, TERRAFORM_BLOCK, TERRAFORM_CHANGE, TEST_HEADER, TSC_ERROR, VERDICT_LINE
+from .shell import (
+    ESLINT_PROBLEM,
+    LINT_FINDING,
+    TERRAFORM_BLOCK,
+    TERRAFORM_CHANGE,
+    TEST_HEADER,
+    TSC_ERROR,
+    VERDICT_LINE,
+)
 
 __all__ = ('ContentKind', 'detect_kind', 'stamped')
 
@@ -95,7 +103,8 @@ _SHELL_MARK = re.compile(
     r'|=== RUN +\w|panic: |fatal error: |goroutine \d+ \[|(?:ok +|FAIL)\t\S+\t|[ \t]*(?:PASS|FAIL|[✓✕×❯]) +\S+\.(?:test|spec)\.[cm]?[jt]sx?\b|[ \t]*● .+ › '
     r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$)'
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
-    r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized))',
+    r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized)'
+    rf'|{LINT_FINDING})',
     _M,
 )
 _CODE_LINE = re.compile(

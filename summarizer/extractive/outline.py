@@ -69,6 +69,7 @@ from .shell import (
     VERDICT_LINE,
     VITEST_FAILURE,
     VITEST_RULE,
+    diagnostic_blocks,
 )
 
 __all__ = ('MAX_DEPTH', 'bare', 'enclosing', 'indent')
@@ -933,12 +934,26 @@ def _document_fields(lines: Sequence[str], depths: Sequence[int], start: int, en
     return tuple(field for field in fields if field is not None)
 
 
+def _diagnostics(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """Each line of a compiler diagnostic's or a linter finding's block, its header (`shell.diagnostic_blocks`).
+
+    The snippet's source lines stand at the left edge when the line numbers fill the gutter (`170 |     let n = 1;`,
+    ruff's `5 | class Account:`): read by indentation, nothing placed them, and a kept source line said neither which
+    error nor which file it was in.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    for header, end in diagnostic_blocks(Joined(lines)):
+        for index in range(header + 1, end):
+            result[index] = (header,)
+    return result
+
+
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
     ContentKind.CODE: _joined(_decorators, _config_sections),
     ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys, _documents),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble, _outcomes),
+    ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble, _outcomes, _diagnostics),
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and

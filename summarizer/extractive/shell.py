@@ -260,13 +260,17 @@ _SEPARATOR = re.compile(r'_(?: _)+\s*')
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
 
 
+LINT_FINDING = r'[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S[^\n]*\n[ \t]*--> \S'
+"""The header of a linter's finding in the style of rustc, its rule and message over its place (ruff's `D101 Missing
+docstring in public class` over ` --> shop/cart.py:4:7`), as a pattern's text."""
 _DIAGNOSTIC = re.compile(
     r'^(?:(?:error|warning)(?:\[\w+\])?: (?!could not compile `|aborting due to )|[\w./-]+\.\w+:\d+(?::\d+)?: '
-    r'(?:fatal error|error|warning): )',
+    rf'(?:fatal error|error|warning): |(?={LINT_FINDING}))',
     re.MULTILINE,
 )
 """The header of a compiler's diagnostic: rustc's `error[E0308]: ...`, `warning: ...`, or gcc's and clang's `m.c:3:9:
-error: ...`; not cargo's verdict (`error: could not compile `x``), which has no block under it."""
+error: ...`; not cargo's verdict (`error: could not compile `x``), which has no block under it. Or a linter's finding
+(`LINT_FINDING`), read as a warning: a style rule's, one of hundreds alike."""
 _SNIPPET = re.compile(r'[ \t]*(?:\d+ +)?\||[ \t]*(?:-->|:::) ')
 """A line of a compiler's snippet (`13 |     let x = 1;`, `   |     ^^^^^`) or its place (`  --> src/a.rs:13:9`)."""
 _BLANKS = re.compile(r'[ \t]+')
@@ -275,7 +279,10 @@ _CC_ERROR = re.compile(r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error: ')
 _SUB_DIAGNOSTIC = re.compile(r'(?:help|note): |[\w./-]+\.\w+:\d+(?::\d+)?: note: ')
 """A diagnostic's `help:` or `note:` at the left edge, under its header (rustc), or gcc's `m.c:3:9: note: ...`."""
 _PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
-_SOURCE = re.compile(r'[ \t]*\d+ +\| ')
+_SOURCE = re.compile(r'[ \t]*\d+ +\|(?: |\r?$)')
+_NUMBERED = re.compile(r'\d+ +[|+-](?: |\r?$)')
+"""A snippet's line at the left edge: a source line (`170 | let n = 1;`, `12 |` for a blank one) or a fix's (ruff's
+`13 + def find(...) -> Account | None:`)."""
 _LABEL = re.compile(r'[ \t]*\|[ \t|]*[\^~-][\^~ |-]* [^\s^~|-]')
 """A label of a snippet: its marks under the source line, then what they say (`|     ^^^ expected `u32``); gcc's bare
 caret (`|   ^~~~`) says nothing."""
@@ -294,13 +301,16 @@ def signature(line: str) -> str:
     modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
     A compiler's snippet line (`13 |     let x = 1;`, `   |     ^^^^^ help: ...`, `  --> src/a.rs:13:9`) is read
     without the widths of its gutter and of its marks, which follow the line number and the name: the same warning
-    on line 9 and on line 104 is alike. pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
+    on line 9 and on line 104 is alike, and any place (`--> src/b.rs:3:1`) is alike any other: a warning's places fold
+    with it, an error's weigh too much to fold. pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
     differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
     saying no more than its test (`FAILED t.py::test_x`) keeps it: its test is all it says, and which tests failed is
     what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
     (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
+    if _PLACE.match(line):
+        return '-->'  # a diagnostic's place: under a warning alike, another file is another copy of it
     if _SNIPPET.match(line):
         return _MARKS.sub('^', _BLANKS.sub(' ', log.signature(line)))
     if 'Warning: ' in line:
@@ -486,27 +496,45 @@ def _diagnostics(lines: Joined, result: list[float]) -> None:
     reader (the signatures of their lines are alike, so they fold), and their places would crowd out the errors'
     snippets. So does a sub-diagnostic's place (`note: method defined here` in the standard library).
     """
-    for header in lines.matching(_DIAGNOSTIC):
+    for header, end in diagnostic_blocks(lines):
         error = lines.lines[header].startswith('error') or _CC_ERROR.match(lines.lines[header]) is not None
+        result[header] = max(result[header], MID)  # a linter's finding, as a compiler's `warning:` is
         own = True  # in the diagnostic's own snippet, not a `help:` or `note:` under it
-        for index in range(header + 1, len(lines)):
+        for index in range(header + 1, end):
             line = lines.lines[index]
-            if not line.strip() or _DIAGNOSTIC.match(line):
-                break
             if _SUB_DIAGNOSTIC.match(line):
                 own = False
                 if error:
                     result[index] = max(result[index], MID)
-                continue
-            if not line[:1].isspace() and not _SOURCE.match(line):
-                break
-            if _PLACE.match(line):
+            elif _PLACE.match(line):
                 if not (error and own):
                     result[index] = min(result[index], MID)
-            elif error and _LABEL.match(line):
+            elif not error:
+                result[index] = min(result[index], NOISE)  # a warning's snippet and fix: the file holds them
+            elif _LABEL.match(line):
                 result[index] = max(result[index], HIGH if own else MID)
-            elif error and (_SOURCE.match(line) or _NOTE.match(line)):
+            elif _SOURCE.match(line) or _NOTE.match(line):
                 result[index] = max(result[index], MID)
+
+
+def diagnostic_blocks(lines: Joined) -> list[tuple[int, int]]:
+    """(header, end) of each compiler diagnostic or linter finding (`_DIAGNOSTIC`): its header and the lines under it.
+
+    The block is its place, its snippet (source lines at the left edge too: `170 |     let n: u32 = ...`), notes and
+    sub-diagnostics (`help: ...`), up to a blank line, the next header, or another line at the left edge.
+    """
+    found: list[tuple[int, int]] = []
+    for header in lines.matching(_DIAGNOSTIC):
+        end = header + 1
+        while end < len(lines):
+            line = lines.lines[end]
+            if not line.strip() or _DIAGNOSTIC.match(line):
+                break
+            if not (line[:1].isspace() or _NUMBERED.match(line) or _PLACE.match(line) or _SUB_DIAGNOSTIC.match(line)):
+                break
+            end += 1
+        found.append((header, end))
+    return found
 
 
 def _passing(lines: Joined, result: list[float]) -> None:
