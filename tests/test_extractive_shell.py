@@ -679,7 +679,9 @@ def test_a_warnings_place_weighs_less_than_an_errors_and_its_snippet_folds_acros
     assert signature('  |         ^^^^^^^^^ help: prefix `_scratch_0`') == signature(
         '    |         ^^^^^^^^^^ help: prefix `_scratch_14`'
     )
-    assert signature('  --> src/main.rs:6:9') == signature('   --> src/main.rs:104:9')
+    assert signature('  --> src/main.rs:104:9') == signature('   --> src/main.rs:104:9')
+    assert signature('  --> src/main.rs:6:9') != signature('  --> src/main.rs:104:9')
+    assert signature(' --> ledger/module_3.py:4:7') == signature(' --> ledger/module_12.py:4:7')
     assert signature('6 |     let total = 1;') != signature('6 |     let scratch_0 = 1;')
 
 
@@ -1772,4 +1774,29 @@ def test_a_linters_findings_keep_each_rule_once_with_its_place_and_the_verdict()
     for position, line in enumerate(kept):
         if '--> ' in line:  # a place comes under its finding's rule
             assert kept[position - 1].split(' ')[0] in {rule for rule, *_ in _RULES_FOUND}, (line, summary)
+    for rule, _, line, column, _ in _RULES_FOUND:  # each rule with its first place
+        place = f'--> ledger/module_0.py:{line}:{column}'
+        assert any(row.strip() == place for row in kept), (rule, summary)
     assert not [line for line in kept if line.startswith(('23 |', '24 |'))], summary
+
+
+CARGO_RUN = '\n'.join(
+    [
+        '   Compiling shop v0.1.0 (/srv/shop)',
+        *(line for n in range(6) for line in _unused_warning(n)),
+        'warning: `shop` (bin "shop") generated 6 warnings (run `cargo fix --bin "shop"` to apply 6 suggestions)',
+        '    Finished `release` profile [optimized] target(s) in 41.27s',
+        '     Running `target/release/shop --port 8080`',
+        'listening on 0.0.0.0:8080',
+    ]
+)
+"""`cargo run` that builds with six warnings and starts the program."""
+
+
+def test_a_builds_outcome_under_its_warnings_count_is_no_part_of_a_warning() -> None:
+    """cargo's count of warnings is no diagnostic, and its indented `Finished` and `Running` lines under it say the
+    build succeeded and the program started: read as the count's snippet, they weighed nothing."""
+    summary = summarize(CARGO_RUN, budget_tokens=60)
+    assert isinstance(summary, str)
+    kept = kept_lines(CARGO_RUN, summary)
+    assert '    Finished `release` profile [optimized] target(s) in 41.27s' in kept, summary

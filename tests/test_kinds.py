@@ -464,3 +464,20 @@ def test_a_long_runs_fences_do_not_pair_across_the_cut_between_its_head_and_tail
     head, rest = text[:48_000], text[-16_000:]
     assert head.count('```') % 2 == 1 and rest.count('```') % 2 == 0  # cut inside a fence; the tail opens its own
     assert detect_kind(text) is ContentKind.SHELL
+
+
+def test_a_pages_front_matter_and_a_values_file_under_a_comment_are_no_stream() -> None:
+    """A Markdown page's front matter is closed by `---` over prose; one values file under `---` and a comment is one
+    document. Neither reads as a stream of YAML documents, whose first fields follow `---` and `# Source:` lines."""
+    page = (
+        '---\ntitle: "Migrating the shop database to Postgres 16"\ndate: 2026-03-14\nauthor: alice\ndraft: false\n'
+        'weight: 10\n---\n\nWe moved the shop database in one evening; this is what we planned and what broke.\n\n'
+        '## The plan\n\nDump, restore, switch the connection string, and watch the error rate.'
+    )
+    assert detect_kind(page) is not ContentKind.RECORDS
+    values = (
+        '---\n# Default values for shop.\nreplicaCount: 2\nimage:\n  repository: ghcr.io/acme/shop\n  tag: "1.4.0"\n'
+    )
+    assert detect_kind(values) is not ContentKind.RECORDS
+    stream = '---\n# Source: shop/templates/a.yaml\nkind: Service\nmetadata:\n  name: a\n---\n# Source: shop/templates/b.yaml\nkind: Service\nmetadata:\n  name: b\n'
+    assert detect_kind(stream) is ContentKind.RECORDS

@@ -116,6 +116,22 @@ _CODE_LINE = re.compile(
 )
 _YAML_FIELD = re.compile(r'^ *(?:- )?[\w-]+: ', _M)
 """A record serialized as YAML (`- id: 3`, `  status: open`) or as `key: value` lines."""
+
+
+def _yaml_start(stripped: str) -> str:
+    """Where a text's first YAML field would be: past `_YAML_PREAMBLE` in a stream of documents, else its start.
+
+    A stream: another document starts after the first. Not a Markdown page's front matter, closed by `---` over prose
+    (`_FRONT_MATTER`): its headings and text are the page. Not one document under `---` and a comment (a values file).
+    """
+    if stripped[:3] != '---' or '\n---' not in stripped or _FRONT_MATTER.match(stripped):
+        return stripped
+    return _YAML_PREAMBLE.sub('', stripped)
+
+
+_FRONT_MATTER = re.compile(r'---[ \t]*\r?\n(?:[^\n]*\n){1,40}?---[ \t]*\r?\n\s*(?![\w-]+: |- |#[ \t]*[\w./-]+: )\S')
+"""A page's front matter: a block of at most 40 lines between `---` lines, then text that is no field, list item or
+`# Source:` comment (a heading, a paragraph)."""
 _YAML_PREAMBLE = re.compile(r'\A---[ \t]*\r?\n(?:(?:#[^\n]*)?[ \t]*\r?\n)*')
 """What may stand above a YAML stream's first field: its first document's start (`---`, as `helm template` prints one
 over each manifest), then comments (`# Source: shop/templates/api.yaml`) and blank lines. Not comments alone: a
@@ -230,7 +246,7 @@ def _sample_kind(sample: str, text: str) -> ContentKind:
         return ContentKind.SEARCH
     if lines >= 3 and share(_RECORD) > 0.4:
         return ContentKind.LOG
-    if lines >= 5 and _YAML_FIELD.match(_YAML_PREAMBLE.sub('', stripped)) and share(_YAML_FIELD) > 0.15:
+    if lines >= 5 and _YAML_FIELD.match(_yaml_start(stripped)) and share(_YAML_FIELD) > 0.15:
         return ContentKind.RECORDS
     if shell_marks >= 2 or (shell_marks and lines < 20):
         return ContentKind.SHELL

@@ -264,15 +264,19 @@ LINT_FINDING = r'[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S[^\n]*\n[ \t]*--> \S'
 """The header of a linter's finding in the style of rustc, its rule and message over its place (ruff's `D101 Missing
 docstring in public class` over ` --> shop/cart.py:4:7`), as a pattern's text."""
 _DIAGNOSTIC = re.compile(
-    r'^(?:(?:error|warning)(?:\[\w+\])?: (?!could not compile `|aborting due to )|[\w./-]+\.\w+:\d+(?::\d+)?: '
+    r'^(?:(?:error|warning)(?:\[\w+\])?: (?!could not compile `|aborting due to |`[^`\n]+` \([^)\n]*\) generated )'
+    r'|[\w./-]+\.\w+:\d+(?::\d+)?: '
     rf'(?:fatal error|error|warning): |(?={LINT_FINDING}))',
     re.MULTILINE,
 )
 """The header of a compiler's diagnostic: rustc's `error[E0308]: ...`, `warning: ...`, or gcc's and clang's `m.c:3:9:
-error: ...`; not cargo's verdict (`error: could not compile `x``), which has no block under it. Or a linter's finding
+error: ...`; not cargo's verdict (`error: could not compile `x``) nor its count (`warning: `x` (bin "x") generated 6
+warnings`), which have no block under them. Or a linter's finding
 (`LINT_FINDING`), read as a warning: a style rule's, one of hundreds alike."""
 _SNIPPET = re.compile(r'[ \t]*(?:\d+ +)?\||[ \t]*(?:-->|:::) ')
 """A line of a compiler's snippet (`13 |     let x = 1;`, `   |     ^^^^^`) or its place (`  --> src/a.rs:13:9`)."""
+_LINE_AT = re.compile(r':\d+(?::\d+)?$')
+"""A place's line and column, at its end (`:104:9` of `--> src/a.rs:104:9`)."""
 _BLANKS = re.compile(r'[ \t]+')
 _MARKS = re.compile(r'[\^~-]+')
 _CC_ERROR = re.compile(r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error: ')
@@ -287,6 +291,9 @@ _LABEL = re.compile(r'[ \t]*\|[ \t|]*[\^~-][\^~ |-]* [^\s^~|-]')
 """A label of a snippet: its marks under the source line, then what they say (`|     ^^^ expected `u32``); gcc's bare
 caret (`|   ^~~~`) says nothing."""
 _NOTE = re.compile(r'[ \t]+= (?:note|help): ')
+_CARGO_STATUS = re.compile(r'[ \t]+(?:Finished|Running|Doc-tests|Building|Blocking|Installed|Replacing|Removed) ')
+"""cargo's status lines that `_PROGRESS` does not take for progress: `    Finished `release` profile [optimized] target(s)
+in 41.27s`, `     Running `target/release/shop``: a build's outcome, never part of the diagnostic over it."""
 
 
 _WARNING_PLACE = re.compile(r'[ \t]*\S+:\d+: (?=[A-Z]\w*Warning: )')
@@ -301,16 +308,19 @@ def signature(line: str) -> str:
     modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
     A compiler's snippet line (`13 |     let x = 1;`, `   |     ^^^^^ help: ...`, `  --> src/a.rs:13:9`) is read
     without the widths of its gutter and of its marks, which follow the line number and the name: the same warning
-    on line 9 and on line 104 is alike, and any place (`--> src/b.rs:3:1`) is alike any other: a warning's places fold
-    with it, an error's weigh too much to fold. pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
+    on line 9 and on line 104 is alike, though not its place (`--> src/a.rs:104:9`): read with its line masked, every
+    finding's place in a file after the first was a repeat of it. The numbers of its path are masked (the same rule at
+    the same line of `module_3.py` and `module_4.py`). pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
     differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
     saying no more than its test (`FAILED t.py::test_x`) keeps it: its test is all it says, and which tests failed is
     what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
     (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
-    if _PLACE.match(line):
-        return '-->'  # a diagnostic's place: under a warning alike, another file is another copy of it
+    if _PLACE.match(line):  # its path's numbers masked, not its line's: another module's same line is alike
+        place = line.strip()
+        at = _LINE_AT.search(place)
+        return place if at is None else log.signature(place[: at.start()]) + at.group()
     if _SNIPPET.match(line):
         return _MARKS.sub('^', _BLANKS.sub(' ', log.signature(line)))
     if 'Warning: ' in line:
@@ -341,8 +351,18 @@ def _without_test(line: str, *, failed: bool) -> str | None:
 
 
 def warns(line: str) -> bool:
-    """Whether `line` is a Python warning (`path/mod.py:30: DeprecationWarning: ...`), its source line under it."""
-    return 'Warning: ' in line and _WARNING_PLACE.match(line) is not None
+    """Whether `line` is a warning whose lines under it repeat with it.
+
+    A Python warning (`path/mod.py:30: DeprecationWarning: ...`, its source line under it), a compiler's (`warning:
+    unused variable: `x``, its place and snippet under it) or a linter's finding (`F841 Local variable ...`).
+    """
+    return ('Warning: ' in line and _WARNING_PLACE.match(line) is not None) or _WARNING_HEAD.match(line) is not None
+
+
+_WARNING_HEAD = re.compile(
+    r'warning(?:\[\w+\])?: (?!`[^`\n]+` \([^)\n]*\) generated )|[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S'
+)
+"""A compiler's warning (not cargo's count of them) or a linter's finding, by its header line alone."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
@@ -494,11 +514,17 @@ def _diagnostics(lines: Joined, result: list[float]) -> None:
     failed (`HIGH`) and its source line and notes which code (`MID`). A warning's place weighs `MID`, as its
     header does, not `HIGH` as an error's place: seventy `unused variable` warnings are one warning and a count to a
     reader (the signatures of their lines are alike, so they fold), and their places would crowd out the errors'
-    snippets. So does a sub-diagnostic's place (`note: method defined here` in the standard library).
+    snippets. So does a sub-diagnostic's place (`note: method defined here` in the standard library). A warning's
+    snippet weighs `NOISE` (the file holds it), and so does the place of a warning seen before: each distinct warning
+    keeps its first place, and the others' fold or weigh nothing, at any budget.
     """
+    warned: set[str] = set()
     for header, end in diagnostic_blocks(lines):
         error = lines.lines[header].startswith('error') or _CC_ERROR.match(lines.lines[header]) is not None
         result[header] = max(result[header], MID)  # a linter's finding, as a compiler's `warning:` is
+        key = signature(lines.lines[header])
+        again = not error and key in warned  # the same warning again: its place is one more of a count
+        warned.add(key)
         own = True  # in the diagnostic's own snippet, not a `help:` or `note:` under it
         for index in range(header + 1, end):
             line = lines.lines[index]
@@ -507,7 +533,9 @@ def _diagnostics(lines: Joined, result: list[float]) -> None:
                 if error:
                     result[index] = max(result[index], MID)
             elif _PLACE.match(line):
-                if not (error and own):
+                if again:
+                    result[index] = min(result[index], NOISE)
+                elif not (error and own):
                     result[index] = min(result[index], MID)
             elif not error:
                 result[index] = min(result[index], NOISE)  # a warning's snippet and fix: the file holds them
@@ -528,8 +556,8 @@ def diagnostic_blocks(lines: Joined) -> list[tuple[int, int]]:
         end = header + 1
         while end < len(lines):
             line = lines.lines[end]
-            if not line.strip() or _DIAGNOSTIC.match(line):
-                break
+            if not line.strip() or _DIAGNOSTIC.match(line) or _PROGRESS.match(line) or _CARGO_STATUS.match(line):
+                break  # cargo's status lines are indented too (`    Finished `release` profile ...`)
             if not (line[:1].isspace() or _NUMBERED.match(line) or _PLACE.match(line) or _SUB_DIAGNOSTIC.match(line)):
                 break
             end += 1
