@@ -271,8 +271,8 @@ _DIAGNOSTIC = re.compile(
 )
 """The header of a compiler's diagnostic: rustc's `error[E0308]: ...`, `warning: ...`, or gcc's and clang's `m.c:3:9:
 error: ...`; not cargo's verdict (`error: could not compile `x``) nor its count (`warning: `x` (bin "x") generated 6
-warnings`), which have no block under them. Or a linter's finding
-(`LINT_FINDING`), read as a warning: a style rule's, one of hundreds alike."""
+warnings`), which have no block under them. Or a linter's finding (`LINT_FINDING`), read as a warning: a style
+rule's, one of hundreds alike."""
 _SNIPPET = re.compile(r'[ \t]*(?:\d+ +)?\||[ \t]*(?:-->|:::) ')
 """A line of a compiler's snippet (`13 |     let x = 1;`, `   |     ^^^^^`) or its place (`  --> src/a.rs:13:9`)."""
 _LINE_AT = re.compile(r':\d+(?::\d+)?$')
