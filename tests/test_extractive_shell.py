@@ -1800,3 +1800,29 @@ def test_a_builds_outcome_under_its_warnings_count_is_no_part_of_a_warning() -> 
     assert isinstance(summary, str)
     kept = kept_lines(CARGO_RUN, summary)
     assert '    Finished `release` profile [optimized] target(s) in 41.27s' in kept, summary
+
+
+RUFF_CONCISE = '\n'.join(
+    [
+        *(
+            f'ledger/module_{module}.py:{line}:{column}: {rule} {message}'
+            for module in range(30)
+            for rule, message, line, column, _ in _RULES_FOUND
+        ),
+        'Found 120 errors.',
+        '[*] 30 fixable with the `--fix` option.',
+    ]
+)
+"""`ruff check --output-format=concise` (flake8's format): a finding a line, its place first."""
+
+
+def test_a_linters_findings_a_line_each_keep_each_rule_and_the_count() -> None:
+    """Read as a listing, each module's first finding was kept (the same rule forty times) and the count was dropped.
+    A reader wants which rules fired, one place of each, and how many findings there are."""
+    assert detect_kind(RUFF_CONCISE) is ContentKind.SHELL
+    summary = summarize(RUFF_CONCISE, budget_tokens=estimate_tokens(RUFF_CONCISE) // 10)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    assert 'Found 120 errors.' in kept, summary
+    for rule, message, line, column, _ in _RULES_FOUND:
+        assert f'ledger/module_0.py:{line}:{column}: {rule} {message}' in kept, (rule, summary)

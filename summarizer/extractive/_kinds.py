@@ -20,6 +20,7 @@ from .prose import TREE_NODE, TREE_SHARE
 from .shell import (
     ESLINT_PROBLEM,
     LINT_FINDING,
+    LINT_LINE,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
     TEST_HEADER,
@@ -104,7 +105,7 @@ _SHELL_MARK = re.compile(
     r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$)'
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
     r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized)'
-    rf'|{LINT_FINDING})',
+    rf'|{LINT_FINDING}|{LINT_LINE})',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -121,6 +121,10 @@ TERRAFORM_BLOCK = r' *(?:[-+~]|-/\+|\+/-|<=) (?:resource|data) "'
 """The start of the block of a resource a plan changes (`  ~ resource "aws_s3_bucket" "logs" {`, `-/+ resource ...`,
 ` <= data ...`), as a pattern's text: its action's symbol before it, which source code has not."""
 
+LINT_LINE = r'[\w./-]+\.\w+:\d+:\d+: [A-Z]{1,4}\d{2,4}:? (?:\[\*\] )?\S'
+"""A linter's finding on one line, its place first, as a pattern's text: ruff's concise format and flake8's
+(`shop/cart.py:4:7: D101 Missing docstring in public class`), pylint's (`shop/cart.py:1:0: C0114: Missing module
+docstring (missing-module-docstring)`)."""
 _RULES = (
     (re.compile(rf'^(?:{VERDICT_LINE})', re.MULTILINE), VERDICT),
     (
@@ -152,7 +156,7 @@ _RULES = (
     (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b|# forces replacement\b'), HIGH),
     (
         re.compile(
-            rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: )',
+            rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: |{LINT_LINE})',
             re.MULTILINE,
         ),
         MID,
