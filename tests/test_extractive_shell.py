@@ -1826,3 +1826,52 @@ def test_a_linters_findings_a_line_each_keep_each_rule_and_the_count() -> None:
     assert 'Found 120 errors.' in kept, summary
     for rule, message, line, column, _ in _RULES_FOUND:
         assert f'ledger/module_0.py:{line}:{column}: {rule} {message}' in kept, (rule, summary)
+
+
+def _mismatch(number: int) -> list[str]:
+    line = 20 + 7 * number
+    return [
+        'error[E0308]: mismatched types',
+        f'   --> src/handlers.rs:{line}:23',
+        '    |',
+        f'{line} |     let id: u64 = req.param("id_{number}");',
+        '    |             ---   ^^^^^^^^^^^^^^^^^ expected `u64`, found `&str`',
+        '    |             |',
+        '    |             expected due to this',
+        '',
+    ]
+
+
+CARGO_ALIKE_ERRORS = '\n'.join(
+    [
+        '   Compiling shop v0.1.0 (/srv/shop)',
+        *(line for number in range(31) for line in _mismatch(number)),
+        'error[E0382]: borrow of moved value: `cart`',
+        '   --> src/cart.rs:88:5',
+        '    |',
+        '85 |     let total = checkout(cart);',
+        '    |                          ---- value moved here',
+        '88 |     cart.clear();',
+        '    |     ^^^^ value borrowed here after move',
+        '',
+        'Some errors have detailed explanations: E0308, E0382.',
+        'error: could not compile `shop` (bin "shop") due to 32 previous errors',
+    ]
+)
+"""A build failing with 31 errors alike and one that differs."""
+
+
+def test_errors_alike_fold_and_the_one_that_differs_is_kept_with_why() -> None:
+    """Thirty-one `error[E0308]: mismatched types` are one error and a count to a reader. Each required, their headers
+    took the budget without their places or labels, and the borrow error, the one that differed, was dropped."""
+    summary = summarize(CARGO_ALIKE_ERRORS, budget_tokens=estimate_tokens(CARGO_ALIKE_ERRORS) // 4)
+    assert isinstance(summary, str)
+    kept = kept_lines(CARGO_ALIKE_ERRORS, summary)
+    for line in (
+        'error[E0382]: borrow of moved value: `cart`',
+        '    |     ^^^^ value borrowed here after move',
+        '    |             ---   ^^^^^^^^^^^^^^^^^ expected `u64`, found `&str`',
+        'error: could not compile `shop` (bin "shop") due to 32 previous errors',
+    ):
+        assert line in kept, (line, summary)
+    assert len([line for line in kept if line.startswith('error[E0308]')]) <= 2, summary

@@ -364,9 +364,11 @@ def warns(line: str) -> bool:
 
 
 _WARNING_HEAD = re.compile(
-    r'warning(?:\[\w+\])?: (?!`[^`\n]+` \([^)\n]*\) generated )|[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S'
+    r'(?:warning|error)(?:\[\w+\])?: (?!`[^`\n]+` \([^)\n]*\) generated |could not compile `|aborting due to )'
+    r'|[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S'
 )
-"""A compiler's warning (not cargo's count of them) or a linter's finding, by its header line alone."""
+"""A compiler's warning (not cargo's count of them) or a linter's finding, by its header line alone; or a compiler's
+error, which folds its lines only where it repeats one (see `_diagnostics`)."""
 
 
 def line_bonuses(lines: Joined) -> list[float]:
@@ -520,15 +522,19 @@ def _diagnostics(lines: Joined, result: list[float]) -> None:
     reader (the signatures of their lines are alike, so they fold), and their places would crowd out the errors'
     snippets. So does a sub-diagnostic's place (`note: method defined here` in the standard library). A warning's
     snippet weighs `NOISE` (the file holds it), and so does the place of a warning seen before: each distinct warning
-    keeps its first place, and the others' fold or weigh nothing, at any budget.
+    keeps its first place, and the others' fold or weigh nothing, at any budget. An error seen before (thirty-one
+    `error[E0308]: mismatched types`) is one more of a count too, weighed as a warning: required each time, their
+    headers took the budget, and the one error that differed (`error[E0382]: borrow of moved value`) was dropped.
     """
-    warned: set[str] = set()
+    seen: set[str] = set()
     for header, end in diagnostic_blocks(lines):
-        error = lines.lines[header].startswith('error') or _CC_ERROR.match(lines.lines[header]) is not None
-        result[header] = max(result[header], MID)  # a linter's finding, as a compiler's `warning:` is
         key = signature(lines.lines[header])
-        again = not error and key in warned  # the same warning again: its place is one more of a count
-        warned.add(key)
+        again = key in seen  # the same diagnostic again: one more of a count, its block folding with it
+        seen.add(key)
+        error = not again and (
+            lines.lines[header].startswith('error') or _CC_ERROR.match(lines.lines[header]) is not None
+        )
+        result[header] = MID if again else max(result[header], MID)  # a linter's finding, as a compiler's warning
         own = True  # in the diagnostic's own snippet, not a `help:` or `note:` under it
         for index in range(header + 1, end):
             line = lines.lines[index]
