@@ -11,8 +11,8 @@ changes.`; ranked above every other required line), then the failures (`FAILED t
 unittest's `FAIL: test_x`, Go's `--- FAIL: TestX`, Jest's `FAIL src/a.test.ts` and `● Suite › test`,
 Vitest's ` FAIL  src/a.test.ts > test`, pytest's `E   ` lines, a compiler's `file:line:col: error:`,
 `tsc`'s `src/a.ts(12,5): error TS2322: ...` (or `src/a.ts:12:5 - error TS2322: ...`), rustc's
-`error[E0308]: ...` (with its snippet's source line and labels, see `_diagnostics`), ESLint's `  12:5  error  ...`, pip's `ERROR: ...`, npm's `npm ERR!` and
-`npm error`, Terraform's `Error: ...`, boxed in `│` or not) and for a traceback the exception line and
+`error[E0308]: ...` (with its snippet's source line and labels, see `_diagnostics`), ESLint's `  12:5  error
+...`, pip's `ERROR: ...`, npm's `npm ERR!` and `npm error`, Terraform's `Error: ...`, boxed in `│` or not) and for a traceback the exception line and
 the frames nearest to it (the place that raised); for a panic, Go's `panic: ...` and Rust's
 `thread 'x' panicked at src/a.rs:3:9:` with the message under it. A Go crash's goroutine dump keeps
 the goroutine that crashed (`goroutine 42 [running]:`, its first frames `HIGH`); the others' blocks
@@ -310,11 +310,13 @@ def signature(line: str) -> str:
 
     Python prints a warning once per place that raises it: the same deprecation from forty lines of a dozen
     modules is one warning to a reader, who needs it once, with its first place, and the count of the others.
-    A compiler's snippet line (`13 |     let x = 1;`, `   |     ^^^^^ help: ...`, `  --> src/a.rs:13:9`) is read
-    without the widths of its gutter and of its marks, which follow the line number and the name: the same warning
-    on line 9 and on line 104 is alike, though not its place (`--> src/a.rs:104:9`): read with its line masked, every
-    finding's place in a file after the first was a repeat of it. The numbers of its path are masked (the same rule at
-    the same line of `module_3.py` and `module_4.py`). pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
+    A compiler's snippet line (`13 |     let x = 1;`, `   |     ^^^^^ help: ...`) is read without the widths of its
+    gutter and of its marks, which follow the line number and the name: the same warning on line 9 and on line 104 is
+    alike. Not so its place (`--> src/a.rs:104:9`): read with its line masked, every finding's place in a file after
+    the first was a repeat of it. Only the numbers of its path are masked (the same rule at the same line of
+    `module_3.py` and `module_4.py` is alike).
+
+    pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
     differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
     saying no more than its test (`FAILED t.py::test_x`) keeps it: its test is all it says, and which tests failed is
