@@ -577,3 +577,87 @@ def test_helm_templates_stream_is_read_as_its_documents() -> None:
         assert summary.split('\n').count(f'  name: {name}') == 2, (name, summary)
     values = '# Values for checkout-api.\nreplicaCount: 4\nimage:\n  tag: "4.18.0"\nservice:\n  port: 80\n'
     assert detect_kind(values) is not ContentKind.RECORDS  # a comment alone over a values file: its top lines first
+
+
+KUBECTL_DESCRIBE = """\
+Name:             checkout-api-7d9f8c6b5-x2kqp
+Namespace:        prod
+Priority:         0
+Service Account:  checkout-api
+Node:             ip-10-0-3-17.eu-west-1.compute.internal/10.0.3.17
+Start Time:       Tue, 06 May 2025 09:12:44 +0000
+Labels:           app=checkout-api
+                  pod-template-hash=7d9f8c6b5
+Annotations:      kubectl.kubernetes.io/restartedAt: 2025-05-06T09:12:40Z
+Status:           Running
+IP:               10.0.3.201
+Controlled By:  ReplicaSet/checkout-api-7d9f8c6b5
+Containers:
+  checkout-api:
+    Container ID:   containerd://4b1f0c2a9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e0d9c8b7a6f5e4d3c2b
+    Image:          123456789012.dkr.ecr.eu-west-1.amazonaws.com/checkout-api:4.18.0
+    Image ID:       123456789012.dkr.ecr.eu-west-1.amazonaws.com/checkout-api@sha256:9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0
+    Port:           8080/TCP
+    Host Port:      0/TCP
+    State:          Running
+      Started:      Tue, 06 May 2025 09:31:02 +0000
+    Last State:     Terminated
+      Reason:       OOMKilled
+      Exit Code:    137
+      Started:      Tue, 06 May 2025 09:24:11 +0000
+      Finished:     Tue, 06 May 2025 09:30:58 +0000
+    Ready:          True
+    Restart Count:  4
+    Limits:
+      cpu:     1
+      memory:  512Mi
+    Requests:
+      cpu:      250m
+      memory:   256Mi
+    Liveness:   http-get http://:8080/healthz delay=10s timeout=1s period=10s #success=1 #failure=3
+    Readiness:  http-get http://:8080/ready delay=5s timeout=1s period=5s #success=1 #failure=3
+    Environment:
+      JAVA_TOOL_OPTIONS:  -XX:MaxRAMPercentage=90.0
+      DATABASE_URL:       <set to the key 'url' in secret 'checkout-db'>  Optional: false
+    Mounts:
+      /var/run/secrets/kubernetes.io/serviceaccount from kube-api-access-7xk2p (ro)
+Conditions:
+  Type              Status
+  Initialized       True
+  Ready             True
+  ContainersReady   True
+  PodScheduled      True
+Volumes:
+  kube-api-access-7xk2p:
+    Type:                    Projected (a volume that contains injected data from multiple sources)
+    TokenExpirationSeconds:  3607
+    ConfigMapName:           kube-root-ca.crt
+    DownwardAPI:             true
+QoS Class:                   Burstable
+Node-Selectors:              <none>
+Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
+Events:
+  Type     Reason     Age                 From               Message
+  ----     ------     ----                ----               -------
+  Normal   Scheduled  22m                 default-scheduler  Successfully assigned prod/checkout-api-7d9f8c6b5-x2kqp to ip-10-0-3-17
+  Normal   Pulled     21m                 kubelet            Container image "123456789012.dkr.ecr.eu-west-1.amazonaws.com/checkout-api:4.18.0" already present on machine
+  Warning  BackOff    8m (x6 over 18m)    kubelet            Back-off restarting failed container checkout-api in pod checkout-api-7d9f8c6b5-x2kqp
+  Normal   Created    3m (x5 over 21m)    kubelet            Created container checkout-api
+  Normal   Started    3m (x5 over 21m)    kubelet            Started container checkout-api
+  Warning  Unhealthy  2m (x12 over 20m)   kubelet            Readiness probe failed: Get "http://10.0.3.201:8080/ready": dial tcp 10.0.3.201:8080: connect: connection refused
+"""
+"""`kubectl describe pod` of a pod that restarts: its fields, its container's state, and its events, two of trouble."""
+
+
+def test_a_pods_events_of_trouble_are_kept() -> None:
+    """Why a pod is not well is in its events (`Warning  BackOff ... Back-off restarting failed container`) and its
+    container's last state (`Reason: OOMKilled`): read as fields of a record, the events lost to cheap fields of its
+    volumes and none of them was kept."""
+    summary = summarize(KUBECTL_DESCRIBE, budget_tokens=int(estimate_tokens(KUBECTL_DESCRIBE) * 0.3))
+    assert isinstance(summary, str)
+    kept = kept_lines(KUBECTL_DESCRIBE, summary)
+    warnings = [line for line in KUBECTL_DESCRIBE.split('\n') if line.lstrip().startswith('Warning ')]
+    assert len(warnings) == 2
+    for line in (*warnings, '      Reason:       OOMKilled'):
+        assert line in kept, (line, summary)

@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import re
 
-from .lines import LOW, MID, Joined
+from .lines import HIGH, LOW, MID, Joined
 from .outline import document_spans, indent
 
 _RULES = (
     (re.compile(r'^- \w', re.MULTILINE), MID),
+    # `kubectl describe`'s events of trouble (`  Warning  BackOff  8m (x6 over 18m)  kubelet  Back-off restarting ...`):
+    # why a pod is not well, what a reader of it came for.
+    (re.compile(r'^[ \t]+Warning[ \t]{2,}\w+[ \t]{2,}\S', re.MULTILINE), HIGH),
+    # and a container's state's reason of trouble (`      Reason:       OOMKilled`, `CrashLoopBackOff`, `Error`)
+    (
+        re.compile(r'^[ \t]+Reason:[ \t]+(?:\w*(?:Error|Killed|BackOff|Failed|Evicted)\w*)[ \t]*\r?$', re.MULTILINE),
+        HIGH,
+    ),
     (
         re.compile(
             r'^[ \t]*(?:- )?(?:id_?|name|title|subject|status|sender|email|date|start_time)[ \t]*:',
