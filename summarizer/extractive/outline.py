@@ -167,10 +167,13 @@ def indent(line: str) -> int:
     with a title in it (`──── Training ────`) stands at its blanks' depth, opening what is under it.
     """
     line = _past_number(line)
+    content = line.lstrip(' \t')
+    if content[:1] not in _DRAWN:  # most lines: blanks, then text (or nothing)
+        return len(line) - len(content) if content.strip() else -1
     if not line.strip():
-        return -1
+        return -1  # no-break spaces and nothing else
     blanks = len(line) - len(line.lstrip(' \t\xa0'))
-    content = line.lstrip(_DRAWING) if line[:1] in _DRAWING else line
+    content = line.lstrip(_DRAWING)
     if not content.strip():  # a border: a table's (`├──┼──┤`) places nothing, a box's (`╷`, `╭────╮`) opens it
         return -1 if _JUNCTIONS.intersection(line) else blanks
     if content.rstrip()[-1] in _RULING:
@@ -181,9 +184,12 @@ def indent(line: str) -> int:
 _JUNCTIONS = frozenset('├┤┣┫┝┥┠┨╟╢╞╡┬┴┼┳┻╋╦╩╬╇╈┯┷┿')
 _RULING = frozenset('─━═┐┓╗╮┘┛╝╯┤┫╣┬┳╦┴┻╩┼╋╬╴╶╸╺')
 """What ends a box's top or bottom border or a rule with a title in it, not a tree's branch or a box's row."""
-_DRAWING = ' \t\xa0' + ''.join(map(chr, range(0x2500, 0x2580)))
-"""Blanks and the box-drawing characters (U+2500 to U+257F: `│ ├ └ ─ ┬ ╰`), and the no-break spaces `tree` prints
-beside them."""
+_DRAWN = frozenset('\xa0' + ''.join(map(chr, range(0x2500, 0x2580))))
+"""The box-drawing characters (U+2500 to U+257F: `│ ├ └ ─ ┬ ╰`), and the no-break spaces `tree` prints beside them.
+A line whose blanks no such character follows is indented by its blanks alone: the common case, told with one strip
+and one look (`indent` runs for every line of every text)."""
+_DRAWING = ' \t' + ''.join(sorted(_DRAWN))
+"""Blanks and `_DRAWN`: what a drawn line's indentation is made of."""
 
 
 def _shell_depths(lines: Sequence[str], depths: list[int]) -> None:
