@@ -264,13 +264,20 @@ _SEPARATOR = re.compile(r'_(?: _)+\s*')
 (its trailing space kept or not, and a `\\r` where the output has Windows line ends)."""
 
 
-LINT_FINDING = r'[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S[^\n]*\n[ \t]*--> \S'
+_LINT_RULE = r'[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S'
+"""A linter's rule and the start of its message (`D101 Missing ...`, `I001 [*] Import block ...`), as a pattern's text."""
+LINT_FINDING = rf'{_LINT_RULE}[^\n]*\n[ \t]*--> \S'
 """The header of a linter's finding in the style of rustc, its rule and message over its place (ruff's `D101 Missing
 docstring in public class` over ` --> shop/cart.py:4:7`), as a pattern's text."""
+_RUSTC_HEADER = (
+    r'(?:error|warning)(?:\[\w+\])?: (?!could not compile `|aborting due to |`[^`\n]+` \([^)\n]*\) generated )'
+)
+"""rustc's header of a diagnostic (`error[E0308]: ...`, `warning: ...`), not cargo's verdict or count of warnings, as a
+pattern's text."""
+_CC_AT = r'[\w./-]+\.\w+:\d+(?::\d+)?: '
+"""Where gcc or clang says a diagnostic is, before its level (`m.c:3:9: `), as a pattern's text."""
 _DIAGNOSTIC = re.compile(
-    r'^(?:(?:error|warning)(?:\[\w+\])?: (?!could not compile `|aborting due to |`[^`\n]+` \([^)\n]*\) generated )'
-    r'|[\w./-]+\.\w+:\d+(?::\d+)?: '
-    rf'(?:fatal error|error|warning): |(?={LINT_FINDING}))',
+    rf'^(?:{_RUSTC_HEADER}|{_CC_AT}(?:fatal error|error|warning): |(?={LINT_FINDING}))',
     re.MULTILINE,
 )
 """The header of a compiler's diagnostic: rustc's `error[E0308]: ...`, `warning: ...`, or gcc's and clang's `m.c:3:9:
@@ -283,8 +290,8 @@ _LINE_AT = re.compile(r':\d+(?::\d+)?$')
 """A place's line and column, at its end (`:104:9` of `--> src/a.rs:104:9`)."""
 _BLANKS = re.compile(r'[ \t]+')
 _MARKS = re.compile(r'[\^~-]+')
-_CC_ERROR = re.compile(r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error: ')
-_SUB_DIAGNOSTIC = re.compile(r'(?:help|note): |[\w./-]+\.\w+:\d+(?::\d+)?: note: ')
+_CC_ERROR = re.compile(rf'{_CC_AT}(?:fatal )?error: ')
+_SUB_DIAGNOSTIC = re.compile(rf'(?:help|note): |{_CC_AT}note: ')
 """A diagnostic's `help:` or `note:` at the left edge, under its header (rustc), or gcc's `m.c:3:9: note: ...`."""
 _PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
 _SOURCE = re.compile(r'[ \t]*\d+ +\|(?: |\r?$)')
@@ -365,10 +372,7 @@ def warns(line: str) -> bool:
     return ('Warning: ' in line and _WARNING_PLACE.match(line) is not None) or _WARNING_HEAD.match(line) is not None
 
 
-_WARNING_HEAD = re.compile(
-    r'(?:warning|error)(?:\[\w+\])?: (?!`[^`\n]+` \([^)\n]*\) generated |could not compile `|aborting due to )'
-    r'|[A-Z]{1,4}\d{2,4} (?:\[\*\] )?\S'
-)
+_WARNING_HEAD = re.compile(f'{_RUSTC_HEADER}|{_LINT_RULE}')
 """A compiler's warning (not cargo's count of them) or a linter's finding, by its header line alone; or a compiler's
 error, which folds its lines only where it repeats one (see `_diagnostics`)."""
 
