@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from .diff import COMMIT
 from .lines import source_prefixes
-from .prose import TREE_NODE, TREE_SHARE
+from .prose import FENCE, TREE_NODE, TREE_SHARE
 from .shell import (
     ESLINT_PROBLEM,
     LINT_FINDING,
@@ -285,7 +285,7 @@ def _unfenced(sample: str) -> str:
 
 _CUT = '\n\x00\n'
 """Where a long text's sample joins its head and its tail: a fence does not pair across it."""
-_FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)[^\n]*$', _M)
+_FENCE = re.compile(rf'^{FENCE}[^\n]*$', _M)
 
 
 def _read_whole(sample: str, stripped: str, lines: int) -> ContentKind | None:

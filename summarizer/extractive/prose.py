@@ -57,7 +57,9 @@ and nothing else. So no sentence or field (`.`, `,`, `:`), no number, no list it
 that starts where what stands between ends: one way to match a line, linear on any line."""
 _RUN = 3
 """Labels come in runs this long at least: a menu. One or two short lines are a caption, a byline, a name."""
-_FENCE = re.compile(r'^[ \t]{0,3}(?:```|~~~)', re.MULTILINE)
+FENCE = r'[ \t]{0,3}(?:```|~~~)'
+"""The start of a Markdown code fence's opening or closing line, as a pattern's text."""
+_FENCE = re.compile(rf'^{FENCE}', re.MULTILINE)
 """A fenced code block's opening or closing line: what stands between two is code (`[tool.ruff]`, `[1, 2, 3]`), no menu."""
 
 
