@@ -9,7 +9,7 @@ from extractive_checks import kept_lines, summary_lines
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.lines import HIGH, Joined
+from summarizer.extractive.lines import ESCAPES, HIGH, Joined
 from summarizer.extractive.outline import enclosing
 from summarizer.extractive.shell import line_bonuses, repeated_failures, signature
 
@@ -1875,3 +1875,57 @@ def test_errors_alike_fold_and_the_one_that_differs_is_kept_with_why() -> None:
     ):
         assert line in kept, (line, summary)
     assert len([line for line in kept if line.startswith('error[E0308]')]) <= 2, summary
+
+
+def _colored(code: str, text: str) -> str:
+    return f'\x1b[{code}m{text}\x1b[39m'
+
+
+def _vitest_colored(cases: int) -> tuple[str, list[str]]:
+    """A Vitest report as a terminal gets it (`FORCE_COLOR`, a pty), and the lines a reader needs, as shown."""
+    failures = [
+        ('totals prices', 'expected 0.30000000000000004 to be 0.3 // Object.is equality', 5),
+        ('keeps order', 'expected [ 2, 1 ] to deeply equal [ 1, 2 ]', 6),
+        ('throws on bad input', "expected [Function] to throw error including 'items required'", 9),
+    ]
+    lines = [
+        '',
+        f'\x1b[1m\x1b[30m\x1b[46m RUN \x1b[49m\x1b[39m\x1b[22m {_colored("36", "v4.1.12 ")}{_colored("90", "/srv/shop")}',
+        '',
+        f' {_colored("31", "❯")} src/cart.test.ts \x1b[2m({cases + 3} tests | \x1b[22m{_colored("31", "3 failed")})',
+        *[f'     {_colored("32", "✓")} case {n}{_colored("32", " 0ms")}' for n in range(cases)],
+        *[f'\x1b[31m     \x1b[31m×\x1b[31m {name}\x1b[39m' for name, _, _ in failures],
+        '',
+        f'{_colored("31", "⎯" * 7)}\x1b[1m\x1b[41m Failed Tests 3 \x1b[49m\x1b[22m{_colored("31", "⎯" * 7)}',
+        '',
+    ]
+    needed = []
+    for number, (name, message, at) in enumerate(failures, start=1):
+        header = f'\x1b[41m\x1b[1m FAIL \x1b[22m\x1b[49m src/cart.test.ts\x1b[2m > \x1b[22mcart\x1b[2m > \x1b[22m{name}'
+        error = f'\x1b[31m\x1b[1mAssertionError\x1b[22m: {message}\x1b[39m'
+        lines += [header, error, '']
+        lines += [f'\x1b[36m \x1b[2m❯\x1b[22m src/cart.test.ts:\x1b[2m{at}:49\x1b[22m\x1b[39m']
+        lines += [
+            f"    \x1b[90m {row:2d}|\x1b[39m   it('case', () => {{ expect(value).toBe({row}); }});"
+            for row in range(at - 2, at + 3)
+        ]
+        lines += ['', f'\x1b[31m\x1b[2m{"⎯" * 24}[{number}/3]⎯\x1b[22m\x1b[39m', '']
+        needed += [ESCAPES.sub('', header), ESCAPES.sub('', error)]
+    verdict = f'\x1b[2m      Tests \x1b[22m \x1b[1m\x1b[31m3 failed\x1b[39m\x1b[22m\x1b[2m | \x1b[22m\x1b[1m\x1b[32m{cases} passed\x1b[39m\x1b[22m\x1b[90m ({cases + 3})\x1b[39m'
+    lines += [
+        '\x1b[2m Test Files \x1b[22m \x1b[1m\x1b[31m1 failed\x1b[39m\x1b[22m\x1b[90m (1)\x1b[39m',
+        verdict,
+        '\x1b[2m   Start at \x1b[22m 21:16:25',
+        '\x1b[2m   Duration \x1b[22m 337ms\x1b[2m (transform 66ms, setup 0ms, import 103ms, tests 21ms)\x1b[22m',
+    ]
+    return '\n'.join(lines), [*needed, ESCAPES.sub('', verdict)]
+
+
+def test_a_colored_test_report_is_weighed_as_a_terminal_shows_it() -> None:
+    """Colours do not hide a failure: each failing test's header and error and the verdict are kept, byte for byte."""
+    text, needed = _vitest_colored(60)
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    shown = [ESCAPES.sub('', line) for line in kept]
+    assert [line for line in needed if line not in shown] == []
+    assert any('\x1b[' in line for line in kept)  # kept as written, colours and all

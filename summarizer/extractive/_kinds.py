@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
 from .diff import COMMIT
-from .lines import source_prefixes
+from .lines import ESCAPES, source_prefixes
 from .prose import FENCE, TREE_NODE, TREE_SHARE
 from .shell import (
     ESLINT_PROBLEM,
@@ -140,8 +140,6 @@ values file under its comment reads better as a document (its top lines, `replic
 _INDENTED = re.compile(r'^(?: {4}|\t)+\S', _M)
 """Prose is rarely indented; code with long docstrings has few definition lines but many indented ones."""
 _HTML = re.compile(r'<(?:html|head|body|div|p|span|a|table|tr|td|li|ul|h[1-6]|script|meta)\b', re.IGNORECASE)
-_ANSI = re.compile(r'\x1b\[[\d;]*[A-Za-z]')
-"""Terminal colours (`pytest --color=yes`): read past, not kept out of the summary."""
 _BASE64 = re.compile(r'[A-Za-z0-9+/=]{200,}')
 _RESULT_URL = re.compile(r'^(?:URL|Url|Link|Source|url|link): *https?://', _M)
 """Search results written as text: `Title: ...` / `URL: https://...` blocks."""
@@ -200,7 +198,7 @@ def _is_search(value: object) -> bool:
 
 def _text_kind(text: str) -> ContentKind:
     sample = text if len(text) <= _HEAD_CHARS + _TAIL_CHARS else f'{text[:_HEAD_CHARS]}{_CUT}{text[-_TAIL_CHARS:]}'
-    sample = _ANSI.sub('', sample)
+    sample = ESCAPES.sub('', sample)
     lines = sample.split('\n')
     prefixes = source_prefixes(lines)
     if prefixes is not None:  # several sources in one stream (docker compose): what each wrote tells

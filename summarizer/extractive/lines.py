@@ -48,6 +48,17 @@ def split_lines(text: str) -> list[str]:
     return text.split('\n')
 
 
+ESCAPES = re.compile(r'\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?)')
+r"""A terminal's control sequences: colours and styles (`\x1b[31;1m`, `pytest --color=yes`), cursor moves, a link's
+`\x1b]8;;url\x1b\\`. What a terminal shows has none: lines are weighed and placed as read without them, and kept
+with them, byte for byte."""
+
+
+def shown(lines: Sequence[str]) -> list[str]:
+    """`lines` as a terminal shows them: without `ESCAPES` (a line of nothing else is blank)."""
+    return [ESCAPES.sub('', line) if '\x1b' in line else line for line in lines]
+
+
 SOURCE_PREFIX = re.compile(r'[\w.-]{1,64}[ \t]*\| |\[pod/[^\]\n]{1,200}\] ')
 """What names a line's source where several write one stream: docker compose's `api-1     | `, `kubectl logs --prefix`'s
 `[pod/api-7d9f/api] ` (matched at a line's start)."""

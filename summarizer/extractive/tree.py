@@ -740,13 +740,14 @@ class _Tree:
             return node
         plain = [line for _, line in numbered]
         joined = text_lines.Joined(plain)
-        # Several sources in one stream (docker compose): each line is weighed and placed as its source wrote it.
-        prefixes = text_lines.source_prefixes(node.lines) if kind in SOURCED_KINDS else None
-        unprefixed = (
-            node.lines if prefixes is None else [line[w:] for line, w in zip(node.lines, prefixes, strict=True)]
-        )
+        # What a terminal shows (colours read past), and of several sources in one stream (docker compose) what each
+        # wrote: each line is weighed and placed as read so, and kept as it is.
+        shown = text_lines.shown(node.lines) if '\x1b' in text else node.lines
+        prefixes = text_lines.source_prefixes(shown) if kind in SOURCED_KINDS else None
+        unprefixed = shown if prefixes is None else [line[w:] for line, w in zip(shown, prefixes, strict=True)]
         bonuses, standing_out = _line_bonuses(
-            kind, joined if prefixes is None else text_lines.Joined([unprefixed[index] for index, _ in numbered])
+            kind,
+            joined if unprefixed is node.lines else text_lines.Joined([unprefixed[index] for index, _ in numbered]),
         )
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
@@ -768,7 +769,7 @@ class _Tree:
         fillers_end = len(plain) - _TAIL_LINES
         last = len(plain) - 1  # a text's last line, a repeat or not, says where it ended (a log's latest record)
         chains = enclosing(kind, unprefixed) if len(numbered) > 1 else None
-        repeats = _Repeats(node.lines, chains, FOLDED_UNDER.get(kind))
+        repeats = _Repeats(unprefixed, chains, FOLDED_UNDER.get(kind))
         repeated = REPEATED_BLOCKS[kind](unprefixed) if kind in REPEATED_BLOCKS else set[int]()
         blobs = text_lines.blob_lines(plain)
         self._weigh_named_bodies(kind, numbered, bonuses, chains)
