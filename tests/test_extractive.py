@@ -30,7 +30,7 @@ from summarizer.core._shape import DROPPED_TEXT, ITEMS_OMITTED, JsonValue, carri
 from summarizer.core._tokens import content_tokens, estimate_tokens
 from summarizer.extractive import Deadline, WorkBudgetExceeded, summarize, time_limit
 from summarizer.extractive.budget import NO_DEADLINE
-from summarizer.extractive.lines import MAX_LINE_CHARS, OMISSION, PARTIAL, blob_lines, pieces
+from summarizer.extractive.lines import ALARM, MAX_LINE_CHARS, OMISSION, PARTIAL, blob_lines, pieces
 from summarizer.pipeline import _models
 from summarizer.pipeline._check import summary_problem
 from summarizer.pipeline._models import EmbeddedRequest, embedded_model, extractive_summary
@@ -738,6 +738,17 @@ def test_past_the_budget_the_budgets_own_lines_still_keep_to_it() -> None:
     at_budget = summarize(content, budget_tokens=budget, quoted=('not-in-it',))
     stretched = summarize(content, budget_tokens=budget, quoted=('not-in-it',), quoted_budget_tokens=2 * budget)
     assert content_tokens(at_budget) <= budget and stretched == at_budget
+
+
+def test_a_crash_is_trouble_in_any_text() -> None:
+    """A process that died of a signal is trouble wherever it is told (`lines.ALARM`), as an error is."""
+    for line in (
+        'worker 17 exited: Segmentation fault (core dumped)',
+        'supervisor: worker 23 got SIGABRT, restarting',
+        'Aborted (core dumped)',
+    ):
+        assert ALARM.search(line) is not None, line
+    assert ALARM.search('the signal handler restarts a worker that stopped') is None
 
 
 def test_apts_errors_outweigh_the_mirrors_it_fetched_from() -> None:

@@ -1929,3 +1929,152 @@ def test_a_colored_test_report_is_weighed_as_a_terminal_shows_it() -> None:
     shown = [ESCAPES.sub('', line) for line in kept]
     assert [line for line in needed if line not in shown] == []
     assert any('\x1b[' in line for line in kept)  # kept as written, colours and all
+
+
+def _valgrind(errors: int) -> tuple[str, list[str]]:
+    """`valgrind --leak-check=full` of a program with `errors` memory errors, and the lines a reader needs first."""
+    pid = '==31337== '
+    lines = [
+        f'{pid}Memcheck, a memory error detector',
+        f"{pid}Copyright (C) 2002-2022, and GNU GPL'd, by Julian Seward et al.",
+        f'{pid}Using Valgrind-3.19.0 and LibVEX; rerun with -h for copyright info',
+        f'{pid}Command: ./httpd --port 8080',
+        pid,
+    ]
+    kinds = [
+        'Invalid read of size 4',
+        'Invalid write of size 8',
+        'Conditional jump or move depends on uninitialised value(s)',
+    ]
+    needed: list[str] = []
+    for n in range(errors):
+        header = f'{pid}{kinds[n % 3]}'
+        lines += [
+            header,
+            f'{pid}   at 0x4848{n:03X}: memcpy@GLIBC_2.2.5 (in /usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so)',
+            f'{pid}   by 0x1093{n:02X}: parse_header_{n} (http.c:{80 + n})',
+            f'{pid}   by 0x1094{n:02X}: handle_request (server.c:{200 + n})',
+            f'{pid}   by 0x1095{n:02X}: main (main.c:41)',
+            f"{pid} Address 0x4a4{n:03x}8 is 0 bytes after a block of size {16 * (n + 1)} alloc'd",
+            f'{pid}   at 0x48417B4: malloc (in /usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so)',
+            f'{pid}   by 0x1092{n:02X}: buffer_new (buffer.c:{12 + n})',
+            pid,
+        ]
+        needed.append(header)
+    lines += [f'listening on :8080, served {n} requests' for n in range(3)]
+    leak = f'{pid}96 bytes in 3 blocks are definitely lost in loss record 2 of 2'
+    verdict = f'{pid}ERROR SUMMARY: {errors * 4} errors from {errors + 1} contexts (suppressed: 0 from 0)'
+    lines += [
+        pid,
+        f'{pid}HEAP SUMMARY:',
+        f'{pid}    in use at exit: 1,120 bytes in 9 blocks',
+        f'{pid}  total heap usage: 2,214 allocs, 2,205 frees, 301,556 bytes allocated',
+        pid,
+        leak,
+        f'{pid}   at 0x48417B4: malloc (in /usr/libexec/valgrind/vgpreload_memcheck-amd64-linux.so)',
+        f'{pid}   by 0x109311: session_open (session.c:57)',
+        pid,
+        f'{pid}LEAK SUMMARY:',
+        f'{pid}   definitely lost: 96 bytes in 3 blocks',
+        f'{pid}   indirectly lost: 0 bytes in 0 blocks',
+        f'{pid}     possibly lost: 0 bytes in 0 blocks',
+        f'{pid}   still reachable: 1,024 bytes in 6 blocks',
+        f'{pid}        suppressed: 0 bytes in 0 blocks',
+        pid,
+        verdict,
+    ]
+    return '\n'.join(lines), [*needed, leak, verdict]
+
+
+def test_valgrind_keeps_each_memory_error_and_its_verdict() -> None:
+    """Read past its `==31337== ` gutter, Valgrind's report is command output: each error's header, the leak and the
+    error summary are kept, and a kept frame brings the header of its error."""
+    text, needed = _valgrind(6)
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert [line for line in needed if line not in kept] == []
+    for index, line in enumerate(kept):
+        if ': parse_header_' in line:  # under its error's header: the nearest kept line above at the gutter's edge
+            assert next(above for above in kept[index::-1] if above[10:11] != ' ') in needed
+
+
+def test_a_crash_keeps_its_signal_and_where_it_stopped() -> None:
+    """gdb's `Program received signal SIGSEGV` and the innermost frame come before the registers it printed."""
+    frames = [
+        f'#{n}  0x00005555555551{n}9 in walk (node=0x5555555592a0, depth={12 - n}) at tree.c:{40 + n}'
+        for n in range(12)
+    ]
+    registers = [f'r{n:<13} 0x7ffff7fc{n:04x}      {140737353900000 + n * 977}' for n in range(8, 16)]
+    text = '\n'.join(
+        [
+            '[Thread debugging using libthread_db enabled]',
+            'Using host libthread_db library "/lib/x86_64-linux-gnu/libthread_db.so.1".',
+            '',
+            'Program received signal SIGSEGV, Segmentation fault.',
+            '0x0000555555555159 in walk (node=0x0, depth=12) at tree.c:40',
+            '40\t    return node->left ? walk(node->left, depth + 1) : node->value;',
+            *frames,
+            '#12 0x00005555555551a9 in main (argc=1, argv=0x7fffffffe808) at tree.c:88',
+            *registers,
+            'rip            0x555555555159      0x555555555159 <walk+16>',
+            'eflags         0x10246             [ PF ZF IF RF ]',
+        ]
+    )
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert 'Program received signal SIGSEGV, Segmentation fault.' in kept
+    assert frames[0] in kept
+
+
+def test_a_sanitizer_report_keeps_its_error_its_summary_and_the_first_frames() -> None:
+    frames = [
+        f'    #{n} 0x560e14dba{n}0f in {name} /srv/app/{name}.c:{n + 4}'
+        for n, name in enumerate(['dup', 'load', 'main'])
+    ]
+    shadow = [f'  0x0c047fff7f{n:x}0: ' + ' '.join(['fa'] * 16) for n in range(16)]
+    legend = [
+        f'  {name}: {code:02x}'
+        for code, name in enumerate(
+            [
+                'Heap left redzone',
+                'Freed heap region',
+                'Stack left redzone',
+                'Stack mid redzone',
+                'Stack right redzone',
+                'Stack after return',
+                'Stack use after scope',
+                'Global redzone',
+                'Global init order',
+                'Poisoned by user',
+                'Container overflow',
+                'Array cookie',
+                'Intra object redzone',
+                'ASan internal',
+                'Left alloca redzone',
+                'Right alloca redzone',
+            ],
+            start=0xF1,
+        )
+    ]
+    error = '==19501==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x60200000001b at pc 0x7f0f836602ca'
+    summary = 'SUMMARY: AddressSanitizer: heap-buffer-overflow /srv/app/dup.c:4 in dup'
+    text = '\n'.join(
+        [
+            '=' * 65,
+            error,
+            'WRITE of size 12 at 0x60200000001b thread T0',
+            *frames,
+            '',
+            '0x60200000001b is located 0 bytes to the right of 11-byte region [0x602000000010,0x60200000001b)',
+            summary,
+            'Shadow bytes around the buggy address:',
+            *shadow,
+            'Shadow byte legend (one shadow byte represents 8 application bytes):',
+            *legend,
+            '==19501==ABORTING',
+        ]
+    )
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert error in kept
+    assert summary in kept
+    assert frames[0] in kept

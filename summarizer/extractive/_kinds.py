@@ -21,6 +21,8 @@ from .shell import (
     ESLINT_PROBLEM,
     LINT_FINDING,
     LINT_LINE,
+    MEMORY_ERROR,
+    NATIVE_FRAME,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
     TEST_HEADER,
@@ -105,7 +107,8 @@ _SHELL_MARK = re.compile(
     r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$)'
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
     r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized)'
-    rf'|{LINT_FINDING}|{LINT_LINE})',
+    rf'|{LINT_FINDING}|{LINT_LINE}|{MEMORY_ERROR}|{NATIVE_FRAME}|Memcheck, a memory error detector'
+    r'|Program (?:received|terminated with) signal SIG|Fatal Python error: )',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -59,9 +59,9 @@ def shown(lines: Sequence[str]) -> list[str]:
     return [ESCAPES.sub('', line) if '\x1b' in line else line for line in lines]
 
 
-SOURCE_PREFIX = re.compile(r'[\w.-]{1,64}[ \t]*\| |\[pod/[^\]\n]{1,200}\] ')
+SOURCE_PREFIX = re.compile(r'[\w.-]{1,64}[ \t]*\| |\[pod/[^\]\n]{1,200}\] |==\d{1,10}== ')
 """What names a line's source where several write one stream: docker compose's `api-1     | `, `kubectl logs --prefix`'s
-`[pod/api-7d9f/api] ` (matched at a line's start)."""
+`[pod/api-7d9f/api] `, Valgrind's process id `==17438== ` beside the program's own lines (matched at a line's start)."""
 _SOURCE_SHARE = 0.8
 """At least this share of a text's lines start with a `SOURCE_PREFIX`: a stream of sources, not a table's first column."""
 _MAX_SOURCES = 32
@@ -309,6 +309,7 @@ def words_pattern(*words: str) -> re.Pattern[str]:
 
 ALARM = words_pattern(
     'error', 'errors', 'fatal', 'fail(?:ed|s|ure)?', 'exception', 'caused by', 'panic', 'critical', 'warn(?:ing)?',
+    'segmentation fault', 'core dumped', 'sig(?:segv|abrt|bus|fpe|ill)',
     'denied', 'refused', 'timed? ?out', 'killed', r'oom\w*', 'traceback', 'todo', 'fixme', 'regression',
     'forces replacement', 'will be destroyed', 'unable to', 'could(?:n.t| not) (?:find|open|read|resolve|connect)',
 )  # fmt: skip

@@ -67,7 +67,7 @@ VERDICT_LINE = (
     r'|[ \t]*\d+ (?:passing \(\d|failing\r?$)|Found \d+ errors?\b|✖ \d+ problems? \('
     r'|test result: (?:ok|FAILED)\. |error: (?:could not compile `|aborting due to )|Successfully installed '
     r'|Plan: \d+ to add, |(?:Apply|Destroy) complete! Resources: |No changes\. (?:Your i|I)nfrastructure '
-    r'|[ \t]*Finished `?\w+`? (?:profile \[|target\(s\) in )'
+    r'|[ \t]*Finished `?\w+`? (?:profile \[|target\(s\) in )|ERROR SUMMARY: \d+ errors? from |SUMMARY: \w+Sanitizer: '
 )
 """The start of a run's verdict line, per tool (a pattern's text, to match at a line start): pytest's
 `=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
@@ -78,8 +78,10 @@ pip's `Successfully installed x-1.0`; Jest's `Test Suites: 1 failed, 6 passed, 7
 `  1 failing`, `tsc`'s `Found 14 errors in 4 files.` (`Found 1 error.`), ESLint's `✖ 12 problems (3 errors, 9
 warnings)`, Terraform's `Plan: 1 to add, 0 to change, 0 to destroy.`, `Apply complete! Resources: ...`, `Destroy
 complete! ...` and `No changes. Your infrastructure matches the configuration.`, cargo's `    Finished `dev` profile
-[unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`). What ranks it, tells
-command output and places nothing."""
+[unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`), Valgrind's
+`ERROR SUMMARY: 24 errors from 5 contexts` (its gutter `==17438== ` read past, see `lines.SOURCE_PREFIX`), and a
+sanitizer's `SUMMARY: AddressSanitizer: heap-buffer-overflow a.c:7 in main`. What ranks it, tells command output and
+places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
 
@@ -121,6 +123,18 @@ TERRAFORM_BLOCK = r' *(?:[-+~]|-/\+|\+/-|<=) (?:resource|data) "'
 """The start of the block of a resource a plan changes (`  ~ resource "aws_s3_bucket" "logs" {`, `-/+ resource ...`,
 ` <= data ...`), as a pattern's text: its action's symbol before it, which source code has not."""
 
+MEMORY_ERROR = (
+    r'(?:Invalid (?:read|write) of size \d|(?:Invalid|Mismatched) free\(\)|Conditional jump or move depends on |Use of '
+    r'uninitialised value|Syscall param \S+ points to |Source and destination overlap|Process terminating with '
+    r'|[\d,]+ (?:\([\d,]+ direct, [\d,]+ indirect\) )?bytes in [\d,]+ blocks are definitely lost|==\d+==ERROR: \w+Sanitizer: )'
+)
+"""The start of a memory error's report, as a pattern's text: Valgrind's (`Invalid write of size 4`, `Conditional jump or
+move depends on uninitialised value(s)`, `77 bytes in 7 blocks are definitely lost in loss record 1 of 1`, its gutter
+`==17438== ` read past) or a sanitizer's (`==19501==ERROR: AddressSanitizer: heap-buffer-overflow on address ...`). The
+stack under it says where."""
+NATIVE_FRAME = r'[ \t]*#\d+ +(?:0x[\da-f]+ in )?\S+ (?:\(.*\) at |/)[^\s:]+:\d+'
+"""A native stack frame with its place, as a pattern's text: gdb's `#1  0x0000555555555179 in sum (n=0x7ffe, depth=3) at
+crash.c:3` (`#0  main () at a.c:4`), a sanitizer's `    #1 0x560e14dba20f in dup /src/leak.c:4`."""
 LINT_LINE = r'[\w./-]+\.\w+:\d+:\d+: [A-Z]{1,4}\d{2,4}:? (?:\[\*\] )?\S'
 """A linter's finding on one line, its place first, as a pattern's text: ruff's concise format and flake8's
 (`shop/cart.py:4:7: D101 Missing docstring in public class`), pylint's (`shop/cart.py:1:0: C0114: Missing module
@@ -132,7 +146,8 @@ _RULES = (
             r'^(?:(?:FAILED|FAIL|ERROR)[ :]|--- FAIL: |[ \t]+FAIL +\S|[ \t]*● \S'
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|npm error |make(?:\[\d+\])?: \*\*\*'
             rf'|{TSC_ERROR}|{_ESLINT_AT}error +\S|(?:│ )?Error: '
-            r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at )',
+            r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at '
+            rf'|{MEMORY_ERROR}|Program (?:received|terminated with) signal SIG|Fatal Python error: )',
             re.MULTILINE,
         ),
         MUST,
@@ -154,6 +169,19 @@ _RULES = (
         HIGH,
     ),
     (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b|# forces replacement\b'), HIGH),
+    (
+        re.compile(
+            r'(?=[SBIFA])\b(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted)\b'
+        ),
+        MUST,
+    ),
+    (re.compile(r'^[ \t]*(?:definitely|indirectly|possibly) lost: [1-9]', re.MULTILINE), HIGH),
+    (
+        re.compile(
+            rf'^(?:{NATIVE_FRAME}|[ \t]+(?:at|by) 0x[\dA-F]+: .+\([^()\s]+:\d+\)\r?$|[ \t]+Address 0x)', re.MULTILINE
+        ),
+        MID,
+    ),
     (
         re.compile(
             rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: |{LINT_LINE})',
