@@ -751,6 +751,14 @@ def test_a_crash_is_trouble_in_any_text() -> None:
     assert ALARM.search('the signal handler restarts a worker that stopped') is None
 
 
+def test_a_setting_named_for_trouble_is_no_trouble() -> None:
+    """`timeout=1s` and a probe's `#failure=3` set what would go wrong; `timed out` and `error="refused"` say it did."""
+    for setting in ('http-get http://:8080/healthz delay=10s timeout=1s period=10s #success=1 #failure=3',):
+        assert ALARM.search(setting) is None
+    for trouble in ('request timed out after 30s', 'level=warn error="connection refused"', 'timeout: 30s elapsed'):
+        assert ALARM.search(trouble) is not None, trouble
+
+
 def test_apts_errors_outweigh_the_mirrors_it_fetched_from() -> None:
     """`apt-get install` output reads as prose: its `E: Unable to locate package ...` lines are trouble (`lines.ALARM`),
     over the `Get:` lines of mirror URLs, which hold more facts. Each error is what a reader acts on."""

@@ -661,3 +661,14 @@ def test_a_pods_events_of_trouble_are_kept() -> None:
     assert len(warnings) == 2
     for line in (*warnings, '      Reason:       OOMKilled'):
         assert line in kept, (line, summary)
+
+
+def test_a_pods_exit_code_and_restarts_outweigh_its_probe_settings() -> None:
+    """What came of a container (`Exit Code:    137`, `Restart Count:  4`) is kept over its probes' settings, whose
+    `timeout=1s` and `#failure=3` name what would go wrong, not what did."""
+    summary = summarize(KUBECTL_DESCRIBE, budget_tokens=int(estimate_tokens(KUBECTL_DESCRIBE) * 0.3))
+    assert isinstance(summary, str)
+    kept = kept_lines(KUBECTL_DESCRIBE, summary)
+    assert '      Exit Code:    137' in kept
+    assert '    Restart Count:  4' in kept
+    assert not [line for line in kept if '#failure=3' in line]

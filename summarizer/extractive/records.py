@@ -25,6 +25,8 @@ _RULES = (
         re.compile(r'^[ \t]+Reason:[ \t]+(?:\w*(?:Error|Killed|BackOff|Failed|Evicted)\w*)[ \t]*\r?$', re.MULTILINE),
         HIGH,
     ),
+    # what came of it: a container that exited with an error or restarted (`Exit Code:    137`, `Restart Count:  4`)
+    (re.compile(r'^[ \t]+(?:Exit Code|Restart Count):[ \t]+[1-9]', re.MULTILINE), MID),
     (
         re.compile(
             r'^[ \t]*(?:- )?(?:id_?|name|title|subject|status|sender|email|date|start_time)[ \t]*:',
