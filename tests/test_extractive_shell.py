@@ -9,7 +9,7 @@ from extractive_checks import kept_lines, summary_lines
 from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import log, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
-from summarizer.extractive.lines import ESCAPES, HIGH, Joined
+from summarizer.extractive.lines import ESCAPES, HIGH, Joined, shown
 from summarizer.extractive.outline import enclosing
 from summarizer.extractive.shell import line_bonuses, repeated_failures, signature
 
@@ -2078,3 +2078,62 @@ def test_a_sanitizer_report_keeps_its_error_its_summary_and_the_first_frames() -
     assert error in kept
     assert summary in kept
     assert frames[0] in kept
+
+
+def test_valgrind_keeps_its_errors_between_what_the_program_printed() -> None:
+    """The program's own lines, however many, stand between Valgrind's: its gutter still says which lines are its."""
+    text, needed = _valgrind(30)
+    lines = text.split('\n')
+    served = [f'served request {n}: GET /api/items/{n} -> 200 in {n % 17}ms' for n in range(600)]
+    text = '\n'.join([*lines[:6], *served[:300], *lines[6:200], *served[300:], *lines[200:]])
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert [line for line in needed if line not in kept] == []
+
+
+def test_a_document_quoting_a_backtrace_is_still_a_document() -> None:
+    """A page that shows a crash in an indented block, as Markdown quotes code, is prose: its headings stay its outline."""
+    paragraphs = [
+        f'Paragraph {n}: the allocator keeps a free list per size class and trims it when the arena shrinks.'
+        for n in range(30)
+    ]
+    text = '\n'.join(
+        [
+            '# Debugging crashes',
+            '',
+            '## Reading a backtrace',
+            '',
+            *paragraphs[:10],
+            '',
+            '    Program received signal SIGSEGV, Segmentation fault.',
+            '    #0  0x0000555555555159 in arena_trim (a=0x0) at arena.c:212',
+            '    #1  0x00005555555551a9 in main (argc=1, argv=0x7fffffffe808) at main.c:40',
+            '',
+            '## Fixing it',
+            '',
+            *paragraphs[10:],
+        ]
+    )
+    assert detect_kind(text) is ContentKind.PROSE
+
+
+def test_colored_lines_alike_fold_as_plain_ones_do() -> None:
+    """Eighty `ERROR` lines of one fixture that could not start, in colour: one stays, the rest fold as alike."""
+    red, bold, reset = '\x1b[31m', '\x1b[1m', '\x1b[0m'
+    words = [f'{a}{b}' for a in ('alpha', 'bravo', 'charlie', 'delta') for b in ('one', 'two', 'three', 'four', 'five')]
+    errors = [f'{red}ERROR{reset} tests/test_api.py::{bold}TestClient::test_{word}{reset}' for word in words * 2]
+    failed = f'{red}FAILED{reset} tests/test_db.py::{bold}test_migrate{reset} - AssertionError: 3 tables, expected 4'
+    verdict = f'{red}======= 1 failed, 9 passed, {len(errors)} errors in 4.20s ======={reset}'
+    text = '\n'.join([f'{bold}=========== short test summary info ==========={reset}', *errors, failed, verdict])
+    summary = summarize(text, budget_tokens=estimate_tokens(text) // 4)
+    assert isinstance(summary, str)
+    assert f'… {len(errors) - 1} similar lines omitted …' in summary.split('\n')
+    assert failed in kept_lines(text, summary)
+
+
+def test_a_terminal_shows_a_line_rewritten_by_carriage_returns_as_last_written() -> None:
+    assert shown(['Downloading 10%\rDownloading 55%\rDownloading 100%\r', 'plain\r', '\x1b(B\x1b[mFAILED t.py']) == [
+        'Downloading 100%\r',
+        'plain\r',
+        'FAILED t.py',
+    ]

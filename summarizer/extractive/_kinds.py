@@ -22,7 +22,7 @@ from .shell import (
     LINT_FINDING,
     LINT_LINE,
     MEMORY_ERROR,
-    NATIVE_FRAME,
+    SIGNALLED,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
     TEST_HEADER,
@@ -107,8 +107,8 @@ _SHELL_MARK = re.compile(
     r'|[ \t]*(?:Compiling|Checking) \S+ v\d|Requirement already satisfied: |Collecting \S+(?: \(from |\r?$)'
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
     r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized)'
-    rf'|{LINT_FINDING}|{LINT_LINE}|{MEMORY_ERROR}|{NATIVE_FRAME}|Memcheck, a memory error detector'
-    r'|Program (?:received|terminated with) signal SIG|Fatal Python error: )',
+    rf'|{LINT_FINDING}|{LINT_LINE}|{MEMORY_ERROR}|{SIGNALLED}|#\d+ +0x[\da-f]+ in \S+ \(|Memcheck, a memory error detector'
+    r'|Fatal Python error: )',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -48,20 +48,35 @@ def split_lines(text: str) -> list[str]:
     return text.split('\n')
 
 
-ESCAPES = re.compile(r'\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?)')
+ESCAPES = re.compile(r'\x1b(?:\[[0-?]*+[ -/]*+[@-~]|\][^\x07\x1b\n]*+(?:\x07|\x1b\\)?|[()*+][\w@%]|[=>78])')
 r"""A terminal's control sequences: colours and styles (`\x1b[31;1m`, `pytest --color=yes`), cursor moves, a link's
-`\x1b]8;;url\x1b\\`. What a terminal shows has none: lines are weighed and placed as read without them, and kept
-with them, byte for byte."""
+`\x1b]8;;url\x1b\\`, a character set's choice (`\x1b(B`, as `tput sgr0` writes it). What a terminal shows has
+none: lines are weighed and placed as read without them, and kept with them, byte for byte."""
 
 
 def shown(lines: Sequence[str]) -> list[str]:
-    """`lines` as a terminal shows them: without `ESCAPES` (a line of nothing else is blank)."""
-    return [ESCAPES.sub('', line) if '\x1b' in line else line for line in lines]
+    r"""`lines` as a terminal shows them: colours read past, a rewritten line as last written.
+
+    Without `ESCAPES` (a line of nothing else is blank); of a line carriage returns rewrote (a progress bar's
+    `\r 40%\r 80%\r100%`), what it wrote last.
+    """
+    return [_shown(line) if '\x1b' in line or '\r' in line else line for line in lines]
 
 
-SOURCE_PREFIX = re.compile(r'[\w.-]{1,64}[ \t]*\| |\[pod/[^\]\n]{1,200}\] |==\d{1,10}== ')
+def _shown(line: str) -> str:
+    if '\x1b' in line:
+        line = ESCAPES.sub('', line)
+    last = line.rfind('\r', 0, len(line) - 1)  # a line's own `\r` (a CRLF text's) ends it: it rewrites nothing
+    return line[last + 1 :] if last >= 0 else line
+
+
+SOURCE_PREFIX = re.compile(r'[\w.-]{1,64}[ \t]*\| |\[pod/[^\]\n]{1,200}\] ')
 """What names a line's source where several write one stream: docker compose's `api-1     | `, `kubectl logs --prefix`'s
-`[pod/api-7d9f/api] `, Valgrind's process id `==17438== ` beside the program's own lines (matched at a line's start)."""
+`[pod/api-7d9f/api] ` (matched at a line's start)."""
+_GUTTER = re.compile(r'==\d{1,10}== ')
+"""Valgrind's gutter, its process id (`==17438== `): its own lines beside the program's, however many those are."""
+_GUTTER_LINES = 3
+"""At least this many lines in a gutter: a memory checker's report (no table's column is spelled so)."""
 _SOURCE_SHARE = 0.8
 """At least this share of a text's lines start with a `SOURCE_PREFIX`: a stream of sources, not a table's first column."""
 _MAX_SOURCES = 32
@@ -72,8 +87,12 @@ def source_prefixes(lines: Sequence[str]) -> list[int] | None:
     """Per line, the width of the prefix naming its source (`SOURCE_PREFIX`), where a text's lines have them; else None.
 
     Each source's lines are a log or a command's output of their own (`Traceback`, a timestamp, an
-    indented frame): read without the prefix, they are what they are in a stream of one source.
+    indented frame): read without the prefix, they are what they are in a stream of one source. So is a
+    memory checker's report in its gutter (`_GUTTER`), between the lines the program printed.
     """
+    gutters = [0 if found is None else found.end() for found in map(_GUTTER.match, lines)]
+    if sum(1 for width in gutters if width) >= _GUTTER_LINES:
+        return gutters
     widths: list[int] = []
     names: set[str] = set()
     for line in lines:
@@ -180,9 +199,9 @@ def _gap(
             out.extend(dropped)  # blank lines between two kept lines: kept as they are
         return
     similar = False
-    if signature is not None and previous >= 0:
-        above = signature(lines[previous])
-        similar = all(signature(line) == above for line in dropped if line.strip())
+    if signature is not None and previous >= 0:  # alike as a terminal shows them, colours read past
+        above = signature(_shown(lines[previous]))
+        similar = all(signature(_shown(line)) == above for line in dropped if line.strip())
     records = 0 if similar or record is None else _whole_records(dropped, record, goes_on=_indented(lines, index))
     mark = marker(len(dropped), similar=similar, records=records)
     if len(dropped) <= _FILL_LINES:

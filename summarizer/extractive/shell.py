@@ -132,6 +132,9 @@ MEMORY_ERROR = (
 move depends on uninitialised value(s)`, `77 bytes in 7 blocks are definitely lost in loss record 1 of 1`, its gutter
 `==17438== ` read past) or a sanitizer's (`==19501==ERROR: AddressSanitizer: heap-buffer-overflow on address ...`). The
 stack under it says where."""
+SIGNALLED = r'(?:Program|Thread \d+ "[^"\n]*") (?:received|terminated with) signal SIG'
+"""gdb's line saying the program stopped on a signal, as a pattern's text: `Program received signal SIGSEGV, Segmentation
+fault.`, in a program of several threads `Thread 8 "worker-7" received signal SIGSEGV`."""
 NATIVE_FRAME = r'[ \t]*#\d+ +(?:0x[\da-f]+ in )?\S+ (?:\(.*\) at |/)[^\s:]+:\d+'
 """A native stack frame with its place, as a pattern's text: gdb's `#1  0x0000555555555179 in sum (n=0x7ffe, depth=3) at
 crash.c:3` (`#0  main () at a.c:4`), a sanitizer's `    #1 0x560e14dba20f in dup /src/leak.c:4`."""
@@ -147,7 +150,7 @@ _RULES = (
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|npm error |make(?:\[\d+\])?: \*\*\*'
             rf'|{TSC_ERROR}|{_ESLINT_AT}error +\S|(?:│ )?Error: '
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at '
-            rf'|{MEMORY_ERROR}|Program (?:received|terminated with) signal SIG|Fatal Python error: )',
+            rf'|{MEMORY_ERROR}|{SIGNALLED}|Fatal Python error: )',
             re.MULTILINE,
         ),
         MUST,

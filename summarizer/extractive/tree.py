@@ -742,7 +742,7 @@ class _Tree:
         joined = text_lines.Joined(plain)
         # What a terminal shows (colours read past), and of several sources in one stream (docker compose) what each
         # wrote: each line is weighed and placed as read so, and kept as it is.
-        shown = text_lines.shown(node.lines) if '\x1b' in text else node.lines
+        shown = text_lines.shown(node.lines) if '\x1b' in text or '\r' in text else node.lines
         prefixes = text_lines.source_prefixes(shown) if kind in SOURCED_KINDS else None
         unprefixed = shown if prefixes is None else [line[w:] for line, w in zip(shown, prefixes, strict=True)]
         bonuses, standing_out = _line_bonuses(
@@ -756,14 +756,15 @@ class _Tree:
         if places and not self._quoted.isdisjoint(places):
             self._place_quoted(plain, line_facts)
         signature = node.signature
+        shown_plain = plain if shown is node.lines else [shown[index] for index, _ in numbered]
         keys = (
-            plain
+            shown_plain
             if signature is None
-            else in_chunks(self._deadline.check, lambda chunk: list(map(signature, chunk)), plain)
+            else in_chunks(self._deadline.check, lambda chunk: list(map(signature, chunk)), shown_plain)
         )
         counted: list[tuple[str, ...]] = []
         counted_priors: list[float] = []
-        row_priors = _row_priors(plain) if kind in TABLES else [1.0] * len(plain)
+        row_priors = _row_priors(shown_plain) if kind in TABLES else [1.0] * len(plain)
         offered: dict[int, list[tuple[int, str, tuple[str, ...], float]]] = {}
         """Line index -> its pieces offered as units: (piece number, piece, facts, bonus)."""
         fillers_end = len(plain) - _TAIL_LINES
