@@ -2137,3 +2137,41 @@ def test_a_terminal_shows_a_line_rewritten_by_carriage_returns_as_last_written()
         'plain\r',
         'FAILED t.py',
     ]
+
+
+def _ansible() -> tuple[str, str, list[str]]:
+    """`ansible-playbook` over 6 hosts: 14 tasks that went well, one that failed on a host, and the recap."""
+    hosts = [f'web-{n}' for n in range(6)]
+    lines = ['', 'PLAY [webservers] **************************************************************', '']
+    failing = 'TASK [Run database migrations] *************************************************'
+    fatal = (
+        'fatal: [web-3]: FAILED! => {"changed": true, "cmd": ["./manage.py", "migrate", "--noinput"], "rc": 1, '
+        '"stderr": "django.db.utils.OperationalError: could not connect to server: Connection refused"}'
+    )
+    for task in range(15):
+        header = failing if task == 9 else f'TASK [Configure service step {task}] '.ljust(80, '*')
+        lines.append(header)
+        for host in hosts:
+            if task == 9 and host == 'web-3':
+                lines.append(fatal)
+            else:
+                outcome = 'changed' if (task + len(host)) % 3 == 0 else 'ok'
+                lines.append(f'{outcome}: [{host}] => (item=/etc/app/conf.d/step-{task}.conf)')
+        lines.append('')
+    lines.append('PLAY RECAP *********************************************************************')
+    recap = [
+        f'{host:<27}: ok={9 if host == "web-3" else 15}    changed={4 + n % 3}    unreachable=0    '
+        f'failed={1 if host == "web-3" else 0}    skipped=0    rescued=0    ignored=0'
+        for n, host in enumerate(hosts)
+    ]
+    return '\n'.join([*lines, *recap]), failing, [fatal, *recap]
+
+
+def test_an_ansible_run_keeps_the_failed_task_and_its_recap() -> None:
+    """What a reader of a playbook run needs: which task failed on which host and why (under its `TASK [...]` header),
+    and each host's line of the recap; the `ok:`/`changed:` lines of tasks that went well give way."""
+    text, failing, needed = _ansible()
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert [line for line in needed if line not in kept] == []
+    assert next(line for line in kept[kept.index(needed[0]) :: -1] if line.startswith('TASK [')) == failing

@@ -684,6 +684,27 @@ _CARETS = re.compile(r'[ \t]*[~^]+[ \t]*\r?$')
 """A line of Python's position markers under a traceback's source line (3.11 on): `^^^^^^`, `~~~~^^^^^`."""
 
 
+def _tasks(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """In an Ansible run, the header of the task each line is under (`TASK [Read release file] ****`), up to the next.
+
+    A task's results and errors are written at the left edge below its header, and say nothing of which task failed.
+    """
+    result: list[tuple[int, ...]] = []
+    task: int | None = None
+    for index, line in enumerate(lines):
+        if line[:1] in 'PTR' and _PLAY_HEADER.match(line):
+            task = index if line.startswith(('TASK', 'RUNNING HANDLER')) else None
+            result.append(())
+        else:
+            result.append(() if task is None or not line.strip() else (task,))
+    return result
+
+
+_PLAY_HEADER = re.compile(r'(?:PLAY|TASK|RUNNING HANDLER|PLAY RECAP)(?: \[[^\n]*\])? \*{3,}\r?$')
+"""A header of Ansible's output: a play's (`PLAY [web] ****`), a task's or a handler's (`TASK [Install nginx] ****`),
+the recap's (`PLAY RECAP ****`)."""
+
+
 def _sections(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
     """In command output, the header of the section a line is in, where its indentation does not say so.
 
@@ -959,7 +980,7 @@ _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[in
     ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys, _documents),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _joined(_tables, _banners, _sections, _above_trouble, _outcomes, _diagnostics),
+    ContentKind.SHELL: _joined(_tables, _banners, _sections, _tasks, _above_trouble, _outcomes, _diagnostics),
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and

@@ -68,6 +68,7 @@ VERDICT_LINE = (
     r'|test result: (?:ok|FAILED)\. |error: (?:could not compile `|aborting due to )|Successfully installed '
     r'|Plan: \d+ to add, |(?:Apply|Destroy) complete! Resources: |No changes\. (?:Your i|I)nfrastructure '
     r'|[ \t]*Finished `?\w+`? (?:profile \[|target\(s\) in )|ERROR SUMMARY: \d+ errors? from |SUMMARY: \w+Sanitizer: '
+    r'|\S+ +: ok=\d+ +changed=\d+ +unreachable=\d+ +failed=\d+'
 )
 """The start of a run's verdict line, per tool (a pattern's text, to match at a line start): pytest's
 `=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
@@ -80,7 +81,8 @@ warnings)`, Terraform's `Plan: 1 to add, 0 to change, 0 to destroy.`, `Apply com
 complete! ...` and `No changes. Your infrastructure matches the configuration.`, cargo's `    Finished `dev` profile
 [unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`), Valgrind's
 `ERROR SUMMARY: 24 errors from 5 contexts` (its gutter `==17438== ` read past, see `lines.SOURCE_PREFIX`), and a
-sanitizer's `SUMMARY: AddressSanitizer: heap-buffer-overflow a.c:7 in main`. What ranks it, tells command output and
+sanitizer's `SUMMARY: AddressSanitizer: heap-buffer-overflow a.c:7 in main`, and each host's line of an Ansible
+run's recap (`web-1 : ok=12 changed=3 unreachable=0 failed=1 ...`). What ranks it, tells command output and
 places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
@@ -150,7 +152,7 @@ _RULES = (
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|npm error |make(?:\[\d+\])?: \*\*\*'
             rf'|{TSC_ERROR}|{_ESLINT_AT}error +\S|(?:│ )?Error: '
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at '
-            rf'|{MEMORY_ERROR}|{SIGNALLED}|Fatal Python error: )',
+            rf'|{MEMORY_ERROR}|{SIGNALLED}|Fatal Python error: |(?:fatal|failed): \[[^\]\n]*\]|\[ERROR\]: |ERROR! )',
             re.MULTILINE,
         ),
         MUST,
@@ -166,7 +168,7 @@ _RULES = (
         re.compile(
             r'^(?:\$ |Traceback \(most recent call last\)|rootdir: |[\w./-]+\.\w+:\d+: [A-Z][\w.]*$|[ \t]*--> \S+:\d+'
             rf'|[ \t]*[✕×✗✘] \S|[ \t]*> +\d+ \||[ \t]*❯ \S+:\d+:\d+|[ \t]*❯ .*\| \d+ failed\)|{TERRAFORM_CHANGE}'
-            r'|│ +on \S+ line \d+)',
+            r'|│ +on \S+ line \d+|Origin: \S+:\d+)',
             re.MULTILINE,
         ),
         HIGH,
@@ -187,7 +189,8 @@ _RULES = (
     ),
     (
         re.compile(
-            rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: |{LINT_LINE})',
+            rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: |{LINT_LINE}'
+            r'|\[WARNING\]: |\.\.\.ignoring\r?$)',
             re.MULTILINE,
         ),
         MID,
@@ -240,12 +243,14 @@ _PROGRESS = re.compile(
 `aws_s3_bucket.logs: Refreshing state... [id=logs]`, `Still creating... [10s elapsed]`, `Reading...`, `Read complete
 after 1s` and `terraform init`'s `- Installing hashicorp/aws v5.31.0...` (and `Finding`, `Installed`, `Reusing`)."""
 _PASSED_UNIT = re.compile(
-    r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. |[ \t]*PASS +\S|[ \t]*[✓✔√] \S)', re.MULTILINE
+    r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. |[ \t]*PASS +\S|[ \t]*[✓✔√] \S|(?:ok|changed|skipping): \[)',
+    re.MULTILINE,
 )
 """The verdict of one package, test binary, test file or test that passed: Go's `ok  \tpkg\t0.2s` (and
 `?   \tpkg\t[no test files]`, the `PASS` over it), `cargo test`'s `test result: ok. 12 passed; ...`, Jest's
-`PASS src/a.test.ts` and `  ✓ adds tax (3 ms)`, Mocha's `  ✔ adds tax`, Vitest's ` ✓ src/a.test.ts (6 tests) 3ms`.
-Noise beside a failure, the run's verdict without one."""
+`PASS src/a.test.ts` and `  ✓ adds tax (3 ms)`, Mocha's `  ✔ adds tax`, Vitest's ` ✓ src/a.test.ts (6 tests) 3ms`,
+an Ansible task's on a host (`ok: [web-1]`, `changed: [web-1] => (item=api)`, `skipping: [web-1]`). Noise beside a
+failure, the run's verdict without one."""
 PASSED_TEST = re.compile(r' \.\.\. (?:ok|skipped\b[^\n]*+|expected failure)\r?$', re.MULTILINE)
 """unittest's line for a test that passed or was skipped, verbose (`test_total (shop.tests.CartTests) ... ok`, Django's
 `Cart totals round half up ... ok`): noise beside a failure, as `_PASSED_UNIT`'s lines are."""
