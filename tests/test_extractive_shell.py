@@ -2164,14 +2164,49 @@ def _ansible() -> tuple[str, str, list[str]]:
         f'failed={1 if host == "web-3" else 0}    skipped=0    rescued=0    ignored=0'
         for n, host in enumerate(hosts)
     ]
-    return '\n'.join([*lines, *recap]), failing, [fatal, *recap]
+    return '\n'.join([*lines, *recap]), failing, [fatal, recap[3]]  # web-3's: the host that failed
 
 
 def test_an_ansible_run_keeps_the_failed_task_and_its_recap() -> None:
     """What a reader of a playbook run needs: which task failed on which host and why (under its `TASK [...]` header),
-    and each host's line of the recap; the `ok:`/`changed:` lines of tasks that went well give way."""
+    and the failed host's line of the recap; the `ok:`/`changed:` lines of tasks that went well give way."""
     text, failing, needed = _ansible()
     assert detect_kind(text) is ContentKind.SHELL
     kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
     assert [line for line in needed if line not in kept] == []
     assert next(line for line in kept[kept.index(needed[0]) :: -1] if line.startswith('TASK [')) == failing
+
+
+def test_a_pty_doubled_line_end_is_no_rewrite() -> None:
+    """`docker exec -t` and `ssh -t` end a CRLF program's lines with `\\r\\r\\n`: each line is still what it says."""
+    lines = [f't.py::test_{n} PASSED' for n in range(300)]
+    lines.insert(150, 't.py::test_bad FAILED')
+    lines += ['E   AssertionError: assert 3 == 4', '=== 1 failed, 300 passed in 2.1s ===']
+    text = '\r\r\n'.join(lines)
+    kept = summary_lines(text, budget_tokens=200)
+    assert 't.py::test_bad FAILED\r\r' in kept
+    assert 'E   AssertionError: assert 3 == 4\r\r' in kept
+    assert shown(['a\r\r', 'a\rb\r\r']) == ['a\r\r', 'b\r\r']
+
+
+def test_an_ansible_run_of_many_hosts_keeps_its_failure_over_the_hosts_that_went_well() -> None:
+    """Forty hosts' lines of the recap are the verdict of a run that went well; beside a failed task, the lines of the
+    hosts where nothing failed give way to it."""
+    hosts = [f'web-{n}' for n in range(40)]
+    lines = ['PLAY [web] ****', '']
+    for task in range(10):
+        lines += [f'TASK [install {task}] ****', *[f'changed: [{host}] => (item=pkg{task})' for host in hosts], '']
+    failing = 'TASK [nginx : Validate config] ****'
+    fatal = 'fatal: [web-39]: FAILED! => {"msg": "nginx: [emerg] unknown directive in app.conf:14", "rc": 1}'
+    lines += [failing, *[f'ok: [{host}]' for host in hosts[:-1]], fatal, '', 'PLAY RECAP ****']
+    recap = [f'{host:<12}: ok=11 changed=10 unreachable=0 failed={int(host == "web-39")} skipped=0' for host in hosts]
+    text = '\n'.join([*lines, *recap])
+    kept = summary_lines(text, budget_tokens=600)
+    assert fatal in kept
+    assert failing in kept
+    assert recap[-1] in kept
+    assert sum('failed=0' in line for line in kept) < 10
+
+
+def test_a_play_in_words_is_no_playbook_run() -> None:
+    assert detect_kind('Turn 1\nPLAY [Knight] from hand\nTurn 2\nPLAY [Shield] from hand') is not ContentKind.SHELL

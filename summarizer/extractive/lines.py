@@ -66,7 +66,8 @@ def shown(lines: Sequence[str]) -> list[str]:
 def _shown(line: str) -> str:
     if '\x1b' in line:
         line = ESCAPES.sub('', line)
-    last = line.rfind('\r', 0, len(line) - 1)  # a line's own `\r` (a CRLF text's) ends it: it rewrites nothing
+    # a line's own `\r` (a CRLF text's, `\r\r` from a pty) ends it: it rewrites nothing
+    last = line.rstrip('\r').rfind('\r')
     return line[last + 1 :] if last >= 0 else line
 
 

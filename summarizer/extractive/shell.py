@@ -243,14 +243,16 @@ _PROGRESS = re.compile(
 `aws_s3_bucket.logs: Refreshing state... [id=logs]`, `Still creating... [10s elapsed]`, `Reading...`, `Read complete
 after 1s` and `terraform init`'s `- Installing hashicorp/aws v5.31.0...` (and `Finding`, `Installed`, `Reusing`)."""
 _PASSED_UNIT = re.compile(
-    r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. |[ \t]*PASS +\S|[ \t]*[✓✔√] \S|(?:ok|changed|skipping): \[)',
+    r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. |[ \t]*PASS +\S|[ \t]*[✓✔√] \S|(?:ok|changed|skipping): \['
+    r'|\S+ +: ok=\d+ +changed=\d+ +unreachable=0 +failed=0 )',
     re.MULTILINE,
 )
 """The verdict of one package, test binary, test file or test that passed: Go's `ok  \tpkg\t0.2s` (and
 `?   \tpkg\t[no test files]`, the `PASS` over it), `cargo test`'s `test result: ok. 12 passed; ...`, Jest's
 `PASS src/a.test.ts` and `  ✓ adds tax (3 ms)`, Mocha's `  ✔ adds tax`, Vitest's ` ✓ src/a.test.ts (6 tests) 3ms`,
-an Ansible task's on a host (`ok: [web-1]`, `changed: [web-1] => (item=api)`, `skipping: [web-1]`). Noise beside a
-failure, the run's verdict without one."""
+an Ansible task's on a host (`ok: [web-1]`, `changed: [web-1] => (item=api)`, `skipping: [web-1]`) and the recap's
+line of a host where nothing failed (`web-1 : ok=12 changed=3 unreachable=0 failed=0 ...`). Noise beside a failure,
+the run's verdict without one."""
 PASSED_TEST = re.compile(r' \.\.\. (?:ok|skipped\b[^\n]*+|expected failure)\r?$', re.MULTILINE)
 """unittest's line for a test that passed or was skipped, verbose (`test_total (shop.tests.CartTests) ... ok`, Django's
 `Cart totals round half up ... ok`): noise beside a failure, as `_PASSED_UNIT`'s lines are."""
