@@ -2210,3 +2210,53 @@ def test_an_ansible_run_of_many_hosts_keeps_its_failure_over_the_hosts_that_went
 
 def test_a_play_in_words_is_no_playbook_run() -> None:
     assert detect_kind('Turn 1\nPLAY [Knight] from hand\nTurn 2\nPLAY [Shield] from hand') is not ContentKind.SHELL
+
+
+def _mypy(*, columns: bool, modules: int = 4) -> tuple[str, dict[tuple[str, str], list[str]]]:
+    """`mypy --strict` of four modules: each rule a few times a file, in line order, then the count.
+
+    `columns`: as `--show-column-numbers` prints them (`shop/core.py:12:5: error: ...`), as a pre-commit hook may.
+    """
+    rules = {
+        'no-untyped-def': 'Function is missing a type annotation',
+        'no-untyped-call': 'Call to untyped function "{name}" in typed context',
+        'attr-defined': '"Cache" has no attribute "{name}"',
+        'type-arg': 'Missing type arguments for generic type "{name}"',
+        'arg-type': 'Argument 1 to "{name}" has incompatible type "str"; expected "int"',
+    }
+    findings: dict[tuple[str, str], list[str]] = {}
+    lines: list[str] = []
+    for module in ('core', 'fanout', 'recipes', 'persistent', 'api', 'cli', 'models', 'views', 'tasks', 'utils')[
+        :modules
+    ]:
+        for row in range(40):
+            code = list(rules)[row * 7 % len(rules)]
+            message = rules[code].format(name=f'{module}_{code.replace("-", "_")}_{row}')
+            place = f'shop/{module}.py:{12 + row * 9}:{row % 7 + 1}' if columns else f'shop/{module}.py:{12 + row * 9}'
+            line = f'{place}: error: {message}  [{code}]'
+            findings.setdefault((module, code), []).append(line)
+            lines.append(line)
+    lines.append(f'Found {len(lines)} errors in {modules} files (checked 12 source files)')
+    return '\n'.join(lines), findings
+
+
+def test_a_type_checkers_findings_are_each_rule_once_a_file_and_the_count() -> None:
+    """160 findings of 5 rules in 4 files: each rule's first finding in each file, and the count under them. A finding
+    names its own place, so the one above it does not come with it."""
+    text, findings = _mypy(columns=True)
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 6)
+    assert kept[-1] == text.split('\n')[-1]
+    assert [first for first, *_ in findings.values() if first not in kept] == []
+    assert len(kept) <= 2 * len(findings) + 1
+
+
+def test_a_type_checkers_listing_keeps_its_count() -> None:
+    """mypy without columns reads as a listing (a finding a line, by file): each file's first finding, and the count
+    under them, which no kept finding says."""
+    text, findings = _mypy(columns=False, modules=10)
+    assert detect_kind(text) is ContentKind.LISTING
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 16)
+    assert kept[-1] == text.split('\n')[-1]
+    firsts = {module: lines[0] for (module, _), lines in reversed(findings.items())}
+    assert [first for first in firsts.values() if first not in kept] == []

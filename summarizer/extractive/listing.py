@@ -15,10 +15,14 @@ from __future__ import annotations
 import re
 
 from .lines import MID, MUST, NOISE, Joined
+from .shell import VERDICT_LINE
 
 GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE)
 """A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
 A number has 12 digits at most: no file is longer, and Python reads no `int` of over 4300 digits."""
+_VERDICT = re.compile(rf'^(?:{VERDICT_LINE})', re.MULTILINE)
+"""A checker's verdict under its findings, a line each (mypy's `Found 447 errors in 5 files (checked 7 source files)`):
+how many there were, which the findings a summary keeps do not say."""
 _GROUP_SEPARATOR = re.compile(r'^--\r?$', re.MULTILINE)
 """The line `grep -A`/`-B`/`-C` prints between two groups of lines."""
 
@@ -41,4 +45,6 @@ def line_bonuses(lines: Joined) -> list[float]:
         result[named] = max(result[named], 0.0) + MUST  # a file named by a blank line of context is named still
     for line in lines.matching(_GROUP_SEPARATOR):
         result[line] = NOISE
+    for line in lines.matching(_VERDICT):
+        result[line] = max(result[line], MUST)
     return result

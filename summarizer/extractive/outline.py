@@ -58,6 +58,7 @@ from .lines import ALARM, Joined
 from .listing import GREP_LINE
 from .notable import csv_cells
 from .shell import (
+    CHECKED,
     ESLINT_PROBLEM,
     PASSED_TEST,
     PYTEST_NODE,
@@ -101,7 +102,7 @@ _NAMES_ITSELF = re.compile(
     rf'|{TEST_HEADER}|{VERDICT_LINE}|Tests?: |Test Suites: |test \S+ \.\.\. '
     r'|(?:error|warning)(?:\[\w+\])?: |[ \t]+[\w.-]+\.go:\d+: |[ \t]+FAIL +\S|[ \t]*[●✕×❯] '
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}|(?:│ )?(?:Error|Warning): |.*# forces replacement\r?$'
-    r'|make(?:\[\d+\])?: \*\*\* '
+    rf'|make(?:\[\d+\])?: \*\*\* |{CHECKED}'
 )
 """A line that says which test, package or run it is about, or where it happened: it needs no line above to place
 it. A test runner's (`FAIL: test_x`, pytest's `ERROR t.py::test_x`, `ERROR t.py - ImportError` (not pip's `ERROR:
@@ -111,8 +112,8 @@ src/a.test.ts > test`), a Go test's message (`    send_test.go:74: got 3, want 2
 (`src/a.ts(12,5): error TS2322: ...`), and rustc's `error[E0308]: ...` and `warning: ...`, whose location is the `--> src/a.rs:118:24` under it (placed by it,
 indented) and the line above it the last one's; so Terraform's `Error: ...`. Or a line its indentation places: an
 ESLint problem (`  12:5  error  ...`, under its file), a Terraform resource's attribute that `# forces replacement`
-(in its resource), a plan's `  # aws_db_instance.main will be destroyed` (above it ends the resource before). And
-make's `make: *** [Makefile:5: f13.o] Error 1`, which names the target that failed: above it ends the compiler's
+(in its resource), a plan's `  # aws_db_instance.main will be destroyed` (above it ends the resource before), a type
+checker's finding with its place and its rule (mypy's `cart.py:12: error: ...  [arg-type]`). And make's `make: *** [Makefile:5: f13.o] Error 1`, which names the target that failed: above it ends the compiler's
 last diagnostic, often a warning with its snippet, whose lines cost the verdict its place."""
 _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 """What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""

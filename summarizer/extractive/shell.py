@@ -331,6 +331,11 @@ _MARKS = re.compile(r'[\^~-]+')
 _CC_ERROR = re.compile(rf'{_CC_AT}(?:fatal )?error: ')
 _SUB_DIAGNOSTIC = re.compile(rf'(?:help|note): |{_CC_AT}note: ')
 """A diagnostic's `help:` or `note:` at the left edge, under its header (rustc), or gcc's `m.c:3:9: note: ...`."""
+CHECKED = r'(?P<path>[\w./-]+\.\w+):\d+(?::\d+)?: (?P<level>error|warning|note): [^\n]*?  \[(?P<code>[\w-]+)\]\r?$'
+"""A type checker's finding with its rule's code last, as a pattern's text: mypy's `shop/cart.py:12: error: ...
+[no-untyped-call]` (with `--show-column-numbers`, `shop/cart.py:12:5: error: ...`). It names its own place."""
+_CHECKED = re.compile(CHECKED)
+_CHECKED_LINE = re.compile(f'^{CHECKED}', re.MULTILINE)
 _PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
 _SOURCE = re.compile(r'[ \t]*\d+ +\|(?: |\r?$)')
 _NUMBERED = re.compile(r'\d+ +[|+-](?: |\r?$)')
@@ -361,6 +366,11 @@ def signature(line: str) -> str:
     the first was a repeat of it. Only the numbers of its path are masked (the same rule at the same line of
     `module_3.py` and `module_4.py` is alike).
 
+    A type checker's finding a line with its rule's code last (mypy's `shop/cart.py:12: error: Call to untyped function
+    "_write" in typed context  [no-untyped-call]`) is read as its file, its level and its code: 447 findings of 9 rules
+    in 5 files are some 40 to a reader, each once with its first place and a count of the others (a finding a turn
+    quotes more of is still kept).
+
     pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
     differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
@@ -368,6 +378,9 @@ def signature(line: str) -> str:
     what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
     (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
+    finding = _CHECKED.match(line)
+    if finding is not None:  # one rule's findings in a file are alike, whatever they name
+        return f'{log.signature(finding["path"])}: {finding["level"]}: [{finding["code"]}]'
     if _PLACE.match(line):  # its path's numbers masked, not its line's: another module's same line is alike
         place = line.strip()
         at = _LINE_AT.search(place)
@@ -448,7 +461,22 @@ def line_bonuses(lines: Joined) -> list[float]:
     _tsc_table(lines, result)
     _passing(lines, result)
     _tests_alike(lines, result)
+    _findings_alike(lines, result)
     return result
+
+
+def _findings_alike(lines: Joined, result: list[float]) -> None:
+    """Lower the bonus of a type checker's finding alike one above (its file and rule: see `signature`) below `HIGH`.
+
+    It folds into the marker under the first, as `_tests_alike`'s lines do: each rule's first finding in a file keeps
+    its room, and the verdict under them (`Found 447 errors in 5 files`) says how many there were.
+    """
+    seen: set[str] = set()
+    for index in lines.matching(_CHECKED_LINE):
+        key = signature(lines.lines[index])
+        if key in seen:
+            result[index] = min(result[index], MID)
+        seen.add(key)
 
 
 def _tests_alike(lines: Joined, result: list[float]) -> None:
