@@ -226,7 +226,7 @@ def test_an_ok_a_command_prints_is_no_verdict() -> None:
 
     run = '\n'.join(
         [
-            *[f'test_case_{n} (tests.test_cache.CacheTest) ... ok' for n in range(60)],
+            *[f'test_case_{n} (tests.test_cache.CacheTest) ... ok' for n in range(200)],
             '-' * 70,
             'Ran 60 tests in 0.031s',
             '',
@@ -254,7 +254,7 @@ def test_go_jest_and_unittest_failures_are_kept_with_their_verdicts() -> None:
     `Tests:` and `FAIL file`, unittest's `FAIL: test_x`; each named by the line itself, not the one above."""
     go = '\n'.join(
         [
-            *[f'=== RUN   TestCart{n}\n--- PASS: TestCart{n} (0.00s)' for n in range(60)],
+            *[f'=== RUN   TestCart{n}\n--- PASS: TestCart{n} (0.00s)' for n in range(200)],
             '=== RUN   TestRefundRounding',
             '    refund_test.go:41: got 6.67, want 6.66',
             '--- FAIL: TestRefundRounding (0.00s)',
@@ -265,7 +265,7 @@ def test_go_jest_and_unittest_failures_are_kept_with_their_verdicts() -> None:
     )
     jest = '\n'.join(
         [
-            *[f'PASS src/cart{n}.test.ts' for n in range(60)],
+            *[f'PASS src/cart{n}.test.ts' for n in range(200)],
             'FAIL src/refund.test.ts',
             '  ● refund › rounds to cents',
             '    expect(received).toBe(expected) // Object.is equality',
@@ -1172,7 +1172,7 @@ def test_a_plans_attribute_is_placed_by_its_resource_and_an_eslint_problem_by_it
 def test_unittests_passing_lines_give_way_to_its_failure() -> None:
     """`python -m unittest -v` / Django's runner: a line a passing test, then the failure's block. Beside a failure
     the passing tests' lines weigh nothing, so the budget goes to what failed and why."""
-    passing = [f'test_total_{n} (shop.tests.CartTests.test_total_{n}) ... ok' for n in range(60)]
+    passing = [f'test_total_{n} (shop.tests.CartTests.test_total_{n}) ... ok' for n in range(200)]
     text = '\n'.join(
         [
             *passing[:30],
@@ -2260,3 +2260,37 @@ def test_a_type_checkers_listing_keeps_its_count() -> None:
     assert kept[-1] == text.split('\n')[-1]
     firsts = {module: lines[0] for (module, _), lines in reversed(findings.items())}
     assert [first for first in firsts.values() if first not in kept] == []
+
+
+def test_a_pre_commit_run_keeps_which_hooks_failed_and_their_verdicts() -> None:
+    """`pre-commit run --all-files`: each failed hook's line and each tool's verdict under it, a finding under its own
+    hook; the hooks that passed give way."""
+    ruff = [f'src/shop/mod_{n}.py:{n + 3}:1: F401 [*] `os` imported but unused' for n in range(200)]
+    mypy = [
+        f'src/shop/mod_{n}.py:{n + 7}: error: Function is missing a type annotation  [no-untyped-def]'
+        for n in range(60)
+    ]
+    hooks = {
+        'ruff': 'ruff.....................................................................Failed',
+        'format': 'ruff format..............................................................Passed',
+        'mypy': 'mypy.....................................................................Failed',
+        'yaml': 'check yaml...............................................................Passed',
+        'print': 'no print statements......................................................Failed',
+    }
+    verdicts = ['Found 200 errors.', 'Found 200 errors in 200 files (checked 204 source files)']
+    text = '\n'.join(
+        [
+            hooks['ruff'], '- hook id: ruff', '- exit code: 1', '', *ruff, verdicts[0], '[*] 200 fixable with the `--fix` option.', '',
+            hooks['format'],
+            hooks['mypy'], '- hook id: mypy', '- exit code: 1', '', *mypy, verdicts[1], '',
+            hooks['yaml'],
+            hooks['print'], '- hook id: no-print', '- exit code: 1', '', 'src/shop/cli.py:12:    print(order)', '',
+        ]
+    )  # fmt: skip
+    assert detect_kind(text) is ContentKind.SHELL
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 20)
+    needed = [hooks['ruff'], hooks['mypy'], hooks['print'], *verdicts]
+    assert [line for line in needed if line not in kept] == []
+    for index, line in enumerate(kept):
+        if ': error: ' in line:
+            assert next(above for above in kept[index::-1] if above.endswith(('Failed', 'Passed'))) == hooks['mypy']

@@ -19,6 +19,7 @@ from .lines import ESCAPES, source_prefixes
 from .prose import FENCE, TREE_NODE, TREE_SHARE
 from .shell import (
     ESLINT_PROBLEM,
+    HOOK,
     LINT_FINDING,
     LINT_LINE,
     MEMORY_ERROR,
@@ -108,7 +109,8 @@ _SHELL_MARK = re.compile(
     rf'|{TSC_ERROR}|{ESLINT_PROBLEM}|{TERRAFORM_CHANGE}\n{TERRAFORM_BLOCK}|│ Error: |[^\s:]+: Refreshing state\.\.\.'
     r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized)'
     rf'|{LINT_FINDING}|{LINT_LINE}|{MEMORY_ERROR}|{SIGNALLED}|#\d+ +0x[\da-f]+ in \S+ \(|Memcheck, a memory error detector'
-    r'|Fatal Python error: |(?:PLAY|TASK) \[[^\n]*\] \*{3}|PLAY RECAP \*)',
+    r'|Fatal Python error: |(?:PLAY|TASK) \[[^\n]*\] \*{3}|PLAY RECAP \*'
+    rf'|{HOOK})',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -60,6 +60,7 @@ from .notable import csv_cells
 from .shell import (
     CHECKED,
     ESLINT_PROBLEM,
+    HOOK,
     PASSED_TEST,
     PYTEST_NODE,
     TERRAFORM_BLOCK,
@@ -686,9 +687,10 @@ _CARETS = re.compile(r'[ \t]*[~^]+[ \t]*\r?$')
 
 
 def _tasks(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
-    """In an Ansible run, the header of the task each line is under (`TASK [Read release file] ****`), up to the next.
+    """The header of the task each line is under, up to the next header.
 
-    A task's results and errors are written at the left edge below its header, and say nothing of which task failed.
+    An Ansible task's (`TASK [Read release file] ****`), a pre-commit hook's (`mypy..........Failed`): a task's results
+    and errors are written at the left edge below its header, and say nothing of which task failed.
     """
     result: list[tuple[int, ...]] = []
     task: int | None = None
@@ -696,11 +698,17 @@ def _tasks(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]
         if line[:1] in 'PTR' and _PLAY_HEADER.match(line):
             task = index if line.startswith(('TASK', 'RUNNING HANDLER')) else None
             result.append(())
+        elif line.endswith(_HOOK_ENDS) and _HOOK.match(line):
+            task = index
+            result.append(())
         else:
             result.append(() if task is None or not line.strip() else (task,))
     return result
 
 
+_HOOK = re.compile(HOOK)
+_HOOK_ENDS = ('Failed', 'Passed', 'Skipped', 'Failed\r', 'Passed\r', 'Skipped\r')
+"""How a pre-commit hook's line ends: most lines are told none by one look at their end."""
 _PLAY_HEADER = re.compile(r'(?:PLAY|TASK|RUNNING HANDLER|PLAY RECAP)(?: \[[^\n]*\])? \*{3,}\r?$')
 """A header of Ansible's output: a play's (`PLAY [web] ****`), a task's or a handler's (`TASK [Install nginx] ****`),
 the recap's (`PLAY RECAP ****`)."""

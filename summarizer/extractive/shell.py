@@ -60,6 +60,8 @@ from .lines import ALARM, HIGH, LOW, MID, MUST, NOISE, Joined
 
 VERDICT = 2 * MUST
 """The verdict first: whether the run passed, before which tests failed and why."""
+_HOOK_NAME = r'(?:[^.\n]|\.(?!\.\.\.))*+\.{4,}+(?:\([^)\n]*\))?'
+"""A pre-commit hook's name and the dots after it, possessive: a line of 40 KB of dots is read once, not from each."""
 VERDICT_LINE = (
     r'=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
     r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|FAIL\t\S+\t\d+(?:\.\d+)?s'
@@ -69,6 +71,7 @@ VERDICT_LINE = (
     r'|Plan: \d+ to add, |(?:Apply|Destroy) complete! Resources: |No changes\. (?:Your i|I)nfrastructure '
     r'|[ \t]*Finished `?\w+`? (?:profile \[|target\(s\) in )|ERROR SUMMARY: \d+ errors? from |SUMMARY: \w+Sanitizer: '
     r'|\S+ +: ok=\d+ +changed=\d+ +unreachable=\d+ +failed=\d+'
+    rf'|{_HOOK_NAME}Failed\r?$'
 )
 """The start of a run's verdict line, per tool (a pattern's text, to match at a line start): pytest's
 `=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
@@ -82,7 +85,8 @@ complete! ...` and `No changes. Your infrastructure matches the configuration.`,
 [unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`), Valgrind's
 `ERROR SUMMARY: 24 errors from 5 contexts` (its gutter `==17438== ` read past, see `lines.SOURCE_PREFIX`), and a
 sanitizer's `SUMMARY: AddressSanitizer: heap-buffer-overflow a.c:7 in main`, and each host's line of an Ansible
-run's recap (`web-1 : ok=12 changed=3 unreachable=0 failed=1 ...`). What ranks it, tells command output and
+run's recap (`web-1 : ok=12 changed=3 unreachable=0 failed=1 ...`), a pre-commit hook's that failed
+(`mypy.............Failed`). What ranks it, tells command output and
 places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
@@ -134,6 +138,10 @@ MEMORY_ERROR = (
 move depends on uninitialised value(s)`, `77 bytes in 7 blocks are definitely lost in loss record 1 of 1`, its gutter
 `==17438== ` read past) or a sanitizer's (`==19501==ERROR: AddressSanitizer: heap-buffer-overflow on address ...`). The
 stack under it says where."""
+HOOK = rf'{_HOOK_NAME}(?:Failed|Passed|Skipped)\r?$'
+"""A pre-commit hook's line saying how it went, as a pattern's text: `ruff.......Failed`, `check yaml......Passed`,
+`mypy.......(no files to check)Skipped`. The tool's output under a failed one is its own."""
+HOOK_WENT_WELL = rf'{_HOOK_NAME}(?:Passed|Skipped)\r?$'
 SIGNALLED = r'(?:Program|Thread \d+ "[^"\n]*") (?:received|terminated with) signal SIG'
 """gdb's line saying the program stopped on a signal, as a pattern's text: `Program received signal SIGSEGV, Segmentation
 fault.`, in a program of several threads `Thread 8 "worker-7" received signal SIGSEGV`."""
@@ -244,14 +252,15 @@ _PROGRESS = re.compile(
 after 1s` and `terraform init`'s `- Installing hashicorp/aws v5.31.0...` (and `Finding`, `Installed`, `Reusing`)."""
 _PASSED_UNIT = re.compile(
     r'^(?:(?:ok|\?) +\t\S+\t|PASS\r?$|test result: ok\. |[ \t]*PASS +\S|[ \t]*[✓✔√] \S|(?:ok|changed|skipping): \['
-    r'|\S+ +: ok=\d+ +changed=\d+ +unreachable=0 +failed=0 )',
+    rf'|\S+ +: ok=\d+ +changed=\d+ +unreachable=0 +failed=0 |{HOOK_WENT_WELL})',
     re.MULTILINE,
 )
 """The verdict of one package, test binary, test file or test that passed: Go's `ok  \tpkg\t0.2s` (and
 `?   \tpkg\t[no test files]`, the `PASS` over it), `cargo test`'s `test result: ok. 12 passed; ...`, Jest's
 `PASS src/a.test.ts` and `  ✓ adds tax (3 ms)`, Mocha's `  ✔ adds tax`, Vitest's ` ✓ src/a.test.ts (6 tests) 3ms`,
 an Ansible task's on a host (`ok: [web-1]`, `changed: [web-1] => (item=api)`, `skipping: [web-1]`) and the recap's
-line of a host where nothing failed (`web-1 : ok=12 changed=3 unreachable=0 failed=0 ...`). Noise beside a failure,
+line of a host where nothing failed (`web-1 : ok=12 changed=3 unreachable=0 failed=0 ...`), a pre-commit hook's that
+passed or had nothing to check (`check yaml......Passed`, `mypy....(no files to check)Skipped`). Noise beside a failure,
 the run's verdict without one."""
 PASSED_TEST = re.compile(r' \.\.\. (?:ok|skipped\b[^\n]*+|expected failure)\r?$', re.MULTILINE)
 """unittest's line for a test that passed or was skipped, verbose (`test_total (shop.tests.CartTests) ... ok`, Django's
