@@ -2294,3 +2294,34 @@ def test_a_pre_commit_run_keeps_which_hooks_failed_and_their_verdicts() -> None:
     for index, line in enumerate(kept):
         if ': error: ' in line:
             assert next(above for above in kept[index::-1] if above.endswith(('Failed', 'Passed'))) == hooks['mypy']
+
+
+def test_a_type_checkers_findings_of_one_rule_each_say_their_own() -> None:
+    """Three `[arg-type]` findings in one file name three functions and types: with room for them, none is folded."""
+    text = '\n'.join(  # noqa: FLY002
+        [
+            '$ mypy --show-column-numbers app.py',
+            'app.py:12:9: error: Argument 1 to "charge" has incompatible type "str"; expected "int"  [arg-type]',
+            'app.py:40:9: error: Argument 2 to "refund" has incompatible type "None"; expected "Decimal"  [arg-type]',
+            'app.py:77:5: error: Argument 1 to "ship" has incompatible type "Order"; expected "Address"  [arg-type]',
+            'Found 3 errors in 1 file (checked 1 source file)',
+        ]
+    )
+    assert summarize(text, budget_tokens=500) == text
+
+
+def test_a_checklist_in_words_is_no_pre_commit_run() -> None:
+    """Leader dots and a status close a checklist's lines too: without pre-commit's `- hook id:`, no hook ran."""
+    text = '\n'.join(  # noqa: FLY002
+        [
+            'QA sign-off for release 4.2, run on staging by the release team on Friday.',
+            '',
+            'Login.....................................................Passed',
+            'Signup....................................................Passed',
+            'Checkout..................................................Failed',
+            'Invoices..................................................Passed',
+            '',
+            'Checkout fails on the last step with a 502 from the payment gateway; we ship 4.2 without it.',
+        ]
+    )
+    assert detect_kind(text) is not ContentKind.SHELL

@@ -19,7 +19,6 @@ from .lines import ESCAPES, source_prefixes
 from .prose import FENCE, TREE_NODE, TREE_SHARE
 from .shell import (
     ESLINT_PROBLEM,
-    HOOK,
     LINT_FINDING,
     LINT_LINE,
     MEMORY_ERROR,
@@ -110,7 +109,7 @@ _SHELL_MARK = re.compile(
     r'|Terraform (?:will perform the following|used the selected providers|has been successfully initialized)'
     rf'|{LINT_FINDING}|{LINT_LINE}|{MEMORY_ERROR}|{SIGNALLED}|#\d+ +0x[\da-f]+ in \S+ \(|Memcheck, a memory error detector'
     r'|Fatal Python error: |(?:PLAY|TASK) \[[^\n]*\] \*{3}|PLAY RECAP \*'
-    rf'|{HOOK})',
+    r'|- hook id: \S)',
     _M,
 )
 _CODE_LINE = re.compile(

@@ -20,7 +20,8 @@ from .shell import VERDICT_LINE
 GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE)
 """A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
 A number has 12 digits at most: no file is longer, and Python reads no `int` of over 4300 digits."""
-_VERDICT = re.compile(rf'^(?:{VERDICT_LINE})', re.MULTILINE)
+_VERDICT = re.compile(VERDICT_LINE)
+_VERDICT_LINES = 3
 """A checker's verdict under its findings, a line each (mypy's `Found 447 errors in 5 files (checked 7 source files)`):
 how many there were, which the findings a summary keeps do not say."""
 _GROUP_SEPARATOR = re.compile(r'^--\r?$', re.MULTILINE)
@@ -45,6 +46,7 @@ def line_bonuses(lines: Joined) -> list[float]:
         result[named] = max(result[named], 0.0) + MUST  # a file named by a blank line of context is named still
     for line in lines.matching(_GROUP_SEPARATOR):
         result[line] = NOISE
-    for line in lines.matching(_VERDICT):
-        result[line] = max(result[line], MUST)
+    for line in range(max(len(lines) - _VERDICT_LINES, 0), len(lines)):  # a verdict ends the report: its last lines
+        if _VERDICT.match(lines.lines[line]):
+            result[line] = max(result[line], MUST)
     return result

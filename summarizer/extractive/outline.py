@@ -60,7 +60,8 @@ from .notable import csv_cells
 from .shell import (
     CHECKED,
     ESLINT_PROBLEM,
-    HOOK,
+    HOOK_FAILED,
+    HOOK_WENT_WELL,
     PASSED_TEST,
     PYTEST_NODE,
     TERRAFORM_BLOCK,
@@ -114,8 +115,9 @@ src/a.test.ts > test`), a Go test's message (`    send_test.go:74: got 3, want 2
 indented) and the line above it the last one's; so Terraform's `Error: ...`. Or a line its indentation places: an
 ESLint problem (`  12:5  error  ...`, under its file), a Terraform resource's attribute that `# forces replacement`
 (in its resource), a plan's `  # aws_db_instance.main will be destroyed` (above it ends the resource before), a type
-checker's finding with its place and its rule (mypy's `cart.py:12: error: ...  [arg-type]`). And make's `make: *** [Makefile:5: f13.o] Error 1`, which names the target that failed: above it ends the compiler's
-last diagnostic, often a warning with its snippet, whose lines cost the verdict its place."""
+checker's finding with its place and its rule (mypy's `cart.py:12: error: ...  [arg-type]`). And make's `make: ***
+[Makefile:5: f13.o] Error 1`, which names the target that failed: above it ends the compiler's last diagnostic, often a
+warning with its snippet, whose lines cost the verdict its place."""
 _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 """What raised: pytest's `E   ` lines, an exception's name (`KeyError`, `PSQLException`), besides `lines.ALARM`'s words."""
 
@@ -670,7 +672,7 @@ def _above_trouble(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[in
         if _TEST_BANNER.match(line) or _RULE.match(line):
             previous = None
             continue
-        if line.startswith('> ') or _NAMES_ITSELF.match(line):
+        if line.startswith('> ') or _NAMES_ITSELF.match(line) or _hook(line):
             previous = index
             continue
         if previous is not None and _trouble(line) and not stamped(line):
@@ -698,7 +700,7 @@ def _tasks(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]
         if line[:1] in 'PTR' and _PLAY_HEADER.match(line):
             task = index if line.startswith(('TASK', 'RUNNING HANDLER')) else None
             result.append(())
-        elif line.endswith(_HOOK_ENDS) and _HOOK.match(line):
+        elif _hook(line):
             task = index
             result.append(())
         else:
@@ -706,7 +708,11 @@ def _tasks(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]
     return result
 
 
-_HOOK = re.compile(HOOK)
+def _hook(line: str) -> bool:
+    """Whether `line` is a pre-commit hook's saying how it went (`mypy.......Failed`)."""
+    return line.endswith(_HOOK_ENDS) and (HOOK_FAILED.search(line) or HOOK_WENT_WELL.search(line)) is not None
+
+
 _HOOK_ENDS = ('Failed', 'Passed', 'Skipped', 'Failed\r', 'Passed\r', 'Skipped\r')
 """How a pre-commit hook's line ends: most lines are told none by one look at their end."""
 _PLAY_HEADER = re.compile(r'(?:PLAY|TASK|RUNNING HANDLER|PLAY RECAP)(?: \[[^\n]*\])? \*{3,}\r?$')

@@ -60,8 +60,6 @@ from .lines import ALARM, HIGH, LOW, MID, MUST, NOISE, Joined
 
 VERDICT = 2 * MUST
 """The verdict first: whether the run passed, before which tests failed and why."""
-_HOOK_NAME = r'(?:[^.\n]|\.(?!\.\.\.))*+\.{4,}+(?:\([^)\n]*\))?'
-"""A pre-commit hook's name and the dots after it, possessive: a line of 40 KB of dots is read once, not from each."""
 VERDICT_LINE = (
     r'=+ .*\b(?:passed|failed|errors?|skipped|xfailed|no tests ran)\b'
     r'|Ran \d+ tests? in |FAILED \((?:failures|errors)=|FAIL\t\S+\t\d+(?:\.\d+)?s'
@@ -71,7 +69,6 @@ VERDICT_LINE = (
     r'|Plan: \d+ to add, |(?:Apply|Destroy) complete! Resources: |No changes\. (?:Your i|I)nfrastructure '
     r'|[ \t]*Finished `?\w+`? (?:profile \[|target\(s\) in )|ERROR SUMMARY: \d+ errors? from |SUMMARY: \w+Sanitizer: '
     r'|\S+ +: ok=\d+ +changed=\d+ +unreachable=\d+ +failed=\d+'
-    rf'|{_HOOK_NAME}Failed\r?$'
 )
 """The start of a run's verdict line, per tool (a pattern's text, to match at a line start): pytest's
 `=== 1 failed, 9 passed in 0.2s ===`, unittest's `Ran 10 tests in 0.1s` and `FAILED (failures=1)`, Jest's
@@ -83,11 +80,10 @@ pip's `Successfully installed x-1.0`; Jest's `Test Suites: 1 failed, 6 passed, 7
 warnings)`, Terraform's `Plan: 1 to add, 0 to change, 0 to destroy.`, `Apply complete! Resources: ...`, `Destroy
 complete! ...` and `No changes. Your infrastructure matches the configuration.`, cargo's `    Finished `dev` profile
 [unoptimized + debuginfo] target(s) in 3.21s` (older: `Finished dev [unoptimized] target(s) in`), Valgrind's
-`ERROR SUMMARY: 24 errors from 5 contexts` (its gutter `==17438== ` read past, see `lines.SOURCE_PREFIX`), and a
-sanitizer's `SUMMARY: AddressSanitizer: heap-buffer-overflow a.c:7 in main`, and each host's line of an Ansible
-run's recap (`web-1 : ok=12 changed=3 unreachable=0 failed=1 ...`), a pre-commit hook's that failed
-(`mypy.............Failed`). What ranks it, tells command output and
-places nothing."""
+`ERROR SUMMARY: 24 errors from 5 contexts` (its gutter `==17438== ` read past, see `lines.source_prefixes`), a
+sanitizer's `SUMMARY: AddressSanitizer: heap-buffer-overflow a.c:7 in main`, a host's line of an Ansible run's recap
+(`web-1 : ok=12 changed=3 unreachable=0 failed=1 ...`); a pre-commit hook's that failed is one too (`HOOK_FAILED`). What
+ranks it, tells command output and places nothing."""
 TEST_HEADER = r'--- (?:PASS|FAIL|SKIP): '
 """The start of Go's line naming one test's outcome (`--- FAIL: TestParse (0.00s)`), as a pattern's text."""
 
@@ -138,10 +134,16 @@ MEMORY_ERROR = (
 move depends on uninitialised value(s)`, `77 bytes in 7 blocks are definitely lost in loss record 1 of 1`, its gutter
 `==17438== ` read past) or a sanitizer's (`==19501==ERROR: AddressSanitizer: heap-buffer-overflow on address ...`). The
 stack under it says where."""
-HOOK = rf'{_HOOK_NAME}(?:Failed|Passed|Skipped)\r?$'
-"""A pre-commit hook's line saying how it went, as a pattern's text: `ruff.......Failed`, `check yaml......Passed`,
-`mypy.......(no files to check)Skipped`. The tool's output under a failed one is its own."""
-HOOK_WENT_WELL = rf'{_HOOK_NAME}(?:Passed|Skipped)\r?$'
+HOOK_FAILED = re.compile(r'\.{4}(?:\([^)\n]*\))?Failed\r?$', re.MULTILINE)
+"""A pre-commit hook's line saying it failed (`mypy.......Failed`): found by its dots and its end, not read from its
+start (a search for the dots passes over every other line in one C loop). Its run's verdict, and the header of the
+tool output under it."""
+_HOOK_ID = '\n- hook id: '
+"""What pre-commit prints under a hook that failed: a text without it has no hook to weigh (a checklist's
+`Checkout.......Failed` is no run)."""
+HOOK_WENT_WELL = re.compile(r'\.{4}(?:\([^)\n]*\))?(?:Passed|Skipped)\r?$', re.MULTILINE)
+"""A pre-commit hook's line saying it passed or had nothing to check (`check yaml......Passed`, `mypy....(no files to
+check)Skipped`)."""
 SIGNALLED = r'(?:Program|Thread \d+ "[^"\n]*") (?:received|terminated with) signal SIG'
 """gdb's line saying the program stopped on a signal, as a pattern's text: `Program received signal SIGSEGV, Segmentation
 fault.`, in a program of several threads `Thread 8 "worker-7" received signal SIGSEGV`."""
@@ -160,7 +162,9 @@ _RULES = (
             r'|[\w./-]+\.\w+:\d+(?::\d+)?: (?:fatal )?error|error(?:\[E\d+\])?: |npm ERR!|npm error |make(?:\[\d+\])?: \*\*\*'
             rf'|{TSC_ERROR}|{_ESLINT_AT}error +\S|(?:│ )?Error: '
             r'|\w[\w.]*(?:Error|Exception|Exit|Interrupt|Warning)\b(?:: |$)|E {3}|panic: |thread \'[^\'\n]*\' panicked at '
-            rf'|{MEMORY_ERROR}|{SIGNALLED}|Fatal Python error: |(?:fatal|failed): \[[^\]\n]*\]|\[ERROR\]: |ERROR! )',
+            rf'|{MEMORY_ERROR}|{SIGNALLED}|Fatal Python error: |(?:fatal|failed): \[[^\]\n]*\]|\[ERROR\]: |ERROR! '
+            r'|(?:[\w./-]+: (?:line \d+: )?(?:\d+ )?)?'
+            r'(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted)\b)',
             re.MULTILINE,
         ),
         MUST,
@@ -176,7 +180,7 @@ _RULES = (
         re.compile(
             r'^(?:\$ |Traceback \(most recent call last\)|rootdir: |[\w./-]+\.\w+:\d+: [A-Z][\w.]*$|[ \t]*--> \S+:\d+'
             rf'|[ \t]*[✕×✗✘] \S|[ \t]*> +\d+ \||[ \t]*❯ \S+:\d+:\d+|[ \t]*❯ .*\| \d+ failed\)|{TERRAFORM_CHANGE}'
-            r'|│ +on \S+ line \d+|Origin: \S+:\d+)',
+            r'|│ +on \S+ line \d+|Origin: \S+:\d+|[ \t]*(?:definitely|indirectly|possibly) lost: [1-9])',
             re.MULTILINE,
         ),
         HIGH,
@@ -184,21 +188,9 @@ _RULES = (
     (re.compile(r'(?:\.\.\. (?:FAIL|ERROR)| (?:FAILED|ERROR))\b|# forces replacement\b'), HIGH),
     (
         re.compile(
-            r'(?=[SBIFA])\b(?:Segmentation fault|Bus error|Illegal instruction|Floating point exception|Aborted)\b'
-        ),
-        MUST,
-    ),
-    (re.compile(r'^[ \t]*(?:definitely|indirectly|possibly) lost: [1-9]', re.MULTILINE), HIGH),
-    (
-        re.compile(
-            rf'^(?:{NATIVE_FRAME}|[ \t]+(?:at|by) 0x[\dA-F]+: .+\([^()\s]+:\d+\)\r?$|[ \t]+Address 0x)', re.MULTILINE
-        ),
-        MID,
-    ),
-    (
-        re.compile(
             rf'^(?:[\w./-]+\.\w+:\d+(?::\d+)?: warning|warning: |{_ESLINT_AT}warning +\S|(?:│ )?Warning: |{LINT_LINE}'
-            r'|\[WARNING\]: |\.\.\.ignoring\r?$)',
+            rf'|\[WARNING\]: |\.\.\.ignoring\r?$|{NATIVE_FRAME}|[ \t]+(?:at|by) 0x[\dA-F]+: .+\([^()\s]+:\d+\)\r?$'
+            r'|[ \t]+Address 0x)',
             re.MULTILINE,
         ),
         MID,
@@ -340,11 +332,9 @@ _MARKS = re.compile(r'[\^~-]+')
 _CC_ERROR = re.compile(rf'{_CC_AT}(?:fatal )?error: ')
 _SUB_DIAGNOSTIC = re.compile(rf'(?:help|note): |{_CC_AT}note: ')
 """A diagnostic's `help:` or `note:` at the left edge, under its header (rustc), or gcc's `m.c:3:9: note: ...`."""
-CHECKED = r'(?P<path>[\w./-]+\.\w+):\d+(?::\d+)?: (?P<level>error|warning|note): [^\n]*?  \[(?P<code>[\w-]+)\]\r?$'
+CHECKED = r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:error|warning|note): [^\n]*?  \[[\w-]+\]\r?$'
 """A type checker's finding with its rule's code last, as a pattern's text: mypy's `shop/cart.py:12: error: ...
 [no-untyped-call]` (with `--show-column-numbers`, `shop/cart.py:12:5: error: ...`). It names its own place."""
-_CHECKED = re.compile(CHECKED)
-_CHECKED_LINE = re.compile(f'^{CHECKED}', re.MULTILINE)
 _PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
 _SOURCE = re.compile(r'[ \t]*\d+ +\|(?: |\r?$)')
 _NUMBERED = re.compile(r'\d+ +[|+-](?: |\r?$)')
@@ -375,11 +365,6 @@ def signature(line: str) -> str:
     the first was a repeat of it. Only the numbers of its path are masked (the same rule at the same line of
     `module_3.py` and `module_4.py` is alike).
 
-    A type checker's finding a line with its rule's code last (mypy's `shop/cart.py:12: error: Call to untyped function
-    "_write" in typed context  [no-untyped-call]`) is read as its file, its level and its code: 447 findings of 9 rules
-    in 5 files are some 40 to a reader, each once with its first place and a count of the others (a finding a turn
-    quotes more of is still kept).
-
     pytest prints a line per test: eighty `ERROR tests/test_api.py::TestClient::test_x` lines of one fixture that
     could not start are one error to a reader, who needs it once and the count, and the one `FAILED` line that
     differs (see `_TEST_ID`; the file is kept: another file's is another place). A short summary's failed test
@@ -387,9 +372,6 @@ def signature(line: str) -> str:
     what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
     (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
-    finding = _CHECKED.match(line)
-    if finding is not None:  # one rule's findings in a file are alike, whatever they name
-        return f'{log.signature(finding["path"])}: {finding["level"]}: [{finding["code"]}]'
     if _PLACE.match(line):  # its path's numbers masked, not its line's: another module's same line is alike
         place = line.strip()
         at = _LINE_AT.search(place)
@@ -468,24 +450,12 @@ def line_bonuses(lines: Joined) -> list[float]:
     _diagnostics(lines, result)
     _js_failures(lines, result)
     _tsc_table(lines, result)
+    if _HOOK_ID in lines.text:  # a pre-commit run with a hook that failed: its line is a verdict
+        for index in lines.matching(HOOK_FAILED):
+            result[index] = max(result[index], VERDICT)
     _passing(lines, result)
     _tests_alike(lines, result)
-    _findings_alike(lines, result)
     return result
-
-
-def _findings_alike(lines: Joined, result: list[float]) -> None:
-    """Lower the bonus of a type checker's finding alike one above (its file and rule: see `signature`) below `HIGH`.
-
-    It folds into the marker under the first, as `_tests_alike`'s lines do: each rule's first finding in a file keeps
-    its room, and the verdict under them (`Found 447 errors in 5 files`) says how many there were.
-    """
-    seen: set[str] = set()
-    for index in lines.matching(_CHECKED_LINE):
-        key = signature(lines.lines[index])
-        if key in seen:
-            result[index] = min(result[index], MID)
-        seen.add(key)
 
 
 def _tests_alike(lines: Joined, result: list[float]) -> None:
@@ -667,7 +637,8 @@ def _passing(lines: Joined, result: list[float]) -> None:
         result[index] = NOISE
     for index in lines.matching(_PROGRESS):
         result[index] = NOISE
-    units = sorted({*lines.matching(_PASSED_UNIT), *lines.matching(PASSED_TEST)})
+    hooks = lines.matching(HOOK_WENT_WELL) if _HOOK_ID in lines.text else []
+    units = sorted({*lines.matching(_PASSED_UNIT), *lines.matching(PASSED_TEST), *hooks})
     passed = set(units)
     if any(_fails(lines.lines[index], bonus) and index not in passed for index, bonus in enumerate(result)):
         for index in units:
