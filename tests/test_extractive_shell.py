@@ -2325,3 +2325,21 @@ def test_a_checklist_in_words_is_no_pre_commit_run() -> None:
         ]
     )
     assert detect_kind(text) is not ContentKind.SHELL
+
+
+def test_a_type_checkers_finding_comes_with_what_it_is_in() -> None:
+    """mypy's `--show-error-context`: a kept finding brings the `note: In function "x":` line it is under."""
+    lines: list[str] = []
+    contexts: dict[str, str] = {}
+    for n in range(30):
+        context = f'shop/orders.py: note: In function "handler_{n}":'
+        finding = f'shop/orders.py:{21 + n * 11}: error: Name "total_{n}" is not defined  [name-defined]'
+        other = f'shop/orders.py:{20 + n * 11}: error: Incompatible return value type  [return-value]'
+        lines += [context, other, finding]
+        contexts[finding] = context
+    lines.append('Found 60 errors in 1 file (checked 4 source files)')
+    text = '\n'.join(lines)
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 6)
+    placed = [finding for finding in contexts if finding in kept]
+    assert len(placed) > 1
+    assert [finding for finding in placed if contexts[finding] not in kept] == []

@@ -124,8 +124,12 @@ _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 
 def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     """For each of `lines`, the indices of the lines that place it, nearest first (see the module's docstring)."""
-    if kind is ContentKind.LISTING:
-        return _grep_runs(lines)
+    if kind is ContentKind.LISTING:  # a type checker's report is one too: its findings under what they are in
+        chains = _grep_runs(lines)
+        contexts = _contexts(lines, ())
+        return [
+            _merged(chain, more, index) if more else chain for index, (chain, more) in enumerate(zip(chains, contexts))
+        ]
     if kind is ContentKind.DIFF:
         return _diff(lines)
     deadline = current_deadline()
@@ -708,6 +712,29 @@ def _tasks(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]
     return result
 
 
+def _contexts(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """A type checker's finding, the line above it naming the function or class it is in, where the checker printed one.
+
+    mypy's `--show-error-context` writes `cart.py: note: In function "total":` over the findings in `total`, and `At top
+    level:` where they leave it; a finding names its own place (`_NAMES_ITSELF`), but not what it is in.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    context: int | None = None
+    path = ''
+    for index, line in enumerate(lines):
+        if ': note: ' in line and _CONTEXT.match(line):
+            path = line[: line.index(': note: ')]
+            context = None if line.rstrip().endswith('At top level:') else index
+        elif context is not None and line.startswith(path) and _FINDING.match(line):
+            result[index] = (context,)
+    return result
+
+
+_CONTEXT = re.compile(r'[\w./-]+\.\w+: note: (?:In (?:function|member|class) "|At top level:)')
+"""mypy's line saying what the findings under it are in (`cart.py: note: In member "total" of class "Cart":`)."""
+_FINDING = re.compile(CHECKED)
+
+
 def _hook(line: str) -> bool:
     """Whether `line` is a pre-commit hook's saying how it went (`mypy.......Failed`)."""
     return line.endswith(_HOOK_ENDS) and (HOOK_FAILED.search(line) or HOOK_WENT_WELL.search(line)) is not None
@@ -995,7 +1022,9 @@ _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[in
     ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys, _documents),
     ContentKind.PROSE: _joined(_tables, _headings),
     ContentKind.SEARCH: _results,
-    ContentKind.SHELL: _joined(_tables, _banners, _sections, _tasks, _above_trouble, _outcomes, _diagnostics),
+    ContentKind.SHELL: _joined(
+        _tables, _banners, _sections, _tasks, _contexts, _above_trouble, _outcomes, _diagnostics
+    ),
     ContentKind.LOG: _above_trouble,
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and
