@@ -2343,3 +2343,19 @@ def test_a_type_checkers_finding_comes_with_what_it_is_in() -> None:
     placed = [finding for finding in contexts if finding in kept]
     assert len(placed) > 1
     assert [finding for finding in placed if contexts[finding] not in kept] == []
+
+
+def test_a_type_checkers_note_ends_with_its_run() -> None:
+    """A run of mypy starts at top level: a note of the run before places none of the next run's findings."""
+    lines = [
+        '$ mypy --show-error-context app.py',
+        'app.py: note: In function "checkout":',
+        'app.py:40: error: Incompatible return value type (got "int", expected "str")  [return-value]',
+        'Found 1 error in 1 file (checked 1 source file)',
+        '$ mypy --show-error-context app.py',
+        'app.py:3: error: Module "os" has no attribute "frob"  [attr-defined]',
+        'app.pyi:3: error: Module "os" has no attribute "frob"  [attr-defined]',
+    ]
+    chains = enclosing(detect_kind('\n'.join(lines)), lines)
+    assert 1 in chains[2]
+    assert chains[5] == chains[6] == ()

@@ -716,17 +716,20 @@ def _contexts(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ..
     """A type checker's finding, the line above it naming the function or class it is in, where the checker printed one.
 
     mypy's `--show-error-context` writes `cart.py: note: In function "total":` over the findings in `total`, and `At top
-    level:` where they leave it; a finding names its own place (`_NAMES_ITSELF`), but not what it is in.
+    level:` where they leave it; a finding names its own place (`_NAMES_ITSELF`), but not what it is in. A line of
+    another file's, or none of the file's (a prompt, `Found 3 errors`), ends the note's reach: a run starts at top level.
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
     context: int | None = None
     path = ''
     for index, line in enumerate(lines):
         if ': note: ' in line and _CONTEXT.match(line):
-            path = line[: line.index(': note: ')]
+            path = line[: line.index(': note: ') + 1]
             context = None if line.rstrip().endswith('At top level:') else index
-        elif context is not None and line.startswith(path) and _FINDING.match(line):
-            result[index] = (context,)
+        elif context is not None and line.startswith(path):
+            result[index] = (context,) if _FINDING.match(line) else ()
+        elif line.strip():
+            context = None
     return result
 
 
