@@ -125,11 +125,7 @@ _RAISED = re.compile(r'^E {3}|[a-z](?:Error|Exception)\b')
 def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     """For each of `lines`, the indices of the lines that place it, nearest first (see the module's docstring)."""
     if kind is ContentKind.LISTING:  # a type checker's report is one too: its findings under what they are in
-        chains = _grep_runs(lines)
-        contexts = _contexts(lines, ())
-        return [
-            _merged(chain, more, index) if more else chain for index, (chain, more) in enumerate(zip(chains, contexts))
-        ]
+        return _with_more(_grep_runs(lines), _contexts(lines, ()))
     if kind is ContentKind.DIFF:
         return _diff(lines)
     deadline = current_deadline()
@@ -141,9 +137,7 @@ def enclosing(kind: ContentKind, lines: Sequence[str]) -> list[tuple[int, ...]]:
     if extra is None:
         return chains  # an indentation chain holds every enclosing line already
     deadline.check()
-    for index, more in enumerate(extra(lines, depths)):
-        if more:
-            chains[index] = _merged(chains[index], more, index)
+    _with_more(chains, extra(lines, depths))
     closed: list[tuple[int, ...]] = []
     for index, chain in enumerate(chains):
         if index % CHUNK == 0:
@@ -333,6 +327,14 @@ def _grep_runs(lines: Sequence[str]) -> list[tuple[int, ...]]:
             at = (place[0], place[1] + 1)
         else:
             at = None
+    return chains
+
+
+def _with_more(chains: list[tuple[int, ...]], more: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """`chains`, each merged in place with the lines `more` says place its line too."""
+    for index, placing in enumerate(more):
+        if placing:
+            chains[index] = _merged(chains[index], placing, index)
     return chains
 
 
