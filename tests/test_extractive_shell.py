@@ -2345,6 +2345,31 @@ def test_a_type_checkers_finding_comes_with_what_it_is_in() -> None:
     assert [finding for finding in placed if contexts[finding] not in kept] == []
 
 
+def test_a_type_checkers_note_is_kept_for_its_findings_not_in_their_stead() -> None:
+    """A short summary of mypy's `--show-error-context` report keeps findings under their notes, not notes alone.
+
+    Each note names a function of its own, a name no finding holds: weighed for it, the notes took the budget
+    and stood over `… 2 lines omitted …` each, saying where errors are and none of what they are.
+    """
+    lines: list[str] = []
+    placed: dict[str, list[str]] = {}
+    for n in range(30):
+        context = f'mp/handlers.py: note: In function "handler_{n}":'
+        assignment = 'Incompatible types in assignment (expression has type "str", variable has type "int")'
+        placed[context] = [
+            f'mp/handlers.py:{4 + n * 5}: error: {assignment}  [assignment]',
+            f'mp/handlers.py:{5 + n * 5}: error: Argument 1 to "len" has incompatible type "int"; expected "Sized"  [arg-type]',
+        ]
+        lines += [context, *placed[context]]
+    lines.append('Found 60 errors in 1 file (checked 1 source file)')
+    text = '\n'.join(lines)
+    assert detect_kind(text) is ContentKind.LISTING
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 3)
+    notes = [context for context in placed if context in kept]
+    assert len(notes) > 5
+    assert [context for context in notes if not set(placed[context]) & set(kept)] == []
+
+
 def test_a_type_checkers_note_ends_with_its_run() -> None:
     """A run of mypy starts at top level: a note of the run before places none of the next run's findings."""
     lines = [

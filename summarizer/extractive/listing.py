@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from .lines import MID, MUST, NOISE, Joined
-from .shell import VERDICT_LINE
+from .shell import CHECKER_CONTEXT, VERDICT_LINE
 
 GREP_LINE = re.compile(r'^([^\s:]+?)(?::(\d{1,12}):|-(\d{1,12})-)', re.MULTILINE)
 """A match (`path:12:`, group 2 its number) or a context line (`path-13-`, group 3) of `grep -n`; group 1 is the path.
@@ -24,6 +24,7 @@ _VERDICT = re.compile(VERDICT_LINE)
 _VERDICT_LINES = 3
 """A checker's verdict under its findings, a line each (mypy's `Found 447 errors in 5 files (checked 7 source files)`):
 how many there were, which the findings a summary keeps do not say."""
+_CONTEXT = re.compile(CHECKER_CONTEXT, re.MULTILINE)
 _GROUP_SEPARATOR = re.compile(r'^--\r?$', re.MULTILINE)
 """The line `grep -A`/`-B`/`-C` prints between two groups of lines."""
 
@@ -45,6 +46,8 @@ def line_bonuses(lines: Joined) -> list[float]:
         named = first_match.get(path, line)
         result[named] = max(result[named], 0.0) + MUST  # a file named by a blank line of context is named still
     for line in lines.matching(_GROUP_SEPARATOR):
+        result[line] = NOISE
+    for line in lines.matching(_CONTEXT):  # kept with the findings it places, not for its own name in their stead
         result[line] = NOISE
     for line in range(max(len(lines) - _VERDICT_LINES, 0), len(lines)):  # a verdict ends the report: its last lines
         if _VERDICT.match(lines.lines[line]):

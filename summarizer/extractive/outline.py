@@ -59,6 +59,7 @@ from .listing import GREP_LINE
 from .notable import csv_cells
 from .shell import (
     CHECKED,
+    CHECKER_CONTEXT,
     ESLINT_PROBLEM,
     HOOK_FAILED,
     HOOK_WENT_WELL,
@@ -735,8 +736,7 @@ def _contexts(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ..
     return result
 
 
-_CONTEXT = re.compile(r'[\w./-]+\.\w+: note: (?:In (?:function|member|class) "|At top level:)')
-"""mypy's line saying what the findings under it are in (`cart.py: note: In member "total" of class "Cart":`)."""
+_CONTEXT = re.compile(CHECKER_CONTEXT)
 _FINDING = re.compile(CHECKED)
 
 

@@ -335,6 +335,9 @@ _SUB_DIAGNOSTIC = re.compile(rf'(?:help|note): |{_CC_AT}note: ')
 CHECKED = r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:error|warning|note): [^\n]*?  \[[\w-]+\]\r?$'
 """A type checker's finding with its rule's code last, as a pattern's text: mypy's `shop/cart.py:12: error: ...
 [no-untyped-call]` (with `--show-column-numbers`, `shop/cart.py:12:5: error: ...`). It names its own place."""
+CHECKER_CONTEXT = r'[\w./-]+\.\w+: note: (?:In (?:function|member|class) "|At top level:)'
+"""mypy's line saying what the findings under it are in (`cart.py: note: In member "total" of class "Cart":`), as a
+pattern's text. It places them (`outline._contexts`); alone, it says what no finding kept shows."""
 _PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
 _SOURCE = re.compile(r'[ \t]*\d+ +\|(?: |\r?$)')
 _NUMBERED = re.compile(r'\d+ +[|+-](?: |\r?$)')
