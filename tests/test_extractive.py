@@ -110,6 +110,23 @@ def test_the_largest_and_smallest_row_of_a_table_are_kept() -> None:
     assert 'SO-10120' in summary and 'SO-10250' in summary
 
 
+def test_the_first_rows_of_a_table_sorted_largest_first_are_kept() -> None:
+    """`ps aux --sort=-rss`: sorted for its first rows, the processes using most, alike as they may be.
+
+    The workers at the top share their command; each row below names a daemon of its own, facts the first rows lack.
+    """
+    header = 'USER       PID %CPU %MEM    VSZ   RSS TTY      STAT START   TIME COMMAND'
+    commands = ['celery -A shop worker --pool prefork'] * 6 + [f'/usr/sbin/daemon-{name}' for name in range(54)]
+    rows = [
+        f'app      {4000 + (n * 7919) % 5000:5d}  0.0  0.0 {900000 - n * 9000:6d} {480000 - n * 7000:6d} ?        Sl  '
+        f' 09:14   0:00 {command}'
+        for n, command in enumerate(commands)
+    ]
+    text = '\n'.join([header, *rows])
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+    assert [row for row in rows[:5] if row not in kept] == []
+
+
 def test_a_line_of_trouble_beats_routine_lines() -> None:
     lines = [f'[{n:04d}] compiled module src/pages/page{n}.tsx in {n % 90 + 10} ms' for n in range(300)]
     assert _keeps(

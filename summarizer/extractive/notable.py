@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
+import operator
 import re
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Sequence
@@ -78,7 +79,8 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         if present < _PRESENT * len(rows):
             continue  # too few rows have it: not built at all
         column = _column(rows, index, whole=present == len(rows))
-        for row, score in column_extremes(column).items():
+        numbers = _numbers(column)
+        for row, score in (*_extremes(numbers).items(), *_sorted_head(numbers).items()):
             scores[row] += score
         for row, score in rare_values(column[1:] if header and column and column[0][0] == 0 else column).items():
             rare[row] += score
@@ -124,15 +126,24 @@ _MIN_RECORDS = 5
 
 def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:
     """The rows holding the largest and the smallest value, when (nearly) every cell is a number."""
+    return _extremes(_numbers(cells))
+
+
+def _numbers(cells: Sequence[tuple[int, str]]) -> list[tuple[float, int]]:
+    """The values of a column's cells with their rows, in order, when (nearly) every cell is a number; else none."""
     sample = cells[:_CSV_SAMPLE]
     if sum(parse_number(cell) is not None for _, cell in sample) < _PRESENT * len(sample):
-        return {}  # most columns are not numeric: tell from a sample before parsing them whole
+        return []  # most columns are not numeric: tell from a sample before parsing them whole
     texts = list(map(itemgetter(1), cells))
     parsed = {text: parse_number(text) for text in set(texts)}  # cells repeat (a status, a percentage): each read once
     numbers = [
         (value, row) for (row, _), value in zip(cells, map(parsed.__getitem__, texts), strict=True) if value is not None
     ]
-    if len(numbers) < _PRESENT * len(cells) or len(numbers) < 3:
+    return numbers if len(numbers) >= _PRESENT * len(cells) and len(numbers) >= 3 else []
+
+
+def _extremes(numbers: Sequence[tuple[float, int]]) -> dict[int, float]:
+    if not numbers:
         return {}
     low, top = min(numbers), max(map(itemgetter(0), numbers))
     high = (top, min(row for value, row in numbers if value == top))  # the largest value, on its first row
@@ -140,6 +151,31 @@ def column_extremes(cells: Sequence[tuple[int, str]]) -> dict[int, float]:
         return {}
     values = Counter(map(itemgetter(0), numbers))  # an extreme many rows share singles none out
     return {row: 1.0 for value, row in (high, low) if values[value] <= _SHARED_EXTREME}
+
+
+def _sorted_head(numbers: Sequence[tuple[float, int]]) -> dict[int, float]:
+    """The first rows of a table sorted by this column, largest first, and how much each stands out.
+
+    A table sorted from the largest down (`ps --sort=-rss`, a profile by cumulative time, `sort -rn`) was sorted for
+    its first rows: the processes using most, the slowest calls, the most frequent lines. Ascending order says nothing
+    of the kind (ids, line numbers and times grow down a table as they come). Sorted: each value at most the one above
+    but for a stray row (a total), the first rows' middle value over the column's: a column of zeros with a few others
+    (`ps aux`'s `%CPU`, the numbers of a `top` screen's header lines above it) ranks nothing its first rows show.
+    """
+    values = list(map(itemgetter(0), numbers))
+    head = sorted(values[:_HEAD_ROWS])
+    if len(values) < _MIN_ROWS or head[len(head) // 2] <= sorted(values)[len(values) // 2]:
+        return {}
+    ascents = len(values) - 1 - sum(map(operator.ge, values, values[1:]))
+    if ascents > max(1, _STRAY * len(values)):
+        return {}
+    return {row: 1.0 - place / (2 * _HEAD_ROWS) for place, (_, row) in enumerate(numbers[:_HEAD_ROWS])}
+
+
+_HEAD_ROWS = 10
+"""The first rows of a sorted table that stand out, less and less: what `top` shows, what `head` of a sort keeps."""
+_STRAY = 0.01
+"""The share of rows out of order a sorted column may have (a total, a wrapped line), one at least."""
 
 
 def rare_values(cells: Sequence[tuple[int, Hashable]]) -> dict[int, float]:
