@@ -6,6 +6,7 @@ import time
 
 from extractive_checks import summary_lines
 
+from summarizer.core import estimate_tokens
 from summarizer.extractive import code, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.lines import HIGH, LOW, MID, Joined
@@ -47,6 +48,32 @@ def test_a_numbered_read_keeps_its_outline_and_the_quoted_line_verbatim() -> Non
     definitions = [line for line in kept if '    def adjust_' in line]
     bodies = [line for line in kept if 'level' in line]
     assert len(definitions) >= 5 and len(definitions) > len(bodies)  # the outline before bodies
+
+
+def _blamed(lines: list[str]) -> list[str]:
+    """`git blame` of `lines`: each under the commit, author and date it came from, and its number."""
+    authors = ['Ada Lovelace', 'Grace Hopper', 'Linus Torvalds']
+    return [
+        f'{"^" if n % 7 == 0 else ""}{(n * 2654435761) % (1 << 28):07x}{"" if n % 7 == 0 else "0"} '
+        f'({authors[n % 3]:<14} 2024-0{n % 9 + 1}-1{n % 10} 1{n % 10}:0{n % 10}:00 +0200 {number:3}) {line}'
+        for n, (number, line) in enumerate(enumerate(lines, start=1))
+    ]
+
+
+def test_a_blamed_file_is_read_as_code_its_gutter_kept() -> None:
+    """`git blame` is a numbered read: its definitions stay, each line whole with its commit, author and number."""
+    blamed = _blamed(SOURCE)
+    text = '\n'.join(blamed)
+    assert detect_kind(text) is ContentKind.CODE
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 6, quoted=('bucket 17',))
+    assert [blamed[SOURCE.index(line)] for line in ('class InventoryStore:',)] == [
+        line for line in kept if line.endswith('class InventoryStore:')
+    ]
+    quoted = next(line for line in kept if 'bucket 17' in line)
+    assert kept[kept.index(quoted) - 1].endswith('if level < 0:')  # placed by its block and its definition
+    assert any(line.endswith('    def adjust_17(self, sku: str, delta: int) -> int:') for line in kept)
+    definitions = [line for line in kept if '    def ' in line]
+    assert len(definitions) >= 10 and len(definitions) > len([line for line in kept if 'level' in line])
 
 
 def test_plain_source_keeps_imports_and_signatures() -> None:

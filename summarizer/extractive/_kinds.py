@@ -14,6 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 
+from .code import BLAME
 from .diff import COMMIT
 from .lines import ESCAPES, source_prefixes
 from .prose import FENCE, TREE_NODE, TREE_SHARE
@@ -69,8 +70,8 @@ _DIFF_FILES = re.compile(r'^--- \S.*\n\+\+\+ \S', _M)
 _HUNK = re.compile(r'^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@', _M)
 _AUTHOR = re.compile(r'^Author: ', _M)
 """A commit's author line (`git log`): with `commit <sha>` lines, the log of a repository."""
-_NUMBERED = re.compile(r'^ *\d+(?:\t|[:|-](?: |$)|→)', _M)
-"""A numbered file read: `cat -n` (`    12\\t`), `12: `, `12| `, `12→`, or `grep -n` in one file (`12-`)."""
+_NUMBERED = re.compile(rf'^(?: *\d+(?:\t|[:|-](?: |$)|→)|{BLAME})', _M)
+"""A numbered file read: `cat -n` (`    12\\t`), `12: `, `12| `, `12→`, `grep -n` in one file (`12-`), or `git blame`."""
 _GREP = re.compile(r'^(?=[^\s:]*[/.][A-Za-z])[\w./~@+-]+?[:-]\d+[:-]', _M)
 """`path:12:text` (a match) or `path-13-text` (context): the path has a `/` or an extension, a date has not."""
 _PATH_LINE = re.compile(r'^(?:\./|/|~/)?[\w.@+-]+(?:/[\w.@+-]+)*/?$', _M)

@@ -39,7 +39,10 @@ from collections.abc import Sequence
 from .budget import current_deadline
 from .lines import HIGH, LOW, MID, Joined
 
-_NUMBER = r'^(?:[ \t]*\d+(?:\t|[:|→-] ?))?'
+BLAME = r'\^?[0-9a-f]{7,40}[ \t][^\n]*?[ \t]\d+\)'
+"""`git blame`'s gutter, a numbered read's line number: the commit (`^` on the first), the file it came from (`-f`),
+then the author and date in brackets that the line number closes (`-s`: the number alone; `-c`: tabs between)."""
+_NUMBER = rf'^(?:[ \t]*\d+(?:\t|[:|→-] ?)|{BLAME})?'
 """The line number of a numbered read, read past."""
 _CONTROL = (
     r'(?:if|else|elif|for|foreach|while|do|switch|case|when|catch|except|try|finally|with|using|lock|fixed'

@@ -52,7 +52,7 @@ from collections.abc import Callable, Sequence
 from ..core import CHUNK, in_chunks
 from ._kinds import ContentKind, stamped
 from .budget import current_deadline
-from .code import DIFF_DEFINITION
+from .code import BLAME, DIFF_DEFINITION
 from .diff import COMMIT
 from .lines import ALARM, Joined
 from .listing import GREP_LINE
@@ -80,7 +80,7 @@ __all__ = ('MAX_DEPTH', 'bare', 'enclosing', 'indent')
 
 MAX_DEPTH = 6
 """Enclosing lines kept per line, nearest first: deeper ones place it no better than these."""
-_NUMBERING = re.compile(r'^ *\d+(?:\t|→|[:|] ?)')
+_NUMBERING = re.compile(rf'^(?: *\d+(?:\t|→|[:|] ?)|{BLAME})')
 _DIFF_FILE = re.compile(r'diff --git |--- |\+\+\+ ')
 _HUNK = re.compile(r'@@ ')
 _HEADING = re.compile(r'^[ \t]{0,3}(#{1,6}) ')
@@ -238,8 +238,12 @@ _STATUS_END = 12
 
 
 def _past_number(line: str) -> str:
-    """`line` without a numbered read's line number (`  12→`, `12:`, `12` and a tab)."""
-    return _NUMBERING.sub('', line, count=1) if line[:1].isdigit() or line[:1] == ' ' else line
+    """`line` without a numbered read's line number (`  12→`, `12:`, `12` and a tab, `git blame`'s gutter)."""
+    return _NUMBERING.sub('', line, count=1) if line[:1] in _NUMBERED_START else line
+
+
+_NUMBERED_START = frozenset(' 0123456789abcdef^')
+"""How a numbered line starts: most lines of text are told apart without a pattern."""
 
 
 def _indentation(lines: Sequence[str], depths: Sequence[int], *, brackets: bool) -> list[tuple[int, ...]]:
