@@ -1780,6 +1780,86 @@ def test_a_linters_findings_keep_each_rule_once_with_its_place_and_the_verdict()
     assert not [line for line in kept if line.startswith(('23 |', '24 |'))], summary
 
 
+def _import_finding(module: int, name: str) -> list[str]:
+    """ruff's TC003 on one import, with its unsafe fix: two parts of a diff, a rule of dashes between them."""
+    return [
+        f'TC003 Move standard library import `collections.abc.{name}` into a type-checking block',
+        f'  --> shop/mod_{module}.py:3:29',
+        '   |',
+        ' 1 | import re',
+        f' 3 | from collections.abc import {name}',
+        '   |                             ^^^^^^^^',
+        f' 4 | from shop.core_{module} import Ledger, Account, Entry, Posting, Journal, Batch, Period',
+        '   |',
+        'help: Move into type-checking block',
+        '   |',
+        f'   - from collections.abc import {name}',
+        f' 3 | from shop.core_{module} import Ledger, Account, Entry, Posting, Journal, Batch, Period',
+        '-' * 80,
+        f' 8 | from shop.audit_{module} import {name}Trail, {name}Reviewer, {name}Approval, {name}Stamp',
+        ' 9 + from typing import TYPE_CHECKING',
+        '11 + if TYPE_CHECKING:',
+        f'12 +     from collections.abc import {name}',
+        '   |',
+        'note: This is an unsafe fix and may change runtime behavior',
+        '',
+    ]
+
+
+_ABSTRACTS = [
+    'Sequence',
+    'Mapping',
+    'Iterable',
+    'Callable',
+    'Iterator',
+    'Generator',
+    'Awaitable',
+    'Coroutine',
+    'AsyncIterator',
+    'Collection',
+    'Container',
+    'Hashable',
+    'Sized',
+    'Set',
+    'MutableMapping',
+    'MutableSequence',
+    'MutableSet',
+    'KeysView',
+    'ItemsView',
+    'ValuesView',
+    'Reversible',
+    'Buffer',
+    'AsyncGenerator',
+    'ByteString',
+]
+RUFF_FIXES = '\n'.join(
+    [
+        *(line for module, name in enumerate(_ABSTRACTS) for line in _import_finding(module, name)),
+        'Found 24 errors.',
+        'No fixes available (24 hidden fixes can be enabled with the `--unsafe-fixes` option).',
+    ]
+)
+"""`ruff check` of 24 modules, each importing another name for type annotations only, each fix shown."""
+
+
+def test_a_kept_finding_brings_its_place_and_a_kept_fix_line_its_finding() -> None:
+    """`TC003 Move standard library import ...` kept alone says nothing of where to look; past the rule of dashes
+    between the two parts of a fix, a kept line of it said neither which finding nor which file it was in."""
+    summary = summarize(RUFF_FIXES, budget_tokens=estimate_tokens(RUFF_FIXES) // 8)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    headers = [index for index, line in enumerate(kept) if line.startswith('TC003 ')]
+    assert len(headers) >= 5, summary
+    for index in headers:
+        assert kept[index + 1].startswith('  --> shop/mod_'), (kept[index], summary)
+    for line in kept:
+        if ' import ' in line and '| from shop.' in line:
+            module = line.split('_')[1].split(' ')[0]
+            assert f'  --> shop/mod_{module}.py:3:29' in kept, (line, summary)
+    lines = RUFF_FIXES.split('\n')
+    assert 0 in enclosing(ContentKind.SHELL, lines)[lines.index(' 9 + from typing import TYPE_CHECKING')]
+
+
 CARGO_RUN = '\n'.join(
     [
         '   Compiling shop v0.1.0 (/srv/shop)',

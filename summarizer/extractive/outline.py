@@ -64,6 +64,7 @@ from .shell import (
     HOOK_FAILED,
     HOOK_WENT_WELL,
     PASSED_TEST,
+    PLACE,
     PYTEST_NODE,
     TERRAFORM_BLOCK,
     TERRAFORM_CHANGE,
@@ -1017,12 +1018,15 @@ def _diagnostics(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int,
 
     The snippet's source lines stand at the left edge when the line numbers fill the gutter (`170 |     let n = 1;`,
     ruff's `5 | class Account:`): read by indentation, nothing placed them, and a kept source line said neither which
-    error nor which file it was in.
+    error nor which file it was in. The header is placed by its place under it (`  --> src/main.rs:170:47`): kept
+    alone, `E501 Line too long (126 > 120)` or `error[E0308]: mismatched types` said nothing of where to look.
     """
     result: list[tuple[int, ...]] = [()] * len(lines)
     for header, end in diagnostic_blocks(Joined(lines)):
         for index in range(header + 1, end):
             result[index] = (header,)
+        if header + 1 < end and PLACE.match(lines[header + 1]):
+            result[header] = (header + 1,)
     return result
 
 

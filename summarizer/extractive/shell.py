@@ -323,6 +323,8 @@ _DIAGNOSTIC = re.compile(
 error: ...`; not cargo's verdict (`error: could not compile `x``) nor its count (`warning: `x` (bin "x") generated 6
 warnings`), which have no block under them. Or a linter's finding (`LINT_FINDING`), read as a warning: a style
 rule's, one of hundreds alike."""
+_FIX_GAP = re.compile(r'-{20,}\r?')
+"""The rule between two parts of a fix ruff shows in a finding's block (80 dashes at the left edge)."""
 _SNIPPET = re.compile(r'[ \t]*(?:\d+ +)?\||[ \t]*(?:-->|:::) ')
 """A line of a compiler's snippet (`13 |     let x = 1;`, `   |     ^^^^^`) or its place (`  --> src/a.rs:13:9`)."""
 _LINE_AT = re.compile(r':\d+(?::\d+)?$')
@@ -338,7 +340,9 @@ CHECKED = r'[\w./-]+\.\w+:\d+(?::\d+)?: (?:error|warning|note): [^\n]*?  \[[\w-]
 CHECKER_CONTEXT = r'[\w./-]+\.\w+: note: (?:In (?:function|member|class) "|At top level:)'
 """mypy's line saying what the findings under it are in (`cart.py: note: In member "total" of class "Cart":`), as a
 pattern's text. It places them (`outline._contexts`); alone, it says what no finding kept shows."""
-_PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
+PLACE = re.compile(r'[ \t]*(?:-->|:::) \S')
+"""Where a compiler's diagnostic or a linter's finding is, under its header (`  --> src/main.rs:170:47`); `:::` for a
+sub-diagnostic's place in another crate."""
 _SOURCE = re.compile(r'[ \t]*\d+ +\|(?: |\r?$)')
 _NUMBERED = re.compile(r'\d+ +[|+-](?: |\r?$)')
 """A snippet's line at the left edge: a source line (`170 | let n = 1;`, `12 |` for a blank one) or a fix's (ruff's
@@ -375,7 +379,7 @@ def signature(line: str) -> str:
     what a reader of the run acts on (`3 failed` and one of the three is none of it). `pytest -v`'s progress lines
     (`t.py::test_x FAILED [ 5%]`) fold still: the short summary names each failed test again.
     """
-    if _PLACE.match(line):  # its path's numbers masked, not its line's: another module's same line is alike
+    if PLACE.match(line):  # its path's numbers masked, not its line's: another module's same line is alike
         place = line.strip()
         at = _LINE_AT.search(place)
         return place if at is None else log.signature(place[: at.start()]) + at.group()
@@ -596,7 +600,7 @@ def _diagnostics(lines: Joined, result: list[float]) -> None:
                 own = False
                 if error:
                     result[index] = max(result[index], MID)
-            elif _PLACE.match(line):
+            elif PLACE.match(line):
                 if again:
                     result[index] = min(result[index], NOISE)
                 elif not (error and own):
@@ -622,7 +626,13 @@ def diagnostic_blocks(lines: Joined) -> list[tuple[int, int]]:
             line = lines.lines[end]
             if not line.strip() or _DIAGNOSTIC.match(line) or _PROGRESS.match(line) or _CARGO_STATUS.match(line):
                 break  # cargo's status lines are indented too (`    Finished `release` profile ...`)
-            if not (line[:1].isspace() or _NUMBERED.match(line) or _PLACE.match(line) or _SUB_DIAGNOSTIC.match(line)):
+            if not (
+                line[:1].isspace()
+                or _NUMBERED.match(line)
+                or PLACE.match(line)
+                or _SUB_DIAGNOSTIC.match(line)
+                or _FIX_GAP.fullmatch(line)
+            ):
                 break
             end += 1
         found.append((header, end))
