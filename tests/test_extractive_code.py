@@ -10,7 +10,7 @@ from summarizer.core import estimate_tokens
 from summarizer.extractive import code, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.lines import HIGH, LOW, MID, Joined
-from summarizer.extractive.outline import enclosing
+from summarizer.extractive.outline import bare, enclosing, indent
 
 SOURCE = [
     'import json',
@@ -74,6 +74,16 @@ def test_a_blamed_file_is_read_as_code_its_gutter_kept() -> None:
     assert any(line.endswith('    def adjust_17(self, sku: str, delta: int) -> int:') for line in kept)
     definitions = [line for line in kept if '    def ' in line]
     assert len(definitions) >= 10 and len(definitions) > len([line for line in kept if 'level' in line])
+
+
+def test_a_commit_subject_ending_in_a_number_in_brackets_is_no_blame_gutter() -> None:
+    """`git log --oneline`: a hash, then a subject that may end `(part 2)`, read as a gutter, left the line empty."""
+    log = [
+        f'{(n * 2654435761) % (1 << 28):07x} shop: fix rounding of cart totals {n} (part {n % 3 + 1})'
+        for n in range(99)
+    ]
+    assert detect_kind('\n'.join(log)) is not ContentKind.CODE
+    assert [(indent(line), bare(line)) for line in log[:3]] == [(0, False)] * 3
 
 
 def test_plain_source_keeps_imports_and_signatures() -> None:

@@ -39,9 +39,10 @@ from collections.abc import Sequence
 from .budget import current_deadline
 from .lines import HIGH, LOW, MID, Joined
 
-BLAME = r'\^?[0-9a-f]{7,40}[ \t][^\n]*?[ \t]\d+\)'
+BLAME = r'\^?[0-9a-f]{7,40}[ \t](?:[^\n(]*\([^\n)]*?\d{4}-\d\d-\d\d[^\n)]*?|(?:[^\s(]+[ \t]+)?)[ \t]*\d+\)'
 """`git blame`'s gutter, a numbered read's line number: the commit (`^` on the first), the file it came from (`-f`),
-then the author and date in brackets that the line number closes (`-s`: the number alone; `-c`: tabs between)."""
+then the author and date in brackets that the line number closes (`-c`: tabs between; `-s`: the number alone, after
+the file at most). A date or nothing but a file: a commit's subject (`c93b76a fix the parser (part 2)`) is no gutter."""
 _NUMBER = rf'^(?:[ \t]*\d+(?:\t|[:|→-] ?)|{BLAME})?'
 """The line number of a numbered read, read past."""
 _CONTROL = (
