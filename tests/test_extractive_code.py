@@ -86,6 +86,21 @@ def test_a_commit_subject_ending_in_a_number_in_brackets_is_no_blame_gutter() ->
     assert [(indent(line), bare(line)) for line in log[:3]] == [(0, False)] * 3
 
 
+def test_lines_that_almost_have_a_blame_gutter_are_read_at_once() -> None:
+    """A run that could end at any ` N)` or date, tried again from each end: 100 KB lines took a minute or more."""
+    texts = (
+        'def f(x):\n    return x\n1234567 ' + 'a(b 1)' * 16_000,  # a gutter that ends anywhere
+        '1234567 (2024-01-01' + ' ' * 100_000 + 'x\nhello',  # a date, then blanks that never close
+        '1234567 (' + '2024-01-01 ' * 10_000,  # dates that never close
+    )
+    for text in texts:
+        started = time.perf_counter()
+        detect_kind(text)
+        summary = summarize(text, budget_tokens=200)
+        assert time.perf_counter() - started < 2, text[:40]
+        assert isinstance(summary, str)
+
+
 def test_plain_source_keeps_imports_and_signatures() -> None:
     text = '\n'.join(SOURCE)
     assert detect_kind(text) is ContentKind.CODE

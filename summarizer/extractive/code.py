@@ -39,10 +39,18 @@ from collections.abc import Sequence
 from .budget import current_deadline
 from .lines import HIGH, LOW, MID, Joined
 
-BLAME = r'\^?[0-9a-f]{7,40}[ \t](?:[^\n(]*\([^\n)]*?\d{4}-\d\d-\d\d[^\n)]*?|(?:[^\s(]+[ \t]+)?)[ \t]*\d+\)'
+_AFTER_NUMBER = '|'.join(rf'(?<=[ \t]\d{{{digits}}})' for digits in range(1, 8))
+"""Just past a line number of up to seven digits, a blank before it: looked back at, one width at a time."""
+BLAME = (
+    r'\^?[0-9a-f]{7,40}[ \t](?:[^\n(]*+\((?=[^\n)]*?\d{4}-\d\d-\d\d)[^\n)]*+|(?:[^\s(]++[ \t]++)?[ \t]*+\d++)'
+    rf'(?:{_AFTER_NUMBER})\)'
+)
 """`git blame`'s gutter, a numbered read's line number: the commit (`^` on the first), the file it came from (`-f`),
 then the author and date in brackets that the line number closes (`-c`: tabs between; `-s`: the number alone, after
-the file at most). A date or nothing but a file: a commit's subject (`c93b76a fix the parser (part 2)`) is no gutter."""
+the file at most). A date or nothing but a file: a commit's subject (`c93b76a fix the parser (part 2)`) is no gutter.
+Read in one pass whatever the line: each run is taken whole (`*+`), never given back to be tried again, and the
+number before the bracket is looked back at (one look per width) rather than matched after a run that could end
+anywhere (a lazy run before ` 12)` was tried again from each of its ends: minutes for a line of 100 KB)."""
 _NUMBER = rf'^(?:[ \t]*\d+(?:\t|[:|→-] ?)|{BLAME})?'
 """The line number of a numbered read, read past."""
 _CONTROL = (
