@@ -127,6 +127,19 @@ def test_the_first_rows_of_a_table_sorted_largest_first_are_kept() -> None:
     assert [row for row in rows[:5] if row not in kept] == []
 
 
+def test_a_table_in_its_own_order_is_no_sorted_one() -> None:
+    """A training log: its rate and losses fall down the table as its epochs rise. Read as sorted largest first,
+    its first epochs crowded out its header and its last epoch, the results."""
+    header = 'epoch  lr        train_loss  val_loss  val_acc'
+    rows = [
+        f'{epoch:<6} {0.0005 * (1 + math.cos(math.pi * epoch / 100)):.6f}  {2.5 * math.exp(-epoch / 30) + 0.1:.4f}'
+        f'      {2.6 * math.exp(-epoch / 30) + 0.15:.4f}    {0.5 + 0.45 * (1 - math.exp(-epoch / 25)):.4f}'
+        for epoch in range(1, 101)
+    ]
+    kept = summary_lines('\n'.join([header, *rows]), budget_tokens=150)
+    assert header in kept and rows[-1] in kept
+
+
 def test_a_line_of_trouble_beats_routine_lines() -> None:
     lines = [f'[{n:04d}] compiled module src/pages/page{n}.tsx in {n % 90 + 10} ms' for n in range(300)]
     assert _keeps(

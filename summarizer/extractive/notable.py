@@ -14,7 +14,7 @@ import math
 import operator
 import re
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from operator import itemgetter
 
 from .budget import current_deadline
@@ -69,6 +69,8 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
         *(-index for index in range(1, min(width, _COLUMNS_FROM_END) + 1)),
     ]
     rare: dict[int, float] = defaultdict(float)
+    heads: dict[int, float] = defaultdict(float)
+    rises = False
     # A first row without a digit is a header (`NAMESPACE  NAME  READY  STATUS`): its value is no state of a row.
     header = not any(character.isdigit() for cell in rows[0] for character in cell)
     deadline = current_deadline()
@@ -80,12 +82,18 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
             continue  # too few rows have it: not built at all
         column = _column(rows, index, whole=present == len(rows))
         numbers = _numbers(column)
-        for row, score in (*_extremes(numbers).items(), *_sorted_head(numbers).items()):
+        for row, score in _extremes(numbers).items():
             scores[row] += score
+        for row, score in _sorted_head(numbers).items():
+            heads[row] = max(heads[row], score)  # `ps --sort=-%mem` sorts `RSS` too: one sort, its head once
+        rises = rises or _rises(numbers)
         for row, score in rare_values(column[1:] if header and column and column[0][0] == 0 else column).items():
             rare[row] += score
     for row in sorted(rare, key=lambda row: -rare[row])[:_MAX_RARE_ROWS]:
         scores[row] += rare[row]
+    if not rises:  # a table in its own order (an epoch, a step, a time down it) was sorted for none of its rows
+        for row, score in heads.items():
+            scores[row] += score
     return dict(scores)
 
 
@@ -166,10 +174,24 @@ def _sorted_head(numbers: Sequence[tuple[float, int]]) -> dict[int, float]:
     head = sorted(values[:_HEAD_ROWS])
     if len(values) < _MIN_ROWS or head[len(head) // 2] <= sorted(values)[len(values) // 2]:
         return {}
-    ascents = len(values) - 1 - sum(map(operator.ge, values, values[1:]))
-    if ascents > max(1, _STRAY * len(values)):
+    if not _in_order(values, operator.ge):
         return {}
     return {row: 1.0 - place / (2 * _HEAD_ROWS) for place, (_, row) in enumerate(numbers[:_HEAD_ROWS])}
+
+
+def _rises(numbers: Sequence[tuple[float, int]]) -> bool:
+    """Whether a column grows down its table as an index, a step or a time does.
+
+    Each value at least the one above but for a stray row, and more than half of them distinct (a column of zeros
+    rises as much as it falls).
+    """
+    values = list(map(itemgetter(0), numbers))
+    return len(values) >= _MIN_ROWS and len(set(values)) > len(values) // 2 and _in_order(values, operator.le)
+
+
+def _in_order(values: Sequence[float], keeps: Callable[[float, float], bool]) -> bool:
+    """Whether each value `keeps` its order with the next (`operator.ge`: none grows) but for a stray row or two."""
+    return len(values) - 1 - sum(map(keeps, values, values[1:])) <= max(1, _STRAY * len(values))
 
 
 _HEAD_ROWS = 10
