@@ -208,3 +208,31 @@ def test_a_row_unlike_the_run_around_it_stands_out() -> None:
     ]
     text = '\n'.join(lines)
     assert lines[211] in summary_lines(text, budget_tokens=estimate_tokens(text) // 4)
+
+
+def _server_log() -> tuple[list[str], dict[str, list[str]]]:
+    """A PostgreSQL server's log with every statement logged: inserts, a key inserted again now and then."""
+    lines: list[str] = []
+    details: dict[str, list[str]] = {}
+    for n in range(120):
+        at = f'2026-03-0{n % 9 + 1} 10:{n % 60:02d}:{n % 37:02d}.{n:03d} UTC [{4100 + n % 3}]'
+        statement = f"INSERT INTO orders_{n % 4} VALUES ({n}, 'sku-{n}')"
+        lines += [f'{at} LOG:  statement: {statement};', f'{at} LOG:  duration: 0.{n:03d} ms']
+        if n % 10 == 7:
+            error = f'{at} ERROR:  duplicate key value violates unique constraint "orders_{n % 4}_pkey"'
+            details[error] = [f'{at} DETAIL:  Key (id)=({n}) already exists.', f'{at} STATEMENT:  {statement};']
+            lines += [error, *details[error]]
+    return lines, details
+
+
+def test_a_server_error_comes_with_its_detail_and_statement() -> None:
+    """PostgreSQL logs what went wrong (`ERROR:`), then which key (`DETAIL:`) and which statement (`STATEMENT:`):
+    an error kept without them said neither; kept, they say what to fix."""
+    lines, details = _server_log()
+    text = '\n'.join(lines)
+    assert detect_kind(text) is ContentKind.LOG
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 8)
+    errors = [line for line in kept if line in details]
+    assert len(errors) >= 3
+    for error in errors:
+        assert kept[kept.index(error) + 1 : kept.index(error) + 3] == details[error], error

@@ -892,6 +892,34 @@ _MIN_ROWS = 2
 """Rows of as many fields a delimited header needs under it: two lines alike by chance are no table."""
 
 
+def _error_details(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    """A PostgreSQL error and the `DETAIL:`, `HINT:`, `STATEMENT:` and `CONTEXT:` lines its server logs right under it.
+
+    Each places the other: `ERROR:  duplicate key value violates unique constraint "orders_pkey"` kept alone said
+    neither which key nor which statement, and a `STATEMENT:` line kept alone not what went wrong. A record's prefix
+    is the server's to set (`log_line_prefix`), so the lines are told by their level, two blanks after its colon.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    error: int | None = None
+    for index, line in enumerate(lines):
+        if ':  ' not in line:
+            error = None
+        elif error is not None and len(result[error]) < _DETAILS and _ERROR_DETAIL.search(line) is not None:
+            result[index] = (error,)
+            result[error] = (*result[error], index)
+        else:
+            error = index if _SERVER_ERROR.search(line) is not None else None
+    return result
+
+
+_SERVER_ERROR = re.compile(r'\b(?:ERROR|FATAL|PANIC|WARNING):  ')
+_ERROR_DETAIL = re.compile(r'\b(?:DETAIL|HINT|STATEMENT|CONTEXT|QUERY|LOCATION):  ')
+"""PostgreSQL's levels of a record (`ERROR:  ...`) and of the lines that tell more of it (`DETAIL:  Key (id)=(1)
+already exists.`): two blanks after the colon, whatever prefix the server writes before them."""
+_DETAILS = 6
+"""The most lines under an error that tell more of it: one of each of `_ERROR_DETAIL`'s levels."""
+
+
 def _joined(
     *extras: Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]],
 ) -> Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]:
@@ -1038,7 +1066,7 @@ _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[in
     ContentKind.SHELL: _joined(
         _tables, _banners, _sections, _tasks, _contexts, _above_trouble, _outcomes, _diagnostics
     ),
-    ContentKind.LOG: _above_trouble,
+    ContentKind.LOG: _joined(_above_trouble, _error_details),
 }
 """Kinds whose lines have enclosing lines besides their indentation parents: each function takes the lines and
 their indentations (`indent`, worked out once), which records read and the others do not need."""
