@@ -82,11 +82,12 @@ def notable_rows(rows: Sequence[Sequence[str]]) -> dict[int, float]:
             continue  # too few rows have it: not built at all
         column = _column(rows, index, whole=present == len(rows))
         numbers = _numbers(column)
+        values = list(map(itemgetter(0), numbers))
         for row, score in _extremes(numbers).items():
             scores[row] += score
-        for row, score in _sorted_head(numbers).items():
+        for row, score in _sorted_head(numbers, values).items():
             heads[row] = max(heads[row], score)  # `ps --sort=-%mem` sorts `RSS` too: one sort, its head once
-        rises = rises or _rises(numbers)
+        rises = rises or _rises(values)
         for row, score in rare_values(column[1:] if header and column and column[0][0] == 0 else column).items():
             rare[row] += score
     for row in sorted(rare, key=lambda row: -rare[row])[:_MAX_RARE_ROWS]:
@@ -161,7 +162,7 @@ def _extremes(numbers: Sequence[tuple[float, int]]) -> dict[int, float]:
     return {row: 1.0 for value, row in (high, low) if values[value] <= _SHARED_EXTREME}
 
 
-def _sorted_head(numbers: Sequence[tuple[float, int]]) -> dict[int, float]:
+def _sorted_head(numbers: Sequence[tuple[float, int]], values: Sequence[float]) -> dict[int, float]:
     """The first rows of a table sorted by this column, largest first, and how much each stands out.
 
     A table sorted from the largest down (`ps --sort=-rss`, a profile by cumulative time, `sort -rn`) was sorted for
@@ -169,23 +170,22 @@ def _sorted_head(numbers: Sequence[tuple[float, int]]) -> dict[int, float]:
     of the kind (ids, line numbers and times grow down a table as they come). Sorted: each value at most the one above
     but for a stray row (a total), the first rows' middle value over the column's: a column of zeros with a few others
     (`ps aux`'s `%CPU`, the numbers of a `top` screen's header lines above it) ranks nothing its first rows show.
+    `values`: the numbers' values, in order. The order is told in one pass, before any sort: most columns are in none.
     """
-    values = list(map(itemgetter(0), numbers))
-    head = sorted(values[:_HEAD_ROWS])
-    if len(values) < _MIN_ROWS or head[len(head) // 2] <= sorted(values)[len(values) // 2]:
+    if len(values) < _MIN_ROWS or not _in_order(values, operator.ge):
         return {}
-    if not _in_order(values, operator.ge):
+    head = sorted(values[:_HEAD_ROWS])
+    if head[len(head) // 2] <= sorted(values)[len(values) // 2]:
         return {}
     return {row: 1.0 - place / (2 * _HEAD_ROWS) for place, (_, row) in enumerate(numbers[:_HEAD_ROWS])}
 
 
-def _rises(numbers: Sequence[tuple[float, int]]) -> bool:
+def _rises(values: Sequence[float]) -> bool:
     """Whether a column grows down its table as an index, a step or a time does.
 
     Each value at least the one above but for a stray row, and more than half of them distinct (a column of zeros
     rises as much as it falls).
     """
-    values = list(map(itemgetter(0), numbers))
     return len(values) >= _MIN_ROWS and len(set(values)) > len(values) // 2 and _in_order(values, operator.le)
 
 
