@@ -2221,7 +2221,7 @@ def test_a_terminal_shows_a_line_rewritten_by_carriage_returns_as_last_written()
 
 def _ansible() -> tuple[str, str, list[str]]:
     """`ansible-playbook` over 6 hosts: 14 tasks that went well, one that failed on a host, and the recap."""
-    hosts = [f'web-{n}' for n in range(6)]
+    hosts = [f'web-{n}' for n in range(16)]
     lines = ['', 'PLAY [webservers] **************************************************************', '']
     failing = 'TASK [Run database migrations] *************************************************'
     fatal = (
@@ -2464,3 +2464,58 @@ def test_a_type_checkers_note_ends_with_its_run() -> None:
     chains = enclosing(detect_kind('\n'.join(lines)), lines)
     assert 1 in chains[2]
     assert chains[5] == chains[6] == ()
+
+
+def test_a_failures_reason_is_not_crowded_out_by_facts_earlier_turns_named() -> None:
+    """The facts the task named (the test's data, the frames' paths) are pinned, but the line saying why the test
+    failed (`E   ValueError: ...`) is one a failure cannot be read without: it keeps its place in the budget's
+    required share, as the verdict does, however many pinned facts compete for the rest."""
+    frames = [
+        (f'/srv/app/.venv/lib/python3.12/site-packages/tabular/io/{name}.py', line, func)
+        for name, line, func in (
+            ('connect', 62, '__call__'), ('registry', 218, 'read'), ('connect', 19, 'io_read'), ('ui', 426, 'read'),
+            ('core', 1464, 'read'), ('core', 1183, '__call__'),
+        )
+    ]  # fmt: skip
+    rows = [f'            "  {350 + 100 * n}.0      {n}.0    {n}",' for n in range(16)]
+    reason = (
+        "E                   ValueError: Column wave failed to convert: could not convert string to float: 'float64'"
+    )
+    text = '\n'.join(
+        [
+            '============================= test session starts ==============================',
+            'rootdir: /srv/app/tests',
+            'collected 4 items',
+            '',
+            'tests/test_rst.py ...F                                                   [100%]',
+            '',
+            '=================================== FAILURES ===================================',
+            '__________________________ test_rst_with_header_rows ___________________________',
+            '',
+            '    def test_rst_with_header_rows():',
+            '        lines = [',
+            *rows,
+            '        ]',
+            '>       tbl = Table.read(lines, format="ascii.rst", header_rows=["name", "unit", "dtype"])',
+            '',
+            *(
+                f'{path}:{line}: in {func}\n    out = self.{func}(*args, **kwargs)\n{"_ " * 40}'
+                for path, line, func in frames
+            ),
+            '',
+            '>                   raise ValueError(f"Column {col.name} failed to convert: {last_err}")',
+            reason,
+            '',
+            '/srv/app/.venv/lib/python3.12/site-packages/tabular/io/core.py:1120: ValueError',
+            '=========================== short test summary info ============================',
+            'FAILED tests/test_rst.py::test_rst_with_header_rows',
+            '========================= 1 failed, 3 passed in 0.40s ==========================',
+        ]
+    )
+    named = (
+        'header_rows', 'ascii.rst', *(row.split()[1] for row in rows), *(path for path, _, _ in frames),
+    )  # fmt: skip
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 2, quoted=named)
+    assert reason in kept
+    assert 'FAILED tests/test_rst.py::test_rst_with_header_rows' in kept
+    assert any('header_rows=' in line for line in kept)  # the named facts still have their lines

@@ -59,7 +59,9 @@ a kind requires (`lines.MUST`: a diff's headers) may take before anything else; 
 facts, which then compete for the rest (headers holding them first), unless the lines holding those have room
 of their own past the budget (`quoted_budget_tokens`). The lines of a kind's first rank above `MUST` (a diff's
 file headers, a test run's verdict) keep the larger share: a diff shown without one of its files reads as another
-change."""
+change. So do the required lines of trouble in what a run printed (`ALARM`: a failing test's `E   ValueError: ...`,
+its `FAILED` line): the facts earlier turns named (the test's data, its frames' paths) had taken the rest and left
+a failure without its reason."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
@@ -115,6 +117,8 @@ _SYNTAX_KINDS = frozenset({ContentKind.CODE, ContentKind.SHELL})
 """Kinds whose lines of brackets alone are syntax: not a diff's (an added `))` is part of what changed), nor
 Markdown's (a code fence, a rule)."""
 _LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
+_RUN_KINDS = frozenset({ContentKind.SHELL, ContentKind.LOG})
+"""Kinds that are what a run printed, whose lines of trouble say how it went (not a grep match's `failure` in a doc)."""
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
 _WORDS = re.compile(r'(?<![^\s"\'`()\[\]{}<>,;|=*])[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
@@ -248,6 +252,8 @@ class _Text:
     """It is written inside a JSON string (a list's or an object's), where quotes and line breaks take two characters."""
     record: Callable[[str], bool] | None = None
     """Whether a line starts a record (a YAML list's `- id: 3`): what its markers count besides lines."""
+    run: bool = False
+    """It is what a run printed (`_RUN_KINDS`): its required lines of trouble say how the run went wrong."""
 
 
 @dataclass(eq=False, slots=True)
@@ -734,6 +740,7 @@ class _Tree:
             signature=SIGNATURES.get(kind),
             escaped=self._nested,
             record=_starts_record if kind is ContentKind.RECORDS else None,
+            run=kind in _RUN_KINDS,
         )
         numbered = [(index, line) for index, line in enumerate(node.lines) if line.strip()]
         if not numbered:
@@ -1159,7 +1166,7 @@ class _Tree:
         """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit` (the first rank's: `first`).
 
         By rank (how many times `MUST` the bonus is: a diff's file header before the hunk headers it
-        places, however long its paths), then best worth first.
+        places, however long its paths), then best worth first. A run's lines of trouble go up to `first` too.
         """
         required = sorted(
             (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
@@ -1169,7 +1176,10 @@ class _Tree:
         top = top if top > 1 else math.inf  # a rank over `MUST`'s own: a listing's every file is no diff's
         for unit in required:
             self._step()
-            if self.spent + self._value(unit)[1] <= (first if unit.bonus // MUST == top else limit):
+            larger = unit.bonus // MUST == top or (
+                unit.node is not None and unit.node.run and ALARM.search(unit.text) is not None
+            )
+            if self.spent + self._value(unit)[1] <= (first if larger else limit):
                 self._choose(unit)
 
     def _push(self, choice: _Choice, gain: float | None = None, price: float = 1.0) -> None:
