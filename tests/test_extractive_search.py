@@ -9,6 +9,7 @@ import pytest
 from extractive_checks import MENU_LABELS, SHORT_LINES, SITE_MENU, kept_lines, summary_lines
 
 from summarizer.core._shape import JsonValue, shape_mismatch
+from summarizer.core._tokens import estimate_tokens
 from summarizer.extractive import search, summarize
 from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.lines import MUST, Joined
@@ -317,3 +318,36 @@ def test_a_first_sentence_is_found_where_lines_end_in_crlf() -> None:
     text = '\n'.join(lines)
     for written in (text, text.replace('\n', '\r\n')):
         assert search.line_bonuses(Joined(written.split('\n')))[4] >= MUST
+
+
+def _paper_page(n: int) -> str:
+    """A scraped paper's page, as an arXiv abstract page reads: its title as a heading, then the abstract as a quote."""
+    return '\n'.join(
+        [
+            f'Title: Governing agents, part {n}',
+            f'URL: https://papers.example.org/abs/2509.{10289 + n}',
+            'Score: None',
+            f'Text: [2509.{10289 + n}] Governing agents, part {n}',
+            '[Skip to main content] ',
+            'All fieldsTitleAuthorAbstractCommentsJournal referenceHelp pagesFull text',
+            f'# Title:Governing agents, part {n}',
+            f'Authors:[Author {n}],[Coauthor {n}] ',
+            '[View PDF] > > Abstract:',
+            f'> {_LEADS[n]} We argue for more engagement by scholars, engineers and policymakers with it. Comments:|6 pages|',
+            'Subjects:|Computers and Society (cs.CY); Artificial Intelligence (cs.AI)|',
+            'arXivLabs is a framework that allows collaborators to develop and share new features directly on our website.',
+        ]
+    )
+
+
+def test_a_scraped_papers_abstract_is_its_first_sentence_though_written_as_a_quote() -> None:
+    """A paper page's abstract comes as a Markdown quote (`> The deployment of ...`): it is what the page says
+    first, not its footer's `arXivLabs is a framework ...` sentence further down."""
+    text = '\n\n'.join(_paper_page(n) for n in range(5))
+    assert detect_kind(text) is ContentKind.SEARCH
+    summary = summarize(text, budget_tokens=estimate_tokens(text) // 2)
+    assert isinstance(summary, str)
+    kept = summary.split('\n')
+    for n in range(5):
+        assert f'> {_LEADS[n]} …' in kept
+    assert sum(line.startswith('arXivLabs') for line in kept) <= 1  # as the text's last line, it may fill what is left

@@ -76,9 +76,10 @@ def line_bonuses(lines: Joined) -> list[float]:
 
 _TITLE = re.compile(r'^(?:Title|title):[ \t]', re.MULTILINE)
 _SENTENCE = re.compile(
-    r'(?![ \t]*+(?:[-*+#>|]|\d++\.[ \t]))(?:[^ \t\n]++[ \t]++){9}[^\n]*?[a-z0-9)\]][.!?](?:[ \t"”’)]|\r?$)'
+    r'(?![ \t]*+(?:[-*+#|]|\d++\.[ \t]))(?:[^ \t\n]++[ \t]++){9}[^\n]*?[a-z0-9)\]][.!?](?:[ \t"”’)]|\r?$)'
 )
-"""A line of a page's own prose: ten words or more and a sentence's end, no list item, heading, quote or table row.
+"""A line of a page's own prose: ten words or more and a sentence's end, no list item, heading or table row. A
+quote is prose: a scraped paper's page writes its abstract as one (`> The deployment of capable AI agents ...`).
 
 Nine words exactly, each possessive, then the first sentence end: one way to match, so a line is read once."""
 
