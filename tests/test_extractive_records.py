@@ -7,6 +7,7 @@ import re
 import time
 
 import pytest
+import yaml
 from extractive_checks import kept_lines, summary_lines
 
 from summarizer.core._grounding import GroundingKind, OriginalText, grounded_line
@@ -17,7 +18,7 @@ from summarizer.extractive._kinds import ContentKind, detect_kind
 from summarizer.extractive.budget import NO_DEADLINE, cost
 from summarizer.extractive.lines import OMISSION, Joined, render
 from summarizer.extractive.notable import notable_fields
-from summarizer.extractive.outline import document_spans, indent
+from summarizer.extractive.outline import document_spans, enclosing, indent
 from summarizer.extractive.tree import (
     _NOTABLE_GAIN,  # pyright: ignore[reportPrivateUsage]
     _QUOTED_BASE,  # pyright: ignore[reportPrivateUsage]
@@ -672,3 +673,54 @@ def test_a_pods_exit_code_and_restarts_outweigh_its_probe_settings() -> None:
     assert '      Exit Code:    137' in kept
     assert '    Restart Count:  4' in kept
     assert not [line for line in kept if '#failure=3' in line]
+
+
+def _activities_plan() -> str:
+    """A document field dumped as YAML dumps it: one double-quoted scalar, its lines as `\\n`, folded at 80 columns."""
+    kinds = ('Workshop', 'Challenge', 'Lunch', 'Hike')
+    activities = [
+        f'Activity {n}: {kinds[n % 4]} number {n}\n'
+        '  - Description: A session where teams of the office meet and talk about things that matter to them.\n'
+        f'  - Location: Room {chr(64 + n)}{" (booked by dana.kim@example.org)" if n == 9 else ""}\n'
+        f'  - Date: 2031-{n:02d}-17\n  - Time: 10:00 - 12:00\n'
+        for n in range(1, 13)
+    ]
+    plan = 'Team Plan\nThe objective of this document is to outline a series of activities.\n\n' + '\n'.join(activities)
+    return yaml.safe_dump({'content': plan, 'filename': 'plan.docx', 'id_': '3'}, sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    ('fact', 'activity', 'quoted'),
+    [('dana.kim@example.org', 'Activity 9: ', ()), ('2031-04-17', 'Activity 4: ', ('2031-04-17',))],
+    ids=['blind', 'quoted'],
+)
+def test_a_kept_line_of_a_folded_yaml_string_brings_the_line_its_text_is_under(
+    fact: str, activity: str, quoted: tuple[str, ...]
+) -> None:
+    """A line kept from a document dumped as one YAML scalar (the booking's address, a date a later turn quotes)
+    comes with the line where its activity's title starts: the dump folds the document's lines at 80 columns, so by
+    indentation every folded line is under `content:` alone."""
+    text = _activities_plan()
+    lines = text.split('\n')
+    assert lines[0].startswith('content: "Team Plan\\n') and lines[1].startswith('  \\nActivity 1: ')
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 6, quoted=quoted)
+    line = next(line for line in kept if fact in line)
+    assert any(activity in above for above in kept[: kept.index(line) + 1]), line
+
+
+@pytest.mark.parametrize(
+    'lines',
+    [
+        ['content: "' + '\\n ' * 300_000],
+        ['content: "x\\n\\', *(['  \\ \\'] * 200_000), '  y"'],
+        ['content: "' + ''.join('\\n' + ' ' * (n % 400) + 'x' for n in range(20_000)) + '"'],
+    ],
+    ids=['line-breaks', 'folded-blanks', 'deepening'],
+)
+def test_a_folded_yaml_string_is_read_in_linear_time(lines: list[str]) -> None:
+    """A scalar of 300,000 line breaks on one line, one of 200,000 folded lines of blanks, one whose 20,000 lines go
+    ever deeper: each is read once (a text line of blanks is counted, not built up and stripped again per line)."""
+    started = time.monotonic()
+    chains = enclosing(ContentKind.PROSE, lines)
+    assert time.monotonic() - started < 5  # about 1 s for the longest
+    assert len(chains) == len(lines)

@@ -17,7 +17,9 @@ a text has *enclosing lines*, nearest first, and the summary never keeps a line 
   author, date and message (`git log`, `git show`), its `commit` line, which names it; a removed
   line, the added line that took its place (the n-th `+` line after a run of `-` lines, for the n-th
   of them), so a change never shows only what it took away;
-- records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...);
+- records written as text (YAML dumps): the record's identifying field (`id_`, `filename`, `name`, ...); in
+  records and prose, a line of a multi-line string a YAML dump folds into one double-quoted field, where the
+  text line it is under starts (`_quoted_scalars`);
 - a table's rows (CSV, TSV, Markdown, psql, `kubectl get`): its header line, which names the columns, in
   records, prose and command output;
 - prose and Markdown: the headings above it, each level's nearest;
@@ -997,6 +999,98 @@ def _documents(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, .
     return result
 
 
+_QUOTED_START = re.compile(r'^[ \t]*+(?:- )?+[\w.-]++: "')
+"""A YAML field whose value is a double-quoted scalar (`content: "Team Building Plan\\nThe objective ...`)."""
+_QUOTED_PIECE = re.compile(r'\\(.?)|"')
+"""In a double-quoted scalar, an escape (`\\n`, `\\ `, a `\\` that breaks the line) or its closing quote."""
+_UNESCAPED = {'n': '\n', 't': '\t', ' ': ' ', '"': '"', '\\': '\\', '/': '/'}
+
+
+def _quoted_scalars(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, ...]]:
+    r"""Each line of a YAML double-quoted scalar folded over several lines, the lines where its text's parents start.
+
+    A YAML dump writes a multi-line string field as one quoted scalar, its own line breaks as `\n` and its lines
+    folded at 80 columns wherever they fall (`\  - Location: Conference room A\n  - Date: 2023-11-15\n  - Time:`).
+    Read by the file's indentation, every folded line sits under the field alone: a kept `Date:` said nothing of
+    the `Activity 1: Problem-Solving Workshop` it belongs to. Read as the text it holds, each of its lines is placed
+    by the nearest line above with less indentation. A file's line is placed by where the parents of the last text
+    line on it start (and where that one starts, when it goes on from a line above): what the line leads into. Not
+    by the parents of the text lines before it: the line opening `Activity 4` holds the end of `Activity 3`, and
+    with `Activity 3`'s title it would bring the line holding the end of `Activity 2` and so on, up to the first.
+    """
+    result: list[tuple[int, ...]] = [()] * len(lines)
+    index = 0
+    while index < len(lines):
+        start = _QUOTED_START.match(lines[index])
+        index = index + 1 if start is None else _place_in_scalar(lines, index, start.end(), result)
+    return result
+
+
+def _place_in_scalar(lines: Sequence[str], first: int, offset: int, result: list[tuple[int, ...]]) -> int:
+    """Place the lines of the scalar opening at `offset` of line `first` (see `_quoted_scalars`); the line after it."""
+    started: list[int] = []
+    """Per line of the scalar's text: the file's line where its first non-blank character is (-1: none yet)."""
+    parents: list[tuple[int, ...]] = []
+    """Per line of the scalar's text: the file's lines where its parents start, nearest first."""
+    stack: list[tuple[int, int]] = []
+    """(indentation, text line) of the text lines open above the current one: its parents, deepest last."""
+    lead = 0
+    """How many blanks the current text line starts with so far, while it is all blanks."""
+    last: dict[int, int] = {}
+    """File line -> the last text line with text on it: what the line leads into."""
+    index, closed = first, False
+    while index < len(lines) and not closed:
+        raw = lines[index][offset:] if index == first else lines[index].lstrip(' \t')
+        decoded, closed, broken = _decoded(raw)
+        if not closed and not broken:
+            decoded += ' ' if raw else '\n'  # a plain line break folds into a blank; an empty line is a line break
+        for number, piece in enumerate(decoded.split('\n')):
+            if number or not started:
+                started.append(-1)
+                parents.append(())
+                lead = 0
+            text_line = len(started) - 1
+            if started[text_line] < 0:
+                content = piece.lstrip(' ')
+                if not content:
+                    lead += len(piece)
+                    continue
+                depth = lead + len(piece) - len(content)
+                while stack and stack[-1][0] >= depth:
+                    stack.pop()
+                started[text_line] = index
+                parents[text_line] = tuple(started[line] for _, line in reversed(stack[-MAX_DEPTH:]))
+                stack.append((depth, text_line))
+            if piece:
+                last[index] = text_line
+        index += 1
+    for line, text_line in last.items():
+        placing = parents[text_line] if started[text_line] == line else (started[text_line], *parents[text_line])
+        result[line] = tuple(place for place in placing if place != line)
+    return index
+
+
+def _decoded(raw: str) -> tuple[str, bool, bool]:
+    r"""`raw`, a line of a double-quoted scalar without its indentation, with its escapes read.
+
+    As (the text, whether the scalar's closing quote ends it, whether it ends in a `\` that breaks the line:
+    the next line follows with nothing between).
+    """
+    pieces: list[str] = []
+    at = 0
+    for match in _QUOTED_PIECE.finditer(raw):
+        pieces.append(raw[at : match.start()])
+        at = match.end()
+        escaped = match.group(1)
+        if escaped is None:
+            return ''.join(pieces), True, False
+        if not escaped:
+            return ''.join(pieces), False, True
+        pieces.append(_UNESCAPED.get(escaped, '?'))
+    pieces.append(raw[at:])
+    return ''.join(pieces), False, False
+
+
 def document_spans(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int, int, tuple[int, ...]]]:
     """(start, end, identity) of each document of a YAML stream of several (see `_documents`); none for one document.
 
@@ -1060,8 +1154,8 @@ def _diagnostics(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[int,
 
 _EXTRA: dict[ContentKind, Callable[[Sequence[str], Sequence[int]], list[tuple[int, ...]]]] = {
     ContentKind.CODE: _joined(_decorators, _config_sections),
-    ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys, _documents),
-    ContentKind.PROSE: _joined(_tables, _headings),
+    ContentKind.RECORDS: _joined(_tables, _records, _sequence_keys, _documents, _quoted_scalars),
+    ContentKind.PROSE: _joined(_tables, _headings, _quoted_scalars),
     ContentKind.SEARCH: _results,
     ContentKind.SHELL: _joined(
         _tables, _banners, _sections, _tasks, _contexts, _above_trouble, _outcomes, _diagnostics
