@@ -351,3 +351,37 @@ def test_a_scraped_papers_abstract_is_its_first_sentence_though_written_as_a_quo
     for n in range(5):
         assert f'> {_LEADS[n]} …' in kept
     assert sum(line.startswith('arXivLabs') for line in kept) <= 1  # as the text's last line, it may fill what is left
+
+
+_WIDGETS = ['alphaXiv', 'DagsHub', 'GotitPub', 'ScienceCast', 'CatalyzeX']
+
+
+def _paper_with_widgets(n: int) -> str:
+    """A scraped paper page whose site lists its widgets one a line, each label between two lines of link text."""
+    return '\n'.join(
+        [
+            f'Title: Agents at work, part {n}',
+            f'URL: https://papers.example.org/abs/2509.{20000 + n}',
+            f'Text: Agents at work, part {n}',
+            f'> {_LEADS[n]} We measure it on {n + 3} platform teams and report where it held.',
+            'Current browse context:',
+            'cs.CY',
+            'Code, Data and Media',
+            *(f'{widget} Toggle\n{widget}*([What is {widget}?])*' for widget in _WIDGETS),
+            'About arXivLabs',
+            f'Journal reference: Agents Quarterly, {n + 1} (2025), 38-40',
+        ]
+    )
+
+
+def test_a_widget_on_a_results_page_is_chrome() -> None:
+    """A scraped page's widgets come one a line, a label (`alphaXiv Toggle`, `cs.CY`) or a label and a link whose
+    target the scrape dropped (`alphaXiv*([What is alphaXiv?])*`): no menu of three, but chrome all the same. Their
+    names are the site's, which the fact scan counts, and the same on every page: none of them is kept."""
+    text = '\n\n'.join(_paper_with_widgets(n) for n in range(5))
+    assert detect_kind(text) is ContentKind.SEARCH
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 2)
+    widgets = {'cs.CY', 'About arXivLabs', *(f'{widget} Toggle' for widget in _WIDGETS)}
+    widgets |= {f'{widget}*([What is {widget}?])*' for widget in _WIDGETS}
+    assert not widgets & set(kept)
+    assert any(line.startswith('Journal reference: ') for line in kept)
