@@ -2519,3 +2519,64 @@ def test_a_failures_reason_is_not_crowded_out_by_facts_earlier_turns_named() -> 
     assert reason in kept
     assert 'FAILED tests/test_rst.py::test_rst_with_header_rows' in kept
     assert any('header_rows=' in line for line in kept)  # the named facts still have their lines
+
+
+def test_the_failures_of_a_parametrized_test_are_read_once_and_the_others_keep_their_room() -> None:
+    """Six cases of one parametrized test fail alike but for their parameter (`n = 10`, `E   AssertionError: bad
+    10`): the first is read, the others fold to their banner and their last error line, so a test that fails
+    otherwise keeps its reason."""
+    cases = [3, 10, 17, 24, 31, 38]
+    sections = [
+        line
+        for n in cases
+        for line in (
+            f'{"_" * 33} test_many[{n}] {"_" * 33}',
+            '',
+            f'n = {n}',
+            '',
+            "    @pytest.mark.parametrize('n', range(40))",
+            '    def test_many(n):',
+            ">       assert n % 7 != 3, f'bad {n}'",
+            f'E       AssertionError: bad {n}',
+            f'E       assert ({n} % 7) != 3',
+            '',
+            'tests/test_many.py:6: AssertionError',
+        )
+    ]
+    json_reason = 'E   json.decoder.JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 9'
+    dict_reason = "E   AssertionError: assert {'a': 1, 'b': [1, 2, 3]} == {'a': 1, 'b': [1, 2, 4]}"
+    text = '\n'.join(
+        [
+            '=================================== FAILURES ===================================',
+            *sections,
+            '__________________________________ test_json ___________________________________',
+            '',
+            '    def test_json():',
+            '>       load(\'{"a": 1,}\')',
+            json_reason,
+            '',
+            'tests/test_many.py:9: JSONDecodeError',
+            '_____________________________ TestThing.test_attr ______________________________',
+            '',
+            "    def test_attr(self): assert {'a': 1, 'b': [1,2,3]} == {'a': 1, 'b': [1,2,4]}",
+            dict_reason,
+            '',
+            'tests/test_many.py:12: AssertionError',
+            '=========================== short test summary info ============================',
+            *(f'FAILED tests/test_many.py::test_many[{n}] - AssertionError: bad {n}' for n in cases),
+            'FAILED tests/test_many.py::test_json - json.decoder.JSONDecodeError: Expecting propert...',
+            "FAILED tests/test_many.py::TestThing::test_attr - AssertionError: assert {'a': 1, 'b':...",
+            '========================= 8 failed, 32 passed in 0.05s =========================',
+        ]
+    )
+    lines = text.split('\n')
+    repeated = repeated_failures(lines)
+    second = lines.index(f'{"_" * 33} test_many[10] {"_" * 33}')
+    assert not any(at < second for at in repeated)  # the first case is read whole
+    assert lines.index('E       assert (10 % 7) != 3') not in repeated  # a repeat's last error line stays to offer
+    assert lines.index('n = 10') in repeated and lines.index('E       AssertionError: bad 38') in repeated
+    kept = summary_lines(text, budget_tokens=estimate_tokens(text) // 3)
+    assert json_reason in kept
+    assert [line for line in kept if line.startswith('E       AssertionError: bad ')] == [
+        'E       AssertionError: bad 3'
+    ]

@@ -774,7 +774,9 @@ def repeated_failures(lines: Sequence[str]) -> set[int]:
     banner, 100 lines apiece. A section most of whose lines (`_REPEATED_SHARE`) an earlier section holds is read
     once: its lines held before fold into a marker, its banner and its last line of error (`E   ...`) stay, so a
     reader sees that the next test failed and how. A line that differs (`request = <SubRequest ... test_x>`) is
-    weighed as any. A section ends at the next banner or `===` line.
+    weighed as any. A line is held before when one alike but for its numbers is (`log.signature`): the sections of a
+    parametrized test differ in their parameter only (`n = 10`, `E   AssertionError: bad 10`). A section ends at the
+    next banner or `===` line.
     """
     seen: set[str] = set()
     found: set[int] = set()
@@ -784,11 +786,12 @@ def repeated_failures(lines: Sequence[str]) -> set[int]:
             continue
         if start is not None:
             body = [at for at in range(start + 1, index) if lines[at].strip()]
-            held = [at for at in body if lines[at] in seen]
+            alike = [log.signature(lines[at]) for at in body]
+            held = [at for at, key in zip(body, alike, strict=True) if key in seen]
             if body and len(held) >= _REPEATED_SHARE * len(body):
                 last_error = _last_error(lines, body)
                 found.update(at for at in held if at != last_error)
-            seen.update(lines[at] for at in body)
+            seen.update(alike)
         start = index if line.startswith('_') else None
     return found
 

@@ -786,7 +786,7 @@ class _Tree:
             if number % _CHECK_EVERY == 0:
                 self._deadline.check()
             key = keys[number]
-            if (index in repeated and number != last) or (
+            if (index in repeated and number != last and not self._quotes_more(line, None)) or (
                 bonuses[number] < HIGH
                 and number != last
                 and repeats.over(index, key)
