@@ -281,7 +281,7 @@ _CELL = re.compile(r'<(?:t[dh]|summary|caption)[\s>]', re.IGNORECASE)
 Markdown's `<details><summary><b>Config</b></summary>`), no page's chrome."""
 
 
-def chrome(lines: Joined, bonuses: list[float], *, alone: bool = False) -> None:
+def chrome(lines: Joined, bonuses: list[float]) -> None:
     """Give the lines of a page's chrome (see the module's docstring) the `NOISE` bonus.
 
     A line of nothing but links is chrome unless a rule values it more than the line under a
@@ -290,10 +290,9 @@ def chrome(lines: Joined, bonuses: list[float], *, alone: bool = False) -> None:
     under a line a rule values as a heading or title does (`## Pricing`, `Title:`, a page's first
     `Text:` line). Without a bracket the run is no scraped page's (`ls` output, `import re` lines:
     names a reader came for). Never inside a fenced code block: a TOML table's `[tool.ruff]` or a
-    printed `[1, 2, 3]` is code a reader came for. `alone`: a label is chrome on a line of its own too, as in a
-    search result's page, where a scraped site's widgets come one a line between its other chrome (`alphaXiv
-    Toggle` under `Code, Data and Media`, `cs.CY` under `Current browse context:`), and hold names the reader
-    did not come for.
+    printed `[1, 2, 3]` is code a reader came for. A label and a link whose target the scrape dropped
+    (`_CAPTIONED_LINK`) is a link line: a site's widgets, one a line (`alphaXiv Toggle` over
+    `alphaXiv*([What is alphaXiv?])*`), make a menu's run.
     """
     links = {*lines.matching(_LINKS), *lines.matching(_CAPTIONED_LINK)}
     labels = lines.matching(_LABEL)
@@ -305,9 +304,7 @@ def chrome(lines: Joined, bonuses: list[float], *, alone: bool = False) -> None:
     found = [index for index in sorted(links.union(labels)) if not bisect.bisect_right(fences, index) % 2]
     for _, group in itertools.groupby(enumerate(found), lambda pair: pair[1] - pair[0]):  # runs of consecutive lines
         run = [index for _, index in group]
-        menu = alone or (
-            len(run) >= _RUN and any('[' in lines.lines[index] or ']' in lines.lines[index] for index in run)
-        )
+        menu = len(run) >= _RUN and any('[' in lines.lines[index] or ']' in lines.lines[index] for index in run)
         for index in run:
             if index in links:
                 is_chrome = valued[index] <= LOW

@@ -60,11 +60,11 @@ def piece_chars(line: str, limit: int) -> int:
 def line_bonuses(lines: Joined) -> list[float]:
     """Per line, what keeping it is worth beyond the facts it holds (see the module's docstring).
 
-    A result's page text is a web page: its chrome weighs less than nothing, as in prose (`prose.chrome`), a label
-    on a line of its own too, and so does an empty field (`_EMPTY_FIELD`). The first sentence of each result is required as its title is.
+    A result's page text is a web page: its chrome weighs less than nothing, as in prose (`prose.chrome`), and so
+    does an empty field (`_EMPTY_FIELD`). The first sentence of each result is required as its title is.
     """
     result = lines.bonuses(_RULES)
-    prose.chrome(lines, result, alone=True)
+    prose.chrome(lines, result)
     for index in lines.matching(_EMPTY_FIELD):
         result[index] = NOISE
     for start, sentence in _first_sentences(lines, result):
