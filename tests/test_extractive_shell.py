@@ -2580,3 +2580,32 @@ def test_the_failures_of_a_parametrized_test_are_read_once_and_the_others_keep_t
     assert [line for line in kept if line.startswith('E       AssertionError: bad ')] == [
         'E       AssertionError: bad 3'
     ]
+
+
+def _parse_failure(test: str, version: str, got: str, want: str, diff: str) -> list[str]:
+    return [
+        f'{"_" * 32} {test} {"_" * 33}',
+        '',
+        f'    def {test}():',
+        f'>       assert parse("{version}") == {want}',
+        f'E       AssertionError: assert {got} == {want}',
+        f'E         At index 2 diff: {diff}',
+        'E         Use -v to get more diff',
+        '',
+        'tests/test_v.py:8: AssertionError',
+    ]
+
+
+def test_sections_alike_but_for_numbers_their_banners_do_not_name_are_no_repeats() -> None:
+    """Two tests failing alike but for their numbers (`0 != 3`, `1 != 10`) failed two ways: the second's numbers are
+    how it failed, which no banner names, and its last `E` line (`Use -v to get more diff`) does not say. Only a
+    parametrized test's own parameters (`test_many[10]`) are masked."""
+    lines = [
+        '=================================== FAILURES ===================================',
+        *_parse_failure('test_parse_v1', '1.2.3', '(1, 2, 0)', '(1, 2, 3)', '0 != 3'),
+        *_parse_failure('test_parse_v2', '2.0.10', '(2, 0, 1)', '(2, 0, 10)', '1 != 10'),
+        '========================= 2 failed, 1 passed in 0.05s ==========================',
+    ]
+    assert repeated_failures(lines) == set()
+    kept = summary_lines('\n'.join(lines), budget_tokens=estimate_tokens('\n'.join(lines)))
+    assert 'E         At index 2 diff: 1 != 10' in kept

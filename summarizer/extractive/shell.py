@@ -774,9 +774,12 @@ def repeated_failures(lines: Sequence[str]) -> set[int]:
     banner, 100 lines apiece. A section most of whose lines (`_REPEATED_SHARE`) an earlier section holds is read
     once: its lines held before fold into a marker, its banner and its last line of error (`E   ...`) stay, so a
     reader sees that the next test failed and how. A line that differs (`request = <SubRequest ... test_x>`) is
-    weighed as any. A line is held before when one alike but for its numbers is (`log.signature`): the sections of a
-    parametrized test differ in their parameter only (`n = 10`, `E   AssertionError: bad 10`). A section ends at the
-    next banner or `===` line.
+    weighed as any. A line is held before when one alike but for its test's parameters is (`_masked`): the sections
+    of a parametrized test differ in their parameter only (`test_many[10]`: `n = 10`, `E   AssertionError: bad 10`),
+    which its banner, kept, names (a line the same as one before is held too, its words masked or not: the first
+    case's source `assert n % 7 != 3` under `test_many[3]` masks its `3`). Not alike but for any number: `At index 2 diff: 1 != 10` under `test_parse_v2`
+    says how it failed where `0 != 3` under `test_parse_v1` says how another did. A section ends at the next banner
+    or `===` line.
     """
     seen: set[str] = set()
     found: set[int] = set()
@@ -786,14 +789,34 @@ def repeated_failures(lines: Sequence[str]) -> set[int]:
             continue
         if start is not None:
             body = [at for at in range(start + 1, index) if lines[at].strip()]
-            alike = [log.signature(lines[at]) for at in body]
-            held = [at for at, key in zip(body, alike, strict=True) if key in seen]
+            parameters = _parameters(lines[start])
+            alike = [_masked(lines[at], parameters) for at in body]
+            held = [at for at, key in zip(body, alike, strict=True) if key in seen or lines[at] in seen]
             if body and len(held) >= _REPEATED_SHARE * len(body):
                 last_error = _last_error(lines, body)
                 found.update(at for at in held if at != last_error)
             seen.update(alike)
+            seen.update(lines[at] for at in body)  # the first case's `!= 3` under `test_many[3]` is no parameter
         start = index if line.startswith('_') else None
     return found
+
+
+_PARAMETERS = re.compile(r'\[([^\[\]\n]*+)\]')
+"""A parametrized test's id in its banner: `____ test_many[10] ____`, `____ test_cfg[billing-eu] ____`."""
+_WORD = re.compile(r'\w++')
+
+
+def _parameters(banner: str) -> frozenset[str]:
+    """The words of the parameters a test's banner names (`10`; `billing`, `eu`): none for a test not parametrized."""
+    ids = _PARAMETERS.search(banner)
+    return frozenset(_WORD.findall(ids.group(1))) if ids is not None else frozenset()
+
+
+def _masked(line: str, parameters: frozenset[str]) -> str:
+    """`line` with the words that are its test's parameters masked (see `repeated_failures`)."""
+    if not parameters:
+        return line
+    return _WORD.sub(lambda word: '#' if word.group() in parameters else word.group(), line)
 
 
 def _last_error(lines: Sequence[str], body: Sequence[int]) -> int | None:
