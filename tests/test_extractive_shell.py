@@ -2478,9 +2478,7 @@ def test_a_failures_reason_is_not_crowded_out_by_facts_earlier_turns_named() -> 
         )
     ]  # fmt: skip
     rows = [f'            "  {350 + 100 * n}.0      {n}.0    {n}",' for n in range(16)]
-    reason = (
-        "E                   ValueError: Column wave failed to convert: could not convert string to float: 'float64'"
-    )
+    reason = "E                   ValueError: could not convert string to float: 'float64'"
     text = '\n'.join(
         [
             '============================= test session starts ==============================',

@@ -495,6 +495,18 @@ def _reasons(lines: Joined, result: list[float]) -> None:
         previous = index
 
 
+def reasons(lines: Joined) -> list[int]:
+    """The lines saying why a test or a run failed, in order.
+
+    The first of each block of pytest's `E   ` lines (`E   ValueError: Column wave failed to convert: ...`), and each
+    traceback's exception (`KeyError: 'sku'`): what a failure cannot be read without. `tree` gives them room of their
+    own among the lines required.
+    """
+    blocks = lines.matching(_REASON_LINE)
+    firsts = [index for position, index in enumerate(blocks) if position == 0 or blocks[position - 1] != index - 1]
+    return sorted({*firsts, *_exception_lines(lines.lines, lines.matching(_FRAME))})
+
+
 def _go_failures(lines: Joined, result: list[float]) -> None:
     """A failing Go test's messages: `HIGH`, the last before its `--- FAIL:` or the next test's lines `MUST`.
 

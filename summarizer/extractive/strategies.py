@@ -33,6 +33,9 @@ repeats too (`tree._Repeats`)."""
 REPEATED_BLOCKS: dict[ContentKind, Callable[[Sequence[str]], set[int]]] = {ContentKind.SHELL: shell.repeated_failures}
 """Kinds whose blocks of lines may repeat an earlier block whole (a failure printed again for each test): the lines
 of a repeat fold, as a line alike one above does (`tree._Repeats`)."""
+REASONS: dict[ContentKind, Callable[[Joined], list[int]]] = {ContentKind.SHELL: shell.reasons}
+"""Kinds whose lines saying why a run failed are told apart (a test's `E   ValueError: ...`): the few first of them
+keep the larger share of the budget among the lines required (`tree._REQUIRED_SHARE`)."""
 WHOLE_LINES = frozenset({ContentKind.LISTING})
 """Kinds whose lines are never cut into pieces, however long."""
 TABLES = frozenset({ContentKind.LOG, ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SHELL, ContentKind.OTHER})

@@ -51,7 +51,7 @@ from .budget import NO_DEADLINE, Deadline, cost, escapes, tokens
 from .lines import ALARM, HIGH, MARKER_COST, MUST, NOISE, PARTIAL
 from .notable import ID_KEY, column_extremes, notable_fields, notable_rows, split_rows
 from .outline import bare, enclosing, indent, record_spans
-from .strategies import FOLDED_UNDER, LINE_BONUSES, REPEATED_BLOCKS, SIGNATURES, TABLES, WHOLE_LINES
+from .strategies import FOLDED_UNDER, LINE_BONUSES, REASONS, REPEATED_BLOCKS, SIGNATURES, TABLES, WHOLE_LINES
 
 _REQUIRED_SHARE, _REQUIRED_SHARE_QUOTED = 0.5, 0.2
 """Share of the budget the skeleton leaves (an object's keys and numbers, see `_skeleton_cost`) that the lines
@@ -59,9 +59,12 @@ a kind requires (`lines.MUST`: a diff's headers) may take before anything else; 
 facts, which then compete for the rest (headers holding them first), unless the lines holding those have room
 of their own past the budget (`quoted_budget_tokens`). The lines of a kind's first rank above `MUST` (a diff's
 file headers, a test run's verdict) keep the larger share: a diff shown without one of its files reads as another
-change. So do the required lines of trouble in what a run printed (`ALARM`: a failing test's `E   ValueError: ...`,
-its `FAILED` line): the facts earlier turns named (the test's data, its frames' paths) had taken the rest and left
-a failure without its reason."""
+change. So do the first `_REASONS` lines saying why a run failed (`strategies.REASONS`: a failing test's
+`E   ValueError: ...`): the facts earlier turns named (the test's data, its frames' paths) had taken the rest and
+left a failure without its reason."""
+_REASONS = 8
+"""The most lines saying why a run failed that keep the larger share (see `_REQUIRED_SHARE`): the first failures'. A
+run of a thousand failures does not give them all the room the facts later turns quote would have had."""
 _CHARS_PER_TOKEN = 4
 _MIN_PIECE_CHARS = 40
 """Pieces of a cut line, when every line is over the budget: no shorter (a piece says something)."""
@@ -117,8 +120,6 @@ _SYNTAX_KINDS = frozenset({ContentKind.CODE, ContentKind.SHELL})
 """Kinds whose lines of brackets alone are syntax: not a diff's (an added `))` is part of what changed), nor
 Markdown's (a code fence, a rule)."""
 _LINE_NUMBER = re.compile(r'^(?: *|[^\s:]+?[:-])(\d+)(?=\t|[:|→-])', re.MULTILINE)
-_RUN_KINDS = frozenset({ContentKind.SHELL, ContentKind.LOG})
-"""Kinds that are what a run printed, whose lines of trouble say how it went (not a grep match's `failure` in a doc)."""
 _PLAIN_KINDS = frozenset({ContentKind.PROSE, ContentKind.RECORDS, ContentKind.SEARCH})
 """Kinds whose lines of trouble are told by words (`ALARM`) rather than by the kind's own rules."""
 _WORDS = re.compile(r'(?<![^\s"\'`()\[\]{}<>,;|=*])[^\s"\'`()\[\]{}<>,;|=*]*[^\s"\'`()\[\]{}<>,;|=*.:!?]')
@@ -252,8 +253,8 @@ class _Text:
     """It is written inside a JSON string (a list's or an object's), where quotes and line breaks take two characters."""
     record: Callable[[str], bool] | None = None
     """Whether a line starts a record (a YAML list's `- id: 3`): what its markers count besides lines."""
-    run: bool = False
-    """It is what a run printed (`_RUN_KINDS`): its required lines of trouble say how the run went wrong."""
+    reasons: frozenset[int] = frozenset()
+    """The lines saying why a run failed (`strategies.REASONS`), the first `_REASONS` of them: indices in `lines`."""
 
 
 @dataclass(eq=False, slots=True)
@@ -740,7 +741,6 @@ class _Tree:
             signature=SIGNATURES.get(kind),
             escaped=self._nested,
             record=_starts_record if kind is ContentKind.RECORDS else None,
-            run=kind in _RUN_KINDS,
         )
         numbered = [(index, line) for index, line in enumerate(node.lines) if line.strip()]
         if not numbered:
@@ -752,10 +752,9 @@ class _Tree:
         shown = text_lines.shown(node.lines) if '\x1b' in text or '\r' in text else node.lines
         prefixes = text_lines.source_prefixes(shown) if kind in SOURCED_KINDS else None
         unprefixed = shown if prefixes is None else [line[w:] for line, w in zip(shown, prefixes, strict=True)]
-        bonuses, standing_out = _line_bonuses(
-            kind,
-            joined if unprefixed is node.lines else text_lines.Joined([unprefixed[index] for index, _ in numbered]),
-        )
+        read = joined if unprefixed is node.lines else text_lines.Joined([unprefixed[index] for index, _ in numbered])
+        bonuses, standing_out = _line_bonuses(kind, read)
+        node.reasons = _reasons(kind, read, numbered)
         limit = len(text) + 1 if kind in WHOLE_LINES else self._max_line_chars
         places = _line_numbers(joined) if kind in (ContentKind.CODE, ContentKind.LISTING) else ()
         known = self._text_facts(joined.text, places=places)
@@ -1166,7 +1165,7 @@ class _Tree:
         """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit` (the first rank's: `first`).
 
         By rank (how many times `MUST` the bonus is: a diff's file header before the hunk headers it
-        places, however long its paths), then best worth first. A run's lines of trouble go up to `first` too.
+        places, however long its paths), then best worth first. A run's first lines saying why it failed go up to `first` too.
         """
         required = sorted(
             (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
@@ -1176,9 +1175,7 @@ class _Tree:
         top = top if top > 1 else math.inf  # a rank over `MUST`'s own: a listing's every file is no diff's
         for unit in required:
             self._step()
-            larger = unit.bonus // MUST == top or (
-                unit.node is not None and unit.node.run and ALARM.search(unit.text) is not None
-            )
+            larger = unit.bonus // MUST == top or (unit.node is not None and unit.line in unit.node.reasons)
             if self.spent + self._value(unit)[1] <= (first if larger else limit):
                 self._choose(unit)
 
@@ -1448,6 +1445,16 @@ def _is_record_head(line: str) -> bool:
 def _line_numbers(lines: text_lines.Joined) -> set[str]:
     """The numbers a numbered read (`cat -n`) or `grep -n` puts before a line: where it is, not a fact of it."""
     return set(_LINE_NUMBER.findall(lines.text))
+
+
+def _reasons(kind: ContentKind, lines: text_lines.Joined, numbered: Sequence[tuple[int, str]]) -> frozenset[int]:
+    """The indices in their text of the first `_REASONS` lines saying why a run failed (`strategies.REASONS`).
+
+    `lines`: the text's `numbered` lines (those not blank), as its kind reads them.
+    """
+    if kind not in REASONS:
+        return frozenset()
+    return frozenset(numbered[number][0] for number in REASONS[kind](lines)[:_REASONS])
 
 
 def _line_bonuses(kind: ContentKind, lines: text_lines.Joined) -> tuple[list[float], dict[int, float]]:
