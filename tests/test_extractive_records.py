@@ -724,3 +724,15 @@ def test_a_folded_yaml_string_is_read_in_linear_time(lines: list[str]) -> None:
     chains = enclosing(ContentKind.PROSE, lines)
     assert time.monotonic() - started < 5  # about 1 s for the longest
     assert len(chains) == len(lines)
+
+
+def test_a_folded_yaml_string_reads_alike_in_crlf_and_an_unclosed_quote_places_nothing_after_it() -> None:
+    """A dump written with CRLF line ends places its lines as with LF (a `\\` before `\\r` breaks the line, it escapes
+    no `\\r`); a quote opened in a script block and never closed ends where the lines stop being deeper than its key,
+    so the records after it keep their own places."""
+    plan = _activities_plan().split('\n')
+    assert enclosing(ContentKind.RECORDS, [f'{line}\r' for line in plan]) == enclosing(ContentKind.RECORDS, plan)
+    lines = ['- id_: 1', '  name: build', '  run: |', '    echo: "start of a quote', '    make all']
+    lines += [line for n in (2, 3) for line in (f'- id_: {n}', f'  name: job {n}', f'  owner: user{n}')]
+    chains = enclosing(ContentKind.RECORDS, lines)
+    assert chains[lines.index('  owner: user3')] == (lines.index('- id_: 3'), lines.index('  name: job 3'))

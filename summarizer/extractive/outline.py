@@ -1027,7 +1027,11 @@ def _quoted_scalars(lines: Sequence[str], depths: Sequence[int]) -> list[tuple[i
 
 
 def _place_in_scalar(lines: Sequence[str], first: int, offset: int, result: list[tuple[int, ...]]) -> int:
-    """Place the lines of the scalar opening at `offset` of line `first` (see `_quoted_scalars`); the line after it."""
+    r"""Place the lines of the scalar opening at `offset` of line `first` (see `_quoted_scalars`); the line after it.
+
+    Its lines are indented deeper than its key's: a line that is not ends it, closed or not, so a quote opened in a
+    shell script or in prose does not read the rest of the file as its text. A line's `\r` (CRLF) is no escape.
+    """
     started: list[int] = []
     """Per line of the scalar's text: the file's line where its first non-blank character is (-1: none yet)."""
     parents: list[tuple[int, ...]] = []
@@ -1039,8 +1043,12 @@ def _place_in_scalar(lines: Sequence[str], first: int, offset: int, result: list
     last: dict[int, int] = {}
     """File line -> the last text line with text on it: what the line leads into."""
     index, closed = first, False
+    key_depth = indent(lines[first])
     while index < len(lines) and not closed:
-        raw = lines[index][offset:] if index == first else lines[index].lstrip(' \t')
+        line = lines[index].removesuffix('\r')
+        if index > first and line.strip() and indent(line) <= key_depth:
+            break  # no line of the scalar: a quote never closed (`echo: "` in a `run: |` block, in prose)
+        raw = line[offset:] if index == first else line.lstrip(' \t')
         decoded, closed, broken = _decoded(raw)
         if not closed and not broken:
             decoded += ' ' if raw else '\n'  # a plain line break folds into a blank; an empty line is a line break
