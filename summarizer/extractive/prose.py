@@ -45,9 +45,10 @@ No two ways to match a character (no `[` in a link's text but one image or link)
 _BETWEEN = r'(?:[\[\]!›»·•]|\|(?![ \t]*\r?$)| (?! )|&amp;)'
 """What stands between a menu's labels: a link's brackets, an image's `!`, breadcrumb marks, a pipe but a last
 one (`Retrieval Strategy|Adaptive|` is a table's row), one space (two set words apart in a table's columns)."""
+_WORD = r'[^\W\d_](?:[^\W_]|[\'’&+-]|\.(?=[^\W_]))*+'
+"""A label's word, as a pattern's text: a letter first, then letters, digits, `'&+-`, a dot inside (`scite.ai`)."""
 _LABEL = re.compile(
-    rf'^[ ]{{0,3}}(?![|\s]|$){_BETWEEN}*+'
-    rf'(?:[^\W\d_](?:[^\W_]|[\'’&+-]|\.(?=[^\W_]))*+{_BETWEEN}*+){{0,6}}+[ \t]*\r?$',
+    rf'^[ ]{{0,3}}(?![|\s]|$){_BETWEEN}*+(?:{_WORD}{_BETWEEN}*+){{0,6}}+[ \t]*\r?$',
     re.MULTILINE,
 )
 """A menu's label, or the brackets and images of the links around labels (`Glean in GitHub`, `] [![] `,
@@ -56,7 +57,7 @@ and nothing else. So no sentence or field (`.`, `,`, `:`), no number, no list it
 `#`, `=`, `(`); no table row (`|` first or last) and no indented line. Possessive quantifiers, and a word
 that starts where what stands between ends: one way to match a line, linear on any line."""
 _CAPTIONED_LINK = re.compile(
-    r'^[ ]{0,3}+(?:[^\W\d_](?:[^\W_]|[\'’&+-]|\.(?=[^\W_]))*+[ ]?+){1,6}+\*?+\(\[[^\[\]\n]*+\]\)\*?+[ \t]*+\r?$',
+    rf'^[ ]{{0,3}}+(?:{_WORD}[ ]?+){{1,6}}+\*?+\(\[[^\[\]\n]*+\]\)\*?+[ \t]*+\r?$',
     re.MULTILINE,
 )
 """A label and a link whose target the scrape dropped, in brackets and parentheses (`alphaXiv*([What is alphaXiv?])*`,
