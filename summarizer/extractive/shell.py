@@ -488,11 +488,14 @@ def _reasons(lines: Joined, result: list[float]) -> None:
     others say more of it (`E    +  where 3 = len(items)`), or much more: forty `E       and: '...'` lines of a
     `fnmatch_lines` that found no match, each required, would crowd out the `FAILED` lines of the other tests.
     """
-    previous = -2
-    for index in lines.matching(_REASON_LINE):
-        if index == previous + 1:
-            result[index] = min(result[index], HIGH)
-        previous = index
+    blocks = lines.matching(_REASON_LINE)
+    for index in set(blocks).difference(_firsts(blocks)):
+        result[index] = min(result[index], HIGH)
+
+
+def _firsts(blocks: Sequence[int]) -> list[int]:
+    """The first of each run of consecutive line indices in `blocks` (ascending): each block's first `E   ` line."""
+    return [index for position, index in enumerate(blocks) if position == 0 or blocks[position - 1] != index - 1]
 
 
 def reasons(lines: Joined) -> list[int]:
@@ -502,8 +505,7 @@ def reasons(lines: Joined) -> list[int]:
     traceback's exception (`KeyError: 'sku'`): what a failure cannot be read without. `tree` gives them room of their
     own among the lines required.
     """
-    blocks = lines.matching(_REASON_LINE)
-    firsts = [index for position, index in enumerate(blocks) if position == 0 or blocks[position - 1] != index - 1]
+    firsts = _firsts(lines.matching(_REASON_LINE))
     return sorted({*firsts, *_exception_lines(lines.lines, lines.matching(_FRAME))})
 
 
@@ -789,9 +791,9 @@ def repeated_failures(lines: Sequence[str]) -> set[int]:
     weighed as any. A line is held before when one alike but for its test's parameters is (`_masked`): the sections
     of a parametrized test differ in their parameter only (`test_many[10]`: `n = 10`, `E   AssertionError: bad 10`),
     which its banner, kept, names (a line the same as one before is held too, its words masked or not: the first
-    case's source `assert n % 7 != 3` under `test_many[3]` masks its `3`). Not alike but for any number: `At index 2 diff: 1 != 10` under `test_parse_v2`
-    says how it failed where `0 != 3` under `test_parse_v1` says how another did. A section ends at the next banner
-    or `===` line.
+    case's source `assert n % 7 != 3` under `test_many[3]` masks its `3`). Not alike but for any number:
+    `At index 2 diff: 1 != 10` under `test_parse_v2` says how it failed where `0 != 3` under `test_parse_v1` says
+    how another did. A section ends at the next banner or `===` line.
     """
     seen: set[str] = set()
     found: set[int] = set()

@@ -1165,7 +1165,8 @@ class _Tree:
         """Choose the lines their kind requires (a diff's file and hunk headers), up to `limit` (the first rank's: `first`).
 
         By rank (how many times `MUST` the bonus is: a diff's file header before the hunk headers it
-        places, however long its paths), then best worth first. A run's first lines saying why it failed go up to `first` too.
+        places, however long its paths), then best worth first. A run's first lines saying why it failed
+        (`_Text.reasons`) go up to `first` too.
         """
         required = sorted(
             (unit for unit in self._choices if isinstance(unit, _Unit) and unit.bonus >= MUST and not unit.in_bundle),
