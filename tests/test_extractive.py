@@ -224,6 +224,28 @@ def test_a_long_line_of_short_sentences_is_cut_into_pieces_in_linear_time() -> N
     assert time.process_time() - started < 1  # about 0.04 s
 
 
+def test_a_long_lines_boilerplate_is_offered_once_in_the_whole_content() -> None:
+    """Scraped articles, each a paragraph on one line: the lead's facts, then forty sentences of boilerplate alike but for
+    a number. The lead is kept once, with each article's title and end; of the boilerplate, one piece of the line is
+    kept as the lead's context, and the budget left over goes to no other piece, in the same article or another
+    (every article had kept some: fifty sentences in all)."""
+    lead = (
+        'Researchers reported on 2025-03-14 that the HATVIBE loader reached ministries via 185.220.101.47 and '
+        'exploited CVE-2024-38112.'
+    )
+    boilerplate = ' '.join(f'Section {n} restates background material about the threat landscape.' for n in range(40))
+    articles: list[JsonValue] = [
+        f'Article {n}: https://news.example.org/story/{n}\n{lead} {boilerplate}\nEnd of article {n}.' for n in range(6)
+    ]
+    summary = summarize(articles, budget_tokens=content_tokens(articles) // 4)
+    assert isinstance(summary, list) and len(summary) == len(articles)
+    text = '\n'.join(item for item in summary if isinstance(item, str))
+    assert '185.220.101.47' in text and 'CVE-2024-38112' in text
+    assert all(f'Article {n}: ' in text and f'End of article {n}.' in text for n in range(6))
+    with_boilerplate = [item for item in summary if isinstance(item, str) and 'restates background' in item]
+    assert len(with_boilerplate) == 1 and with_boilerplate[0].count(' … ') <= 1  # one run, after the lead
+
+
 def test_encoded_bytes_are_left_out_and_what_names_them_is_kept() -> None:
     """A base64 payload, on one line or wrapped at 60 characters, holds nothing a reader reads: not a piece of it."""
     payload = base64.b64encode(bytes(range(256)) * 24).decode()

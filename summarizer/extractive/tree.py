@@ -115,7 +115,10 @@ _FILLER_BONUS = 0.1
 """A line of the head or tail of a text holding nothing of note still fills budget left over, earlier
 lines first; past those, such a line is no choice at all (a long text has thousands of them), nor is one
 that says nothing alone in code or command output that is the content itself, not a string inside it
-(`outline.bare`: `))`, `else:`), which comes only with a line it places (`_SYNTAX_KINDS`)."""
+(`outline.bare`: `))`, `else:`), which comes only with a line it places (`_SYNTAX_KINDS`), nor a piece of a long
+line alike one offered before, in any text, but for its digits (`_filler_key`): an article's `Paragraph 7 repeats
+background material ...` after `Paragraph 6 ...`, or after the same sentence in the article before, shows nothing
+more of where the facts stood."""
 _SYNTAX_KINDS = frozenset({ContentKind.CODE, ContentKind.SHELL})
 """Kinds whose lines of brackets alone are syntax: not a diff's (an added `))` is part of what changed), nor
 Markdown's (a code fence, a rule)."""
@@ -407,6 +410,8 @@ class _Tree:
         """Lines longer than this are cut into pieces (see `text_lines.pieces`)."""
         self._deadline = deadline
         self._steps = 0
+        self._fillers: set[str] = set()
+        """The pieces of long lines holding nothing of note offered so far, in any text, digits masked (`_filler_key`)."""
         self._quoted = frozenset(quoted)
         patterns = {fact: mention_pattern(fact) for fact in self._quoted}
         self._quoted_tokens = frozenset(fact for fact, pattern in patterns.items() if pattern is None)
@@ -807,8 +812,10 @@ class _Tree:
                 if notable:
                     self._notable.update(facts)
                 if not (facts or bonus or notable):
-                    if _HEAD_LINES <= number < fillers_end or (
-                        kind in _SYNTAX_KINDS and not self._nested and bare(piece)
+                    if (
+                        _HEAD_LINES <= number < fillers_end
+                        or (kind in _SYNTAX_KINDS and not self._nested and bare(piece))
+                        or (len(parts) > 1 and self._offered_alike(piece))
                     ):
                         continue  # nothing to gain (`))`, `else:`: nothing alone either): it could never be chosen
                     bonus = _FILLER_BONUS / (1 + number / _HEAD_LINES)
@@ -981,6 +988,14 @@ class _Tree:
                     if parent.children is None:
                         parent.children = []
                     parent.children.append(unit)
+
+    def _offered_alike(self, piece: str) -> bool:
+        """Whether a piece of a long line holding nothing of note is alike one offered before (`_filler_key`); else it is now."""
+        key = _filler_key(piece)
+        if key in self._fillers:
+            return True  # `Paragraph 7 repeats background material ...` after `Paragraph 6 ...`: nothing more
+        self._fillers.add(key)
+        return False
 
     def _add_units(self, node: _Text, *, outer: _Item | None, path: _Path) -> None:
         """Offer a text's units as choices, its first and last line (a title, a total) first."""
@@ -1441,6 +1456,14 @@ _MAPPING_ITEM = re.compile(r'- [\w-]++:(?: |\r?$)')
 def _is_record_head(line: str) -> bool:
     """Whether `line` starts a top-level record (`- ` at its start: a list item inside a field's text is indented)."""
     return len(line) > _RECORD_HEAD and line.startswith('- ')
+
+
+def _filler_key(piece: str) -> str:
+    """What a piece holding nothing of note says, its digits masked: fillers alike but for a count are one."""
+    return _DIGIT_RUN.sub('0', piece.strip())
+
+
+_DIGIT_RUN = re.compile(r'\d++')
 
 
 def _line_numbers(lines: text_lines.Joined) -> set[str]:
